@@ -1,0 +1,117 @@
+# xdp-pacer build: BPF objects -> skeletons -> CLI and tests, all under $(BUILD).
+# `make V=1` shows the commands.
+
+BUILD   ?= build
+ARCH    := $(shell uname -m)
+CLANG   ?= clang
+BPFTOOL ?= bpftool
+CC      ?= gcc
+CFLAGS  ?= -O2 -g
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' '$(1)' '$(2)';
+endif
+
+CPPFLAGS += -Iinclude -Iuser -Iuser/lib -I$(BUILD)
+WARN      = -Wall -Wextra -Werror -Wno-missing-field-initializers
+XCFLAGS   = -std=gnu11 $(WARN) $(CFLAGS) -MMD -MP
+BPF_CFLAGS = -g -O2 -target bpf -Wall -Werror -Iinclude -Ibpf \
+	     -I/usr/include/$(ARCH)-linux-gnu -MMD -MP
+PKGS      = libbpf libxdp
+LIBS      = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lxdp) -lelf -lz -lm
+CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lpthread) -lm
+
+BPF_SRCS  := $(wildcard bpf/*.bpf.c)
+BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
+SKELS     := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
+LIB_SRCS  := $(wildcard user/lib/*.c)
+LIB_OBJS  := $(patsubst user/lib/%.c,$(BUILD)/lib/%.o,$(LIB_SRCS))
+LIB_A     := $(BUILD)/libpacer.a
+CLI_SRCS  := $(wildcard user/*.c)
+CLI_OBJS  := $(patsubst user/%.c,$(BUILD)/cli/%.o,$(CLI_SRCS))
+CLI       := $(BUILD)/xdp-pacer
+# unit_*: pure userspace logic; prog_*: BPF_PROG_TEST_RUN against the real object.
+UNIT_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/unit_*.c))
+PROG_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/prog_*.c))
+TEST_LIB_OBJS := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(wildcard tests/lib_*.c))
+
+.DELETE_ON_ERROR:
+.SECONDARY:
+.PHONY: all bpf cli tests test unit-test prog-test integration-test demo bench clean deps
+
+all: bpf cli tests
+
+bpf: $(BPF_OBJS) $(SKELS)
+cli: $(CLI)
+tests: $(UNIT_BINS) $(PROG_BINS)
+
+$(BUILD)/%.bpf.o: bpf/%.bpf.c | $(BUILD)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+$(BUILD)/lib/%.o: user/lib/%.c | $(BUILD)/lib
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(XCFLAGS) -c $< -o $@
+
+$(LIB_A): $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/cli/%.o: user/%.c | $(BUILD)/cli $(SKELS)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(XCFLAGS) -c $< -o $@
+
+$(CLI): $(CLI_OBJS) $(LIB_A)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/tests/%.o: tests/%.c | $(BUILD)/tests $(SKELS)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CPPFLAGS) -Itests $(XCFLAGS) -c $< -o $@
+
+$(BUILD)/tests/unit_%: $(BUILD)/tests/unit_%.o $(TEST_LIB_OBJS) $(LIB_A)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS)
+
+$(BUILD)/tests/prog_%: $(BUILD)/tests/prog_%.o $(TEST_LIB_OBJS) $(LIB_A)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LIBS)
+
+$(BUILD) $(BUILD)/lib $(BUILD)/cli $(BUILD)/tests:
+	$(Q)mkdir -p $@
+
+# Tests: unit (no privileges), BPF_PROG_TEST_RUN (root), then veth/netns
+# integration (root).  tests/run.sh prints the summary line.
+test: all
+	$(Q)BUILD=$(BUILD) tests/run.sh
+
+unit-test: $(UNIT_BINS)
+	$(Q)BUILD=$(BUILD) tests/run.sh unit
+
+prog-test: all
+	$(Q)BUILD=$(BUILD) tests/run.sh prog
+
+integration-test: all
+	$(Q)BUILD=$(BUILD) tests/run.sh integration
+
+demo: all
+	$(Q)BUILD=$(BUILD) scripts/demo.sh
+
+bench: all
+	$(Q)BUILD=$(BUILD) scripts/bench.sh
+
+deps:
+	$(Q)scripts/deps.sh
+
+clean:
+	$(Q)rm -rf $(BUILD)
+
+-include $(wildcard $(BUILD)/*.d $(BUILD)/*/*.d)

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * xdp-pacer datapath: admit at most one packet per interval per source
+ * prefix, judged by a recency sketch (see include/pacer_sketch.h).
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include "pacer_abi.h"
+
+struct pacer_line;
+static __noinline void rebase_line(struct pacer_line *l, __u64 tick);
+#define PACER_LINE_REBASE rebase_line
+#include "pacer_sketch.h"
+#include "parsing.h"
+
+/* Sized by the loader; these defaults are what `ip link ... xdp obj` gets. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PACER_DEFAULT_ROWS << PACER_DEFAULT_LINES_LOG2);
+	__type(key, __u32);
+	__type(value, struct pacer_line);
+} pacer_sk_pcpu SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pacer_line);
+} pacer_sk_shared SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pacer_counters);
+} pacer_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, PACER_DEFAULT_RINGBUF_BYTES);
+} pacer_events SEC(".maps");
+
+const volatile struct pacer_layout pacer_layout = {
+	.magic = PACER_LAYOUT_MAGIC,
+	.abi_version = PACER_ABI_VERSION,
+	.rows = PACER_DEFAULT_ROWS,
+	.kind = PACER_LAYOUT_ROWS,
+	.placement = PACER_PLACEMENT_PERCPU,
+	.clock = PACER_CLOCK_COARSE,
+	.tick_shift = PACER_DEFAULT_TICK_SHIFT,
+	.lines_log2 = PACER_DEFAULT_LINES_LOG2,
+};
+
+struct pacer_config pacer_cfg = {
+	.interval_ns = PACER_DEFAULT_INTERVAL_NS,
+	.thresh_ticks = PACER_DEFAULT_THRESH,
+	.policy = PACER_POLICY_PACE,
+	.malformed = PACER_MALFORMED_PASS,
+	.prefix4 = PACER_DEFAULT_PREFIX4,
+	.prefix6 = PACER_DEFAULT_PREFIX6,
+};
+
+static __always_inline struct pacer_line *line_at(__u32 idx)
+{
+	if (pacer_layout.placement == PACER_PLACEMENT_SHARED)
+		return bpf_map_lookup_elem(&pacer_sk_shared, &idx);
+	return bpf_map_lookup_elem(&pacer_sk_pcpu, &idx);
+}
+
+/*
+ * Loaded without the CLI there was nobody to draw a key; draw it here.
+ * Each word is set once by compare-and-swap and every CPU uses the winner,
+ * so racing first packets still agree on the key.
+ */
+static __noinline void init_hash_key(__u64 *key, struct pacer_counters *st)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		__u64 fresh, old;
+
+		if (key[i])
+			continue;
+		fresh = ((__u64)bpf_get_prandom_u32() << 32 | bpf_get_prandom_u32()) | 1;
+		old = __sync_val_compare_and_swap(&pacer_cfg.hash_key[i], 0, fresh);
+		key[i] = old ? old : fresh;
+		st->c[PACER_STAT_KEY_INIT]++;
+	}
+}
+
+static __noinline void rebase_line(struct pacer_line *l, __u64 tick)
+{
+	pacer_line_rebase(l, tick);
+}
+
+/* Map lookups for the key's lines; -1 if one is missing (map sized wrong). */
+static __always_inline int lookup_lines(const __u32 idx[PACER_MAX_ROWS],
+					struct pacer_line *line[PACER_MAX_ROWS], __u32 rows)
+{
+	int r;
+
+	if (pacer_layout.kind == PACER_LAYOUT_BLOCKED) {
+		struct pacer_line *l = line_at(idx[0]);
+
+		if (!l)
+			return -1;
+#pragma unroll
+		for (r = 0; r < PACER_MAX_ROWS; r++)
+			line[r] = l;
+		return 0;
+	}
+#pragma unroll
+	for (r = 0; r < PACER_MAX_ROWS; r++) {
+		if (r < rows) {
+			line[r] = line_at(idx[r]);
+			if (!line[r])
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static __always_inline void record(__u64 h, const struct pacer_src *src, int kind, __u32 prefix,
+				   __u64 now_ns, __u32 age, __u32 thresh, int drop,
+				   struct pacer_counters *st)
+{
+	struct pacer_record *rec;
+	__u8 flags = 0;
+
+	if (pacer_cfg.sample_src_thresh &&
+	    (pacer_mix64(h ^ PACER_SAMPLE_SALT) >> 32) < pacer_cfg.sample_src_thresh)
+		flags |= PACER_REC_SAMPLED_SOURCE;
+	if (pacer_cfg.sample_pkt_thresh && bpf_get_prandom_u32() < pacer_cfg.sample_pkt_thresh)
+		flags |= PACER_REC_SAMPLED_PACKET;
+	if (!flags)
+		return;
+
+	rec = bpf_ringbuf_reserve(&pacer_events, sizeof(*rec), 0);
+	if (!rec) {
+		st->c[PACER_STAT_RECORD_LOST]++;
+		return;
+	}
+	rec->ts_ns = now_ns;
+	__builtin_memcpy(&rec->addr[0], &src->lo, 8);
+	__builtin_memcpy(&rec->addr[8], &src->hi, 8);
+	rec->family = kind == PACER_PKT_V4 ? 4 : 6;
+	rec->prefix = prefix;
+	rec->verdict = drop ? PACER_REC_DROP : PACER_REC_PASS;
+	rec->flags = flags;
+	rec->est_age_ticks = age >= PACER_AGE_STALE ? PACER_AGE_NEVER : age;
+	rec->cpu = bpf_get_smp_processor_id();
+	rec->thresh_ticks = thresh;
+	bpf_ringbuf_submit(rec, 0);
+	st->c[PACER_STAT_RECORDED]++;
+}
+
+SEC("xdp")
+int xdp_pacer(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	struct pacer_counters *st;
+	struct pacer_line *line[PACER_MAX_ROWS];
+	__u32 idx[PACER_MAX_ROWS], cell[PACER_MAX_ROWS];
+	__u32 rows = pacer_layout.rows;
+	struct pacer_src src;
+	__u64 key[2], h, now_ns, tick;
+	__u32 zero = 0, prefix, thresh, age;
+	int kind, drop;
+
+	st = bpf_map_lookup_elem(&pacer_stats, &zero);
+	if (!st)
+		return XDP_PASS;
+	st->c[PACER_STAT_SEEN]++;
+
+	kind = pacer_parse(data, data_end, &src);
+	if (kind == PACER_PKT_NONIP) {
+		st->c[PACER_STAT_NONIP_PASSED]++;
+		return XDP_PASS;
+	}
+	if (kind == PACER_PKT_MALFORMED) {
+		if (pacer_cfg.malformed == PACER_MALFORMED_DROP) {
+			st->c[PACER_STAT_MALFORMED_DROPPED]++;
+			return XDP_DROP;
+		}
+		st->c[PACER_STAT_MALFORMED_PASSED]++;
+		return XDP_PASS;
+	}
+
+	key[0] = pacer_cfg.hash_key[0];
+	key[1] = pacer_cfg.hash_key[1];
+	if (!key[0] || !key[1])
+		init_hash_key(key, st);
+
+	if (kind == PACER_PKT_V4) {
+		prefix = pacer_cfg.prefix4;
+		src.lo &= pacer_mask4(prefix);
+		h = pacer_hash_v4(key, (__u32)src.lo);
+		st->c[PACER_STAT_IPV4]++;
+	} else {
+		prefix = pacer_cfg.prefix6;
+		src.lo &= pacer_mask6_lo(prefix);
+		src.hi &= pacer_mask6_hi(prefix);
+		h = pacer_hash_v6(key, src.lo, src.hi);
+		st->c[PACER_STAT_IPV6]++;
+	}
+
+	now_ns = pacer_layout.clock == PACER_CLOCK_PRECISE ? bpf_ktime_get_ns()
+							    : bpf_ktime_get_coarse_ns();
+	tick = pacer_now_tick(now_ns, pacer_layout.tick_shift);
+	thresh = pacer_cfg.thresh_ticks;
+	/* A corrupt threshold must not open the gate: use the strictest. */
+	if (thresh < PACER_MIN_THRESH || thresh > PACER_MAX_THRESH)
+		thresh = PACER_MAX_THRESH;
+
+	pacer_slots(pacer_layout.kind, rows, pacer_layout.lines_log2, h, idx, cell);
+	if (lookup_lines(idx, line, rows) < 0) {
+		st->c[PACER_STAT_MAP_ERROR]++;
+		return XDP_DROP;
+	}
+	age = pacer_key_age(line, cell, rows, tick);
+	drop = pacer_is_recent(age, thresh);
+	if (pacer_should_update(pacer_cfg.policy, drop))
+		st->c[PACER_STAT_LINE_REFRESH] += pacer_key_update(line, cell, rows, tick);
+
+	if (pacer_cfg.sample_src_thresh | pacer_cfg.sample_pkt_thresh)
+		record(h, &src, kind, prefix, now_ns, age, thresh, drop, st);
+
+	if (drop) {
+		st->c[PACER_STAT_DROPPED_RECENT]++;
+		return XDP_DROP;
+	}
+	st->c[PACER_STAT_PASSED]++;
+	return XDP_PASS;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

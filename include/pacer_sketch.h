@@ -1,0 +1,313 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The recency sketch's arithmetic, shared verbatim by the XDP program and by
+ * userspace (CLI query, offline simulation, unit and property tests), so the
+ * code that decides a packet's fate is the code the tests check.
+ *
+ * Time.  The datapath clock is cut into ticks of 2^tick_shift ns.  A cell
+ * keeps only the low 8 bits of the tick it was last written at, so its age is
+ * (now - cell) mod 256.  Modular age is never larger than the true age, so a
+ * wrapped cell can only look *more* recent: wrap-around errs on the same side
+ * as collisions.  To keep that from turning into spurious drops, every line
+ * carries an epoch (tick >> 6, 64 ticks): before a write into a line whose
+ * epoch is not the current one, cells older than PACER_MAX_THRESH ticks are
+ * re-based to exactly PACER_MAX_THRESH ticks old ("expired" under any
+ * threshold).  After that no cell in the line is older than 64 ticks at the
+ * re-base, so until the line's epoch is two behind (>= 64 more ticks) every
+ * age is below 64 + 2 * 64 = 192 < 256 and modular arithmetic is exact; once
+ * the epoch is two or more behind, every cell is at least 64 ticks old and the
+ * whole line reads as expired without looking at the cells.
+ *
+ * Verdict.  A source is dropped when its age, the largest over its rows of
+ * the cell ages (the minimum of the timestamps), is below thresh_ticks =
+ * ceil(interval / tick) + 1.  The extra tick absorbs quantisation: with
+ * whole-tick ages a, the true gap exceeds (a - 1) ticks, so a >= thresh means
+ * the true gap is at least the interval.
+ */
+#ifndef PACER_SKETCH_H
+#define PACER_SKETCH_H
+
+#include <linux/types.h>
+#include "pacer_abi.h"
+
+#ifndef PACER_INLINE
+#define PACER_INLINE static inline __attribute__((always_inline))
+#endif
+
+#ifdef __clang__
+#define PACER_UNROLL _Pragma("unroll")
+#else
+#define PACER_UNROLL _Pragma("GCC unroll 8")
+#endif
+
+#define PACER_AGE_STALE 0x100u  /* line too old to hold any recent cell */
+#define PACER_EPOCH_MASK 0xffffu
+
+/* murmur3's 64-bit finaliser: a bijection with full avalanche. */
+PACER_INLINE __u64 pacer_mix64(__u64 x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+/*
+ * Keyed hashes of a masked source.  Address words are the packet bytes
+ * loaded little-endian (as both BPF and x86 do).  The two families use the
+ * key words in opposite order so that an attacker cannot pick an IPv6
+ * source that collides with a given IPv4 one without knowing the key.
+ */
+PACER_INLINE __u64 pacer_hash_v4(const __u64 key[2], __u32 addr)
+{
+	return pacer_mix64(pacer_mix64((__u64)addr ^ key[0]) ^ key[1]);
+}
+
+PACER_INLINE __u64 pacer_hash_v6(const __u64 key[2], __u64 lo, __u64 hi)
+{
+	return pacer_mix64(pacer_mix64(lo ^ key[1]) ^ hi ^ key[0]);
+}
+
+/* Prefix masks in packet byte order (the address words are little-endian loads). */
+PACER_INLINE __u32 pacer_mask4(__u32 prefix)
+{
+	if (prefix == 0)
+		return 0;
+	if (prefix >= 32)
+		return 0xffffffffu;
+	return __builtin_bswap32(0xffffffffu << (32 - prefix));
+}
+
+PACER_INLINE __u64 pacer_mask64(__u32 prefix)
+{
+	if (prefix == 0)
+		return 0;
+	if (prefix >= 64)
+		return ~0ULL;
+	return __builtin_bswap64(~0ULL << (64 - prefix));
+}
+
+/* Masks for the low (first 8 bytes) and high word of an IPv6 address. */
+PACER_INLINE __u64 pacer_mask6_lo(__u32 prefix)
+{
+	return pacer_mask64(prefix);
+}
+
+PACER_INLINE __u64 pacer_mask6_hi(__u32 prefix)
+{
+	return prefix <= 64 ? 0 : pacer_mask64(prefix - 64);
+}
+
+/*
+ * Where row `row` of a key with hash h lives.
+ * rows layout: row r is its own array of 2^lines_log2 lines; each row takes a
+ *   fresh 64-bit hash so rows are independent (a collision in one row says
+ *   nothing about the others).
+ * blocked layout: one line for the key, chosen by h; row r owns a segment of
+ *   PACER_LINE_CELLS / rows cells in it, the cell picked by 16 bits of a
+ *   second hash.  One cache line per packet, at the cost that keys sharing a
+ *   line compete in all rows at once.
+ */
+#define PACER_ROW_SALT 0x9e3779b97f4a7c15ULL
+#define PACER_SEG_SALT_A 0x2545f4914f6cdd1dULL
+#define PACER_SEG_SALT_B 0x5851f42d4c957f2dULL
+#define PACER_SAMPLE_SALT 0xda942042e4dd58b5ULL
+
+PACER_INLINE __u32 pacer_seg_cells(__u32 rows)
+{
+	return PACER_LINE_CELLS / rows;
+}
+
+PACER_INLINE __u64 pacer_row_hash(__u64 h, __u32 row)
+{
+	return row ? pacer_mix64(h ^ (PACER_ROW_SALT * row)) : h;
+}
+
+PACER_INLINE void pacer_slot_rows(__u64 h, __u32 row, __u32 lines_log2,
+				  __u32 *line, __u32 *cell)
+{
+	__u64 g = pacer_row_hash(h, row);
+
+	*line = (row << lines_log2) | (__u32)(g & ((1ULL << lines_log2) - 1));
+	*cell = (__u32)(((g >> 32) * PACER_LINE_CELLS) >> 32);
+}
+
+PACER_INLINE __u64 pacer_seg_hash(__u64 h, __u32 row)
+{
+	return pacer_mix64(h ^ (row < 4 ? PACER_SEG_SALT_A : PACER_SEG_SALT_B));
+}
+
+PACER_INLINE __u32 pacer_seg_cell(__u64 seg_hash, __u32 row, __u32 rows)
+{
+	__u32 seg = pacer_seg_cells(rows);
+	__u32 bits = (__u32)(seg_hash >> (16 * (row & 3))) & 0xffff;
+
+	return row * seg + ((bits * seg) >> 16);
+}
+
+PACER_INLINE __u32 pacer_line_blocked(__u64 h, __u32 lines_log2)
+{
+	return (__u32)(h & ((1ULL << lines_log2) - 1));
+}
+
+/* Total lines in the map for one CPU's (or the shared) copy. */
+PACER_INLINE __u64 pacer_total_lines(__u32 kind, __u32 rows, __u32 lines_log2)
+{
+	return kind == PACER_LAYOUT_ROWS ? (__u64)rows << lines_log2 : 1ULL << lines_log2;
+}
+
+PACER_INLINE __u64 pacer_now_tick(__u64 now_ns, __u32 tick_shift)
+{
+	return now_ns >> tick_shift;
+}
+
+PACER_INLINE __u16 pacer_epoch(__u64 tick)
+{
+	return (__u16)(tick >> PACER_EPOCH_SHIFT);
+}
+
+/*
+ * Cell indexes are below PACER_LINE_CELLS by construction; masking to the
+ * 64-byte line is what lets the BPF verifier see the access is in bounds
+ * (it cannot follow the division in pacer_seg_cells()).
+ */
+#define PACER_CELL(l, c) ((l)->bytes[(c) & (PACER_LINE_BYTES - 1)])
+
+/* Age of one cell in ticks, or PACER_AGE_STALE if its line is too old to tell. */
+PACER_INLINE __u32 pacer_cell_age(const struct pacer_line *l, __u32 cell, __u64 tick)
+{
+	__u16 behind = (__u16)(pacer_epoch(tick) - l->epoch);
+
+	if (behind >= 2)
+		return PACER_AGE_STALE;
+	return (__u8)((__u8)tick - PACER_CELL(l, cell));
+}
+
+/*
+ * Bring a line to the current epoch before writing into it (see the top of
+ * this file).  Runs at most once per line per epoch.
+ */
+PACER_INLINE void pacer_line_rebase(struct pacer_line *l, __u64 tick)
+{
+	__u16 epoch = pacer_epoch(tick);
+	__u16 behind = (__u16)(epoch - l->epoch);
+	__u8 expired = (__u8)(tick - PACER_MAX_THRESH);
+	__u8 now = (__u8)tick;
+	__u32 i;
+
+	for (i = 0; i < PACER_LINE_CELLS; i++) {
+		if (behind >= 2 || (__u8)(now - l->cell[i]) >= PACER_MAX_THRESH)
+			l->cell[i] = expired;
+	}
+	l->epoch = epoch;
+}
+
+/* The BPF side swaps in an out-of-line copy so the loop is emitted once. */
+#ifndef PACER_LINE_REBASE
+#define PACER_LINE_REBASE pacer_line_rebase
+#endif
+
+/* Returns 1 if the line had to be re-based. */
+PACER_INLINE int pacer_cell_touch(struct pacer_line *l, __u32 cell, __u64 tick)
+{
+	int rebased = 0;
+
+	if (l->epoch != pacer_epoch(tick)) {
+		PACER_LINE_REBASE(l, tick);
+		rebased = 1;
+	}
+	PACER_CELL(l, cell) = (__u8)tick;
+	return rebased;
+}
+
+/*
+ * Where each row of a key lives.  Fills line_idx[] and cell[] for rows
+ * 0..rows-1.  Loops run a fixed PACER_MAX_ROWS times so the BPF compiler
+ * unrolls them and every array index is a constant.
+ */
+PACER_INLINE void pacer_slots(__u32 kind, __u32 rows, __u32 lines_log2, __u64 h,
+			      __u32 line_idx[PACER_MAX_ROWS], __u32 cell[PACER_MAX_ROWS])
+{
+	__u32 r;
+
+	if (kind == PACER_LAYOUT_BLOCKED) {
+		__u64 seg_lo = pacer_seg_hash(h, 0);
+		__u64 seg_hi = rows > 4 ? pacer_seg_hash(h, 4) : 0;
+		__u32 line = pacer_line_blocked(h, lines_log2);
+
+PACER_UNROLL
+		for (r = 0; r < PACER_MAX_ROWS; r++) {
+			if (r < rows) {
+				line_idx[r] = line;
+				cell[r] = pacer_seg_cell(r < 4 ? seg_lo : seg_hi, r, rows);
+			}
+		}
+		return;
+	}
+PACER_UNROLL
+	for (r = 0; r < PACER_MAX_ROWS; r++) {
+		if (r < rows)
+			pacer_slot_rows(h, r, lines_log2, &line_idx[r], &cell[r]);
+	}
+}
+
+/*
+ * A key's age: the oldest of its rows' ages, i.e. the minimum over rows of
+ * the last-write time.  PACER_AGE_STALE when some row remembers nothing.
+ */
+PACER_INLINE __u32 pacer_key_age(struct pacer_line *const line[PACER_MAX_ROWS],
+				 const __u32 cell[PACER_MAX_ROWS], __u32 rows, __u64 tick)
+{
+	__u32 age = 0, r;
+
+PACER_UNROLL
+	for (r = 0; r < PACER_MAX_ROWS; r++) {
+		if (r < rows) {
+			__u32 a = pacer_cell_age(line[r], cell[r], tick);
+
+			age = a > age ? a : age;
+		}
+	}
+	return age;
+}
+
+/* Set every cell of the key to now (the max of old and now); returns lines re-based. */
+PACER_INLINE __u32 pacer_key_update(struct pacer_line *const line[PACER_MAX_ROWS],
+				    const __u32 cell[PACER_MAX_ROWS], __u32 rows, __u64 tick)
+{
+	__u32 rebased = 0, r;
+
+PACER_UNROLL
+	for (r = 0; r < PACER_MAX_ROWS; r++) {
+		if (r < rows)
+			rebased += pacer_cell_touch(line[r], cell[r], tick);
+	}
+	return rebased;
+}
+
+/* Drop iff the key was seen fewer than thresh ticks ago. */
+PACER_INLINE int pacer_is_recent(__u32 age, __u32 thresh)
+{
+	return age < thresh;
+}
+
+/* Should this packet update the sketch? pace: only when admitted. */
+PACER_INLINE int pacer_should_update(__u32 policy, int drop)
+{
+	return !drop || policy == PACER_POLICY_QUIET;
+}
+
+/* ceil(interval / tick) + 1; 0 if out of the representable range. */
+PACER_INLINE __u32 pacer_thresh_ticks(__u64 interval_ns, __u32 tick_shift)
+{
+	__u64 q = 1ULL << tick_shift;
+	__u64 t = (interval_ns + q - 1) / q + 1;
+
+	if (interval_ns == 0 || t < PACER_MIN_THRESH || t > PACER_MAX_THRESH)
+		return 0;
+	return (__u32)t;
+}
+
+#endif /* PACER_SKETCH_H */

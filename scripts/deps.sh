@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Install what xdp-pacer needs to build and test, when it is missing.
+# As root it installs Debian packages; otherwise it names what is missing.
+set -euo pipefail
+
+need_pkgs=()
+have_cmd() { command -v "$1" >/dev/null 2>&1; }
+have_pc() { pkg-config --exists "$1" 2>/dev/null; }
+
+have_cmd clang || need_pkgs+=(clang)
+have_cmd llvm-objdump || need_pkgs+=(llvm)
+have_cmd bpftool || need_pkgs+=(bpftool)
+have_cmd make || need_pkgs+=(make)
+have_cmd gcc || need_pkgs+=(gcc)
+have_cmd pkg-config || need_pkgs+=(pkg-config)
+have_cmd ip || need_pkgs+=(iproute2)
+have_cmd python3 || need_pkgs+=(python3)
+have_pc libbpf || need_pkgs+=(libbpf-dev)
+have_pc libxdp || need_pkgs+=(libxdp-dev xdp-tools)
+have_pc check || need_pkgs+=(check)
+have_pc libelf || need_pkgs+=(libelf-dev)
+have_pc zlib || need_pkgs+=(zlib1g-dev)
+[ -e /usr/include/linux/bpf.h ] || need_pkgs+=(linux-libc-dev)
+
+if [ ${#need_pkgs[@]} -eq 0 ]; then
+	exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+	echo "xdp-pacer: missing packages: ${need_pkgs[*]}" >&2
+	echo "xdp-pacer: run as root (or: sudo apt-get install ${need_pkgs[*]})" >&2
+	exit 1
+fi
+echo "xdp-pacer: installing ${need_pkgs[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >&2
+apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >&2

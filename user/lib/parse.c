@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+#include <ctype.h>
+#include <arpa/inet.h>
+#include "parse.h"
+#include "pacer_sketch.h"
+
+static const struct {
+	const char *name;
+	uint64_t ns;
+} units[] = {
+	{ "ns", 1ULL }, { "us", 1000ULL }, { "ms", 1000000ULL }, { "s", 1000000000ULL },
+};
+
+int parse_duration_ns(const char *s, uint64_t *out)
+{
+	uint64_t whole = 0, frac = 0, frac_div = 1, unit = 0;
+	const char *p = s;
+	size_t i;
+
+	if (!s || !isdigit((unsigned char)*p))
+		return -EINVAL;
+	while (isdigit((unsigned char)*p)) {
+		if (whole > (UINT64_MAX - 9) / 10)
+			return -ERANGE;
+		whole = whole * 10 + (uint64_t)(*p++ - '0');
+	}
+	if (*p == '.') {
+		p++;
+		if (!isdigit((unsigned char)*p))
+			return -EINVAL;
+		while (isdigit((unsigned char)*p)) {
+			if (frac_div >= 1000000000ULL)
+				return -EINVAL; /* finer than 1 ns at any unit */
+			frac = frac * 10 + (uint64_t)(*p++ - '0');
+			frac_div *= 10;
+		}
+	}
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (!strcmp(p, units[i].name)) {
+			unit = units[i].ns;
+			break;
+		}
+	}
+	if (!unit)
+		return -EINVAL;
+	if (whole > UINT64_MAX / unit)
+		return -ERANGE;
+	if (frac * unit % frac_div)
+		return -EINVAL; /* not a whole number of nanoseconds */
+	*out = whole * unit + frac * unit / frac_div;
+	return 0;
+}
+
+int parse_u64_range(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*end)
+		return -EINVAL;
+	if (errno == ERANGE || v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+const char *format_duration(uint64_t ns, char *buf, size_t len)
+{
+	if (ns >= 1000000000ULL && ns % 1000000ULL == 0)
+		snprintf(buf, len, "%g s", (double)ns / 1e9);
+	else if (ns >= 1000000000ULL)
+		snprintf(buf, len, "%.3f s", (double)ns / 1e9);
+	else if (ns >= 1000000ULL)
+		snprintf(buf, len, "%.3f ms", (double)ns / 1e6);
+	else if (ns >= 1000ULL)
+		snprintf(buf, len, "%.3f us", (double)ns / 1e3);
+	else
+		snprintf(buf, len, "%llu ns", (unsigned long long)ns);
+	return buf;
+}
+
+const char *format_bytes(uint64_t bytes, char *buf, size_t len)
+{
+	if (bytes >= (1ULL << 30))
+		snprintf(buf, len, "%.1f GiB", (double)bytes / (1ULL << 30));
+	else if (bytes >= (1ULL << 20))
+		snprintf(buf, len, "%.1f MiB", (double)bytes / (1ULL << 20));
+	else if (bytes >= (1ULL << 10))
+		snprintf(buf, len, "%.1f KiB", (double)bytes / (1ULL << 10));
+	else
+		snprintf(buf, len, "%llu B", (unsigned long long)bytes);
+	return buf;
+}
+
+static void addr_words(struct pacer_addr *a)
+{
+	a->lo = 0;
+	a->hi = 0;
+	if (a->family == 4) {
+		uint32_t v;
+
+		memcpy(&v, a->bytes, 4);
+		a->lo = v;
+	} else {
+		memcpy(&a->lo, a->bytes, 8);
+		memcpy(&a->hi, a->bytes + 8, 8);
+	}
+}
+
+int parse_address(const char *s, struct pacer_addr *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (inet_pton(AF_INET, s, out->bytes) == 1)
+		out->family = 4;
+	else if (inet_pton(AF_INET6, s, out->bytes) == 1)
+		out->family = 6;
+	else
+		return -EINVAL;
+	addr_words(out);
+	return 0;
+}
+
+const char *format_address(const struct pacer_addr *a, char *buf, size_t len)
+{
+	if (!inet_ntop(a->family == 4 ? AF_INET : AF_INET6, a->bytes, buf, (socklen_t)len))
+		snprintf(buf, len, "?");
+	return buf;
+}
+
+void pacer_addr_mask(struct pacer_addr *a, unsigned prefix)
+{
+	if (a->family == 4) {
+		uint32_t v = (uint32_t)a->lo & pacer_mask4(prefix);
+
+		a->lo = v;
+		memcpy(a->bytes, &v, 4);
+	} else {
+		a->lo &= pacer_mask6_lo(prefix);
+		a->hi &= pacer_mask6_hi(prefix);
+		memcpy(a->bytes, &a->lo, 8);
+		memcpy(a->bytes + 8, &a->hi, 8);
+	}
+}
+
+uint64_t sample_thresh_one_in(uint64_t n)
+{
+	return n ? (1ULL << 32) / n : 0;
+}
+
+int parse_one_in(const char *s, uint64_t *n)
+{
+	if (!strncmp(s, "1/", 2))
+		s += 2;
+	return parse_u64_range(s, 1, 1ULL << 32, n);
+}

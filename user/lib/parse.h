@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Parsing of operator input: durations, bounded integers, addresses. */
+#ifndef PACER_PARSE_H
+#define PACER_PARSE_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+/*
+ * "1s", "250ms", "10us", "500ns", "1.5s"; a bare number is rejected
+ * because its unit would be a guess.  Returns 0 or -EINVAL / -ERANGE.
+ */
+int parse_duration_ns(const char *s, uint64_t *out);
+
+/* Decimal integer in [min, max]; -EINVAL on junk, -ERANGE outside. */
+int parse_u64_range(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/* Human form of a duration: "1s", "33.554ms", ... into buf. */
+const char *format_duration(uint64_t ns, char *buf, size_t len);
+
+/* Human form of a byte count: "4.0 MiB". */
+const char *format_bytes(uint64_t bytes, char *buf, size_t len);
+
+/*
+ * An IPv4 or IPv6 address as the datapath sees it: family 4 or 6, and the
+ * two address words as little-endian loads of the packet bytes.
+ */
+struct pacer_addr {
+	int family;
+	uint8_t bytes[16];
+	uint64_t lo, hi;
+};
+
+int parse_address(const char *s, struct pacer_addr *out);
+const char *format_address(const struct pacer_addr *a, char *buf, size_t len);
+
+/* Apply a prefix mask in place (same masks as the datapath). */
+void pacer_addr_mask(struct pacer_addr *a, unsigned prefix);
+
+/* 1/N sampling threshold against a 32-bit hash: 2^32 / N. */
+uint64_t sample_thresh_one_in(uint64_t n);
+
+/* Parse "1/N" or "N" (meaning 1/N); N >= 1. */
+int parse_one_in(const char *s, uint64_t *n);
+
+#endif

@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* xdp-pacer load: size the sketch, load, attach through libxdp, pin. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <linux/if_link.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <xdp/libxdp.h>
+#include "common.h"
+#include "parse.h"
+#include "pacer_sketch.h"
+#include "xdp_pacer.skel.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: xdp-pacer load IFNAME [OPTIONS]\n\n"
+		"Attach the limiter to IFNAME and pin its maps under " PACER_PIN_ROOT "/IFNAME.\n\n"
+		"Live options (change later with 'xdp-pacer set'):\n"
+		"  --interval DUR        minimum gap between admitted packets of a source (1s);\n"
+		"                        DUR takes ns, us, ms or s, e.g. 250ms, 1.5s\n"
+		"  --policy pace|quiet   pace: update on admit only, one packet per interval (default);\n"
+		"                        quiet: update on every packet, a source must stay quiet a whole interval\n"
+		"  --prefix4 N           IPv4 source prefix length forming the key, 0..32 (32)\n"
+		"  --prefix6 N           IPv6 source prefix length forming the key, 0..128 (64)\n"
+		"  --malformed pass|drop verdict for truncated or invalid IP headers (pass)\n\n"
+		"Fixed at load (change needs unload + load):\n"
+		"  --rows D              sketch rows, 1..8 (4)\n"
+		"  --width W             cells per row, power of two, >= 64 (1048576); a cell is 1 byte\n"
+		"  --layout rows|blocked rows: each row its own array (a cache line per row);\n"
+		"                        blocked: a key's cells share one cache line (rows must be a power of two)\n"
+		"  --placement percpu|shared  one sketch per CPU (default) or one for all CPUs\n"
+		"  --tick DUR            clock quantum, rounded down to a power of two ns\n"
+		"                        (default: interval/47 rounded up); sets the live interval range\n"
+		"  --clock coarse|precise  datapath clock: jiffy-granular coarse clock (default) or ktime\n"
+		"  --mode native|skb     XDP attach mode (native)\n"
+		"  -h, --help            this text\n");
+}
+
+struct load_opts {
+	uint64_t interval_ns, tick_ns;
+	uint32_t rows, kind, placement, policy, prefix4, prefix6, malformed, clock;
+	uint64_t width;
+	enum xdp_attach_mode mode;
+};
+
+static int log2_exact(uint64_t v)
+{
+	int n = 0;
+
+	if (!v || (v & (v - 1)))
+		return -1;
+	while (v > 1) {
+		v >>= 1;
+		n++;
+	}
+	return n;
+}
+
+static int parse_opts(int argc, char **argv, struct load_opts *o, const char **ifname)
+{
+	static const struct option longopts[] = {
+		{ "interval", required_argument, NULL, 'i' },
+		{ "rows", required_argument, NULL, 'r' },
+		{ "width", required_argument, NULL, 'w' },
+		{ "layout", required_argument, NULL, 'l' },
+		{ "placement", required_argument, NULL, 'P' },
+		{ "policy", required_argument, NULL, 'p' },
+		{ "prefix4", required_argument, NULL, '4' },
+		{ "prefix6", required_argument, NULL, '6' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "malformed", required_argument, NULL, 'M' },
+		{ "tick", required_argument, NULL, 't' },
+		{ "clock", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t v;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			if (parse_duration_ns(optarg, &o->interval_ns) || !o->interval_ns)
+				return bad_value("--interval", optarg,
+						 "expected a positive duration such as 1s, 250ms, 500us");
+			break;
+		case 't':
+			if (parse_duration_ns(optarg, &o->tick_ns) || !o->tick_ns)
+				return bad_value("--tick", optarg, "expected a positive duration");
+			break;
+		case 'r':
+			if (parse_u64_range(optarg, 1, PACER_MAX_ROWS, &v))
+				return bad_value("--rows", optarg, "expected an integer from 1 to 8");
+			o->rows = (uint32_t)v;
+			break;
+		case 'w':
+			if (parse_u64_range(optarg, 64, 1ULL << 30, &v) || log2_exact(v) < 0)
+				return bad_value("--width", optarg,
+						 "expected a power of two from 64 to 1073741824");
+			o->width = v;
+			break;
+		case 'l':
+			if (parse_layout(optarg, &o->kind))
+				return bad_value("--layout", optarg, "expected rows or blocked");
+			break;
+		case 'P':
+			if (parse_placement(optarg, &o->placement))
+				return bad_value("--placement", optarg, "expected percpu or shared");
+			break;
+		case 'p':
+			if (parse_policy(optarg, &o->policy))
+				return bad_value("--policy", optarg, "expected pace or quiet");
+			break;
+		case '4':
+			if (parse_u64_range(optarg, 0, 32, &v))
+				return bad_value("--prefix4", optarg, "expected an integer from 0 to 32");
+			o->prefix4 = (uint32_t)v;
+			break;
+		case '6':
+			if (parse_u64_range(optarg, 0, 128, &v))
+				return bad_value("--prefix6", optarg, "expected an integer from 0 to 128");
+			o->prefix6 = (uint32_t)v;
+			break;
+		case 'm':
+			if (!strcmp(optarg, "native"))
+				o->mode = XDP_MODE_NATIVE;
+			else if (!strcmp(optarg, "skb"))
+				o->mode = XDP_MODE_SKB;
+			else
+				return bad_value("--mode", optarg, "expected native or skb");
+			break;
+		case 'M':
+			if (parse_malformed(optarg, &o->malformed))
+				return bad_value("--malformed", optarg, "expected pass or drop");
+			break;
+		case 'c':
+			if (parse_clock(optarg, &o->clock))
+				return bad_value("--clock", optarg, "expected coarse or precise");
+			break;
+		case 'h':
+			usage(stdout);
+			return -1;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind + 1 != argc) {
+		pr_err(optind >= argc ? "load needs an interface name" : "unexpected argument '%s'",
+		       argv[optind + (optind < argc)]);
+		usage(stderr);
+		return 2;
+	}
+	*ifname = argv[optind];
+	return 0;
+}
+
+/* Smallest power-of-two tick that keeps the threshold at most 48 ticks. */
+static uint32_t default_tick_shift(uint64_t interval_ns)
+{
+	uint32_t s = 0;
+
+	while (s < 40 && (interval_ns + (1ULL << s) - 1) >> s > 47)
+		s++;
+	return s;
+}
+
+static int build_layout(const struct load_opts *o, struct pacer_layout *lay, uint32_t *thresh)
+{
+	char a[32], b[32], c[32];
+	uint64_t lines, min_ns, max_ns;
+	int lg;
+
+	memset(lay, 0, sizeof(*lay));
+	lay->magic = PACER_LAYOUT_MAGIC;
+	lay->abi_version = PACER_ABI_VERSION;
+	lay->rows = o->rows;
+	lay->kind = o->kind;
+	lay->placement = o->placement;
+	lay->clock = o->clock;
+	lines = o->width / (PACER_LINE_BYTES / sizeof(uint8_t));
+	if (o->kind == PACER_LAYOUT_BLOCKED) {
+		lines *= o->rows;
+		if (log2_exact(o->rows) < 0) {
+			pr_err("--layout blocked needs --rows to be a power of two (1, 2, 4 or 8), not %u",
+			       o->rows);
+			return 2;
+		}
+	}
+	lg = log2_exact(lines);
+	if (lg < 0 || pacer_total_lines(o->kind, o->rows, (uint32_t)lg) > UINT32_MAX / 2) {
+		pr_err("sketch of %u rows x %llu cells is too large for one map", o->rows,
+		       (unsigned long long)o->width);
+		return 2;
+	}
+	lay->lines_log2 = (uint32_t)lg;
+	if (o->tick_ns) {
+		uint32_t s = 0;
+
+		while ((2ULL << s) <= o->tick_ns)
+			s++;
+		lay->tick_shift = s;
+	} else {
+		lay->tick_shift = default_tick_shift(o->interval_ns);
+	}
+	interval_range(lay->tick_shift, &min_ns, &max_ns);
+	*thresh = pacer_thresh_ticks(o->interval_ns, lay->tick_shift);
+	if (o->interval_ns < min_ns || o->interval_ns > max_ns || !*thresh) {
+		pr_err("--interval %s does not fit tick %s: with this tick the interval must be within [%s, %s]",
+		       format_duration(o->interval_ns, a, sizeof(a)),
+		       format_duration(1ULL << lay->tick_shift, b, sizeof(b)),
+		       format_duration(min_ns, c, sizeof(c)), format_duration(max_ns, b, sizeof(b)));
+		return 2;
+	}
+	return 0;
+}
+
+static int remove_pins(const char *dir)
+{
+	char path[300];
+	int i, err = 0;
+
+	for (i = 0; i < PACER_MAP_MAX; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, pacer_pin_names[i]);
+		if (unlink(path) && errno != ENOENT)
+			err = -errno;
+	}
+	snprintf(path, sizeof(path), "%s/prog", dir);
+	if (unlink(path) && errno != ENOENT)
+		err = -errno;
+	if (rmdir(dir) && errno != ENOENT)
+		err = -errno;
+	return err;
+}
+
+int pacer_remove_pins(const char *ifname)
+{
+	char dir[256];
+
+	if (pin_dir(ifname, dir, sizeof(dir)))
+		return -ENAMETOOLONG;
+	return remove_pins(dir);
+}
+
+static int pin_all(struct xdp_pacer_bpf *skel, const char *dir)
+{
+	struct bpf_map *maps[PACER_MAP_MAX] = {
+		[PACER_MAP_SK_PCPU] = skel->maps.pacer_sk_pcpu,
+		[PACER_MAP_SK_SHARED] = skel->maps.pacer_sk_shared,
+		[PACER_MAP_STATS] = skel->maps.pacer_stats,
+		[PACER_MAP_EVENTS] = skel->maps.pacer_events,
+		[PACER_MAP_DATA] = skel->maps.data,
+		[PACER_MAP_RODATA] = skel->maps.rodata,
+	};
+	char path[300], eb[128];
+	int i, err;
+
+	if (mkdir(PACER_PIN_ROOT, 0700) && errno != EEXIST)
+		return -errno;
+	if (mkdir(dir, 0700))
+		return -errno;
+	for (i = 0; i < PACER_MAP_MAX; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, pacer_pin_names[i]);
+		err = bpf_obj_pin(bpf_map__fd(maps[i]), path);
+		if (err) {
+			pr_err("cannot pin %s: %s", path, err_str(err, eb, sizeof(eb)));
+			return err;
+		}
+	}
+	snprintf(path, sizeof(path), "%s/prog", dir);
+	err = bpf_obj_pin(bpf_program__fd(skel->progs.xdp_pacer), path);
+	if (err)
+		pr_err("cannot pin %s: %s", path, err_str(err, eb, sizeof(eb)));
+	return err;
+}
+
+/* Which attach path libxdp took: its dispatcher, or a plain single program. */
+static const char *attach_kind(int ifindex)
+{
+	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
+	const char *kind = "unknown";
+
+	if (!libxdp_get_error(mp) && mp) {
+		kind = xdp_multiprog__is_legacy(mp)
+			       ? "single program (libxdp's dispatcher is not available on this kernel)"
+			       : "libxdp dispatcher";
+		xdp_multiprog__close(mp);
+	}
+	return kind;
+}
+
+int cmd_load(int argc, char **argv)
+{
+	struct load_opts o = {
+		.interval_ns = PACER_DEFAULT_INTERVAL_NS,
+		.rows = PACER_DEFAULT_ROWS,
+		.width = (uint64_t)PACER_LINE_BYTES << PACER_DEFAULT_LINES_LOG2,
+		.kind = PACER_LAYOUT_ROWS,
+		.placement = PACER_PLACEMENT_PERCPU,
+		.policy = PACER_POLICY_PACE,
+		.prefix4 = PACER_DEFAULT_PREFIX4,
+		.prefix6 = PACER_DEFAULT_PREFIX6,
+		.malformed = PACER_MALFORMED_PASS,
+		.clock = PACER_CLOCK_COARSE,
+		.mode = XDP_MODE_NATIVE,
+	};
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	struct xdp_pacer_bpf *skel = NULL;
+	struct xdp_program *prog = NULL;
+	struct pacer_layout lay;
+	struct pacer_config *cfg;
+	const char *ifname = NULL;
+	char dir[256], eb[128], mb[32], ib[32], tb[32];
+	uint32_t thresh;
+	uint64_t lines, bytes;
+	int ifindex, err, ncpus = num_cpus();
+	bool attached = false, pinned = false;
+	struct stat st;
+
+	optind = 1;
+	err = parse_opts(argc, argv, &o, &ifname);
+	if (err)
+		return err < 0 ? 0 : err;
+	err = build_layout(&o, &lay, &thresh);
+	if (err)
+		return err;
+	if (ifname_to_index(ifname, &ifindex))
+		return 1;
+	if (pin_dir(ifname, dir, sizeof(dir))) {
+		pr_err("interface name '%s' makes the pin path too long", ifname);
+		return 1;
+	}
+	err = bpf_xdp_query(ifindex, 0, &q);
+	if (err) {
+		pr_err("cannot query XDP state of %s: %s", ifname, err_str(err, eb, sizeof(eb)));
+		return 1;
+	}
+	if (q.attach_mode != XDP_ATTACHED_NONE) {
+		pr_err("%s already has an XDP program attached (id %u); run 'xdp-pacer unload %s' or detach it first",
+		       ifname, q.prog_id ? q.prog_id : (q.drv_prog_id ? q.drv_prog_id : q.skb_prog_id),
+		       ifname);
+		return 1;
+	}
+	if (ensure_bpffs())
+		return 1;
+	if (!stat(dir, &st)) {
+		pr_err("removing stale pins in %s left by an earlier load (nothing is attached to %s)",
+		       dir, ifname);
+		if (remove_pins(dir)) {
+			pr_err("cannot remove stale pins in %s", dir);
+			return 1;
+		}
+	}
+
+	skel = xdp_pacer_bpf__open();
+	if (!skel) {
+		pr_err("cannot open the BPF object: %s", err_str(-errno, eb, sizeof(eb)));
+		return 1;
+	}
+	skel->rodata->pacer_layout = lay;
+	cfg = &skel->data->pacer_cfg;
+	cfg->interval_ns = o.interval_ns;
+	cfg->thresh_ticks = thresh;
+	cfg->policy = o.policy;
+	cfg->malformed = o.malformed;
+	cfg->prefix4 = o.prefix4;
+	cfg->prefix6 = o.prefix6;
+	if (getrandom(cfg->hash_key, sizeof(cfg->hash_key), 0) != sizeof(cfg->hash_key)) {
+		pr_err("getrandom failed: %s", strerror(errno));
+		err = -errno;
+		goto out;
+	}
+	cfg->hash_key[0] |= 1; /* zero words mean "draw a key in the datapath" */
+	cfg->hash_key[1] |= 1;
+	lines = pacer_total_lines(lay.kind, lay.rows, lay.lines_log2);
+	err = bpf_map__set_max_entries(o.placement == PACER_PLACEMENT_PERCPU ? skel->maps.pacer_sk_pcpu
+									   : skel->maps.pacer_sk_shared,
+				       (uint32_t)lines);
+	if (!err)
+		err = bpf_map__set_max_entries(o.placement == PACER_PLACEMENT_PERCPU
+						       ? skel->maps.pacer_sk_shared
+						       : skel->maps.pacer_sk_pcpu,
+					       1);
+	if (err) {
+		pr_err("cannot size the sketch map: %s", err_str(err, eb, sizeof(eb)));
+		goto out;
+	}
+
+	prog = xdp_program__from_bpf_obj(skel->obj, "xdp");
+	err = (int)libxdp_get_error(prog);
+	if (err) {
+		prog = NULL;
+		pr_err("libxdp cannot use the BPF object: %s", err_str(err, eb, sizeof(eb)));
+		goto out;
+	}
+	err = xdp_program__attach(prog, ifindex, o.mode, 0);
+	if (err) {
+		pr_err("cannot attach to %s in %s mode: %s%s", ifname,
+		       o.mode == XDP_MODE_SKB ? "skb" : "native", err_str(err, eb, sizeof(eb)),
+		       verbose ? "" : " (-v shows the loader's log)");
+		goto out;
+	}
+	attached = true;
+	err = pin_all(skel, dir);
+	if (err)
+		goto out;
+	pinned = true;
+
+	bytes = lines * PACER_LINE_BYTES * (o.placement == PACER_PLACEMENT_PERCPU ? (uint64_t)ncpus : 1);
+	pr_info("xdp-pacer: attached to %s (ifindex %d) in %s mode as %s, program id %u", ifname,
+		ifindex, o.mode == XDP_MODE_SKB ? "skb" : "native", attach_kind(ifindex),
+		xdp_program__id(prog));
+	pr_info("  sketch: %u rows x %llu cells, %s layout, %s (%s%s)", lay.rows,
+		(unsigned long long)o.width, layout_name(lay.kind), placement_name(lay.placement),
+		format_bytes(bytes, mb, sizeof(mb)),
+		o.placement == PACER_PLACEMENT_PERCPU ? " over all CPUs" : "");
+	pr_info("  interval %s, policy %s, tick %s (threshold %u ticks), clock %s",
+		format_duration(o.interval_ns, ib, sizeof(ib)), policy_name(o.policy),
+		format_duration(1ULL << lay.tick_shift, tb, sizeof(tb)), thresh,
+		clock_name(lay.clock));
+	pr_info("  pins: %s", dir);
+	err = 0;
+out:
+	if (err && attached) {
+		int derr = xdp_program__detach(prog, ifindex, o.mode, 0);
+
+		if (derr)
+			pr_err("could not detach after failure: %s", err_str(derr, eb, sizeof(eb)));
+	}
+	if (err && !pinned && !stat(dir, &st))
+		remove_pins(dir);
+	xdp_program__close(prog);
+	xdp_pacer_bpf__destroy(skel);
+	return err ? 1 : 0;
+}

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* xdp-pacer: per-source XDP packet pacing with a recency sketch. */
+#include <stdio.h>
+#include <string.h>
+#include "common.h"
+#include "verbs.h"
+
+static const struct verb {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+} verbs[] = {
+	{ "load", cmd_load, "attach the limiter to an interface" },
+	{ "unload", cmd_unload, "detach it and remove its pins" },
+	{ "status", cmd_status, "what is attached where, with which configuration" },
+	{ "set", cmd_set, "change interval, policy, prefixes or malformed verdict live" },
+	{ "stats", cmd_stats, "counters, totals or rates" },
+	{ "query", cmd_query, "when the sketch last saw an address" },
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "Usage: xdp-pacer [-v] VERB [OPTIONS]\n\n"
+		   "Admit at most one packet per interval from each source prefix, judged\n"
+		   "by a recency sketch in an XDP program.\n\nVerbs:\n");
+	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		fprintf(f, "  %-9s %s\n", verbs[i].name, verbs[i].summary);
+	fprintf(f, "\nGlobal options:\n"
+		   "  -v, --verbose  show libbpf/libxdp logs (twice: debug logs)\n"
+		   "  -h, --help     this text; 'xdp-pacer VERB --help' for a verb\n");
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+	int a = 1;
+
+	while (a < argc && argv[a][0] == '-') {
+		if (!strcmp(argv[a], "-v") || !strcmp(argv[a], "--verbose")) {
+			verbose++;
+		} else if (!strcmp(argv[a], "-vv")) {
+			verbose += 2;
+		} else if (!strcmp(argv[a], "-h") || !strcmp(argv[a], "--help")) {
+			usage(stdout);
+			return 0;
+		} else {
+			pr_err("unknown global option '%s'", argv[a]);
+			usage(stderr);
+			return 2;
+		}
+		a++;
+	}
+	if (a >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	setup_lib_logging();
+	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++) {
+		if (!strcmp(argv[a], verbs[i].name))
+			return verbs[i].fn(argc - a, argv + a);
+	}
+	pr_err("unknown verb '%s'", argv[a]);
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* One function per CLI verb; each lives in user/<verb>.c. argv[0] is the verb. */
+#ifndef PACER_VERBS_H
+#define PACER_VERBS_H
+
+int cmd_load(int argc, char **argv);
+int cmd_unload(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_set(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
+int cmd_query(int argc, char **argv);
+
+#endif
