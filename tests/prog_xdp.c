@@ -1,0 +1,564 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The real XDP object under BPF_PROG_TEST_RUN with crafted frames: parsing
+ * (every truncation of every header), verdicts, prefix keys, pace vs quiet,
+ * live changes.  Time is moved by writing old ticks into the sketch, never
+ * by sleeping.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <linux/if_ether.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "pacer_sketch.h"
+#include "xdp_pacer.skel.h"
+
+#ifndef XDP_DROP
+#define XDP_DROP 1
+#define XDP_PASS 2
+#endif
+
+static const __u64 test_key[2] = { 0x1111222233334445ULL, 0x5555666677778889ULL };
+
+struct fixture {
+	struct xdp_pacer_bpf *skel;
+	int prog_fd, sketch_fd, ncpus;
+	struct pacer_layout lay;
+};
+
+static struct fixture fx;
+
+static void fixture_load(uint32_t kind, uint32_t placement, uint32_t rows, uint32_t policy,
+			 uint32_t malformed, uint32_t prefix4, uint32_t prefix6, int zero_key)
+{
+	struct pacer_layout lay = {
+		.magic = PACER_LAYOUT_MAGIC, .abi_version = PACER_ABI_VERSION, .rows = rows,
+		.kind = kind, .placement = placement, .clock = PACER_CLOCK_COARSE,
+		.tick_shift = 25, .lines_log2 = 10,
+	};
+	struct pacer_config *cfg;
+	uint32_t lines = (uint32_t)pacer_total_lines(kind, rows, lay.lines_log2);
+
+	memset(&fx, 0, sizeof(fx));
+	fx.skel = xdp_pacer_bpf__open();
+	ck_assert_ptr_nonnull(fx.skel);
+	fx.skel->rodata->pacer_layout = lay;
+	cfg = &fx.skel->data->pacer_cfg;
+	cfg->interval_ns = 1000000000ULL;
+	cfg->thresh_ticks = pacer_thresh_ticks(cfg->interval_ns, lay.tick_shift);
+	cfg->policy = policy;
+	cfg->malformed = malformed;
+	cfg->prefix4 = prefix4;
+	cfg->prefix6 = prefix6;
+	if (!zero_key) {
+		cfg->hash_key[0] = test_key[0];
+		cfg->hash_key[1] = test_key[1];
+	}
+	ck_assert_int_eq(bpf_map__set_max_entries(placement == PACER_PLACEMENT_PERCPU
+							  ? fx.skel->maps.pacer_sk_pcpu
+							  : fx.skel->maps.pacer_sk_shared, lines), 0);
+	ck_assert_int_eq(bpf_map__set_max_entries(placement == PACER_PLACEMENT_PERCPU
+							  ? fx.skel->maps.pacer_sk_shared
+							  : fx.skel->maps.pacer_sk_pcpu, 1), 0);
+	ck_assert_int_eq(xdp_pacer_bpf__load(fx.skel), 0);
+	fx.prog_fd = bpf_program__fd(fx.skel->progs.xdp_pacer);
+	fx.sketch_fd = bpf_map__fd(placement == PACER_PLACEMENT_PERCPU ? fx.skel->maps.pacer_sk_pcpu
+								       : fx.skel->maps.pacer_sk_shared);
+	fx.ncpus = placement == PACER_PLACEMENT_PERCPU ? libbpf_num_possible_cpus() : 1;
+	fx.lay = lay;
+}
+
+static void fixture_default(void)
+{
+	fixture_load(PACER_LAYOUT_ROWS, PACER_PLACEMENT_PERCPU, 4, PACER_POLICY_PACE,
+		     PACER_MALFORMED_PASS, 32, 64, 0);
+}
+
+static void fixture_unload(void)
+{
+	xdp_pacer_bpf__destroy(fx.skel);
+	fx.skel = NULL;
+}
+
+/* ---- frames ---- */
+
+struct frame {
+	uint8_t b[256];
+	size_t len;
+};
+
+static size_t put_eth(uint8_t *p, uint16_t proto)
+{
+	static const uint8_t dst[6] = { 0x02, 0, 0, 0, 0, 1 }, src[6] = { 0x02, 0, 0, 0, 0, 2 };
+
+	memcpy(p, dst, 6);
+	memcpy(p + 6, src, 6);
+	p[12] = (uint8_t)(proto >> 8);
+	p[13] = (uint8_t)proto;
+	return 14;
+}
+
+static size_t put_vlan(uint8_t *p, uint16_t next)
+{
+	p[0] = 0;
+	p[1] = 42;
+	p[2] = (uint8_t)(next >> 8);
+	p[3] = (uint8_t)next;
+	return 4;
+}
+
+/* vlans: outer tags' ethertypes are 802.1ad then 802.1Q, as QinQ does. */
+static void build_v4(struct frame *f, const char *src, int vlans, int ihl, int version, int tot_len)
+{
+	uint8_t *p = f->b;
+	uint16_t outer = vlans == 2 ? ETH_P_8021AD : vlans == 1 ? ETH_P_8021Q : ETH_P_IP;
+	size_t hl = (size_t)ihl * 4;
+
+	memset(f, 0, sizeof(*f));
+	p += put_eth(p, outer);
+	if (vlans == 2)
+		p += put_vlan(p, ETH_P_8021Q);
+	if (vlans >= 1)
+		p += put_vlan(p, ETH_P_IP);
+	p[0] = (uint8_t)(version << 4 | ihl);
+	p[2] = (uint8_t)(tot_len >> 8);
+	p[3] = (uint8_t)tot_len;
+	p[8] = 64;
+	p[9] = 17;
+	inet_pton(AF_INET, src, p + 12);
+	inet_pton(AF_INET, "10.99.0.1", p + 16);
+	p += hl < 20 ? 20 : hl;
+	memset(p, 0xab, 8); /* UDP-ish payload */
+	p += 8;
+	f->len = (size_t)(p - f->b);
+}
+
+static void v4(struct frame *f, const char *src)
+{
+	build_v4(f, src, 0, 5, 4, 28);
+}
+
+static void build_v6(struct frame *f, const char *src, int vlans, int version)
+{
+	uint8_t *p = f->b;
+
+	memset(f, 0, sizeof(*f));
+	p += put_eth(p, vlans ? ETH_P_8021Q : ETH_P_IPV6);
+	if (vlans == 2)
+		p += put_vlan(p, ETH_P_8021Q);
+	if (vlans >= 1)
+		p += put_vlan(p, ETH_P_IPV6);
+	p[0] = (uint8_t)(version << 4);
+	p[5] = 8;
+	p[6] = 17;
+	p[7] = 64;
+	inet_pton(AF_INET6, src, p + 8);
+	inet_pton(AF_INET6, "fd00:99::1", p + 24);
+	p += 40;
+	memset(p, 0xcd, 8);
+	p += 8;
+	f->len = (size_t)(p - f->b);
+}
+
+static int run_len(const struct frame *f, size_t len)
+{
+	uint8_t out[512];
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = f->b, .data_size_in = (uint32_t)len,
+		    .data_out = out, .data_size_out = sizeof(out), .repeat = 1);
+	int err = bpf_prog_test_run_opts(fx.prog_fd, &o);
+
+	ck_assert_msg(err == 0, "BPF_PROG_TEST_RUN failed: %d (%s)", err, strerror(errno));
+	return (int)o.retval;
+}
+
+static int run(const struct frame *f)
+{
+	return run_len(f, f->len);
+}
+
+static uint64_t counter(enum pacer_stat s)
+{
+	struct pacer_counters *pc = calloc((size_t)libbpf_num_possible_cpus(), sizeof(*pc));
+	uint32_t zero = 0;
+	uint64_t sum = 0;
+	int i;
+
+	ck_assert_ptr_nonnull(pc);
+	ck_assert_int_eq(bpf_map_lookup_elem(bpf_map__fd(fx.skel->maps.pacer_stats), &zero, pc), 0);
+	for (i = 0; i < libbpf_num_possible_cpus(); i++)
+		sum += pc[i].c[s];
+	free(pc);
+	return sum;
+}
+
+/* ---- moving time: rewrite the key's cells to a chosen age ---- */
+
+static uint64_t now_tick(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return ((uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec) >> fx.lay.tick_shift;
+}
+
+static void key_slots(const char *addr, uint32_t prefix, uint32_t idx[PACER_MAX_ROWS],
+		      uint32_t cell[PACER_MAX_ROWS])
+{
+	uint8_t b[16] = { 0 };
+	uint64_t h;
+
+	if (strchr(addr, ':')) {
+		uint64_t lo, hi;
+
+		ck_assert_int_eq(inet_pton(AF_INET6, addr, b), 1);
+		memcpy(&lo, b, 8);
+		memcpy(&hi, b + 8, 8);
+		h = pacer_hash_v6(test_key, lo & pacer_mask6_lo(prefix), hi & pacer_mask6_hi(prefix));
+	} else {
+		uint32_t a;
+
+		ck_assert_int_eq(inet_pton(AF_INET, addr, b), 1);
+		memcpy(&a, b, 4);
+		h = pacer_hash_v4(test_key, a & pacer_mask4(prefix));
+	}
+	pacer_slots(fx.lay.kind, fx.lay.rows, fx.lay.lines_log2, h, idx, cell);
+}
+
+/* Make every copy of the key's cells look written `age` ticks ago. */
+static void set_key_age(const char *addr, uint32_t prefix, uint32_t age)
+{
+	uint32_t idx[PACER_MAX_ROWS], cell[PACER_MAX_ROWS], r;
+	struct pacer_line *v = calloc((size_t)fx.ncpus, sizeof(*v));
+	uint64_t tick = now_tick();
+	int cpu;
+
+	ck_assert_ptr_nonnull(v);
+	key_slots(addr, prefix, idx, cell);
+	for (r = 0; r < fx.lay.rows; r++) {
+		ck_assert_int_eq(bpf_map_lookup_elem(fx.sketch_fd, &idx[r], v), 0);
+		for (cpu = 0; cpu < fx.ncpus; cpu++) {
+			if (v[cpu].epoch != pacer_epoch(tick))
+				pacer_line_rebase(&v[cpu], tick);
+			v[cpu].cell[cell[r]] = (uint8_t)(tick - age);
+		}
+		ck_assert_int_eq(bpf_map_update_elem(fx.sketch_fd, &idx[r], v, BPF_ANY), 0);
+	}
+	free(v);
+}
+
+/* The key's cell in row 0 on every CPU copy that has it set recently. */
+static uint32_t key_age(const char *addr, uint32_t prefix)
+{
+	uint32_t idx[PACER_MAX_ROWS], cell[PACER_MAX_ROWS], r, worst = 0;
+	struct pacer_line *v = calloc((size_t)fx.ncpus, sizeof(*v));
+	uint64_t tick = now_tick();
+	int cpu;
+
+	ck_assert_ptr_nonnull(v);
+	key_slots(addr, prefix, idx, cell);
+	for (r = 0; r < fx.lay.rows; r++) {
+		uint32_t best = PACER_AGE_STALE;
+
+		ck_assert_int_eq(bpf_map_lookup_elem(fx.sketch_fd, &idx[r], v), 0);
+		for (cpu = 0; cpu < fx.ncpus; cpu++) {
+			uint32_t a = pacer_cell_age(&v[cpu], cell[r], tick);
+
+			best = a < best ? a : best;
+		}
+		worst = best > worst ? best : worst;
+	}
+	free(v);
+	return worst;
+}
+
+/* ---- tests ---- */
+
+START_TEST(test_first_passes_second_drops_then_passes_after_interval)
+{
+	struct frame f;
+	uint32_t t;
+
+	fixture_default();
+	t = fx.skel->data->pacer_cfg.thresh_ticks;
+	v4(&f, "10.1.0.1");
+	ck_assert_int_eq(run(&f), XDP_PASS);
+	ck_assert_int_eq(run(&f), XDP_DROP);
+	ck_assert_int_eq(run(&f), XDP_DROP);
+	/* One tick short of the threshold: still inside the interval. */
+	set_key_age("10.1.0.1", 32, t - 2);
+	ck_assert_int_eq(run(&f), XDP_DROP);
+	set_key_age("10.1.0.1", 32, t + 1);
+	ck_assert_int_eq(run(&f), XDP_PASS);
+	ck_assert_int_eq(run(&f), XDP_DROP);
+	/* Another source is independent. */
+	v4(&f, "10.1.0.2");
+	ck_assert_int_eq(run(&f), XDP_PASS);
+	ck_assert_uint_eq(counter(PACER_STAT_SEEN), 7);
+	ck_assert_uint_eq(counter(PACER_STAT_PASSED), 3);
+	ck_assert_uint_eq(counter(PACER_STAT_DROPPED_RECENT), 4);
+	ck_assert_uint_eq(counter(PACER_STAT_IPV4), 7);
+	fixture_unload();
+}
+END_TEST
+
+/* Every layout/placement/rows combination: the same basic contract. */
+static const struct variant {
+	uint32_t kind, placement, rows;
+} variants[] = {
+	{ PACER_LAYOUT_ROWS, PACER_PLACEMENT_PERCPU, 1 },
+	{ PACER_LAYOUT_ROWS, PACER_PLACEMENT_SHARED, 3 },
+	{ PACER_LAYOUT_ROWS, PACER_PLACEMENT_SHARED, 8 },
+	{ PACER_LAYOUT_BLOCKED, PACER_PLACEMENT_PERCPU, 4 },
+	{ PACER_LAYOUT_BLOCKED, PACER_PLACEMENT_SHARED, 8 },
+	{ PACER_LAYOUT_BLOCKED, PACER_PLACEMENT_SHARED, 1 },
+};
+
+START_TEST(test_variants)
+{
+	const struct variant *v = &variants[_i];
+	struct frame f;
+	uint32_t t;
+
+	fixture_load(v->kind, v->placement, v->rows, PACER_POLICY_PACE, PACER_MALFORMED_PASS, 32, 64, 0);
+	t = fx.skel->data->pacer_cfg.thresh_ticks;
+	build_v6(&f, "2001:db8:1:2::7", 0, 6);
+	ck_assert_int_eq(run(&f), XDP_PASS);
+	ck_assert_int_eq(run(&f), XDP_DROP);
+	ck_assert_uint_lt(key_age("2001:db8:1:2::7", 64), 2);
+	set_key_age("2001:db8:1:2::7", 64, t);
+	ck_assert_int_eq(run(&f), XDP_PASS);
+	v4(&f, "192.0.2.9");
+	ck_assert_int_eq(run(&f), XDP_PASS);
+	ck_assert_int_eq(run(&f), XDP_DROP);
+	fixture_unload();
+}
+END_TEST
+
+START_TEST(test_prefix_masking_shares_fate)
+{
+	struct frame f;
+
+	fixture_load(PACER_LAYOUT_ROWS, PACER_PLACEMENT_PERCPU, 4, PACER_POLICY_PACE,
+		     PACER_MALFORMED_PASS, 24, 64, 0);
+	v4(&f, "10.7.7.1");
+	ck_assert_int_eq(run(&f), XDP_PASS);
+	v4(&f, "10.7.7.200"); /* same /24 */
+	ck_assert_int_eq(run(&f), XDP_DROP);
+	v4(&f, "10.7.8.1");   /* next /24 */
+	ck_assert_int_eq(run(&f), XDP_PASS);
+	build_v6(&f, "2001:db8:aa:bb::1", 0, 6);
+	ck_assert_int_eq(run(&f), XDP_PASS);
+	build_v6(&f, "2001:db8:aa:bb:ffff:1:2:3", 0, 6); /* same /64: rotating attacker */
+	ck_assert_int_eq(run(&f), XDP_DROP);
+	build_v6(&f, "2001:db8:aa:bc::1", 0, 6);
+	ck_assert_int_eq(run(&f), XDP_PASS);
+	/* Live prefix change: /32 now tells the two /24 neighbours apart. */
+	fx.skel->data->pacer_cfg.prefix4 = 32;
+	v4(&f, "10.7.7.99");
+	ck_assert_int_eq(run(&f), XDP_PASS);
+	fixture_unload();
+}
+END_TEST
+
+START_TEST(test_vlan_tags_key_on_inner_source)
+{
+	struct frame f;
+
+	fixture_default();
+	build_v4(&f, "10.8.0.1", 1, 5, 4, 28);
+	ck_assert_int_eq(run(&f), XDP_PASS);
+	build_v4(&f, "10.8.0.1", 2, 5, 4, 28); /* QinQ, same source */
+	ck_assert_int_eq(run(&f), XDP_DROP);
+	build_v4(&f, "10.8.0.1", 0, 5, 4, 28);
+	ck_assert_int_eq(run(&f), XDP_DROP);
+	build_v6(&f, "fd00:8::1", 2, 6);
+	ck_assert_int_eq(run(&f), XDP_PASS);
+	build_v6(&f, "fd00:8::1", 1, 6);
+	ck_assert_int_eq(run(&f), XDP_DROP);
+	ck_assert_uint_eq(counter(PACER_STAT_MALFORMED_PASSED), 0);
+	fixture_unload();
+}
+END_TEST
+
+/* Frames whose every prefix short of a complete IP header is malformed. */
+static const struct trunc_case {
+	const char *name;
+	int family, vlans;
+	size_t complete; /* bytes needed for a complete L3 header */
+} trunc_cases[] = {
+	{ "ipv4", 4, 0, 14 + 20 },        { "ipv4 vlan", 4, 1, 18 + 20 },
+	{ "ipv4 qinq", 4, 2, 22 + 20 },   { "ipv6", 6, 0, 14 + 40 },
+	{ "ipv6 vlan", 6, 1, 18 + 40 },   { "ipv6 qinq", 6, 2, 22 + 40 },
+};
+
+START_TEST(test_every_truncation_is_malformed)
+{
+	const struct trunc_case *tc = &trunc_cases[_i / 2];
+	uint32_t verdict = (uint32_t)(_i % 2);
+	struct frame f;
+	size_t len;
+	uint64_t n = 0;
+
+	fixture_load(PACER_LAYOUT_ROWS, PACER_PLACEMENT_PERCPU, 4, PACER_POLICY_PACE, verdict, 32, 64, 0);
+	if (tc->family == 4)
+		build_v4(&f, "10.9.0.1", tc->vlans, 5, 4, 28);
+	else
+		build_v6(&f, "fd00:9::1", tc->vlans, 6);
+	/* The kernel refuses test frames shorter than an Ethernet header. */
+	for (len = ETH_HLEN; len < tc->complete; len++, n++)
+		ck_assert_msg(run_len(&f, len) == (verdict ? XDP_DROP : XDP_PASS),
+			      "%s truncated to %zu bytes: wrong verdict", tc->name, len);
+	ck_assert_uint_eq(counter(verdict ? PACER_STAT_MALFORMED_DROPPED : PACER_STAT_MALFORMED_PASSED), n);
+	ck_assert_uint_eq(counter(PACER_STAT_PASSED) + counter(PACER_STAT_DROPPED_RECENT), 0);
+	/* Exactly the complete header is enough. */
+	ck_assert_int_eq(run_len(&f, tc->complete), XDP_PASS);
+	ck_assert_uint_eq(counter(PACER_STAT_PASSED), 1);
+	fixture_unload();
+}
+END_TEST
+
+START_TEST(test_invalid_headers)
+{
+	struct frame f;
+	uint8_t *p;
+
+	fixture_load(PACER_LAYOUT_ROWS, PACER_PLACEMENT_PERCPU, 4, PACER_POLICY_PACE,
+		     PACER_MALFORMED_DROP, 32, 64, 0);
+	build_v4(&f, "10.10.0.1", 0, 4, 4, 28); /* IHL below 5 */
+	ck_assert_int_eq(run(&f), XDP_DROP);
+	build_v4(&f, "10.10.0.1", 0, 15, 4, 80); /* IHL 60 bytes, frame shorter */
+	ck_assert_int_eq(run_len(&f, 14 + 40), XDP_DROP);
+	build_v4(&f, "10.10.0.1", 0, 5, 6, 28); /* version 6 under the IPv4 ethertype */
+	ck_assert_int_eq(run(&f), XDP_DROP);
+	build_v4(&f, "10.10.0.1", 0, 5, 4, 19); /* total length shorter than the header */
+	ck_assert_int_eq(run(&f), XDP_DROP);
+	build_v6(&f, "fd00:10::1", 0, 4); /* version 4 under the IPv6 ethertype */
+	ck_assert_int_eq(run(&f), XDP_DROP);
+	/* A third VLAN tag is not parsed: malformed rather than a bypass. */
+	memset(&f, 0, sizeof(f));
+	p = f.b + put_eth(f.b, ETH_P_8021AD);
+	p += put_vlan(p, ETH_P_8021Q);
+	p += put_vlan(p, ETH_P_8021Q);
+	p += put_vlan(p, ETH_P_IP);
+	f.len = (size_t)(p - f.b) + 28;
+	ck_assert_int_eq(run(&f), XDP_DROP);
+	ck_assert_uint_eq(counter(PACER_STAT_MALFORMED_DROPPED), 6);
+	/* IHL with options present is fine. */
+	build_v4(&f, "10.10.0.2", 0, 6, 4, 32);
+	ck_assert_int_eq(run(&f), XDP_PASS);
+	/* Non-IP passes and is counted, whatever the malformed verdict. */
+	memset(&f, 0, sizeof(f));
+	f.len = put_eth(f.b, ETH_P_ARP) + 28;
+	ck_assert_int_eq(run(&f), XDP_PASS);
+	ck_assert_int_eq(run(&f), XDP_PASS);
+	ck_assert_uint_eq(counter(PACER_STAT_NONIP_PASSED), 2);
+	ck_assert_uint_eq(counter(PACER_STAT_SEEN), 9);
+	fixture_unload();
+}
+END_TEST
+
+START_TEST(test_pace_vs_quiet)
+{
+	struct frame f;
+	uint32_t policy, t;
+
+	for (policy = 0; policy < 2; policy++) {
+		fixture_load(PACER_LAYOUT_ROWS, PACER_PLACEMENT_PERCPU, 4, policy,
+			     PACER_MALFORMED_PASS, 32, 64, 0);
+		t = fx.skel->data->pacer_cfg.thresh_ticks;
+		v4(&f, "10.11.0.1");
+		/* Seen (and admitted) t-4 ticks ago: this packet falls inside the interval. */
+		set_key_age("10.11.0.1", 32, t - 4);
+		ck_assert_int_eq(run(&f), XDP_DROP);
+		/* pace: a drop leaves the record alone; quiet: the drop restarts the clock. */
+		if (policy == PACER_POLICY_PACE)
+			ck_assert_uint_ge(key_age("10.11.0.1", 32), t - 4);
+		else
+			ck_assert_uint_le(key_age("10.11.0.1", 32), 1);
+		fixture_unload();
+	}
+}
+END_TEST
+
+START_TEST(test_live_interval_and_policy_change)
+{
+	struct frame f;
+
+	fixture_default();
+	v4(&f, "10.12.0.1");
+	set_key_age("10.12.0.1", 32, 10);
+	ck_assert_int_eq(run(&f), XDP_DROP); /* 10 ticks < 31 */
+	/* Shorten the interval live to 7 ticks (threshold 8): 10 ticks is now long enough. */
+	fx.skel->data->pacer_cfg.interval_ns = 7ULL << 25;
+	fx.skel->data->pacer_cfg.thresh_ticks = 8;
+	ck_assert_int_eq(run(&f), XDP_PASS);
+	ck_assert_int_eq(run(&f), XDP_DROP);
+	/* Lengthen it again: state kept, the fresh record now counts for longer. */
+	fx.skel->data->pacer_cfg.thresh_ticks = 64;
+	set_key_age("10.12.0.1", 32, 40);
+	ck_assert_int_eq(run(&f), XDP_DROP);
+	/* Switch to quiet live: the drop now refreshes. */
+	fx.skel->data->pacer_cfg.policy = PACER_POLICY_QUIET;
+	ck_assert_int_eq(run(&f), XDP_DROP);
+	ck_assert_uint_le(key_age("10.12.0.1", 32), 1);
+	/* A corrupt threshold fails closed (strictest), it does not open the gate. */
+	fx.skel->data->pacer_cfg.thresh_ticks = 0;
+	set_key_age("10.12.0.1", 32, 50);
+	ck_assert_int_eq(run(&f), XDP_DROP);
+	fixture_unload();
+}
+END_TEST
+
+START_TEST(test_key_drawn_in_datapath_when_loaded_without_cli)
+{
+	struct frame f;
+
+	fixture_load(PACER_LAYOUT_ROWS, PACER_PLACEMENT_PERCPU, 4, PACER_POLICY_PACE,
+		     PACER_MALFORMED_PASS, 32, 64, 1);
+	ck_assert_uint_eq(fx.skel->data->pacer_cfg.hash_key[0], 0);
+	v4(&f, "10.13.0.1");
+	ck_assert_int_eq(run(&f), XDP_PASS);
+	ck_assert_int_eq(run(&f), XDP_DROP);
+	ck_assert_uint_ne(fx.skel->data->pacer_cfg.hash_key[0], 0);
+	ck_assert_uint_ne(fx.skel->data->pacer_cfg.hash_key[1], 0);
+	ck_assert_uint_eq(counter(PACER_STAT_KEY_INIT), 2);
+	fixture_unload();
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("xdp program (BPF_PROG_TEST_RUN)");
+	TCase *tc = tcase_create("verdicts");
+	SRunner *sr;
+	int failed;
+
+	if (geteuid() != 0) {
+		printf("SKIP prog_xdp: BPF_PROG_TEST_RUN needs root\n");
+		return 77;
+	}
+	libbpf_set_strict_mode(LIBBPF_STRICT_ALL);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_first_passes_second_drops_then_passes_after_interval);
+	tcase_add_loop_test(tc, test_variants, 0, (int)(sizeof(variants) / sizeof(variants[0])));
+	tcase_add_test(tc, test_prefix_masking_shares_fate);
+	tcase_add_test(tc, test_vlan_tags_key_on_inner_source);
+	tcase_add_loop_test(tc, test_every_truncation_is_malformed, 0,
+			    (int)(sizeof(trunc_cases) / sizeof(trunc_cases[0])) * 2);
+	tcase_add_test(tc, test_invalid_headers);
+	tcase_add_test(tc, test_pace_vs_quiet);
+	tcase_add_test(tc, test_live_interval_and_policy_change);
+	tcase_add_test(tc, test_key_drawn_in_datapath_when_loaded_without_cli);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Unit tests of the logic the datapath shares with userspace: hashing, slot
+ * derivation, prefix masks, modular ages and epochs, thresholds, and the CLI's
+ * parsers.
+ */
+#include <check.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pacer_sketch.h"
+#include "parse.h"
+#include "sketch_sim.h"
+
+static const __u64 test_key[2] = { 0x0123456789abcdefULL, 0xfedcba9876543210ULL };
+
+START_TEST(test_mix64_is_bijective_on_sample)
+{
+	/* Distinct inputs never collide in a bijection: check a dense sample. */
+	enum { N = 1 << 16 };
+	__u64 *v = malloc(N * sizeof(*v));
+	int i, j, dup = 0;
+
+	ck_assert_ptr_nonnull(v);
+	for (i = 0; i < N; i++)
+		v[i] = pacer_mix64((__u64)i);
+	for (i = 0; i < N && !dup; i++)
+		for (j = i + 1; j < i + 64 && j < N; j++)
+			dup |= v[i] == v[j];
+	ck_assert_int_eq(dup, 0);
+	ck_assert_uint_ne(pacer_mix64(1), 1);
+	free(v);
+}
+END_TEST
+
+START_TEST(test_hash_depends_on_key_and_family)
+{
+	__u64 other[2] = { test_key[0] ^ 1, test_key[1] };
+
+	ck_assert_uint_ne(pacer_hash_v4(test_key, 0x0100000a), pacer_hash_v4(other, 0x0100000a));
+	ck_assert_uint_ne(pacer_hash_v4(test_key, 0x0100000a), pacer_hash_v4(test_key, 0x0200000a));
+	/* An IPv6 key spelling the IPv4 word must not land on the IPv4 hash. */
+	ck_assert_uint_ne(pacer_hash_v4(test_key, 0x0100000a), pacer_hash_v6(test_key, 0x0100000a, 0));
+	ck_assert_uint_eq(pacer_hash_v6(test_key, 5, 7), pacer_hash_v6(test_key, 5, 7));
+}
+END_TEST
+
+START_TEST(test_hash_low_bits_uniform)
+{
+	/* Sequential addresses (a typical scan) must spread over lines evenly. */
+	enum { LINES = 256, N = LINES * 200 };
+	unsigned count[LINES] = { 0 }, i, min = N, max = 0;
+
+	for (i = 0; i < N; i++)
+		count[pacer_hash_v4(test_key, __builtin_bswap32(0x0a000000u + i)) & (LINES - 1)]++;
+	for (i = 0; i < LINES; i++) {
+		min = count[i] < min ? count[i] : min;
+		max = count[i] > max ? count[i] : max;
+	}
+	/* 200 expected per line; +-40% is > 5 sigma. */
+	ck_assert_uint_gt(min, 120);
+	ck_assert_uint_lt(max, 280);
+}
+END_TEST
+
+START_TEST(test_masks_v4)
+{
+	struct pacer_addr a;
+
+	ck_assert_int_eq(parse_address("192.168.37.201", &a), 0);
+	pacer_addr_mask(&a, 24);
+	ck_assert_uint_eq(a.bytes[0], 192);
+	ck_assert_uint_eq(a.bytes[2], 37);
+	ck_assert_uint_eq(a.bytes[3], 0);
+	ck_assert_int_eq(parse_address("192.168.37.201", &a), 0);
+	pacer_addr_mask(&a, 0);
+	ck_assert_uint_eq(a.lo, 0);
+	ck_assert_int_eq(parse_address("192.168.37.201", &a), 0);
+	pacer_addr_mask(&a, 32);
+	ck_assert_uint_eq(a.bytes[3], 201);
+	ck_assert_int_eq(parse_address("192.168.37.201", &a), 0);
+	pacer_addr_mask(&a, 20);
+	ck_assert_uint_eq(a.bytes[2], 32); /* 37 = 0b00100101, top 4 bits kept */
+	ck_assert_uint_eq(pacer_mask4(32), 0xffffffffu);
+	ck_assert_uint_eq(pacer_mask4(0), 0);
+}
+END_TEST
+
+START_TEST(test_masks_v6)
+{
+	struct pacer_addr a, b;
+	int i;
+
+	for (i = 0; i <= 128; i++) {
+		int byte;
+
+		ck_assert_int_eq(parse_address("2001:db8:ffff:ffff:ffff:ffff:ffff:ffff", &a), 0);
+		pacer_addr_mask(&a, (unsigned)i);
+		/* Count the bits left set: exactly the prefix's worth of ones in the masked part. */
+		for (byte = 0; byte < 16; byte++) {
+			int keep = i - byte * 8;
+			unsigned want;
+
+			ck_assert_int_eq(parse_address("2001:db8:ffff:ffff:ffff:ffff:ffff:ffff", &b), 0);
+			want = keep >= 8 ? b.bytes[byte] : keep <= 0 ? 0 : (b.bytes[byte] & (0xff00u >> keep) & 0xff);
+			ck_assert_uint_eq(a.bytes[byte], want);
+		}
+	}
+	ck_assert_uint_eq(pacer_mask6_hi(64), 0);
+	ck_assert_uint_eq(pacer_mask6_lo(64), ~0ULL);
+	ck_assert_uint_eq(pacer_mask6_hi(128), ~0ULL);
+}
+END_TEST
+
+START_TEST(test_slots_in_range)
+{
+	__u32 rows, kind, i, r;
+
+	for (kind = 0; kind < 2; kind++) {
+		for (rows = 1; rows <= PACER_MAX_ROWS; rows++) {
+			__u32 lg = 5, seen_cell[PACER_LINE_CELLS] = { 0 };
+
+			for (i = 0; i < 20000; i++) {
+				__u32 idx[PACER_MAX_ROWS], cell[PACER_MAX_ROWS];
+				__u64 h = pacer_mix64(i * 7919ULL + rows);
+
+				pacer_slots(kind, rows, lg, h, idx, cell);
+				for (r = 0; r < rows; r++) {
+					ck_assert_uint_lt(cell[r], PACER_LINE_CELLS);
+					ck_assert_uint_lt(idx[r], pacer_total_lines(kind, rows, lg));
+					if (kind == PACER_LAYOUT_ROWS) {
+						ck_assert_uint_eq(idx[r] >> lg, r);
+					} else {
+						ck_assert_uint_eq(idx[r], idx[0]);
+						ck_assert_uint_ge(cell[r], r * pacer_seg_cells(rows));
+						ck_assert_uint_lt(cell[r], (r + 1) * pacer_seg_cells(rows));
+					}
+					seen_cell[cell[r]]++;
+				}
+			}
+			/* Rows layout uses every cell of a line. */
+			if (kind == PACER_LAYOUT_ROWS)
+				for (i = 0; i < PACER_LINE_CELLS; i++)
+					ck_assert_uint_gt(seen_cell[i], 0);
+		}
+	}
+}
+END_TEST
+
+START_TEST(test_rows_are_independent)
+{
+	/*
+	 * Two keys sharing their row-0 cell must not share the other rows:
+	 * the failure the public i*h(x) scheme has.
+	 */
+	__u32 lg = 4, shared_all = 0, pairs = 0, i, j;
+	static __u32 c0[4096], i0[4096], c1[4096], i1[4096];
+
+	for (i = 0; i < 4096; i++) {
+		__u32 idx[PACER_MAX_ROWS], cell[PACER_MAX_ROWS];
+
+		pacer_slots(PACER_LAYOUT_ROWS, 2, lg, pacer_hash_v4(test_key, i), idx, cell);
+		i0[i] = idx[0];
+		c0[i] = cell[0];
+		i1[i] = idx[1];
+		c1[i] = cell[1];
+	}
+	for (i = 0; i < 4096; i++)
+		for (j = i + 1; j < 4096; j++)
+			if (i0[i] == i0[j] && c0[i] == c0[j]) {
+				pairs++;
+				shared_all += i1[i] == i1[j] && c1[i] == c1[j];
+			}
+	ck_assert_uint_gt(pairs, 100);
+	/* Independent rows: about pairs / (16 * 62) of them collide again. */
+	ck_assert_uint_lt(shared_all, 1 + pairs / 100);
+}
+END_TEST
+
+START_TEST(test_cell_age_modular_and_stale)
+{
+	struct pacer_line l;
+	__u64 tick = 1000000;
+
+	memset(&l, 0, sizeof(l));
+	pacer_cell_touch(&l, 3, tick);
+	ck_assert_uint_eq(l.epoch, pacer_epoch(tick));
+	ck_assert_uint_eq(pacer_cell_age(&l, 3, tick), 0);
+	ck_assert_uint_eq(pacer_cell_age(&l, 3, tick + 17), 17);
+	/* Still exact one epoch later. */
+	ck_assert_uint_eq(pacer_cell_age(&l, 3, tick + 100), 100);
+	/* Two epochs behind: the whole line is stale whatever the cells say. */
+	ck_assert_uint_eq(pacer_cell_age(&l, 3, (pacer_epoch(tick) + 2ULL) << PACER_EPOCH_SHIFT),
+			  PACER_AGE_STALE);
+}
+END_TEST
+
+START_TEST(test_rebase_expires_old_cells_only)
+{
+	struct pacer_line l;
+	__u64 t0 = 640000, t1;
+	int i;
+
+	memset(&l, 0, sizeof(l));
+	for (i = 0; i < PACER_LINE_CELLS; i++)
+		pacer_cell_touch(&l, (__u32)i, t0 + (__u64)i);
+	/* Into the next epoch: cells younger than 64 ticks keep their age. */
+	t1 = ((pacer_epoch(t0 + 61) + 1ULL) << PACER_EPOCH_SHIFT) + 10;
+	pacer_cell_touch(&l, 0, t1);
+	ck_assert_uint_eq(l.epoch, pacer_epoch(t1));
+	ck_assert_uint_eq(pacer_cell_age(&l, 0, t1), 0);
+	for (i = 1; i < PACER_LINE_CELLS; i++) {
+		__u64 true_age = t1 - (t0 + (__u64)i);
+		__u32 got = pacer_cell_age(&l, (__u32)i, t1);
+
+		if (true_age >= PACER_MAX_THRESH)
+			ck_assert_uint_eq(got, PACER_MAX_THRESH);
+		else
+			ck_assert_uint_eq(got, true_age);
+	}
+}
+END_TEST
+
+START_TEST(test_wrapped_cell_never_looks_recent_after_rebase)
+{
+	/* A cell written exactly 256 ticks before a write to its line must not alias to age 0. */
+	struct pacer_line l;
+	__u64 t0 = 1 << 20;
+
+	memset(&l, 0, sizeof(l));
+	pacer_cell_touch(&l, 1, t0);
+	pacer_cell_touch(&l, 2, t0 + 256); /* re-bases: cell 1 is 256 ticks old */
+	ck_assert_uint_ge(pacer_cell_age(&l, 1, t0 + 256), PACER_MAX_THRESH);
+	ck_assert_uint_ge(pacer_cell_age(&l, 1, t0 + 300), PACER_MAX_THRESH);
+}
+END_TEST
+
+START_TEST(test_thresh_ticks)
+{
+	ck_assert_uint_eq(pacer_thresh_ticks(1000000000ULL, 25), 31); /* 29.8 -> 30, +1 */
+	ck_assert_uint_eq(pacer_thresh_ticks(1ULL << 30, 25), 33);     /* exact 32, +1 */
+	ck_assert_uint_eq(pacer_thresh_ticks(63ULL << 25, 25), 64);
+	ck_assert_uint_eq(pacer_thresh_ticks((63ULL << 25) + 1, 25), 0);
+	ck_assert_uint_eq(pacer_thresh_ticks(0, 25), 0);
+	ck_assert_uint_eq(pacer_thresh_ticks(1, 25), 2);
+}
+END_TEST
+
+START_TEST(test_parse_duration)
+{
+	uint64_t v;
+
+	ck_assert_int_eq(parse_duration_ns("1s", &v), 0);
+	ck_assert_uint_eq(v, 1000000000ULL);
+	ck_assert_int_eq(parse_duration_ns("250ms", &v), 0);
+	ck_assert_uint_eq(v, 250000000ULL);
+	ck_assert_int_eq(parse_duration_ns("10us", &v), 0);
+	ck_assert_uint_eq(v, 10000ULL);
+	ck_assert_int_eq(parse_duration_ns("7ns", &v), 0);
+	ck_assert_uint_eq(v, 7ULL);
+	ck_assert_int_eq(parse_duration_ns("1.5s", &v), 0);
+	ck_assert_uint_eq(v, 1500000000ULL);
+	ck_assert_int_eq(parse_duration_ns("0.001ms", &v), 0);
+	ck_assert_uint_eq(v, 1000ULL);
+	ck_assert_int_eq(parse_duration_ns("1", &v), -EINVAL);     /* no unit */
+	ck_assert_int_eq(parse_duration_ns("1 s", &v), -EINVAL);
+	ck_assert_int_eq(parse_duration_ns("s", &v), -EINVAL);
+	ck_assert_int_eq(parse_duration_ns("-1s", &v), -EINVAL);
+	ck_assert_int_eq(parse_duration_ns("1.5ns", &v), -EINVAL); /* sub-ns */
+	ck_assert_int_eq(parse_duration_ns("1h", &v), -EINVAL);
+	ck_assert_int_eq(parse_duration_ns("99999999999999999999s", &v), -ERANGE);
+	ck_assert_int_eq(parse_duration_ns("20000000000s", &v), -ERANGE);
+	ck_assert_int_eq(parse_duration_ns("", &v), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_parse_numbers_and_addresses)
+{
+	struct pacer_addr a;
+	uint64_t v;
+
+	ck_assert_int_eq(parse_u64_range("8", 1, 8, &v), 0);
+	ck_assert_int_eq(parse_u64_range("9", 1, 8, &v), -ERANGE);
+	ck_assert_int_eq(parse_u64_range("0", 1, 8, &v), -ERANGE);
+	ck_assert_int_eq(parse_u64_range("4x", 1, 8, &v), -EINVAL);
+	ck_assert_int_eq(parse_u64_range("-4", 0, 8, &v), -EINVAL);
+	ck_assert_int_eq(parse_u64_range("", 0, 8, &v), -EINVAL);
+	ck_assert_int_eq(parse_one_in("1/1000", &v), 0);
+	ck_assert_uint_eq(v, 1000);
+	ck_assert_int_eq(parse_one_in("1/0", &v), -ERANGE);
+	ck_assert_uint_eq(sample_thresh_one_in(1), 1ULL << 32);
+	ck_assert_uint_eq(sample_thresh_one_in(2), 1ULL << 31);
+	ck_assert_int_eq(parse_address("10.1.2.3", &a), 0);
+	ck_assert_int_eq(a.family, 4);
+	ck_assert_int_eq(parse_address("fd00::1", &a), 0);
+	ck_assert_int_eq(a.family, 6);
+	ck_assert_int_eq(parse_address("10.1.2", &a), -EINVAL);
+	ck_assert_int_eq(parse_address("fd00:::1", &a), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_model_values)
+{
+	/* rows: (1 - e^{-n/w})^d with w = 62 usable cells per 64-byte line. */
+	double w = 62.0 * (1 << 10), p = sketch_model_false_drop(PACER_LAYOUT_ROWS, 4, 10, w * 0.38);
+
+	ck_assert_double_eq_tol(p, pow(1 - exp(-0.38), 4), 1e-12);
+	ck_assert_double_lt(p, 0.011);
+	/* Blocked pays for locality: same memory, same load, more false drops. */
+	ck_assert_double_gt(sketch_model_false_drop(PACER_LAYOUT_BLOCKED, 4, 12, w * 0.38), p);
+	ck_assert_double_eq(sketch_model_false_drop(PACER_LAYOUT_ROWS, 4, 10, 0), 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("sketch");
+	TCase *tc = tcase_create("shared logic");
+	SRunner *sr;
+	int failed;
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_mix64_is_bijective_on_sample);
+	tcase_add_test(tc, test_hash_depends_on_key_and_family);
+	tcase_add_test(tc, test_hash_low_bits_uniform);
+	tcase_add_test(tc, test_masks_v4);
+	tcase_add_test(tc, test_masks_v6);
+	tcase_add_test(tc, test_slots_in_range);
+	tcase_add_test(tc, test_rows_are_independent);
+	tcase_add_test(tc, test_cell_age_modular_and_stale);
+	tcase_add_test(tc, test_rebase_expires_old_cells_only);
+	tcase_add_test(tc, test_wrapped_cell_never_looks_recent_after_rebase);
+	tcase_add_test(tc, test_thresh_ticks);
+	tcase_add_test(tc, test_parse_duration);
+	tcase_add_test(tc, test_parse_numbers_and_addresses);
+	tcase_add_test(tc, test_model_values);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
