@@ -222,6 +222,44 @@ static int build_layout(const struct load_opts *o, struct pacer_layout *lay, uin
 	return 0;
 }
 
+/* MemAvailable from /proc/meminfo, or 0 if unknown. */
+static uint64_t mem_available(void)
+{
+	unsigned long long kb = 0;
+	char line[256];
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return (uint64_t)kb * 1024;
+}
+
+/*
+ * The kernel would try to allocate any size asked for (per-CPU arrays one
+ * element at a time), so refuse up front what cannot reasonably fit.
+ */
+static int check_memory(const struct load_opts *o, const struct pacer_layout *lay, int ncpus)
+{
+	uint64_t copies = o->placement == PACER_PLACEMENT_PERCPU ? (uint64_t)ncpus : 1;
+	uint64_t bytes = pacer_total_lines(lay->kind, lay->rows, lay->lines_log2) *
+			 PACER_LINE_BYTES * copies;
+	uint64_t avail = mem_available();
+	char a[32], b[32];
+
+	if (avail && bytes > avail / 2) {
+		pr_err("a sketch of %u rows x %llu cells%s needs %s, more than half the memory available (%s); choose a smaller --width or --rows",
+		       lay->rows, (unsigned long long)o->width,
+		       copies > 1 ? " on every CPU" : "", format_bytes(bytes, a, sizeof(a)),
+		       format_bytes(avail, b, sizeof(b)));
+		return 2;
+	}
+	return 0;
+}
+
 static int remove_pins(const char *dir)
 {
 	char path[300];
@@ -329,6 +367,8 @@ int cmd_load(int argc, char **argv)
 	if (err)
 		return err < 0 ? 0 : err;
 	err = build_layout(&o, &lay, &thresh);
+	if (!err)
+		err = check_memory(&o, &lay, ncpus);
 	if (err)
 		return err;
 	if (ifname_to_index(ifname, &ifindex))

@@ -27,9 +27,9 @@ static void show(const struct pacer_handle *h)
 	char a[32], b[32], d[32], e[32];
 
 	interval_range(l->tick_shift, &min_ns, &max_ns);
-	printf("%s (ifindex %d): program id %u, %s mode, %s\n", h->ifname, h->ifindex, h->prog_id,
-	       h->mode, h->pinned ? "loaded by xdp-pacer, pins in " PACER_PIN_ROOT "/<ifname>"
-				  : "attached by another loader (no pins)");
+	printf("%s (ifindex %d): program id %u, %s mode, %s%s\n", h->ifname, h->ifindex, h->prog_id,
+	       h->mode, h->pinned ? "loaded by xdp-pacer, pins in " PACER_PIN_ROOT "/" : "attached by another loader (no pins)",
+	       h->pinned ? h->ifname : "");
 	printf("  sketch (fixed at load): %u rows x %llu cells, %s layout, %s, tick %s, clock %s\n",
 	       l->rows, (unsigned long long)cells, layout_name(l->kind), placement_name(l->placement),
 	       format_duration(1ULL << l->tick_shift, a, sizeof(a)), clock_name(l->clock));

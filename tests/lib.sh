@@ -1,0 +1,72 @@
+# Shared helpers for the integration tests (sourced).  Each test owns its
+# namespaces and veth pair (names carry the test's prefix and PID) and
+# removes them on exit.
+set -u
+BUILD=${BUILD:-build}
+CLI=${CLI:-$BUILD/xdp-pacer}
+OBJ=${OBJ:-$BUILD/xdp_pacer.bpf.o}
+SEND="python3 $(dirname "${BASH_SOURCE[0]}")/tools/send_frames.py"
+n_pass=0
+n_fail=0
+
+ok() { n_pass=$((n_pass + 1)); echo "ok   - $*"; }
+not_ok() { n_fail=$((n_fail + 1)); echo "FAIL - $*"; }
+check() { # description, command...
+	local d=$1; shift
+	if "$@"; then ok "$d"; else not_ok "$d"; fi
+}
+finish() {
+	echo "$n_pass passed, $n_fail failed"
+	[ "$n_fail" -eq 0 ]
+}
+
+# Two namespaces joined by a veth pair: $NS_RX holds $IF_RX (limiter), $NS_TX holds $IF_TX.
+setup_pair() { # prefix
+	local p=$1
+	NS_RX="$p-rx-$$"; NS_TX="$p-tx-$$"; IF_RX="${p}r$$"; IF_TX="${p}t$$"
+	IF_RX=${IF_RX:0:15}; IF_TX=${IF_TX:0:15}
+	ip netns add "$NS_RX" && ip netns add "$NS_TX" || return 1
+	ip link add "$IF_RX" netns "$NS_RX" type veth peer name "$IF_TX" netns "$NS_TX" || return 1
+	for ns in "$NS_RX" "$NS_TX"; do
+		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+		ip netns exec "$ns" sysctl -qw net.ipv6.conf.default.disable_ipv6=1
+		ip -n "$ns" link set lo up
+	done
+	ip -n "$NS_RX" link set "$IF_RX" up && ip -n "$NS_TX" link set "$IF_TX" up || return 1
+	RX_MAC=$(ip -n "$NS_RX" -o link show "$IF_RX" | sed -n 's/.*link\/ether \([0-9a-f:]*\).*/\1/p')
+}
+
+teardown_pair() {
+	[ -n "${IF_RX:-}" ] && rm -rf "/sys/fs/bpf/xdp-pacer/$IF_RX" 2>/dev/null
+	[ -n "${NS_RX:-}" ] && ip netns del "$NS_RX" 2>/dev/null
+	[ -n "${NS_TX:-}" ] && ip netns del "$NS_TX" 2>/dev/null
+	true
+}
+
+# nsenter, not "ip netns exec": the latter also gives the command a private
+# /sys, so pins it makes under /sys/fs/bpf would vanish with it.
+rx() { nsenter --net="/run/netns/$NS_RX" "$@"; }
+tx() { nsenter --net="/run/netns/$NS_TX" "$@"; }
+
+# send SRC_BASE COUNT [extra send_frames args]: frames from COUNT sources toward the limiter
+send() {
+	local base=$1 n=$2; shift 2
+	tx $SEND --iface "$IF_TX" --dst-mac "$RX_MAC" --src-base "$base" \
+		--dst "${DST:-10.213.0.1}" --sources "$n" "$@"
+}
+
+stat_of() { # name: one counter from the CLI's JSON
+	rx "$CLI" stats "$IF_RX" --json | python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"
+}
+
+# Skip (exit 77) when the kernel cannot run XDP on veth at all.
+require_xdp_veth() {
+	if ! rx ip link set dev "$IF_RX" xdpgeneric obj "$OBJ" sec xdp 2>/tmp/xdp-probe.$$; then
+		echo "SKIP: kernel cannot attach XDP to veth: $(head -1 /tmp/xdp-probe.$$)"
+		rm -f /tmp/xdp-probe.$$
+		teardown_pair
+		exit 77
+	fi
+	rm -f /tmp/xdp-probe.$$
+	rx ip link set dev "$IF_RX" xdpgeneric off
+}
