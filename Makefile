@@ -49,7 +49,7 @@ bpf: $(BPF_OBJS) $(SKELS)
 cli: $(CLI)
 tests: $(UNIT_BINS) $(PROG_BINS)
 
-$(BUILD)/%.bpf.o: bpf/%.bpf.c | $(BUILD)
+$(BUILD)/%.bpf.o: bpf/%.bpf.c | $(BUILD) $(BUILD)/.deps-ok
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
@@ -57,7 +57,7 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
-$(BUILD)/lib/%.o: user/lib/%.c | $(BUILD)/lib
+$(BUILD)/lib/%.o: user/lib/%.c | $(BUILD)/lib $(BUILD)/.deps-ok
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(XCFLAGS) -c $< -o $@
 
@@ -87,6 +87,10 @@ $(BUILD)/tests/prog_%: $(BUILD)/tests/prog_%.o $(TEST_LIB_OBJS) $(LIB_A)
 
 $(BUILD) $(BUILD)/lib $(BUILD)/cli $(BUILD)/tests:
 	$(Q)mkdir -p $@
+
+# Missing tools are installed (as root) or named before anything is compiled.
+$(BUILD)/.deps-ok: scripts/deps.sh | $(BUILD)
+	$(Q)scripts/deps.sh && touch $@
 
 # Tests: unit (no privileges), BPF_PROG_TEST_RUN (root), then veth/netns
 # integration (root).  tests/run.sh prints the summary line.
