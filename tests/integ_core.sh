@@ -45,6 +45,8 @@ rx "$CLI" set "$IF_RX" --interval 500ms >/dev/null
 check "set --interval under traffic" test $? -eq 0
 rx "$CLI" set "$IF_RX" --policy quiet >/dev/null
 check "set --policy under traffic" test $? -eq 0
+w=$(rx "$CLI" stats "$IF_RX" --watch 1 --count 1 --json)
+check "stats --watch reports rates under traffic" python3 -c "import json,sys; d=json.loads(sys.argv[1]); assert d['seen_per_s'] > 0, d" "$w"
 wait $bg
 st=$(rx "$CLI" status "$IF_RX")
 check "status shows the new interval and policy" bash -c "grep -q 'interval 500.000 ms' <<<'$st' && grep -q 'policy quiet' <<<'$st'"

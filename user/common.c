@@ -119,6 +119,11 @@ const char *err_str(int err, char *buf, size_t len)
 	return buf;
 }
 
+void usage_hint(const char *verb)
+{
+	fprintf(stderr, "Try 'xdp-pacer %s --help'.\n", verb);
+}
+
 int bad_value(const char *opt, const char *val, const char *why)
 {
 	pr_err("invalid value '%s' for %s: %s", val, opt, why);
@@ -500,14 +505,14 @@ int parse_ifname_only(int argc, char **argv, const char *usage_text, const char 
 		if (argv[i][0] == '-' || *ifname) {
 			pr_err("%s '%s'", argv[i][0] == '-' ? "unknown option" : "unexpected argument",
 			       argv[i]);
-			fputs(usage_text, stderr);
+			usage_hint(argv[0]);
 			return 2;
 		}
 		*ifname = argv[i];
 	}
 	if (!*ifname) {
 		pr_err("%s needs an interface name", argv[0]);
-		fputs(usage_text, stderr);
+		usage_hint(argv[0]);
 		return 2;
 	}
 	return 0;

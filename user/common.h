@@ -23,6 +23,9 @@ void setup_lib_logging(void);
 /* Text for a negative errno from libbpf (or anything else). */
 const char *err_str(int err, char *buf, size_t len);
 
+/* After a usage error: point at the verb's --help instead of repeating it. */
+void usage_hint(const char *verb);
+
 /* Errors about options name the option and the value; return 2 (usage). */
 int bad_value(const char *opt, const char *val, const char *why);
 

@@ -148,14 +148,14 @@ static int parse_opts(int argc, char **argv, struct load_opts *o, const char **i
 			usage(stdout);
 			return -1;
 		default:
-			usage(stderr);
+			usage_hint(argv[0]);
 			return 2;
 		}
 	}
 	if (optind + 1 != argc) {
 		pr_err(optind >= argc ? "load needs an interface name" : "unexpected argument '%s'",
 		       argv[optind + (optind < argc)]);
-		usage(stderr);
+		usage_hint(argv[0]);
 		return 2;
 	}
 	*ifname = argv[optind];

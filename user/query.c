@@ -81,13 +81,13 @@ int cmd_query(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
+			usage_hint(argv[0]);
 			return 2;
 		}
 	}
 	if (optind + 2 != argc) {
 		pr_err("query needs an interface name and an address");
-		usage(stderr);
+		usage_hint(argv[0]);
 		return 2;
 	}
 	if (parse_address(argv[optind + 1], &addr))

@@ -116,19 +116,19 @@ int cmd_set(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
+			usage_hint(argv[0]);
 			return 2;
 		}
 	}
 	if (optind + 1 != argc) {
 		pr_err(optind >= argc ? "set needs an interface name" : "unexpected argument '%s'",
 		       argv[optind + (optind < argc)]);
-		usage(stderr);
+		usage_hint(argv[0]);
 		return 2;
 	}
 	if (!(set_i || set_p || set_m || set_4 || set_6 || set_s || set_k)) {
 		pr_err("set needs at least one option to change");
-		usage(stderr);
+		usage_hint(argv[0]);
 		return 2;
 	}
 	if (pacer_handle_open(argv[optind], &h))

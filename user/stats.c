@@ -107,14 +107,14 @@ int cmd_stats(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
+			usage_hint(argv[0]);
 			return 2;
 		}
 	}
 	if (optind + 1 != argc) {
 		pr_err(optind >= argc ? "stats needs an interface name" : "unexpected argument '%s'",
 		       argv[optind + (optind < argc)]);
-		usage(stderr);
+		usage_hint(argv[0]);
 		return 2;
 	}
 	if (count && !watch) {
