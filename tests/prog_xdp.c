@@ -6,6 +6,7 @@
  * by sleeping.
  */
 #include <check.h>
+#include "check_run.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -536,8 +537,6 @@ int main(void)
 {
 	Suite *s = suite_create("xdp program (BPF_PROG_TEST_RUN)");
 	TCase *tc = tcase_create("verdicts");
-	SRunner *sr;
-	int failed;
 
 	if (geteuid() != 0) {
 		printf("SKIP prog_xdp: BPF_PROG_TEST_RUN needs root\n");
@@ -556,9 +555,5 @@ int main(void)
 	tcase_add_test(tc, test_live_interval_and_policy_change);
 	tcase_add_test(tc, test_key_drawn_in_datapath_when_loaded_without_cli);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return run_suite(s);
 }

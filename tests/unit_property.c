@@ -14,6 +14,7 @@
  * (256 ticks) and epoch wrap-around (2^16 epochs); the interval changes live.
  */
 #include <check.h>
+#include "check_run.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -296,8 +297,6 @@ int main(void)
 {
 	Suite *s = suite_create("one-sided property");
 	TCase *tc = tcase_create("streams");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_random_streams, 0, (int)N_GEOMS * 2);
@@ -305,9 +304,5 @@ int main(void)
 	tcase_add_test(tc, test_exact_without_collisions);
 	tcase_add_test(tc, test_false_drops_follow_model);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return run_suite(s);
 }

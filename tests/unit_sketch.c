@@ -5,6 +5,7 @@
  * parsers.
  */
 #include <check.h>
+#include "check_run.h"
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -317,8 +318,6 @@ int main(void)
 {
 	Suite *s = suite_create("sketch");
 	TCase *tc = tcase_create("shared logic");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_mix64_is_bijective_on_sample);
@@ -336,9 +335,5 @@ int main(void)
 	tcase_add_test(tc, test_parse_numbers_and_addresses);
 	tcase_add_test(tc, test_model_values);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return run_suite(s);
 }

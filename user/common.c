@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,6 +123,20 @@ const char *err_str(int err, char *buf, size_t len)
 void usage_hint(const char *verb)
 {
 	fprintf(stderr, "Try 'xdp-pacer %s --help'.\n", verb);
+}
+
+int expect_positionals(int argc, char **argv, int want, const char *what)
+{
+	int have = argc - optind;
+
+	if (have == want)
+		return 0;
+	if (have < want)
+		pr_err("%s needs %s", argv[0], what);
+	else
+		pr_err("unexpected argument '%s'", argv[optind + want]);
+	usage_hint(argv[0]);
+	return 2;
 }
 
 int bad_value(const char *opt, const char *val, const char *why)

@@ -26,6 +26,12 @@ const char *err_str(int err, char *buf, size_t len);
 /* After a usage error: point at the verb's --help instead of repeating it. */
 void usage_hint(const char *verb);
 
+/*
+ * After getopt: exactly `want` positional arguments must remain, described
+ * by `what` ("an interface name").  0, or 2 after saying what is wrong.
+ */
+int expect_positionals(int argc, char **argv, int want, const char *what);
+
 /* Errors about options name the option and the value; return 2 (usage). */
 int bad_value(const char *opt, const char *val, const char *why);
 

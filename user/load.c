@@ -152,12 +152,8 @@ static int parse_opts(int argc, char **argv, struct load_opts *o, const char **i
 			return 2;
 		}
 	}
-	if (optind + 1 != argc) {
-		pr_err(optind >= argc ? "load needs an interface name" : "unexpected argument '%s'",
-		       argv[optind + (optind < argc)]);
-		usage_hint(argv[0]);
+	if (expect_positionals(argc, argv, 1, "an interface name"))
 		return 2;
-	}
 	*ifname = argv[optind];
 	return 0;
 }

@@ -85,11 +85,8 @@ int cmd_query(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind + 2 != argc) {
-		pr_err("query needs an interface name and an address");
-		usage_hint(argv[0]);
+	if (expect_positionals(argc, argv, 2, "an interface name and an address"))
 		return 2;
-	}
 	if (parse_address(argv[optind + 1], &addr))
 		return bad_value("ADDRESS", argv[optind + 1], "expected an IPv4 or IPv6 address");
 	if (pacer_handle_open(argv[optind], &h))

@@ -120,12 +120,8 @@ int cmd_set(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind + 1 != argc) {
-		pr_err(optind >= argc ? "set needs an interface name" : "unexpected argument '%s'",
-		       argv[optind + (optind < argc)]);
-		usage_hint(argv[0]);
+	if (expect_positionals(argc, argv, 1, "an interface name"))
 		return 2;
-	}
 	if (!(set_i || set_p || set_m || set_4 || set_6 || set_s || set_k)) {
 		pr_err("set needs at least one option to change");
 		usage_hint(argv[0]);

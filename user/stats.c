@@ -111,12 +111,8 @@ int cmd_stats(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind + 1 != argc) {
-		pr_err(optind >= argc ? "stats needs an interface name" : "unexpected argument '%s'",
-		       argv[optind + (optind < argc)]);
-		usage_hint(argv[0]);
+	if (expect_positionals(argc, argv, 1, "an interface name"))
 		return 2;
-	}
 	if (count && !watch) {
 		pr_err("--count only applies with --watch");
 		return 2;
