@@ -40,13 +40,20 @@ struct {
 	__uint(max_entries, PACER_DEFAULT_RINGBUF_BYTES);
 } pacer_events SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pacer_clock_state);
+} pacer_clock SEC(".maps");
+
 const volatile struct pacer_layout pacer_layout = {
 	.magic = PACER_LAYOUT_MAGIC,
 	.abi_version = PACER_ABI_VERSION,
 	.rows = PACER_DEFAULT_ROWS,
 	.kind = PACER_LAYOUT_ROWS,
 	.placement = PACER_PLACEMENT_PERCPU,
-	.clock = PACER_CLOCK_COARSE,
+	.clock = PACER_CLOCK_CACHED,
 	.tick_shift = PACER_DEFAULT_TICK_SHIFT,
 	.lines_log2 = PACER_DEFAULT_LINES_LOG2,
 };
@@ -59,6 +66,56 @@ struct pacer_config pacer_cfg = {
 	.prefix4 = PACER_DEFAULT_PREFIX4,
 	.prefix6 = PACER_DEFAULT_PREFIX6,
 };
+
+/* Refresh a few times per tick; finer than a jiffy would only repeat values. */
+static __always_inline __u64 clock_period_ns(void)
+{
+	__u64 p = (1ULL << pacer_layout.tick_shift) / 4;
+
+	return p < 1000000 ? 1000000 : p;
+}
+
+static int clock_refresh(void *map, __u32 *key, struct pacer_clock_state *c)
+{
+	c->now_ns = bpf_ktime_get_coarse_ns();
+	bpf_timer_start(&c->timer, clock_period_ns(), 0);
+	return 0;
+}
+
+/*
+ * The first packet arms the timer (whoever loaded the program); until it
+ * has fired, packets read the coarse clock themselves.
+ */
+static __noinline __u64 clock_arm(struct pacer_clock_state *c)
+{
+	__u64 now = bpf_ktime_get_coarse_ns();
+
+	if (__sync_val_compare_and_swap(&c->armed, 0, 1) == 0) {
+		c->now_ns = now;
+		if (bpf_timer_init(&c->timer, &pacer_clock, 1 /* CLOCK_MONOTONIC */) ||
+		    bpf_timer_set_callback(&c->timer, clock_refresh) ||
+		    bpf_timer_start(&c->timer, clock_period_ns(), 0))
+			c->armed = 0; /* try again on a later packet */
+	}
+	return now;
+}
+
+static __always_inline __u64 clock_now(void)
+{
+	struct pacer_clock_state *c;
+	__u32 zero = 0;
+
+	if (pacer_layout.clock == PACER_CLOCK_PRECISE)
+		return bpf_ktime_get_ns();
+	if (pacer_layout.clock == PACER_CLOCK_COARSE)
+		return bpf_ktime_get_coarse_ns();
+	c = bpf_map_lookup_elem(&pacer_clock, &zero);
+	if (!c)
+		return bpf_ktime_get_coarse_ns();
+	if (!c->armed)
+		return clock_arm(c);
+	return c->now_ns;
+}
 
 static __always_inline struct pacer_line *line_at(__u32 idx)
 {
@@ -205,8 +262,7 @@ int xdp_pacer(struct xdp_md *ctx)
 		st->c[PACER_STAT_IPV6]++;
 	}
 
-	now_ns = pacer_layout.clock == PACER_CLOCK_PRECISE ? bpf_ktime_get_ns()
-							    : bpf_ktime_get_coarse_ns();
+	now_ns = clock_now();
 	tick = pacer_now_tick(now_ns, pacer_layout.tick_shift);
 	thresh = pacer_cfg.thresh_ticks;
 	/* A corrupt threshold must not open the gate: use the strictest. */

@@ -8,8 +8,9 @@
 #define PACER_ABI_H
 
 #include <linux/types.h>
+#include <linux/bpf.h>
 
-#define PACER_ABI_VERSION 1
+#define PACER_ABI_VERSION 2
 #define PACER_LAYOUT_MAGIC 0x70616365u /* "pace" */
 
 /* Per-CPU counters; PACER_STAT_MAX must stay last. */
@@ -52,8 +53,20 @@ enum pacer_layout_kind {
 };
 
 enum pacer_clock {
-	PACER_CLOCK_COARSE = 0, /* bpf_ktime_get_coarse_ns: jiffy granularity, cheap */
-	PACER_CLOCK_PRECISE = 1, /* bpf_ktime_get_ns */
+	PACER_CLOCK_COARSE = 0,  /* bpf_ktime_get_coarse_ns on every packet */
+	PACER_CLOCK_PRECISE = 1, /* bpf_ktime_get_ns on every packet */
+	PACER_CLOCK_CACHED = 2,  /* coarse time refreshed by a BPF timer: no helper per packet */
+};
+
+/*
+ * The cached clock: a BPF timer stores the coarse time here a few times per
+ * tick; packets read it.  A late timer makes "now" lag, which only makes
+ * sources look more recent: the same safe side as every other error.
+ */
+struct pacer_clock_state {
+	struct bpf_timer timer;
+	__u64 now_ns;
+	__u64 armed;
 };
 
 /*

@@ -34,13 +34,15 @@ struct fixture {
 };
 
 static struct fixture fx;
+/* The clock fixture_load() builds with; tests run on the production default. */
+static uint32_t fx_clock = PACER_CLOCK_CACHED;
 
 static void fixture_load(uint32_t kind, uint32_t placement, uint32_t rows, uint32_t policy,
 			 uint32_t malformed, uint32_t prefix4, uint32_t prefix6, int zero_key)
 {
 	struct pacer_layout lay = {
 		.magic = PACER_LAYOUT_MAGIC, .abi_version = PACER_ABI_VERSION, .rows = rows,
-		.kind = kind, .placement = placement, .clock = PACER_CLOCK_COARSE,
+		.kind = kind, .placement = placement, .clock = fx_clock,
 		.tick_shift = 25, .lines_log2 = 10,
 	};
 	struct pacer_config *cfg;
@@ -198,13 +200,17 @@ static uint64_t counter(enum pacer_stat s)
 	return sum;
 }
 
-/* ---- moving time: rewrite the key's cells to a chosen age ---- */
+/*
+ * ---- moving time: rewrite the key's cells to a chosen age ----
+ * Ages are set from userspace's coarse clock; the datapath's cached clock
+ * can lag it by up to one refresh, so expectations keep a tick of margin.
+ */
 
 static uint64_t now_tick(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	clock_gettime(fx.lay.clock == PACER_CLOCK_PRECISE ? CLOCK_MONOTONIC : CLOCK_MONOTONIC_COARSE, &ts);
 	return ((uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec) >> fx.lay.tick_shift;
 }
 
@@ -310,14 +316,14 @@ END_TEST
 
 /* Every layout/placement/rows combination: the same basic contract. */
 static const struct variant {
-	uint32_t kind, placement, rows;
+	uint32_t kind, placement, rows, clock;
 } variants[] = {
-	{ PACER_LAYOUT_ROWS, PACER_PLACEMENT_PERCPU, 1 },
-	{ PACER_LAYOUT_ROWS, PACER_PLACEMENT_SHARED, 3 },
-	{ PACER_LAYOUT_ROWS, PACER_PLACEMENT_SHARED, 8 },
-	{ PACER_LAYOUT_BLOCKED, PACER_PLACEMENT_PERCPU, 4 },
-	{ PACER_LAYOUT_BLOCKED, PACER_PLACEMENT_SHARED, 8 },
-	{ PACER_LAYOUT_BLOCKED, PACER_PLACEMENT_SHARED, 1 },
+	{ PACER_LAYOUT_ROWS, PACER_PLACEMENT_PERCPU, 1, PACER_CLOCK_CACHED },
+	{ PACER_LAYOUT_ROWS, PACER_PLACEMENT_SHARED, 3, PACER_CLOCK_COARSE },
+	{ PACER_LAYOUT_ROWS, PACER_PLACEMENT_SHARED, 8, PACER_CLOCK_PRECISE },
+	{ PACER_LAYOUT_BLOCKED, PACER_PLACEMENT_PERCPU, 4, PACER_CLOCK_CACHED },
+	{ PACER_LAYOUT_BLOCKED, PACER_PLACEMENT_SHARED, 8, PACER_CLOCK_COARSE },
+	{ PACER_LAYOUT_BLOCKED, PACER_PLACEMENT_SHARED, 1, PACER_CLOCK_PRECISE },
 };
 
 START_TEST(test_variants)
@@ -326,13 +332,15 @@ START_TEST(test_variants)
 	struct frame f;
 	uint32_t t;
 
+	fx_clock = v->clock;
 	fixture_load(v->kind, v->placement, v->rows, PACER_POLICY_PACE, PACER_MALFORMED_PASS, 32, 64, 0);
+	fx_clock = PACER_CLOCK_CACHED;
 	t = fx.skel->data->pacer_cfg.thresh_ticks;
 	build_v6(&f, "2001:db8:1:2::7", 0, 6);
 	ck_assert_int_eq(run(&f), XDP_PASS);
 	ck_assert_int_eq(run(&f), XDP_DROP);
 	ck_assert_uint_lt(key_age("2001:db8:1:2::7", 64), 2);
-	set_key_age("2001:db8:1:2::7", 64, t);
+	set_key_age("2001:db8:1:2::7", 64, t + 1); /* +1: the cached clock may lag a tick */
 	ck_assert_int_eq(run(&f), XDP_PASS);
 	v4(&f, "192.0.2.9");
 	ck_assert_int_eq(run(&f), XDP_PASS);
@@ -516,6 +524,27 @@ START_TEST(test_live_interval_and_policy_change)
 }
 END_TEST
 
+START_TEST(test_cached_clock_is_armed_and_advances)
+{
+	struct pacer_clock_state cs;
+	struct frame f;
+	uint32_t zero = 0;
+	uint64_t first;
+
+	fixture_default();
+	v4(&f, "10.14.0.1");
+	ck_assert_int_eq(run(&f), XDP_PASS);
+	ck_assert_int_eq(bpf_map_lookup_elem(bpf_map__fd(fx.skel->maps.pacer_clock), &zero, &cs), 0);
+	ck_assert_uint_eq(cs.armed, 1);
+	first = cs.now_ns;
+	ck_assert_uint_gt(first, 0);
+	usleep(30 * 1000); /* the refresh period is 8 ms at this tick: several refreshes */
+	ck_assert_int_eq(bpf_map_lookup_elem(bpf_map__fd(fx.skel->maps.pacer_clock), &zero, &cs), 0);
+	ck_assert_uint_gt(cs.now_ns, first);
+	fixture_unload();
+}
+END_TEST
+
 START_TEST(test_key_drawn_in_datapath_when_loaded_without_cli)
 {
 	struct frame f;
@@ -554,6 +583,7 @@ int main(void)
 	tcase_add_test(tc, test_pace_vs_quiet);
 	tcase_add_test(tc, test_live_interval_and_policy_change);
 	tcase_add_test(tc, test_key_drawn_in_datapath_when_loaded_without_cli);
+	tcase_add_test(tc, test_cached_clock_is_armed_and_advances);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -27,6 +27,7 @@ const char *const pacer_map_names[PACER_MAP_MAX] = {
 	[PACER_MAP_EVENTS] = "pacer_events",
 	[PACER_MAP_DATA] = ".data",
 	[PACER_MAP_RODATA] = ".rodata",
+	[PACER_MAP_CLOCK] = "pacer_clock",
 };
 
 const char *const pacer_pin_names[PACER_MAP_MAX] = {
@@ -36,6 +37,7 @@ const char *const pacer_pin_names[PACER_MAP_MAX] = {
 	[PACER_MAP_EVENTS] = "events",
 	[PACER_MAP_DATA] = "config",
 	[PACER_MAP_RODATA] = "layout",
+	[PACER_MAP_CLOCK] = "clock",
 };
 
 const char *const pacer_stat_names[PACER_STAT_MAX] = {
@@ -456,18 +458,25 @@ uint64_t pacer_map_bytes(const struct pacer_handle *h)
 	return total;
 }
 
-uint64_t pacer_clock_now(uint32_t clock)
+uint64_t pacer_clock_now(const struct pacer_handle *h)
 {
+	struct pacer_clock_state cs = {};
 	struct timespec ts;
+	uint32_t zero = 0;
 
-	clock_gettime(clock == PACER_CLOCK_PRECISE ? CLOCK_MONOTONIC : CLOCK_MONOTONIC_COARSE, &ts);
+	/* The cached clock is what the datapath compares against: use it once armed. */
+	if (h->layout.clock == PACER_CLOCK_CACHED &&
+	    !bpf_map_lookup_elem(h->map_fd[PACER_MAP_CLOCK], &zero, &cs) && cs.armed && cs.now_ns)
+		return cs.now_ns;
+	clock_gettime(h->layout.clock == PACER_CLOCK_PRECISE ? CLOCK_MONOTONIC : CLOCK_MONOTONIC_COARSE,
+		      &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 static const char *const policy_names[] = { "pace", "quiet" };
 static const char *const placement_names[] = { "percpu", "shared" };
 static const char *const layout_names[] = { "rows", "blocked" };
-static const char *const clock_names[] = { "coarse", "precise" };
+static const char *const clock_names[] = { "coarse", "precise", "cached" };
 static const char *const malformed_names[] = { "pass", "drop" };
 
 #define NAME_OF(tab, v) ((v) < sizeof(tab) / sizeof(tab[0]) ? tab[v] : "?")

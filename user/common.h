@@ -47,6 +47,7 @@ enum pacer_map_id {
 	PACER_MAP_EVENTS,
 	PACER_MAP_DATA,
 	PACER_MAP_RODATA,
+	PACER_MAP_CLOCK,
 	PACER_MAP_MAX,
 };
 
@@ -84,7 +85,7 @@ int pacer_read_counters(const struct pacer_handle *h, uint64_t out[PACER_STAT_MA
 uint64_t pacer_map_bytes(const struct pacer_handle *h);
 
 /* The datapath's clock now, in ns, as the program reads it. */
-uint64_t pacer_clock_now(uint32_t clock);
+uint64_t pacer_clock_now(const struct pacer_handle *h);
 
 extern const char *const pacer_stat_names[PACER_STAT_MAX];
 const char *policy_name(uint32_t p);

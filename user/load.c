@@ -38,7 +38,9 @@ static void usage(FILE *f)
 		"  --placement percpu|shared  one sketch per CPU (default) or one for all CPUs\n"
 		"  --tick DUR            clock quantum, rounded down to a power of two ns\n"
 		"                        (default: interval/47 rounded up); sets the live interval range\n"
-		"  --clock coarse|precise  datapath clock: jiffy-granular coarse clock (default) or ktime\n"
+		"  --clock cached|coarse|precise  datapath clock: cached (default): the coarse clock\n"
+		"                        refreshed by a BPF timer, no helper call per packet;\n"
+		"                        coarse: bpf_ktime_get_coarse_ns per packet; precise: bpf_ktime_get_ns\n"
 		"  --mode native|skb     XDP attach mode (native)\n"
 		"  -h, --help            this text\n");
 }
@@ -142,7 +144,7 @@ static int parse_opts(int argc, char **argv, struct load_opts *o, const char **i
 			break;
 		case 'c':
 			if (parse_clock(optarg, &o->clock))
-				return bad_value("--clock", optarg, "expected coarse or precise");
+				return bad_value("--clock", optarg, "expected cached, coarse or precise");
 			break;
 		case 'h':
 			usage(stdout);
@@ -292,6 +294,7 @@ static int pin_all(struct xdp_pacer_bpf *skel, const char *dir)
 		[PACER_MAP_EVENTS] = skel->maps.pacer_events,
 		[PACER_MAP_DATA] = skel->maps.data,
 		[PACER_MAP_RODATA] = skel->maps.rodata,
+		[PACER_MAP_CLOCK] = skel->maps.pacer_clock,
 	};
 	char path[300], eb[128];
 	int i, err;
@@ -342,7 +345,7 @@ int cmd_load(int argc, char **argv)
 		.prefix4 = PACER_DEFAULT_PREFIX4,
 		.prefix6 = PACER_DEFAULT_PREFIX6,
 		.malformed = PACER_MALFORMED_PASS,
-		.clock = PACER_CLOCK_COARSE,
+		.clock = PACER_CLOCK_CACHED,
 		.mode = XDP_MODE_NATIVE,
 	};
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);

@@ -95,7 +95,7 @@ int cmd_query(int argc, char **argv)
 	prefix = addr.family == 4 ? h.cfg->prefix4 : h.cfg->prefix6;
 	pacer_addr_mask(&addr, prefix);
 	keyed = h.cfg->hash_key[0] && h.cfg->hash_key[1];
-	now = pacer_clock_now(h.layout.clock);
+	now = pacer_clock_now(&h);
 	tick = pacer_now_tick(now, h.layout.tick_shift);
 	q = 1ULL << h.layout.tick_shift;
 	if (keyed) {
