@@ -102,17 +102,20 @@ PACER_INLINE __u64 pacer_mask6_hi(__u32 prefix)
 
 /*
  * Where row `row` of a key with hash h lives.
- * rows layout: row r is its own array of 2^lines_log2 lines; each row takes a
- *   fresh 64-bit hash so rows are independent (a collision in one row says
- *   nothing about the others).
+ * rows layout: row r is its own array of 2^lines_log2 lines.  Every row takes
+ *   its own 32 bits of hash (h itself for rows 0-1, then one further mix of h
+ *   per two rows): the low bits pick the line, the top 8 the cell.  Rows are
+ *   independent: a collision in one row says nothing about the others.
+ *   lines_log2 <= 24 leaves the 8 cell bits disjoint from the line bits.
  * blocked layout: one line for the key, chosen by h; row r owns a segment of
  *   PACER_LINE_CELLS / rows cells in it, the cell picked by 16 bits of a
  *   second hash.  One cache line per packet, at the cost that keys sharing a
  *   line compete in all rows at once.
  */
-#define PACER_ROW_SALT 0x9e3779b97f4a7c15ULL
-#define PACER_SEG_SALT_A 0x2545f4914f6cdd1dULL
-#define PACER_SEG_SALT_B 0x5851f42d4c957f2dULL
+#define PACER_ROWS_MAX_LINES_LOG2 24
+#define PACER_HASH_SALT_A 0x2545f4914f6cdd1dULL
+#define PACER_HASH_SALT_B 0x5851f42d4c957f2dULL
+#define PACER_HASH_SALT_C 0x9e3779b97f4a7c15ULL
 #define PACER_SAMPLE_SALT 0xda942042e4dd58b5ULL
 
 PACER_INLINE __u32 pacer_seg_cells(__u32 rows)
@@ -120,23 +123,22 @@ PACER_INLINE __u32 pacer_seg_cells(__u32 rows)
 	return PACER_LINE_CELLS / rows;
 }
 
-PACER_INLINE __u64 pacer_row_hash(__u64 h, __u32 row)
+/* The further 64-bit hash words derived from h (word 0 is h itself). */
+PACER_INLINE __u64 pacer_hash_word(__u64 h, __u32 word)
 {
-	return row ? pacer_mix64(h ^ (PACER_ROW_SALT * row)) : h;
+	/* No lookup table: it would land in the BPF object's .rodata. */
+	__u64 salt = word == 1 ? PACER_HASH_SALT_A : word == 2 ? PACER_HASH_SALT_B : PACER_HASH_SALT_C;
+
+	return word ? pacer_mix64(h ^ salt) : h;
 }
 
-PACER_INLINE void pacer_slot_rows(__u64 h, __u32 row, __u32 lines_log2,
+PACER_INLINE void pacer_slot_rows(__u64 word, __u32 row, __u32 lines_log2,
 				  __u32 *line, __u32 *cell)
 {
-	__u64 g = pacer_row_hash(h, row);
+	__u32 bits = (__u32)(word >> (32 * (row & 1)));
 
-	*line = (row << lines_log2) | (__u32)(g & ((1ULL << lines_log2) - 1));
-	*cell = (__u32)(((g >> 32) * PACER_LINE_CELLS) >> 32);
-}
-
-PACER_INLINE __u64 pacer_seg_hash(__u64 h, __u32 row)
-{
-	return pacer_mix64(h ^ (row < 4 ? PACER_SEG_SALT_A : PACER_SEG_SALT_B));
+	*line = (row << lines_log2) | (bits & ((1u << lines_log2) - 1));
+	*cell = ((bits >> 24) * PACER_LINE_CELLS) >> 8;
 }
 
 PACER_INLINE __u32 pacer_seg_cell(__u64 seg_hash, __u32 row, __u32 rows)
@@ -233,8 +235,8 @@ PACER_INLINE void pacer_slots(__u32 kind, __u32 rows, __u32 lines_log2, __u64 h,
 	__u32 r;
 
 	if (kind == PACER_LAYOUT_BLOCKED) {
-		__u64 seg_lo = pacer_seg_hash(h, 0);
-		__u64 seg_hi = rows > 4 ? pacer_seg_hash(h, 4) : 0;
+		__u64 seg_lo = pacer_hash_word(h, 1);
+		__u64 seg_hi = rows > 4 ? pacer_hash_word(h, 2) : 0;
 		__u32 line = pacer_line_blocked(h, lines_log2);
 
 PACER_UNROLL
@@ -246,10 +248,17 @@ PACER_UNROLL
 		}
 		return;
 	}
+	{
+		__u64 w1 = rows > 2 ? pacer_hash_word(h, 1) : 0;
+		__u64 w2 = rows > 4 ? pacer_hash_word(h, 2) : 0;
+		__u64 w3 = rows > 6 ? pacer_hash_word(h, 3) : 0;
+
 PACER_UNROLL
-	for (r = 0; r < PACER_MAX_ROWS; r++) {
-		if (r < rows)
-			pacer_slot_rows(h, r, lines_log2, &line_idx[r], &cell[r]);
+		for (r = 0; r < PACER_MAX_ROWS; r++) {
+			if (r < rows)
+				pacer_slot_rows(r < 2 ? h : r < 4 ? w1 : r < 6 ? w2 : w3, r, lines_log2,
+						&line_idx[r], &cell[r]);
+		}
 	}
 }
 

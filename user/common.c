@@ -30,6 +30,16 @@ const char *const pacer_map_names[PACER_MAP_MAX] = {
 	[PACER_MAP_CLOCK] = "pacer_clock",
 };
 
+static const uint32_t pacer_map_value_size[PACER_MAP_MAX] = {
+	[PACER_MAP_SK_PCPU] = sizeof(struct pacer_line),
+	[PACER_MAP_SK_SHARED] = sizeof(struct pacer_line),
+	[PACER_MAP_STATS] = sizeof(struct pacer_counters),
+	[PACER_MAP_EVENTS] = 0, /* ring buffer: no values */
+	[PACER_MAP_DATA] = sizeof(struct pacer_config),
+	[PACER_MAP_RODATA] = sizeof(struct pacer_layout),
+	[PACER_MAP_CLOCK] = sizeof(struct pacer_clock_state),
+};
+
 const char *const pacer_pin_names[PACER_MAP_MAX] = {
 	[PACER_MAP_SK_PCPU] = "sketch_percpu",
 	[PACER_MAP_SK_SHARED] = "sketch_shared",
@@ -362,10 +372,21 @@ int pacer_handle_open(const char *ifname, struct pacer_handle *h)
 		}
 	}
 	for (i = 0; i < PACER_MAP_MAX; i++) {
+		struct bpf_map_info m = {};
+		uint32_t ml = sizeof(m);
+
 		if (h->map_fd[i] < 0) {
 			pr_err("program id %u on %s has no '%s' map: not an xdp-pacer build this CLI knows",
 			       h->prog_id, ifname, pacer_map_names[i]);
 			err = -ENOENT;
+			goto fail;
+		}
+		/* Reads copy value_size bytes: a foreign layout must not reach them. */
+		if (bpf_obj_get_info_by_fd(h->map_fd[i], &m, &ml) ||
+		    (pacer_map_value_size[i] && m.value_size != pacer_map_value_size[i])) {
+			pr_err("program id %u on %s: map '%s' has values of %u bytes, this CLI expects %u (ABI mismatch)",
+			       h->prog_id, ifname, m.name, m.value_size, pacer_map_value_size[i]);
+			err = -EPROTO;
 			goto fail;
 		}
 	}
