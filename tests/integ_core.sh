@@ -31,11 +31,19 @@ check "query: a just-seen source would be dropped" grep -q DROPPED <<<"$q"
 q=$(rx "$CLI" query "$IF_RX" 10.213.99.99)
 check "query: an unseen source would pass" grep -q "would pass" <<<"$q"
 
+# IPv6: 50 sources inside one /64 are one key (default prefix6 64); 20 /64s are 20.
+DST=fd00:213::1 send fd00:213:0:1::1 50 >/dev/null
+DST=fd00:213::1 send fd00:213:0:100:: 20 --stride 18446744073709551616 >/dev/null
+sleep 0.2
+check "ipv6 == 70" test "$(stat_of ipv6)" = 70
+check "ipv6: one /64 with 50 sources + 20 other /64s pass 21" test "$(stat_of passed)" = 221
+check "query masks IPv6 to the /64" grep -q "fd00:213:0:1::/64.*DROPPED" <<<"$(rx "$CLI" query "$IF_RX" fd00:213:0:1::abcd)"
+
 # After the interval every source passes once more.
 sleep 1.2
 send 10.213.1.1 200 --per-source 2 >/dev/null
 sleep 0.2
-check "after the interval: passed == 400" test "$(stat_of passed)" = 400
+check "after the interval: passed == 421" test "$(stat_of passed)" = 421
 
 # --- set under traffic ---
 send 10.213.2.1 50 --rounds 40 --round-gap 0.05 >/dev/null &
@@ -50,7 +58,7 @@ check "stats --watch reports rates under traffic" python3 -c "import json,sys; d
 wait $bg
 st=$(rx "$CLI" status "$IF_RX")
 check "status shows the new interval and policy" bash -c "grep -q 'interval 500.000 ms' <<<'$st' && grep -q 'policy quiet' <<<'$st'"
-check "all 2000 frames of the run were seen" test "$(stat_of seen)" = $((600 + 400 + 2000))
+check "all 2000 frames of the run were seen" test "$(stat_of seen)" = $((600 + 70 + 400 + 2000))
 rx "$CLI" set "$IF_RX" --interval 10s >/dev/null 2>&1
 check "set outside the tick's range is refused (exit 2)" test $? -eq 2
 rx "$CLI" set "$IF_RX" --rows 2 >/dev/null 2>&1
