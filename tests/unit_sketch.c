@@ -311,6 +311,9 @@ START_TEST(test_model_values)
 	/* Blocked pays for locality: same memory, same load, more false drops. */
 	ck_assert_double_gt(sketch_model_false_drop(PACER_LAYOUT_BLOCKED, 4, 12, w * 0.38), p);
 	ck_assert_double_eq(sketch_model_false_drop(PACER_LAYOUT_ROWS, 4, 10, 0), 0);
+	/* Crowded lines (large Poisson mean) must not underflow to "no drops". */
+	ck_assert_double_gt(sketch_model_false_drop(PACER_LAYOUT_BLOCKED, 4, 0, 1e5), 0.99);
+	ck_assert_double_gt(sketch_model_false_drop(PACER_LAYOUT_BLOCKED, 8, 4, 3000), 0.5);
 }
 END_TEST
 

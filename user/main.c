@@ -16,6 +16,8 @@ static const struct verb {
 	{ "set", cmd_set, "change interval, policy, prefixes or malformed verdict live" },
 	{ "stats", cmd_stats, "counters, totals or rates" },
 	{ "query", cmd_query, "when the sketch last saw an address" },
+	{ "model", cmd_model, "false-drop model and sizing for a sketch geometry" },
+	{ "gen", cmd_gen, "line-rate traffic generator (XDP live frames)" },
 };
 
 static void usage(FILE *f)

@@ -9,5 +9,7 @@ int cmd_status(int argc, char **argv);
 int cmd_set(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_query(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
+int cmd_model(int argc, char **argv);
 
 #endif

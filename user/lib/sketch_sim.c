@@ -89,15 +89,18 @@ double sketch_model_false_drop(uint32_t kind, uint32_t rows, uint32_t lines_log2
 		return pow(1.0 - exp(-n / w), rows);
 	} else {
 		double lambda = n / (double)(1ULL << lines_log2);
-		double seg = pacer_seg_cells(rows), p = 0, pk = exp(-lambda);
-		int k;
+		double seg = pacer_seg_cells(rows), p = 0, spread = 12 * sqrt(lambda) + 30;
+		double lo = lambda - spread > 0 ? floor(lambda - spread) : 0, k;
 
-		/* Other keys in our line ~ Poisson(lambda); sum until the tail is negligible. */
-		for (k = 0; k < 1000; k++) {
-			p += pk * pow(1.0 - pow(1.0 - 1.0 / seg, k), rows);
-			pk *= lambda / (k + 1);
-			if (k > lambda && pk < 1e-15)
-				break;
+		/*
+		 * Other keys in our line ~ Poisson(lambda): sum the pmf (in log
+		 * space, so large lambda does not underflow) over its bulk.
+		 */
+		for (k = lo; k <= lambda + spread; k++) {
+			double logpk = -lambda + (lambda > 0 ? k * log(lambda) : (k ? -INFINITY : 0)) -
+				       lgamma(k + 1);
+
+			p += exp(logpk) * pow(1.0 - pow(1.0 - 1.0 / seg, k), rows);
 		}
 		return p;
 	}

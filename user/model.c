@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* xdp-pacer model: the false-drop model for a sketch geometry, for sizing. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common.h"
+#include "parse.h"
+#include "sketch_sim.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: xdp-pacer model --sources N [--rows D] [--width W] [--layout rows|blocked]\n"
+		   "                        [--target P] [--json]\n\n"
+		   "Modelled false-drop rate for N distinct sources active per interval on a\n"
+		   "sketch of D rows x W cells (the layout's own formula; see README).\n"
+		   "With --target P, list for each row count the smallest width that meets P.\n");
+}
+
+static int lines_log2_for(uint32_t kind, uint32_t rows, uint64_t width)
+{
+	uint64_t lines = width / PACER_LINE_BYTES * (kind == PACER_LAYOUT_BLOCKED ? rows : 1);
+	int lg = 0;
+
+	while ((1ULL << lg) < lines)
+		lg++;
+	return (1ULL << lg) == lines ? lg : -1;
+}
+
+int cmd_model(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "sources", required_argument, NULL, 'n' }, { "rows", required_argument, NULL, 'r' },
+		{ "width", required_argument, NULL, 'w' },   { "layout", required_argument, NULL, 'l' },
+		{ "target", required_argument, NULL, 't' },  { "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
+	};
+	uint64_t n = 0, rows = 4, width = 1u << 20;
+	uint32_t kind = PACER_LAYOUT_ROWS, d;
+	double target = 0;
+	bool json = false;
+	char *end, mb[32];
+	int c, lg;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			if (parse_u64_range(optarg, 1, 1ULL << 40, &n))
+				return bad_value("--sources", optarg, "expected a positive integer");
+			break;
+		case 'r':
+			if (parse_u64_range(optarg, 1, PACER_MAX_ROWS, &rows))
+				return bad_value("--rows", optarg, "expected an integer from 1 to 8");
+			break;
+		case 'w':
+			if (parse_u64_range(optarg, 64, 1ULL << 30, &width) || (width & (width - 1)))
+				return bad_value("--width", optarg, "expected a power of two from 64 to 1073741824");
+			break;
+		case 'l':
+			if (parse_layout(optarg, &kind))
+				return bad_value("--layout", optarg, "expected rows or blocked");
+			break;
+		case 't':
+			target = strtod(optarg, &end);
+			if (*end || !(target > 0 && target < 1))
+				return bad_value("--target", optarg, "expected a probability in (0, 1)");
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage_hint(argv[0]);
+			return 2;
+		}
+	}
+	if (expect_positionals(argc, argv, 0, "no arguments"))
+		return 2;
+	if (!n) {
+		pr_err("model needs --sources");
+		return 2;
+	}
+	if (!target) {
+		lg = lines_log2_for(kind, (uint32_t)rows, width);
+		if (lg < 0) {
+			pr_err("--layout blocked needs --rows to be a power of two");
+			return 2;
+		}
+		double p = sketch_model_false_drop(kind, (uint32_t)rows, (uint32_t)lg, (double)n);
+
+		if (json)
+			printf("{\"sources\":%llu,\"rows\":%llu,\"width\":%llu,\"layout\":\"%s\","
+			       "\"false_drop\":%.6g,\"bytes\":%llu,\"bytes_per_source\":%.3f}\n",
+			       (unsigned long long)n, (unsigned long long)rows, (unsigned long long)width,
+			       layout_name(kind), p, (unsigned long long)(rows * width),
+			       (double)(rows * width) / (double)n);
+		else
+			printf("%llu sources, %llu rows x %llu cells (%s): false drops %.4f%%, %s per copy, %.2f bytes per source\n",
+			       (unsigned long long)n, (unsigned long long)rows, (unsigned long long)width,
+			       layout_name(kind), 100 * p, format_bytes(rows * width, mb, sizeof(mb)),
+			       (double)(rows * width) / (double)n);
+		return 0;
+	}
+	for (d = 1; d <= PACER_MAX_ROWS; d++) {
+		uint64_t w;
+
+		if (kind == PACER_LAYOUT_BLOCKED && (d & (d - 1)))
+			continue;
+		for (w = 64; w <= (1ULL << 30); w <<= 1) {
+			double p;
+
+			lg = lines_log2_for(kind, d, w);
+			p = sketch_model_false_drop(kind, d, (uint32_t)lg, (double)n);
+			if (p <= target) {
+				printf("rows %u: width %llu, %s per copy, %.2f bytes per source, false drops %.4f%%\n",
+				       d, (unsigned long long)w, format_bytes(d * w, mb, sizeof(mb)),
+				       (double)(d * w) / (double)n, 100 * p);
+				break;
+			}
+		}
+	}
+	return 0;
+}
