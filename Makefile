@@ -110,7 +110,7 @@ demo: all
 	$(Q)BUILD=$(BUILD) scripts/demo.sh
 
 bench: all
-	$(Q)BUILD=$(BUILD) scripts/bench.sh
+	$(Q)BUILD=$(BUILD) scripts/bench.sh $(BENCH_ARGS)
 
 deps:
 	$(Q)scripts/deps.sh
