@@ -60,8 +60,8 @@ enum pacer_clock {
 
 /*
  * The cached clock: a BPF timer stores the coarse time here a few times per
- * tick; packets read it.  A late timer makes "now" lag, which only makes
- * sources look more recent: the same safe side as every other error.
+ * tick; packets read it.  The guarantees hold in this clock; it can lag real
+ * time by a refresh period plus timer latency (see README, "Clock").
  */
 struct pacer_clock_state {
 	struct bpf_timer timer;
