@@ -40,7 +40,7 @@ check "ipv6: one /64 with 50 sources + 20 other /64s pass 21" test "$(stat_of pa
 check "query masks IPv6 to the /64" grep -q "fd00:213:0:1::/64.*DROPPED" <<<"$(rx "$CLI" query "$IF_RX" fd00:213:0:1::abcd)"
 
 # After the interval every source passes once more.
-sleep 1.2
+sleep 1.5
 send 10.213.1.1 200 --per-source 2 >/dev/null
 sleep 0.2
 check "after the interval: passed == 421" test "$(stat_of passed)" = 421

@@ -18,6 +18,8 @@ static const struct verb {
 	{ "query", cmd_query, "when the sketch last saw an address" },
 	{ "model", cmd_model, "false-drop model and sizing for a sketch geometry" },
 	{ "gen", cmd_gen, "line-rate traffic generator (XDP live frames)" },
+	{ "record", cmd_record, "record sampled decisions into a file for analyze" },
+	{ "analyze", cmd_analyze, "audit, recency structures and sizing from a recording" },
 };
 
 static void usage(FILE *f)

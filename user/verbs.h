@@ -11,5 +11,7 @@ int cmd_stats(int argc, char **argv);
 int cmd_query(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_model(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_analyze(int argc, char **argv);
 
 #endif

@@ -1,0 +1,565 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The analysis behind `xdp-pacer analyze`: the audit on hand-made streams
+ * with known false drops and passes (pace, quiet, per-CPU), the sizing
+ * arithmetic and its scaling by the sampling rate, the Table 1 runner on a
+ * small stream, and the report writers.
+ */
+#include <check.h>
+#include "check_run.h"
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analyze_audit.h"
+#include "analyze_report.h"
+#include "analyze_sizing.h"
+#include "analyze_stream.h"
+#include "analyze_table1.h"
+#include "pacer_sketch.h"
+
+#define S 1000000000ULL
+
+static const __u64 sim_key[2] = { 0x0123456789abcdefULL, 0xfedcba9876543211ULL };
+
+static void header(struct pacer_file_header *h, uint32_t policy, uint32_t placement)
+{
+	pacer_file_header_init(h);
+	h->interval_ns = S;
+	h->tick_shift = 25;
+	h->thresh_ticks = pacer_thresh_ticks(S, 25); /* 31 */
+	h->rows = 4;
+	h->lines_log2 = 10;
+	h->kind = PACER_LAYOUT_ROWS;
+	h->policy = policy;
+	h->placement = placement;
+	h->ncpus = 4;
+	h->prefix4 = 32;
+	h->prefix6 = 64;
+	h->sample_src_thresh = 1ULL << 32;
+	h->start_mono_ns = 10 * S;
+	h->flags = PACER_FILE_F_COMPLETE;
+}
+
+/* One record: t in ms since boot, source 10.0.x.y from a number, verdict, cpu. */
+static void add(struct an_stream *s, uint64_t t_ms, uint32_t src, int drop, uint32_t cpu,
+		uint32_t est, uint8_t flags)
+{
+	struct pacer_record r = { 0 };
+
+	r.ts_ns = t_ms * 1000000ULL;
+	r.family = 4;
+	r.prefix = 32;
+	r.addr[0] = 10;
+	r.addr[1] = (uint8_t)(src >> 16);
+	r.addr[2] = (uint8_t)(src >> 8);
+	r.addr[3] = (uint8_t)src;
+	r.verdict = drop ? PACER_REC_DROP : PACER_REC_PASS;
+	r.flags = flags;
+	r.est_age_ticks = est;
+	r.cpu = cpu;
+	r.thresh_ticks = 31;
+	ck_assert_int_eq(an_stream_add(s, &r), 0);
+}
+
+#define SRC PACER_REC_SAMPLED_SOURCE
+#define PKT PACER_REC_SAMPLED_PACKET
+
+/* The stream of the audit tests (see each test for what every record is). */
+static void build_basic(struct an_stream *s)
+{
+	add(s, 10000, 1, 0, 0, PACER_AGE_NEVER, SRC); /* A: first, 0 s after start: unknown */
+	add(s, 10500, 1, 1, 0, 14, SRC);              /* A: 0.5 s after its admit (14 ticks) */
+	add(s, 11200, 1, 1, 0, 3, SRC);               /* A: 1.2 s: false drop, 35 ticks */
+	add(s, 11250, 1, 0, 0, 37, SRC);              /* A: 1.25 s (37 ticks) */
+	add(s, 12250, 1, 1, 0, 29, SRC);              /* A: 1.0 s, 30 ticks < 31 */
+	add(s, 13000, 2, 0, 1, PACER_AGE_NEVER, SRC); /* B: first, 3 s after start */
+	add(s, 13400, 2, 0, 1, 200, SRC);             /* B: 0.4 s: passed, estimate 200 ticks */
+	add(s, 15000, 3, 1, 2, 1, SRC);               /* C: first, 5 s after start, dropped */
+	add(s, 16000, 4, 1, 3, 1, PKT);               /* D: packet-sampled only */
+	ck_assert_int_eq(an_stream_finish(s), 0);
+}
+
+START_TEST(test_audit_pace_shared)
+{
+	struct pacer_file_header h;
+	struct audit_result a;
+	struct an_stream s;
+
+	header(&h, PACER_POLICY_PACE, PACER_PLACEMENT_SHARED);
+	ck_assert_int_eq(an_stream_init(&s, &h), 0);
+	build_basic(&s);
+	ck_assert_int_eq(audit_run(&s, &a), 0);
+	ck_assert_uint_eq(a.judged_records, 8);
+	ck_assert_uint_eq(a.packet_only, 1);
+	ck_assert_uint_eq(a.sources, 3);
+	ck_assert_uint_eq(a.passes, 4);
+	ck_assert_uint_eq(a.drops, 4);
+	ck_assert_uint_eq(a.unknown, 1);
+	ck_assert_uint_eq(a.eligible, 5);
+	ck_assert_uint_eq(a.correct_passes, 2);
+	ck_assert_uint_eq(a.correct_drops, 1);
+	ck_assert_uint_eq(a.false_drops, 3);
+	ck_assert_uint_eq(a.false_drops_quant, 1);     /* A at 12.25 s */
+	ck_assert_uint_eq(a.false_drops_collision, 2); /* A at 11.2 s, C at 15 s */
+	ck_assert_uint_eq(a.false_passes, 1);          /* B at 13.4 s */
+	ck_assert_uint_eq(a.false_passes_by_cpu[1], 1);
+	ck_assert_uint_eq(a.false_passes_local, 0);
+	ck_assert_uint_eq(a.est_older_than_truth, 1);  /* B's 200 ticks after 12 */
+	ck_assert_double_eq_tol(audit_false_drop_rate(&a), 0.6, 1e-12);
+	/* The examples say what the truth was. */
+	ck_assert_uint_eq(a.n_examples[AUDIT_FALSE_DROP_QUANTISATION], 1);
+	ck_assert_uint_eq(a.examples[AUDIT_FALSE_DROP_QUANTISATION][0].gap_ns, S);
+	ck_assert_uint_eq(a.examples[AUDIT_FALSE_DROP_QUANTISATION][0].true_age_ticks, 30);
+	ck_assert_uint_eq(a.examples[AUDIT_FALSE_DROP_COLLISION][0].true_age_ticks, 35);
+	ck_assert_uint_eq(a.examples[AUDIT_FALSE_DROP_COLLISION][1].gap_known, 0);
+	ck_assert_uint_eq(a.examples[AUDIT_FALSE_DROP_COLLISION][1].gap_ns, 5 * S);
+	/* Timeline: one-interval bins from the first record. */
+	ck_assert_uint_eq(a.bin_ns, S);
+	ck_assert_uint_eq(a.nbins, 7);
+	ck_assert_uint_eq(a.bins[1].false_drops_collision, 1);
+	ck_assert_uint_eq(a.bins[2].false_drops_quant, 1);
+	ck_assert_uint_eq(a.bins[3].false_passes, 1);
+	audit_free(&a);
+	an_stream_free(&s);
+}
+END_TEST
+
+START_TEST(test_audit_quiet_shared)
+{
+	struct pacer_file_header h;
+	struct audit_result a;
+	struct an_stream s;
+
+	/* Under quiet the truth is the previous packet, admitted or not. */
+	header(&h, PACER_POLICY_QUIET, PACER_PLACEMENT_SHARED);
+	ck_assert_int_eq(an_stream_init(&s, &h), 0);
+	build_basic(&s);
+	ck_assert_int_eq(audit_run(&s, &a), 0);
+	ck_assert_uint_eq(a.unknown, 1);
+	ck_assert_uint_eq(a.correct_drops, 2);         /* A at 10.5 and 11.2 s (0.7 s after 10.5) */
+	ck_assert_uint_eq(a.false_passes, 2);          /* A at 11.25 s (0.05 s), B at 13.4 s */
+	ck_assert_uint_eq(a.eligible, 3);              /* A at 12.25, B at 13, C at 15 */
+	ck_assert_uint_eq(a.false_drops, 2);
+	ck_assert_uint_eq(a.false_drops_quant, 1);
+	ck_assert_uint_eq(a.false_drops_collision, 1);
+	audit_free(&a);
+	an_stream_free(&s);
+}
+END_TEST
+
+START_TEST(test_audit_percpu)
+{
+	struct pacer_file_header h;
+	struct audit_result a;
+	struct an_stream s;
+
+	header(&h, PACER_POLICY_PACE, PACER_PLACEMENT_PERCPU);
+	ck_assert_int_eq(an_stream_init(&s, &h), 0);
+	add(&s, 20000, 5, 0, 0, PACER_AGE_NEVER, SRC); /* owed: 10 s since start */
+	add(&s, 20100, 5, 0, 1, PACER_AGE_NEVER, SRC); /* cpu1 has not seen it: global false pass */
+	add(&s, 20200, 5, 0, 0, 6, SRC);               /* cpu0 saw it 0.2 s ago: local false pass too */
+	add(&s, 21500, 5, 1, 1, 2, SRC);               /* 1.3 s after the last admit: false drop */
+	ck_assert_int_eq(an_stream_finish(&s), 0);
+	ck_assert_int_eq(audit_run(&s, &a), 0);
+	ck_assert_uint_eq(a.false_passes, 2);
+	ck_assert_uint_eq(a.false_passes_by_cpu[0], 1);
+	ck_assert_uint_eq(a.false_passes_by_cpu[1], 1);
+	ck_assert_uint_eq(a.false_passes_local, 1);
+	ck_assert_uint_eq(a.false_drops, 1);
+	/* Classified on cpu1's own view: 20.1 s -> 21.5 s is 41 ticks, not a quantisation case. */
+	ck_assert_uint_eq(a.false_drops_collision, 1);
+	ck_assert_uint_eq(a.examples[AUDIT_FALSE_DROP_COLLISION][0].true_age_ticks, 41);
+	ck_assert_uint_eq(a.sources_multi_cpu, 1);
+	ck_assert_uint_eq(a.max_admits_in_interval, 3);
+	audit_free(&a);
+	an_stream_free(&s);
+}
+END_TEST
+
+START_TEST(test_stream_sorts_and_interns)
+{
+	struct pacer_file_header h;
+	struct an_stream s;
+
+	header(&h, PACER_POLICY_PACE, PACER_PLACEMENT_SHARED);
+	ck_assert_int_eq(an_stream_init(&s, &h), 0);
+	add(&s, 1002, 7, 0, 0, 1, SRC);
+	add(&s, 1000, 8, 0, 1, 1, SRC); /* another CPU's earlier timestamp, queued later */
+	add(&s, 1000, 7, 1, 0, 1, SRC); /* same time as the previous: keeps file order */
+	ck_assert_int_eq(an_stream_finish(&s), 0);
+	ck_assert_uint_eq(s.nsrc, 2);
+	ck_assert_uint_eq(s.out_of_order, 1);
+	ck_assert_uint_eq(s.max_backstep_ns, 2000000);
+	ck_assert_uint_eq(s.rec[0].seq, 1);
+	ck_assert_uint_eq(s.rec[1].seq, 2);
+	ck_assert_uint_eq(s.rec[2].seq, 0);
+	ck_assert_uint_eq(s.rec[0].src, s.rec[2].src == 0 ? 1 : 0);
+	an_stream_free(&s);
+}
+END_TEST
+
+START_TEST(test_sizing_arithmetic)
+{
+	/* 1 in N sources: a sketch N times narrower stands for the full one. */
+	ck_assert_double_eq(sizing_scale(1ULL << 32), 1.0);
+	ck_assert_double_eq(sizing_scale(1ULL << 28), 16.0);
+	ck_assert_double_eq(sizing_scale(0), 0.0);
+	ck_assert_uint_eq(sizing_target_lines_log2(6, 16.0), 10);
+	ck_assert_uint_eq(sizing_target_lines_log2(6, 1.0), 6);
+	/* 1/3: 6 + log2(3) = 7.58 rounds up to 8 (wider: conservative). */
+	ck_assert_uint_eq(sizing_target_lines_log2(6, sizing_scale((1ULL << 32) / 3)), 8);
+	ck_assert_int_eq(sizing_sim_lines_log2(14, 16.0), 10);
+	ck_assert_int_eq(sizing_sim_lines_log2(14, 3.0), 12); /* 12.4 rounds down: narrower */
+	ck_assert_int_eq(sizing_sim_lines_log2(3, 16.0), -1);
+	ck_assert_uint_eq(sizing_bytes(PACER_LAYOUT_ROWS, 4, 14, PACER_PLACEMENT_SHARED, 8), 4ULL << 20);
+	ck_assert_uint_eq(sizing_bytes(PACER_LAYOUT_ROWS, 4, 14, PACER_PLACEMENT_PERCPU, 8), 32ULL << 20);
+	ck_assert_uint_eq(sizing_bytes(PACER_LAYOUT_BLOCKED, 4, 16, PACER_PLACEMENT_SHARED, 8), 4ULL << 20);
+	ck_assert_uint_eq(sizing_width_cells(PACER_LAYOUT_ROWS, 4, 14), 1ULL << 20);
+	ck_assert_uint_eq(sizing_width_cells(PACER_LAYOUT_BLOCKED, 4, 16), 1ULL << 20);
+	ck_assert_uint_eq(sizing_max_lines_log2(PACER_LAYOUT_ROWS, 4), 24);
+	ck_assert_uint_eq(sizing_max_lines_log2(PACER_LAYOUT_ROWS, 8), 24);
+	ck_assert_uint_eq(sizing_max_lines_log2(PACER_LAYOUT_BLOCKED, 1), 30);
+}
+END_TEST
+
+/*
+ * n sources, each sending one packet every 1.5 intervals from a random
+ * phase, for `rounds` periods.  Sources whose keyed sample hash falls under
+ * src_thresh are kept (2^32: all), as the datapath's source sampling does.
+ */
+static void build_load(struct an_stream *s, struct pacer_file_header *h, uint32_t n, uint32_t rounds,
+		       uint64_t src_thresh)
+{
+	uint64_t period = 3 * S / 2, r, x = 42;
+	uint32_t i;
+
+	header(h, PACER_POLICY_PACE, PACER_PLACEMENT_SHARED);
+	h->sample_src_thresh = src_thresh;
+	ck_assert_int_eq(an_stream_init(s, h), 0);
+	for (r = 0; r < rounds; r++) {
+		for (i = 0; i < n; i++) {
+			uint64_t phase = pacer_mix64(i + 1) % period;
+
+			if ((pacer_mix64((uint64_t)i ^ PACER_SAMPLE_SALT) >> 32) >= src_thresh)
+				continue;
+			x = pacer_mix64(x);
+			add(s, (h->start_mono_ns + r * period + phase) / 1000000, i, (int)(x & 1), 0, 1, SRC);
+		}
+	}
+	ck_assert_int_eq(an_stream_finish(s), 0);
+}
+
+static const struct sizing_point *point(const struct sizing_result *z, uint32_t rows, uint32_t lines)
+{
+	size_t i;
+
+	for (i = 0; i < z->npts; i++)
+		if (z->pts[i].rows == rows && z->pts[i].target_lines_log2 == lines && z->pts[i].simulated)
+			return &z->pts[i];
+	return NULL;
+}
+
+START_TEST(test_sizing_scales_with_sampling)
+{
+	struct pacer_file_header hf, hs;
+	struct an_stream full, sampled;
+	struct sizing_result zf, zs;
+	struct sizing_params p;
+	const struct sizing_point *pf, *ps;
+	uint32_t l;
+
+	build_load(&full, &hf, 8192, 8, 1ULL << 32);
+	build_load(&sampled, &hs, 8192, 8, 1ULL << 28);
+	ck_assert_uint_gt(sampled.nsrc, 400);
+	ck_assert_uint_lt(sampled.nsrc, 640);
+
+	sizing_params_from_header(&p, &hf);
+	p.target = 0.02;
+	memcpy(p.key, sim_key, sizeof(p.key));
+	ck_assert_int_eq(sizing_run(&full, &p, &zf, NULL, NULL), 0);
+	sizing_params_from_header(&p, &hs);
+	p.target = 0.02;
+	memcpy(p.key, sim_key, sizeof(p.key));
+	ck_assert_int_eq(sizing_run(&sampled, &p, &zs, NULL, NULL), 0);
+	ck_assert_double_eq(zs.scale, 16.0);
+	/* Load per sketch copy, and scaled back to the full stream. */
+	ck_assert_double_gt(zf.n_peak, 5000);
+	ck_assert_double_lt(fabs(zs.n_peak * zs.scale - zf.n_peak) / zf.n_peak, 0.25);
+
+	/* The same full-scale width gives about the same rate, and both about the model's. */
+	for (l = 8; l <= 10; l++) {
+		pf = point(&zf, 2, l);
+		ps = point(&zs, 2, l);
+		ck_assert_ptr_nonnull(pf);
+		ck_assert_ptr_nonnull(ps);
+		ck_assert_uint_eq(ps->sim_lines_log2 + 4, pf->sim_lines_log2);
+		ck_assert_msg(fabs(ps->rate - pf->rate) <= 0.35 * pf->rate + 0.005,
+			      "lines 2^%u: full %.4f, 1/16 sample %.4f", l, pf->rate, ps->rate);
+		ck_assert_msg(pf->rate < 2 * pf->model_rate && pf->rate > pf->model_rate / 2,
+			      "lines 2^%u: simulated %.4f, model %.4f", l, pf->rate, pf->model_rate);
+	}
+	/* Both recommend a geometry; at the same row count the width agrees within a factor 2. */
+	ck_assert_int_ge(zf.best, 0);
+	ck_assert_int_ge(zs.best, 0);
+	{
+		uint32_t rows;
+
+		for (rows = 1; rows <= 4; rows++) {
+			int lf = -1, ls = -1;
+			size_t i;
+
+			for (i = 0; i < zf.npts; i++)
+				if (zf.pts[i].rows == rows && zf.pts[i].meets && lf < 0)
+					lf = (int)zf.pts[i].target_lines_log2;
+			for (i = 0; i < zs.npts; i++)
+				if (zs.pts[i].rows == rows && zs.pts[i].meets && ls < 0)
+					ls = (int)zs.pts[i].target_lines_log2;
+			ck_assert_int_ge(lf, 0);
+			ck_assert_int_ge(ls, 0);
+			ck_assert_msg(abs(lf - ls) <= 1, "rows %u: full 2^%d lines, sample 2^%d", rows, lf, ls);
+		}
+	}
+	/* The recorded geometry (4 x 2^10) is simulated too. */
+	ck_assert_int_eq(zf.current.simulated, 1);
+	ck_assert_uint_eq(zf.current.sim_lines_log2, 10);
+	ck_assert_uint_eq(zs.current.sim_lines_log2, 6);
+	sizing_free(&zf);
+	sizing_free(&zs);
+	an_stream_free(&full);
+	an_stream_free(&sampled);
+}
+END_TEST
+
+START_TEST(test_sizing_needs_source_sampling)
+{
+	struct pacer_file_header h;
+	struct sizing_result z;
+	struct sizing_params p;
+	struct an_stream s;
+
+	header(&h, PACER_POLICY_PACE, PACER_PLACEMENT_SHARED);
+	h.sample_src_thresh = 0;
+	ck_assert_int_eq(an_stream_init(&s, &h), 0);
+	add(&s, 10000, 1, 0, 0, 1, PKT);
+	sizing_params_from_header(&p, &h);
+	p.target = 0.01;
+	ck_assert_int_eq(sizing_run(&s, &p, &z, NULL, NULL), -ENODATA);
+	ck_assert_ptr_nonnull(strstr(z.note, "--sources"));
+	p.target = 0;
+	ck_assert_int_eq(sizing_run(&s, &p, &z, NULL, NULL), -EINVAL);
+	an_stream_free(&s);
+}
+END_TEST
+
+START_TEST(test_table1_histogram_and_window)
+{
+	struct pacer_file_header h;
+	struct an_stream s;
+	int i;
+
+	ck_assert_uint_eq(t1_hist_bin(0), 0);
+	ck_assert_uint_eq(t1_hist_bin(1023), 0);
+	ck_assert_uint_eq(t1_hist_bin(1024), 1);
+	ck_assert_uint_eq(t1_hist_bin(1448), 1);
+	ck_assert_uint_eq(t1_hist_bin(1449), 2);      /* 2^10.5 */
+	ck_assert_uint_eq(t1_hist_bin(UINT64_MAX), T1_HIST_BINS - 1);
+	ck_assert_uint_eq(t1_hist_bin(1ULL << 41), T1_HIST_BINS - 1);
+	ck_assert_double_eq(t1_hist_edge(1), 1024.0);
+	ck_assert_double_eq(t1_hist_edge(3), 2048.0);
+
+	/* 100 items per second for 3 s, then a burst of 300 in 0.5 s: at most 350 in 1 s. */
+	header(&h, PACER_POLICY_PACE, PACER_PLACEMENT_SHARED);
+	ck_assert_int_eq(an_stream_init(&s, &h), 0);
+	for (i = 0; i < 300; i++)
+		add(&s, 10000 + (uint64_t)i * 10, (uint32_t)i % 37, 0, 0, 1, SRC);
+	for (i = 0; i < 300; i++)
+		add(&s, 13000 + (uint64_t)i * 5 / 3, (uint32_t)i % 37, 0, 0, 1, SRC);
+	ck_assert_int_eq(an_stream_finish(&s), 0);
+	ck_assert_uint_eq(t1_default_window(&s, S), 350);
+	an_stream_free(&s);
+}
+END_TEST
+
+START_TEST(test_table1_runner)
+{
+	struct pacer_file_header h;
+	struct t1_params p = { 0 };
+	struct t1_result *t = calloc(1, sizeof(*t));
+	struct an_stream s;
+	uint64_t x = 7;
+	int i;
+
+	/* A skewed stream: 4000 items over 200 sources, 1 ms apart. */
+	ck_assert_ptr_nonnull(t);
+	header(&h, PACER_POLICY_PACE, PACER_PLACEMENT_SHARED);
+	ck_assert_int_eq(an_stream_init(&s, &h), 0);
+	for (i = 0; i < 4000; i++) {
+		uint32_t src;
+
+		x = pacer_mix64(x);
+		src = (uint32_t)((x & 0xffff) * (x >> 48 & 0xff) / (256 * 65536 / 200));
+		add(&s, 10000 + (uint64_t)i, src, (int)(x >> 40 & 1), 0, 3, SRC);
+	}
+	ck_assert_int_eq(an_stream_finish(&s), 0);
+	p.window = 512;
+	p.inv_eps = 4;
+	p.interval_ns = 100000000; /* 100 ms = 100 items */
+	p.tick_shift = 20;
+	p.policy = PACER_POLICY_PACE;
+	ck_assert_int_eq(t1_run(&s, &p, t, NULL, NULL), 0);
+	ck_assert_uint_eq(t->items, 4000);
+	ck_assert_uint_eq(t->window, 512);
+	ck_assert_uint_eq(t->block_d, 128);
+	ck_assert_msg(t->row[T1_HM].ok, "HistoricalMembership not built: %s", t->note);
+	/* HistoricalMembership keeps its promise on every item in the window. */
+	ck_assert_uint_gt(t->row[T1_HM].in_window, 3000);
+	ck_assert_uint_eq(t->row[T1_HM].within_bound, t->row[T1_HM].in_window);
+	ck_assert_uint_eq(t->row[T1_HM].missed, 0);
+	ck_assert_uint_eq(t->row[T1_HM].stale, 0);
+	ck_assert_double_le(t->row[T1_HM].max_rel_err, 0.25 + 1e-9);
+	ck_assert_uint_gt(t->row[T1_HM].bytes, 0);
+	ck_assert_double_gt(t->row[T1_HM].ns_per_item, 0);
+	if (t->row[T1_EXACT].ok) {
+		ck_assert_uint_eq(t->row[T1_EXACT].max_abs_err, 0);
+		ck_assert_uint_eq(t->row[T1_EXACT].within_bound, t->row[T1_EXACT].in_window);
+		ck_assert_uint_eq(t->row[T1_EXACT].verdict_diff, 0);
+	}
+	if (t->row[T1_BLOCK].ok) {
+		ck_assert_uint_lt(t->row[T1_BLOCK].max_abs_err, t->block_d);
+		ck_assert_uint_eq(t->row[T1_BLOCK].missed, 0);
+	}
+	/* Histograms cover every item once each. */
+	{
+		uint64_t sum = 0;
+		unsigned b;
+
+		for (b = 0; b < T1_HIST_BINS; b++)
+			sum += t->hist[T1_H_EXACT][b];
+		ck_assert_uint_eq(sum, 4000);
+	}
+	ck_assert_double_gt(t->paper_hm_bits, t->b_bits);
+	free(t);
+	an_stream_free(&s);
+}
+END_TEST
+
+START_TEST(test_reports)
+{
+	struct pacer_file_header h;
+	struct pacer_file_reader rd = { 0 };
+	struct audit_result a;
+	struct sizing_result z;
+	struct sizing_params p;
+	struct an_report rep = { 0 };
+	struct an_stream s;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	build_load(&s, &h, 2000, 4, 1ULL << 32);
+	rd.hdr = h;
+	ck_assert_int_eq(audit_run(&s, &a), 0);
+	sizing_params_from_header(&p, &h);
+	p.target = 0.01;
+	memcpy(p.key, sim_key, sizeof(p.key));
+	ck_assert_int_eq(sizing_run(&s, &p, &z, NULL, NULL), 0);
+	rep.path = "test<&>.xpr";
+	rep.rd = &rd;
+	rep.s = &s;
+	rep.audit = &a;
+	rep.t1_note = "skipped in this test";
+	rep.sizing = &z;
+	rep.target = 0.01;
+
+	f = open_memstream(&buf, &len);
+	ck_assert_int_eq(an_report_text(f, &rep), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(buf, "false passes: "));
+	ck_assert_ptr_nonnull(strstr(buf, "recommended: xdp-pacer load IFNAME --rows"));
+	ck_assert_ptr_nonnull(strstr(buf, "not run: skipped in this test"));
+	free(buf);
+
+	f = open_memstream(&buf, &len);
+	ck_assert_int_eq(an_report_json(f, &rep), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(buf, "\"file\":\"test<&>.xpr\""));
+	ck_assert_ptr_nonnull(strstr(buf, "\"table1\":null"));
+	ck_assert_ptr_nonnull(strstr(buf, "\"false_passes\":"));
+	ck_assert_ptr_null(strstr(buf, "nan"));
+	ck_assert_ptr_null(strstr(buf, "inf"));
+	free(buf);
+
+	f = open_memstream(&buf, &len);
+	ck_assert_int_eq(an_report_html(f, &rep), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(buf, "test&lt;&amp;&gt;.xpr"));
+	ck_assert_ptr_null(strstr(buf, "test<&>"));
+	ck_assert_ptr_nonnull(strstr(buf, "<svg"));
+	ck_assert_ptr_nonnull(strstr(strstr(buf, "<svg") + 1, "<svg"));
+	ck_assert_ptr_null(strstr(buf, "nan"));
+	free(buf);
+
+	audit_free(&a);
+	sizing_free(&z);
+	an_stream_free(&s);
+}
+END_TEST
+
+START_TEST(test_empty_stream)
+{
+	struct pacer_file_header h;
+	struct audit_result a;
+	struct sizing_result z;
+	struct sizing_params p;
+	struct t1_result *t = calloc(1, sizeof(*t));
+	struct t1_params tp = { .inv_eps = 8, .interval_ns = S, .tick_shift = 25 };
+	struct an_stream s;
+
+	header(&h, PACER_POLICY_PACE, PACER_PLACEMENT_SHARED);
+	ck_assert_int_eq(an_stream_init(&s, &h), 0);
+	ck_assert_int_eq(an_stream_finish(&s), 0);
+	ck_assert_int_eq(audit_run(&s, &a), 0);
+	ck_assert_uint_eq(a.judged_records, 0);
+	ck_assert_uint_eq(a.nbins, 0);
+	audit_free(&a);
+	sizing_params_from_header(&p, &h);
+	p.target = 0.01;
+	ck_assert_int_eq(sizing_run(&s, &p, &z, NULL, NULL), -ENODATA);
+	ck_assert_int_eq(t1_run(&s, &tp, t, NULL, NULL), -ENODATA);
+	free(t);
+	an_stream_free(&s);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("analyze");
+	TCase *audit = tcase_create("audit"), *sizing = tcase_create("sizing"),
+	      *t1 = tcase_create("table1"), *rep = tcase_create("report");
+
+	tcase_add_test(audit, test_audit_pace_shared);
+	tcase_add_test(audit, test_audit_quiet_shared);
+	tcase_add_test(audit, test_audit_percpu);
+	tcase_add_test(audit, test_stream_sorts_and_interns);
+	tcase_add_test(audit, test_empty_stream);
+	tcase_set_timeout(sizing, 120);
+	tcase_add_test(sizing, test_sizing_arithmetic);
+	tcase_add_test(sizing, test_sizing_scales_with_sampling);
+	tcase_add_test(sizing, test_sizing_needs_source_sampling);
+	tcase_add_test(t1, test_table1_histogram_and_window);
+	tcase_add_test(t1, test_table1_runner);
+	tcase_set_timeout(rep, 60);
+	tcase_add_test(rep, test_reports);
+	suite_add_tcase(s, audit);
+	suite_add_tcase(s, sizing);
+	suite_add_tcase(s, t1);
+	suite_add_tcase(s, rep);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(suite());
+}

@@ -1,0 +1,544 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The recording file format: round trip through the writer and reader,
+ * truncation at every byte of the header and of the last record, header
+ * corruption, version mismatch, foreign files, impossible records, CSV.
+ */
+#include <check.h>
+#include "check_run.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "pacer_file.h"
+
+static char dir[] = "/tmp/unit_file.XXXXXX";
+
+static void make_dir(void)
+{
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void remove_dir(void)
+{
+	char cmd[64];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd))
+		fprintf(stderr, "cleanup of %s failed\n", dir);
+}
+
+static void path_of(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", dir, name);
+}
+
+static void sample_header(struct pacer_file_header *h)
+{
+	pacer_file_header_init(h);
+	h->interval_ns = 1000000000ULL;
+	h->thresh_ticks = 31;
+	h->tick_shift = 25;
+	h->rows = 4;
+	h->lines_log2 = 14;
+	h->kind = PACER_LAYOUT_ROWS;
+	h->policy = PACER_POLICY_PACE;
+	h->placement = PACER_PLACEMENT_SHARED;
+	h->clock = PACER_CLOCK_CACHED;
+	h->prefix4 = 32;
+	h->prefix6 = 64;
+	h->ncpus = 4;
+	h->sample_src_thresh = 1ULL << 28;
+	h->sample_pkt_thresh = 0;
+	h->start_mono_ns = 5000000000ULL;
+	h->start_real_ns = 1700000000000000000ULL;
+	snprintf(h->ifname, sizeof(h->ifname), "veth0");
+	snprintf(h->hostname, sizeof(h->hostname), "host.example");
+}
+
+static void sample_record(struct pacer_record *r, unsigned i)
+{
+	memset(r, 0, sizeof(*r));
+	r->ts_ns = 5000000000ULL + i * 1000003ULL;
+	if (i % 3 == 2) {
+		r->family = 6;
+		r->prefix = 64;
+		r->addr[0] = 0xfd;
+		r->addr[7] = (uint8_t)i;
+	} else {
+		r->family = 4;
+		r->prefix = 32;
+		r->addr[0] = 10;
+		r->addr[3] = (uint8_t)i;
+	}
+	r->verdict = i & 1;
+	r->flags = i % 5 ? PACER_REC_SAMPLED_SOURCE : PACER_REC_SAMPLED_SOURCE | PACER_REC_SAMPLED_PACKET;
+	r->est_age_ticks = i % 7 ? i % 200 : PACER_AGE_NEVER;
+	r->cpu = i % 4;
+	r->thresh_ticks = 31;
+}
+
+/* Write a complete recording of n records; returns its size. */
+static long write_file(const char *path, unsigned n, enum pacer_file_format fmt)
+{
+	struct pacer_file_writer w;
+	struct pacer_file_header h;
+	struct pacer_file_error e;
+	struct pacer_record r;
+	struct stat st;
+	unsigned i;
+
+	sample_header(&h);
+	ck_assert_int_eq(pacer_file_writer_open(&w, path, fmt, &h, &e), 0);
+	for (i = 0; i < n; i++) {
+		sample_record(&r, i);
+		ck_assert_int_eq(pacer_file_writer_append(&w, &r), 0);
+	}
+	ck_assert_int_eq(pacer_file_writer_finish(&w, 9000000000ULL, 7, &e), 0);
+	ck_assert_int_eq(stat(path, &st), 0);
+	return (long)st.st_size;
+}
+
+static void read_all(const char *path, unsigned *n)
+{
+	struct pacer_file_reader rd;
+	struct pacer_file_error e;
+	struct pacer_record got, want;
+	int ret;
+
+	ck_assert_int_eq(pacer_file_open(path, &rd, &e), 0);
+	*n = 0;
+	while ((ret = pacer_file_next(&rd, &got, &e)) == 1) {
+		sample_record(&want, *n);
+		ck_assert_mem_eq(&got, &want, sizeof(got));
+		(*n)++;
+	}
+	ck_assert_int_eq(ret, 0);
+	pacer_file_close(&rd);
+}
+
+/* Copy the first `len` bytes of src into dst. */
+static void copy_prefix(const char *src, const char *dst, long len)
+{
+	FILE *in = fopen(src, "rb"), *out = fopen(dst, "wb");
+	char *buf = malloc(len ? (size_t)len : 1);
+
+	ck_assert_ptr_nonnull(in);
+	ck_assert_ptr_nonnull(out);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_int_eq(fread(buf, 1, (size_t)len, in), len);
+	ck_assert_int_eq(fwrite(buf, 1, (size_t)len, out), len);
+	fclose(in);
+	fclose(out);
+	free(buf);
+}
+
+static void poke(const char *path, long off, uint8_t v)
+{
+	FILE *f = fopen(path, "r+b");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fseek(f, off, SEEK_SET), 0);
+	ck_assert_int_eq(fputc(v, f), v);
+	fclose(f);
+}
+
+START_TEST(test_round_trip)
+{
+	struct pacer_file_reader rd;
+	struct pacer_file_header want;
+	struct pacer_file_error e;
+	char p[128], tmp[140];
+	unsigned n;
+	long size;
+
+	path_of(p, sizeof(p), "rt.xpr");
+	size = write_file(p, 1000, PACER_FORMAT_BINARY);
+	ck_assert_int_eq(size, PACER_FILE_HEADER_V1_LEN + 1000 * PACER_FILE_RECORD_V1_LEN);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", p);
+	ck_assert_int_ne(access(tmp, F_OK), 0); /* renamed into place */
+
+	ck_assert_int_eq(pacer_file_open(p, &rd, &e), 0);
+	ck_assert_int_eq(rd.n_warnings, 0);
+	ck_assert_uint_eq(rd.n_records, 1000);
+	sample_header(&want);
+	ck_assert_uint_eq(rd.hdr.interval_ns, want.interval_ns);
+	ck_assert_uint_eq(rd.hdr.thresh_ticks, 31);
+	ck_assert_uint_eq(rd.hdr.tick_shift, 25);
+	ck_assert_uint_eq(rd.hdr.rows, 4);
+	ck_assert_uint_eq(rd.hdr.lines_log2, 14);
+	ck_assert_uint_eq(rd.hdr.placement, PACER_PLACEMENT_SHARED);
+	ck_assert_uint_eq(rd.hdr.clock, PACER_CLOCK_CACHED);
+	ck_assert_uint_eq(rd.hdr.line_cells, 62);
+	ck_assert_uint_eq(rd.hdr.sample_src_thresh, 1ULL << 28);
+	ck_assert_uint_eq(rd.hdr.start_mono_ns, want.start_mono_ns);
+	ck_assert_uint_eq(rd.hdr.start_real_ns, want.start_real_ns);
+	ck_assert_uint_eq(rd.hdr.end_mono_ns, 9000000000ULL);
+	ck_assert_uint_eq(rd.hdr.record_count, 1000);
+	ck_assert_uint_eq(rd.hdr.records_lost, 7);
+	ck_assert_uint_eq(rd.hdr.ncpus, 4);
+	ck_assert_str_eq(rd.hdr.ifname, "veth0");
+	ck_assert_str_eq(rd.hdr.hostname, "host.example");
+	ck_assert(rd.hdr.flags & PACER_FILE_F_COMPLETE);
+	pacer_file_close(&rd);
+	read_all(p, &n);
+	ck_assert_uint_eq(n, 1000);
+}
+END_TEST
+
+START_TEST(test_encoding_is_little_endian_and_fixed)
+{
+	struct pacer_record r, back;
+	uint8_t buf[PACER_FILE_RECORD_V1_LEN];
+
+	sample_record(&r, 4); /* IPv4 */
+	r.ts_ns = 0x0102030405060708ULL;
+	r.cpu = 0x0a0b0c0d;
+	pacer_file_record_encode(&r, buf);
+	ck_assert_uint_eq(buf[0], 0x08);
+	ck_assert_uint_eq(buf[7], 0x01);
+	ck_assert_uint_eq(buf[32], 0x0d);
+	ck_assert_uint_eq(buf[35], 0x0a);
+	ck_assert_uint_eq(buf[24], 4);
+	pacer_file_record_decode(buf, &back);
+	ck_assert_mem_eq(&r, &back, sizeof(r));
+	/* CRC-32 check value from the standard. */
+	ck_assert_uint_eq(pacer_crc32(0, "123456789", 9), 0xcbf43926u);
+}
+END_TEST
+
+START_TEST(test_truncated_last_record_every_byte)
+{
+	char p[128], q[128];
+	long size, cut;
+
+	path_of(p, sizeof(p), "full.xpr");
+	path_of(q, sizeof(q), "cut.xpr");
+	size = write_file(p, 50, PACER_FORMAT_BINARY);
+	for (cut = 1; cut < PACER_FILE_RECORD_V1_LEN; cut++) {
+		struct pacer_file_reader rd;
+		struct pacer_file_error e;
+		struct pacer_record r;
+		unsigned n = 0;
+		int i, found = 0;
+
+		copy_prefix(p, q, size - cut);
+		ck_assert_int_eq(pacer_file_open(q, &rd, &e), 0);
+		ck_assert_uint_eq(rd.n_records, 49);
+		ck_assert_uint_eq(rd.tail_bytes, PACER_FILE_RECORD_V1_LEN - cut);
+		for (i = 0; i < rd.n_warnings; i++) {
+			if (rd.warnings[i].problem == PACER_FILE_RECORD_TRUNCATED) {
+				found = 1;
+				ck_assert_uint_eq(rd.warnings[i].offset,
+						  PACER_FILE_HEADER_V1_LEN + 49 * PACER_FILE_RECORD_V1_LEN);
+				ck_assert_ptr_nonnull(strstr(rd.warnings[i].msg, "offset 2216"));
+			}
+		}
+		ck_assert_int_eq(found, 1);
+		while (pacer_file_next(&rd, &r, &e) == 1)
+			n++;
+		ck_assert_uint_eq(n, 49);
+		pacer_file_close(&rd);
+	}
+}
+END_TEST
+
+START_TEST(test_truncated_header_every_byte)
+{
+	char p[128], q[128];
+	long cut;
+
+	path_of(p, sizeof(p), "h.xpr");
+	path_of(q, sizeof(q), "hcut.xpr");
+	write_file(p, 3, PACER_FORMAT_BINARY);
+	for (cut = 0; cut < PACER_FILE_HEADER_V1_LEN; cut++) {
+		struct pacer_file_reader rd;
+		struct pacer_file_error e;
+		int ret;
+
+		copy_prefix(p, q, cut);
+		ret = pacer_file_open(q, &rd, &e);
+		ck_assert_int_lt(ret, 0);
+		ck_assert_int_eq(e.problem, PACER_FILE_HEADER_TRUNCATED);
+		ck_assert_uint_eq(e.offset, (uint64_t)cut);
+		ck_assert_ptr_nonnull(strstr(e.msg, "truncated header"));
+	}
+}
+END_TEST
+
+START_TEST(test_header_corruption_detected_at_every_byte)
+{
+	char p[128], q[128];
+	long size, off;
+
+	path_of(p, sizeof(p), "c.xpr");
+	path_of(q, sizeof(q), "cc.xpr");
+	size = write_file(p, 2, PACER_FORMAT_BINARY);
+	for (off = 0; off < PACER_FILE_HEADER_V1_LEN; off++) {
+		struct pacer_file_reader rd;
+		struct pacer_file_error e;
+		FILE *f;
+		int ret, byte;
+
+		copy_prefix(p, q, size);
+		f = fopen(q, "rb");
+		ck_assert_int_eq(fseek(f, off, SEEK_SET), 0);
+		byte = fgetc(f);
+		fclose(f);
+		poke(q, off, (uint8_t)(byte ^ 0x10));
+		ret = pacer_file_open(q, &rd, &e);
+		ck_assert_int_lt(ret, 0);
+		/* Magic bytes make it foreign, the version field a version mismatch, the rest corrupt. */
+		if (off < 8)
+			ck_assert_int_eq(e.problem, PACER_FILE_FOREIGN);
+		else if (off < 10)
+			ck_assert_int_eq(e.problem, PACER_FILE_VERSION);
+		else
+			ck_assert_int_eq(e.problem, PACER_FILE_HEADER_CORRUPT);
+	}
+}
+END_TEST
+
+START_TEST(test_version_mismatch)
+{
+	uint8_t buf[PACER_FILE_HEADER_V1_LEN];
+	struct pacer_file_header h, got;
+	struct pacer_file_error e;
+	uint32_t crc;
+
+	sample_header(&h);
+	h.version_major = 2;
+	ck_assert_int_eq(pacer_file_header_encode(&h, buf, sizeof(buf)), 0);
+	ck_assert_int_eq(pacer_file_header_decode(buf, sizeof(buf), &got, &e), -EPROTONOSUPPORT);
+	ck_assert_int_eq(e.problem, PACER_FILE_VERSION);
+	ck_assert_uint_eq(e.offset, 8);
+	ck_assert_ptr_nonnull(strstr(e.msg, "version 2.0"));
+
+	/* A newer minor version with a longer header is still read. */
+	{
+		uint8_t big[PACER_FILE_HEADER_V1_LEN + 64];
+
+		sample_header(&h);
+		h.version_minor = 3;
+		ck_assert_int_eq(pacer_file_header_encode(&h, big, sizeof(big)), 0);
+		memset(big + PACER_FILE_HEADER_V1_LEN - 4, 0xee, 68);
+		big[12] = (uint8_t)(sizeof(big) & 0xff);
+		big[13] = (uint8_t)(sizeof(big) >> 8);
+		crc = pacer_crc32(0, big, sizeof(big) - 4);
+		memcpy(big + sizeof(big) - 4, &crc, 4); /* little-endian host */
+		ck_assert_int_eq(pacer_file_header_decode(big, sizeof(big), &got, &e), 0);
+		ck_assert_uint_eq(got.version_minor, 3);
+		ck_assert_uint_eq(got.header_len, sizeof(big));
+	}
+}
+END_TEST
+
+START_TEST(test_foreign_files)
+{
+	static const char *const texts[] = { "hello, world\n", "index,ts_ns,t_rel_s\n", "\x7f" "ELF" };
+	struct pacer_file_reader rd;
+	struct pacer_file_error e;
+	char p[128];
+	size_t i;
+
+	path_of(p, sizeof(p), "foreign");
+	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		FILE *f = fopen(p, "wb");
+
+		fputs(texts[i], f);
+		fclose(f);
+		ck_assert_int_eq(pacer_file_open(p, &rd, &e), -EBADMSG);
+		ck_assert_int_eq(e.problem, PACER_FILE_FOREIGN);
+		ck_assert_uint_eq(e.offset, 0);
+		ck_assert_ptr_nonnull(strstr(e.msg, "not an xdp-pacer recording"));
+	}
+	/* A CSV recording is for other tools: the reader says it is not the binary format. */
+	write_file(p, 3, PACER_FORMAT_CSV);
+	ck_assert_int_eq(pacer_file_open(p, &rd, &e), -EBADMSG);
+	ck_assert_int_eq(e.problem, PACER_FILE_FOREIGN);
+	/* Nonexistent, directory. */
+	ck_assert_int_eq(pacer_file_open("/nonexistent/x", &rd, &e), -ENOENT);
+	ck_assert_int_eq(e.problem, PACER_FILE_IO);
+	ck_assert_int_lt(pacer_file_open(dir, &rd, &e), 0);
+}
+END_TEST
+
+START_TEST(test_incomplete_and_count_mismatch)
+{
+	struct pacer_file_writer w;
+	struct pacer_file_reader rd;
+	struct pacer_file_header h;
+	struct pacer_file_error e;
+	struct pacer_record r;
+	char p[128], tmp[140], q[128];
+	unsigned i, n;
+	long size;
+
+	/* A writer that never finishes (killed): .tmp is readable and marked incomplete. */
+	path_of(p, sizeof(p), "killed.xpr");
+	snprintf(tmp, sizeof(tmp), "%s.tmp", p);
+	sample_header(&h);
+	ck_assert_int_eq(pacer_file_writer_open(&w, p, PACER_FORMAT_BINARY, &h, &e), 0);
+	for (i = 0; i < 10; i++) {
+		sample_record(&r, i);
+		pacer_file_writer_append(&w, &r);
+	}
+	pacer_file_writer_flush(&w);
+	ck_assert_int_ne(access(p, F_OK), 0); /* nothing that looks complete */
+	ck_assert_int_eq(pacer_file_open(tmp, &rd, &e), 0);
+	ck_assert_int_eq(rd.n_warnings, 1);
+	ck_assert_int_eq(rd.warnings[0].problem, PACER_FILE_INCOMPLETE);
+	ck_assert_uint_eq(rd.n_records, 10);
+	pacer_file_close(&rd);
+	pacer_file_writer_abandon(&w);
+	read_all(tmp, &n);
+	ck_assert_uint_eq(n, 10);
+
+	/* A complete file cut at a record boundary: the count in the header gives it away. */
+	path_of(p, sizeof(p), "whole.xpr");
+	path_of(q, sizeof(q), "short.xpr");
+	size = write_file(p, 20, PACER_FORMAT_BINARY);
+	copy_prefix(p, q, size - 5 * PACER_FILE_RECORD_V1_LEN);
+	ck_assert_int_eq(pacer_file_open(q, &rd, &e), 0);
+	ck_assert_int_eq(rd.n_warnings, 1);
+	ck_assert_int_eq(rd.warnings[0].problem, PACER_FILE_COUNT_MISMATCH);
+	ck_assert_ptr_nonnull(strstr(rd.warnings[0].msg, "says 20 records but the file holds 15"));
+	pacer_file_close(&rd);
+}
+END_TEST
+
+START_TEST(test_invalid_record_named_with_offset)
+{
+	struct pacer_file_reader rd;
+	struct pacer_file_error e;
+	struct pacer_record r;
+	char p[128];
+	long rec3 = PACER_FILE_HEADER_V1_LEN + 3 * PACER_FILE_RECORD_V1_LEN;
+	int ret, n = 0;
+
+	path_of(p, sizeof(p), "bad.xpr");
+	write_file(p, 10, PACER_FORMAT_BINARY);
+	poke(p, rec3 + 24, 7); /* family 7 */
+	ck_assert_int_eq(pacer_file_open(p, &rd, &e), 0);
+	while ((ret = pacer_file_next(&rd, &r, &e)) == 1)
+		n++;
+	ck_assert_int_eq(n, 3);
+	ck_assert_int_eq(ret, -EBADMSG);
+	ck_assert_int_eq(e.problem, PACER_FILE_RECORD_INVALID);
+	ck_assert_uint_eq(e.offset, (uint64_t)rec3);
+	ck_assert_ptr_nonnull(strstr(e.msg, "record 3"));
+	ck_assert_ptr_nonnull(strstr(e.msg, "family 7"));
+	pacer_file_close(&rd);
+
+	/* Each impossible field is caught on its own. */
+	{
+		struct pacer_file_header h;
+
+		sample_header(&h);
+		sample_record(&r, 0);
+		ck_assert_int_eq(pacer_file_record_check(&h, &r, 0, 0, &e), 0);
+		r.addr[5] = 1; /* IPv4 with bytes past the address */
+		ck_assert_int_eq(pacer_file_record_check(&h, &r, 0, 0, &e), -EBADMSG);
+		sample_record(&r, 0);
+		r.prefix = 24; /* 10.0.0.0/24 has the host byte 0: fine; set it */
+		r.addr[3] = 9;
+		ck_assert_int_eq(pacer_file_record_check(&h, &r, 0, 0, &e), -EBADMSG);
+		sample_record(&r, 0);
+		r.verdict = 2;
+		ck_assert_int_eq(pacer_file_record_check(&h, &r, 0, 0, &e), -EBADMSG);
+		sample_record(&r, 0);
+		r.flags = 0;
+		ck_assert_int_eq(pacer_file_record_check(&h, &r, 0, 0, &e), -EBADMSG);
+		sample_record(&r, 0);
+		r.cpu = 4;
+		ck_assert_int_eq(pacer_file_record_check(&h, &r, 0, 0, &e), -EBADMSG);
+		sample_record(&r, 0);
+		r.thresh_ticks = 65;
+		ck_assert_int_eq(pacer_file_record_check(&h, &r, 0, 0, &e), -EBADMSG);
+		sample_record(&r, 1);
+		r.est_age_ticks = 256;
+		ck_assert_int_eq(pacer_file_record_check(&h, &r, 0, 0, &e), -EBADMSG);
+	}
+}
+END_TEST
+
+START_TEST(test_invalid_header_fields)
+{
+	uint8_t buf[PACER_FILE_HEADER_V1_LEN];
+	struct pacer_file_header h, got;
+	struct pacer_file_error e;
+
+	sample_header(&h);
+	h.rows = 9;
+	pacer_file_header_encode(&h, buf, sizeof(buf));
+	ck_assert_int_eq(pacer_file_header_decode(buf, sizeof(buf), &got, &e), -EBADMSG);
+	ck_assert_int_eq(e.problem, PACER_FILE_HEADER_INVALID);
+	ck_assert_uint_eq(e.offset, 40);
+	sample_header(&h);
+	h.line_cells = 60;
+	pacer_file_header_encode(&h, buf, sizeof(buf));
+	ck_assert_int_eq(pacer_file_header_decode(buf, sizeof(buf), &got, &e), -EBADMSG);
+	ck_assert_ptr_nonnull(strstr(e.msg, "cell layout"));
+	sample_header(&h);
+	h.record_size = 41;
+	ck_assert_int_eq(pacer_file_header_encode(&h, buf, sizeof(buf)), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_csv)
+{
+	char p[128], line[512];
+	FILE *f;
+	int rows = 0, comments = 0, header = 0;
+
+	path_of(p, sizeof(p), "r.csv");
+	write_file(p, 6, PACER_FORMAT_CSV);
+	f = fopen(p, "r");
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == '#')
+			comments++;
+		else if (!strncmp(line, "index,", 6))
+			header++;
+		else
+			rows++;
+		if (rows == 1 && line[0] == '0')
+			ck_assert_str_eq(line, "0,5000000000,0.000000000,10.0.0.0/32,4,32,pass,source+packet,never,never,0,31\n");
+		if (rows == 3 && line[0] == '2')
+			ck_assert_ptr_nonnull(strstr(line, ",fd00:0:0:2::/64,6,64,pass,source,2,67108864,2,31"));
+	}
+	fclose(f);
+	ck_assert_int_eq(rows, 6);
+	ck_assert_int_eq(header, 1);
+	ck_assert_int_gt(comments, 10);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("file");
+	TCase *tc = tcase_create("format");
+
+	tcase_add_unchecked_fixture(tc, make_dir, remove_dir);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_round_trip);
+	tcase_add_test(tc, test_encoding_is_little_endian_and_fixed);
+	tcase_add_test(tc, test_truncated_last_record_every_byte);
+	tcase_add_test(tc, test_truncated_header_every_byte);
+	tcase_add_test(tc, test_header_corruption_detected_at_every_byte);
+	tcase_add_test(tc, test_version_mismatch);
+	tcase_add_test(tc, test_foreign_files);
+	tcase_add_test(tc, test_incomplete_and_count_mismatch);
+	tcase_add_test(tc, test_invalid_record_named_with_offset);
+	tcase_add_test(tc, test_invalid_header_fields);
+	tcase_add_test(tc, test_csv);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(suite());
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* What `xdp-pacer analyze` prints: a text summary, JSON, and an HTML report with SVG plots. */
+#ifndef PACER_ANALYZE_REPORT_H
+#define PACER_ANALYZE_REPORT_H
+
+#include <stdio.h>
+#include "analyze_audit.h"
+#include "analyze_sizing.h"
+#include "analyze_stream.h"
+#include "analyze_table1.h"
+
+struct an_report {
+	const char *path;
+	const struct pacer_file_reader *rd;  /* header, sizes, warnings */
+	const struct an_stream *s;
+	const struct audit_result *audit;    /* NULL: not run (audit_note says why) */
+	const char *audit_note;
+	const struct t1_result *t1;          /* NULL: not run (t1_note says why) */
+	const char *t1_note;
+	const struct sizing_result *sizing;  /* NULL: not run (sizing_note says why) */
+	const char *sizing_note;
+	double target;
+};
+
+int an_report_text(FILE *f, const struct an_report *r);
+int an_report_json(FILE *f, const struct an_report *r);
+int an_report_html(FILE *f, const struct an_report *r);
+
+/* One line for the recommended configuration (used by text and HTML). */
+const char *an_recommendation(const struct an_report *r, char *buf, size_t len);
+
+/* ---- inline SVG line charts (exposed for tests) ---- */
+
+struct svg_series {
+	const char *name, *color;
+	const double *x, *y;
+	size_t n;
+	int dashed;
+};
+
+struct svg_chart {
+	const char *title, *xlabel, *ylabel;
+	int logx, logy;
+	const struct svg_series *series;
+	size_t nseries;
+	double vline;          /* vertical marker at this x (0: none) */
+	const char *vline_label;
+	double hline;          /* horizontal marker at this y (0: none) */
+	const char *hline_label;
+};
+
+void svg_chart_write(FILE *f, const struct svg_chart *c);
+
+/* Escapes for the two output languages. */
+void json_string(FILE *f, const char *s);
+void html_text(FILE *f, const char *s);
+
+#endif

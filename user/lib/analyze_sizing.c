@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analyze_sizing.h"
+#include "sketch_sim.h"
+
+#define NO_TICK UINT64_MAX
+#define DEFAULT_MAX_SIM_BYTES (256ULL << 20)
+
+double sizing_scale(uint64_t sample_src_thresh)
+{
+	if (!sample_src_thresh)
+		return 0;
+	return 4294967296.0 / (double)sample_src_thresh;
+}
+
+uint32_t sizing_target_lines_log2(uint32_t sim_lines_log2, double scale)
+{
+	/* The epsilon keeps an exact power of two (1/16 -> 4.0) from rounding up. */
+	return (uint32_t)ceil((double)sim_lines_log2 + log2(scale) - 1e-9);
+}
+
+int sizing_sim_lines_log2(uint32_t target_lines_log2, double scale)
+{
+	double l = floor((double)target_lines_log2 - log2(scale) + 1e-9);
+
+	return l < 0 ? -1 : (int)l;
+}
+
+uint64_t sizing_bytes(uint32_t kind, uint32_t rows, uint32_t lines_log2, uint32_t placement,
+		      uint32_t ncpus)
+{
+	uint64_t b = pacer_total_lines(kind, rows, lines_log2) * PACER_LINE_BYTES;
+
+	return placement == PACER_PLACEMENT_PERCPU ? b * (ncpus ? ncpus : 1) : b;
+}
+
+uint64_t sizing_width_cells(uint32_t kind, uint32_t rows, uint32_t lines_log2)
+{
+	uint64_t w = (uint64_t)PACER_LINE_BYTES << lines_log2;
+
+	return kind == PACER_LAYOUT_BLOCKED ? w / rows : w;
+}
+
+uint32_t sizing_max_lines_log2(uint32_t kind, uint32_t rows)
+{
+	uint32_t l = kind == PACER_LAYOUT_ROWS ? PACER_ROWS_MAX_LINES_LOG2 : 30;
+
+	/* The loader keeps one map under 2^31 lines. */
+	while (l && pacer_total_lines(kind, rows, l) > UINT32_MAX / 2)
+		l--;
+	return l;
+}
+
+void sizing_params_from_header(struct sizing_params *p, const struct pacer_file_header *h)
+{
+	memset(p, 0, sizeof(*p));
+	p->kind = h->kind;
+	p->policy = h->policy;
+	p->placement = h->placement;
+	p->tick_shift = h->tick_shift;
+	p->thresh = h->thresh_ticks;
+	p->ncpus = h->ncpus;
+	p->interval_ns = h->interval_ns;
+	p->sample_src_thresh = h->sample_src_thresh;
+	p->cur_rows = h->rows;
+	p->cur_lines_log2 = h->lines_log2;
+}
+
+/* The replayed stream: sampled-source packets only, with precomputed ids. */
+struct replay {
+	uint64_t n, nviews;
+	uint64_t *ts;      /* shifted so epochs never alias at the start (see prepare) */
+	uint64_t *hash;    /* per record: the source's hash under the simulation key */
+	uint32_t *view;    /* per record: source (shared) or (source, CPU) (per-CPU) */
+	uint16_t *cpu;
+	uint32_t ncopies;  /* sketches simulated side by side: 1, or one per CPU */
+	uint64_t *last;    /* per view: tick of the last update the exact table saw */
+};
+
+static void replay_free(struct replay *r)
+{
+	free(r->ts);
+	free(r->hash);
+	free(r->view);
+	free(r->cpu);
+	free(r->last);
+}
+
+static uint64_t source_hash(const struct an_source *src, const __u64 key[2])
+{
+	uint64_t lo, hi;
+	uint32_t v4;
+
+	if (src->family == 4) {
+		memcpy(&v4, src->addr, 4);
+		return pacer_hash_v4(key, v4);
+	}
+	memcpy(&lo, src->addr, 8);
+	memcpy(&hi, src->addr + 8, 8);
+	return pacer_hash_v6(key, lo, hi);
+}
+
+static int prepare(const struct an_stream *s, const struct sizing_params *p, struct replay *r,
+		   struct sizing_result *out)
+{
+	int percpu = p->placement == PACER_PLACEMENT_PERCPU, ins;
+	uint64_t *src_hash = NULL, i, n = 0, base, window = NO_TICK, *seen = NULL;
+	uint64_t *per_copy = NULL, windows = 0, sum = 0;
+	struct an_map views = { 0 };
+	int ret = -ENOMEM;
+
+	memset(r, 0, sizeof(*r));
+	r->ncopies = percpu ? (uint32_t)s->max_cpu + 1 : 1;
+	src_hash = malloc((s->nsrc ? s->nsrc : 1) * sizeof(*src_hash));
+	r->ts = malloc((s->n ? s->n : 1) * sizeof(*r->ts));
+	r->hash = malloc((s->n ? s->n : 1) * sizeof(*r->hash));
+	r->view = malloc((s->n ? s->n : 1) * sizeof(*r->view));
+	r->cpu = malloc((s->n ? s->n : 1) * sizeof(*r->cpu));
+	per_copy = calloc(r->ncopies, sizeof(*per_copy));
+	if (!src_hash || !r->ts || !r->hash || !r->view || !r->cpu || !per_copy ||
+	    an_map_init(&views, s->nsrc))
+		goto out;
+	for (i = 0; i < s->nsrc; i++)
+		src_hash[i] = source_hash(&s->src[i], p->key);
+	/*
+	 * Fresh simulated lines have epoch 0.  Shift time (by whole epochs, so
+	 * tick and epoch boundaries stay where they were) to start 4 epochs in:
+	 * untouched lines are then stale, as "never seen" must be.
+	 */
+	base = (s->first_ts >> (p->tick_shift + PACER_EPOCH_SHIFT)) << (p->tick_shift + PACER_EPOCH_SHIFT);
+	for (i = 0; i < s->n; i++) {
+		const struct an_record *a = &s->rec[i];
+		uint64_t *v;
+
+		if (!(a->flags & PACER_REC_SAMPLED_SOURCE))
+			continue;
+		v = an_map_get(&views, percpu ? (uint64_t)a->src << 16 | a->cpu : a->src, views.n, &ins);
+		if (!v)
+			goto out;
+		r->ts[n] = a->ts_ns - base + (4ULL << (p->tick_shift + PACER_EPOCH_SHIFT));
+		r->hash[n] = src_hash[a->src];
+		r->view[n] = (uint32_t)*v;
+		r->cpu[n] = percpu ? a->cpu : 0;
+		n++;
+	}
+	r->n = n;
+	r->nviews = views.n;
+	r->last = malloc((r->nviews ? r->nviews : 1) * sizeof(*r->last));
+	seen = malloc((r->nviews ? r->nviews : 1) * sizeof(*seen));
+	if (!r->last || !seen)
+		goto out;
+
+	/* Load: distinct views per interval-long tumbling window, per sketch copy. */
+	for (i = 0; i < r->nviews; i++)
+		seen[i] = NO_TICK;
+	out->n_peak = 0;
+	for (i = 0; i <= n; i++) {
+		uint64_t w = i < n ? (r->ts[i] - r->ts[0]) / p->interval_ns : NO_TICK;
+		uint32_t c;
+
+		if (w != window) {
+			if (window != NO_TICK) {
+				uint64_t active = 0, total = 0;
+
+				for (c = 0; c < r->ncopies; c++) {
+					if (per_copy[c]) {
+						active++;
+						total += per_copy[c];
+					}
+					if ((double)per_copy[c] > out->n_peak)
+						out->n_peak = (double)per_copy[c];
+					per_copy[c] = 0;
+				}
+				if (active) {
+					windows++;
+					sum += total / active;
+				}
+			}
+			window = w;
+		}
+		if (i == n)
+			break;
+		if (seen[r->view[i]] != w) {
+			seen[r->view[i]] = w;
+			per_copy[r->cpu[i]]++;
+		}
+	}
+	out->n_mean = windows ? (double)sum / (double)windows : 0;
+	ret = 0;
+out:
+	free(src_hash);
+	free(seen);
+	free(per_copy);
+	an_map_free(&views);
+	return ret;
+}
+
+/* Replay at one geometry: fills packets, eligible, false_drops. */
+static int simulate(const struct replay *r, const struct sizing_params *p, uint32_t rows,
+		    uint32_t sim_lines_log2, struct sizing_point *pt)
+{
+	struct sketch_sim *sims = calloc(r->ncopies, sizeof(*sims));
+	uint64_t i;
+	int ret = 0;
+	uint32_t c;
+
+	if (!sims)
+		return -ENOMEM;
+	for (c = 0; c < r->ncopies; c++) {
+		ret = sketch_sim_init(&sims[c], rows, p->kind, sim_lines_log2, p->tick_shift, p->thresh,
+				      p->policy, p->key);
+		if (ret)
+			goto out;
+	}
+	for (i = 0; i < r->nviews; i++)
+		r->last[i] = NO_TICK;
+	pt->packets = pt->eligible = pt->false_drops = 0;
+	for (i = 0; i < r->n; i++) {
+		uint64_t tick = r->ts[i] >> p->tick_shift, *last = &r->last[r->view[i]];
+		int drop = sketch_sim_packet(&sims[r->cpu[i]], r->hash[i], r->ts[i], NULL);
+		int eligible = *last == NO_TICK || tick - *last >= p->thresh;
+
+		pt->packets++;
+		if (eligible) {
+			pt->eligible++;
+			pt->false_drops += drop;
+		}
+		if (pacer_should_update(p->policy, drop))
+			*last = tick;
+	}
+out:
+	for (c = 0; c < r->ncopies; c++)
+		sketch_sim_free(&sims[c]);
+	free(sims);
+	return ret;
+}
+
+static void finish_point(const struct sizing_params *p, const struct sizing_result *out,
+			 struct sizing_point *pt)
+{
+	pt->rate = pt->eligible ? (double)pt->false_drops / (double)pt->eligible : 0;
+	/* Zero events in E trials: 3/E is the 95 % upper bound ("rule of three"). */
+	if (!pt->eligible)
+		pt->rate_upper95 = 1;
+	else if (!pt->false_drops)
+		pt->rate_upper95 = 3.0 / (double)pt->eligible;
+	else
+		pt->rate_upper95 = pt->rate + 2.0 * sqrt((double)pt->false_drops) / (double)pt->eligible;
+	pt->model_rate = sketch_model_false_drop(p->kind, pt->rows, pt->sim_lines_log2, out->n_peak);
+	pt->target_lines_exact = pt->sim_lines_log2 + out->log2_scale;
+	pt->target_lines_log2 = sizing_target_lines_log2(pt->sim_lines_log2, out->scale);
+	pt->target_bytes = sizing_bytes(p->kind, pt->rows, pt->target_lines_log2, p->placement, p->ncpus);
+	pt->width_cells = sizing_width_cells(p->kind, pt->rows, pt->target_lines_log2);
+	if (pt->simulated)
+		pt->meets = pt->eligible && pt->rate <= p->target &&
+			    (pt->rate_upper95 <= p->target || pt->model_rate <= p->target);
+	else
+		pt->meets = pt->model_rate <= p->target;
+}
+
+static int add_point(struct sizing_result *out, size_t *cap, const struct sizing_point *pt)
+{
+	if (out->npts == *cap) {
+		size_t n = *cap ? *cap * 2 : 64;
+		struct sizing_point *np = realloc(out->pts, n * sizeof(*np));
+
+		if (!np)
+			return -ENOMEM;
+		out->pts = np;
+		*cap = n;
+	}
+	out->pts[out->npts++] = *pt;
+	return 0;
+}
+
+static int rows_ok(uint32_t kind, uint32_t rows)
+{
+	/* The blocked layout splits a line into rows segments: powers of two only. */
+	return kind == PACER_LAYOUT_ROWS || !(rows & (rows - 1));
+}
+
+int sizing_run(const struct an_stream *s, const struct sizing_params *p, struct sizing_result *out,
+	       an_progress_fn progress, void *ctx)
+{
+	uint64_t max_sim = p->max_sim_bytes ? p->max_sim_bytes : DEFAULT_MAX_SIM_BYTES;
+	struct replay r;
+	size_t cap = 0, done = 0, todo;
+	uint32_t rows, l, start;
+	int ret, cur_l;
+
+	memset(out, 0, sizeof(*out));
+	out->best = -1;
+	if (p->kind > PACER_LAYOUT_BLOCKED || p->thresh < PACER_MIN_THRESH ||
+	    p->thresh > PACER_MAX_THRESH || !p->interval_ns || p->target <= 0 || p->target >= 1)
+		return -EINVAL;
+	out->scale = sizing_scale(p->sample_src_thresh);
+	if (!out->scale || !s->n_source_sampled) {
+		snprintf(out->note, sizeof(out->note),
+			 "no source-sampled packets (record with --sources 1/N): nothing to replay");
+		return -ENODATA;
+	}
+	out->log2_scale = log2(out->scale);
+	ret = prepare(s, p, &r, out);
+	if (ret)
+		goto out;
+	out->packets = r.n;
+
+	/* Start where the load is ~4 keys per cell: narrower only repeats "everything collides". */
+	start = 0;
+	while (start < 30 && (double)(PACER_LINE_CELLS << (start + 1)) * 4 < out->n_peak)
+		start++;
+	todo = PACER_MAX_ROWS * 12;
+	for (rows = 1; rows <= PACER_MAX_ROWS; rows++) {
+		uint32_t lmax = sizing_max_lines_log2(p->kind, rows);
+		int zero_seen = 0;
+
+		if (!rows_ok(p->kind, rows))
+			continue;
+		for (l = start; sizing_target_lines_log2(l, out->scale) <= lmax; l++) {
+			struct sizing_point pt = { .rows = rows, .sim_lines_log2 = l };
+			uint64_t sim_bytes = pacer_total_lines(p->kind, rows, l) * PACER_LINE_BYTES *
+					     r.ncopies;
+
+			if (!zero_seen && sim_bytes <= max_sim) {
+				pt.simulated = 1;
+				ret = simulate(&r, p, rows, l, &pt);
+				if (ret)
+					goto out;
+				done++;
+				if (progress)
+					progress(ctx, "sizing", done, todo > done ? todo : done + 1);
+			}
+			finish_point(p, out, &pt);
+			ret = add_point(out, &cap, &pt);
+			if (ret)
+				goto out;
+			if (pt.simulated && !pt.false_drops)
+				zero_seen = 1;
+			/* Past a zero-drop width the model carries on; stop once it meets the target. */
+			if ((zero_seen || !pt.simulated) && pt.meets)
+				break;
+		}
+	}
+	for (done = 0; done < out->npts; done++) {
+		const struct sizing_point *pt = &out->pts[done];
+
+		if (!pt->meets)
+			continue;
+		if (out->best < 0 || pt->target_bytes < out->pts[out->best].target_bytes ||
+		    (pt->target_bytes == out->pts[out->best].target_bytes &&
+		     pt->rows < out->pts[out->best].rows))
+			out->best = (int)done;
+	}
+	if (out->best >= 0) {
+		const struct sizing_point *b = &out->pts[out->best];
+
+		out->best_by_model = !b->simulated || b->rate_upper95 > p->target;
+	}
+
+	/* The recorded geometry, for comparison with the audit's measured false drops. */
+	cur_l = sizing_sim_lines_log2(p->cur_lines_log2, out->scale);
+	out->current.rows = p->cur_rows;
+	if (cur_l >= 0 && rows_ok(p->kind, p->cur_rows) &&
+	    pacer_total_lines(p->kind, p->cur_rows, (uint32_t)cur_l) * PACER_LINE_BYTES * r.ncopies <= max_sim) {
+		out->current.sim_lines_log2 = (uint32_t)cur_l;
+		out->current.simulated = 1;
+		ret = simulate(&r, p, p->cur_rows, (uint32_t)cur_l, &out->current);
+		if (ret)
+			goto out;
+		finish_point(p, out, &out->current);
+	}
+	if (progress)
+		progress(ctx, "sizing", 1, 1);
+	ret = 0;
+out:
+	replay_free(&r);
+	if (ret)
+		sizing_free(out);
+	return ret;
+}
+
+void sizing_free(struct sizing_result *r)
+{
+	free(r->pts);
+	r->pts = NULL;
+	r->npts = 0;
+}

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Table 1 runner.  The ground truth is computed here from the stream itself
+ * (position of each source's previous item), independently of the exact
+ * oracle under test, so the oracle's own row is checked too.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "analyze_table1.h"
+#include "analyze_t1_structs.h"
+#include "pacer_sketch.h"
+
+#define ABSENT UINT64_MAX
+
+unsigned t1_hist_bin(uint64_t gap_ns)
+{
+	double l;
+	unsigned b;
+
+	if (gap_ns == ABSENT)
+		return T1_HIST_BINS - 1;
+	if (gap_ns < (1ULL << T1_HIST_MIN_LOG2))
+		return 0;
+	l = log2((double)gap_ns);
+	if (l >= T1_HIST_MAX_LOG2)
+		return T1_HIST_BINS - 1;
+	b = 1 + (unsigned)((l - T1_HIST_MIN_LOG2) * T1_BINS_PER_OCTAVE);
+	return b < T1_HIST_BINS - 1 ? b : T1_HIST_BINS - 2;
+}
+
+double t1_hist_edge(unsigned bin)
+{
+	if (bin == 0)
+		return 0;
+	return pow(2.0, T1_HIST_MIN_LOG2 + (double)(bin - 1) / T1_BINS_PER_OCTAVE);
+}
+
+uint64_t t1_default_window(const struct an_stream *s, uint64_t interval_ns)
+{
+	uint64_t lo = 0, hi, best = 0, n = 0;
+	uint64_t *ts = malloc((s->n ? s->n : 1) * sizeof(*ts));
+
+	if (!ts)
+		return 64;
+	for (hi = 0; hi < s->n; hi++)
+		if (s->rec[hi].flags & PACER_REC_SAMPLED_SOURCE)
+			ts[n++] = s->rec[hi].ts_ns;
+	/* Two pointers over the time-sorted items: the most inside [t, t + interval). */
+	for (hi = 0; hi < n; hi++) {
+		while (ts[hi] - ts[lo] >= interval_ns)
+			lo++;
+		if (hi - lo + 1 > best)
+			best = hi - lo + 1;
+	}
+	free(ts);
+	return best < 64 ? 64 : best;
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* log2 C(N, W) for W << N, by Stirling: W log2(N/W) + W log2(e), minus a small term. */
+static double log2_binom(double log2_n, double w)
+{
+	if (w <= 0)
+		return 0;
+	return w * (log2_n - log2(w)) + w * log2(exp(1.0)) - 0.5 * log2(2 * M_PI * w);
+}
+
+/* The key a structure sees: the source id's 64-bit mix (ids are dense; structures may hash). */
+static uint64_t item_key(uint32_t src)
+{
+	return pacer_mix64((uint64_t)src + 0x9e3779b97f4a7c15ULL);
+}
+
+/*
+ * Each structure's own promise for an item in the window (r <= W):
+ * HistoricalMembership underestimates by at most a 1/k share of its
+ * estimate, r_hat <= r <= (1 + 1/k) r_hat (so r = 0 needs r_hat = 0); the
+ * block baseline is off by less than one block, |r_hat - r| <= D - 1; the
+ * oracle is exact.
+ */
+static int within_promise(enum t1_kind k, uint64_t r, uint64_t est, uint32_t inv_eps, uint64_t d)
+{
+	switch (k) {
+	case T1_HM:
+		return est <= r && (r - est) * inv_eps <= est;
+	case T1_BLOCK:
+		return (est > r ? est - r : r - est) < d;
+	default:
+		return est == r;
+	}
+}
+
+struct judged {
+	double sum_rel, max_rel;
+	uint64_t max_abs;
+};
+
+int t1_run(const struct an_stream *s, const struct t1_params *p, struct t1_result *out,
+	   an_progress_fn progress, void *ctx)
+{
+	uint64_t *pos_ts = NULL, *last_pos = NULL, *last_admit = NULL, n = 0, i, k;
+	uint32_t *item_src = NULL;
+	uint8_t *item_drop = NULL;
+	uint32_t *item_est = NULL;
+	struct t1_struct st[T1_NSTRUCT];
+	struct judged jd[T1_NSTRUCT];
+	uint64_t slack[T1_NSTRUCT];
+	double t_total[T1_NSTRUCT];
+	uint64_t *keys = NULL;
+	int built[T1_NSTRUCT] = { 0 }, ret = -ENOMEM, v4_only = 1, max_prefix = 0;
+	uint64_t span_sum = 0, span_n = 0, timed;
+
+	memset(out, 0, sizeof(*out));
+	memset(jd, 0, sizeof(jd));
+	memset(t_total, 0, sizeof(t_total));
+	if (!p->inv_eps || !p->interval_ns)
+		return -EINVAL;
+	if (!s->n_source_sampled)
+		return -ENODATA;
+	out->inv_eps = p->inv_eps;
+	out->window = p->window ? p->window : t1_default_window(s, p->interval_ns);
+	out->block_d = out->window / p->inv_eps ? out->window / p->inv_eps : 1;
+
+	pos_ts = malloc(s->n * sizeof(*pos_ts));
+	item_src = malloc(s->n * sizeof(*item_src));
+	item_drop = malloc(s->n);
+	item_est = malloc(s->n * sizeof(*item_est));
+	last_pos = malloc((s->nsrc ? s->nsrc : 1) * sizeof(*last_pos));
+	last_admit = malloc((s->nsrc ? s->nsrc : 1) * sizeof(*last_admit));
+	keys = malloc(s->n * sizeof(*keys));
+	if (!pos_ts || !item_src || !item_drop || !item_est || !last_pos || !last_admit || !keys)
+		goto out;
+	for (i = 0; i < s->n; i++) {
+		const struct an_record *a = &s->rec[i];
+
+		if (!(a->flags & PACER_REC_SAMPLED_SOURCE))
+			continue;
+		pos_ts[n] = a->ts_ns;
+		item_src[n] = a->src;
+		item_drop[n] = a->verdict == PACER_REC_DROP;
+		item_est[n] = a->est_age_ticks;
+		keys[n] = item_key(a->src);
+		n++;
+		if (s->src[a->src].family == 6)
+			v4_only = 0;
+		if (s->src[a->src].prefix > max_prefix)
+			max_prefix = s->src[a->src].prefix;
+	}
+	out->items = n;
+	for (i = 0; i < s->nsrc; i++)
+		last_pos[i] = last_admit[i] = ABSENT;
+
+	/* The universe: keys are prefixes of the recorded families (2^32 or 2^128 + 2^32). */
+	out->universe_log2 = v4_only ? (max_prefix ? max_prefix : 32) : 128;
+	out->b_bits = log2_binom(out->universe_log2, (double)out->window);
+	out->paper_hm_bits = (1 + 1.0 / p->inv_eps) * (out->b_bits + (double)out->window * log2((double)p->inv_eps));
+	out->paper_block_bits = (1 + (double)out->block_d / (double)out->window) *
+				(out->b_bits + (double)out->window * log2((double)out->window / (double)out->block_d));
+
+	for (k = 0; k < T1_NSTRUCT; k++) {
+		ret = t1_struct_init(&st[k], (enum t1_kind)k, out->window, p->inv_eps, out->block_d);
+		out->row[k].name = t1_struct_name((enum t1_kind)k);
+		if (ret) {
+			snprintf(out->note, sizeof(out->note), "%s could not be built: %s",
+				 out->row[k].name, strerror(-ret));
+			continue;
+		}
+		built[k] = 1;
+		out->row[k].ok = 1;
+		slack[k] = t1_struct_slack(&st[k]);
+	}
+	out->slack_hm = built[T1_HM] ? slack[T1_HM] : 0;
+	out->slack_block = built[T1_BLOCK] ? slack[T1_BLOCK] : 0;
+
+	for (i = 0; i < n; i++) {
+		uint32_t src = item_src[i];
+		/* The paper's recency: items since the previous occurrence, not counting it (0: just seen). */
+		uint64_t key = keys[i], exact = last_pos[src] == ABSENT ? ABSENT : i - last_pos[src] - 1;
+		uint64_t exact_gap = exact == ABSENT ? ABSENT : pos_ts[i] - pos_ts[last_pos[src]];
+		int exact_beyond = exact == ABSENT || exact_gap >= p->interval_ns;
+		uint64_t policy_ref = p->policy == PACER_POLICY_QUIET ? last_pos[src] : last_admit[src];
+
+		if (exact != ABSENT && exact <= out->window) {
+			span_sum += exact_gap;
+			span_n += exact + 1;
+		}
+		out->hist[T1_H_EXACT][t1_hist_bin(exact_gap)]++;
+		out->hist[T1_H_POLICY][t1_hist_bin(policy_ref == ABSENT ? ABSENT : pos_ts[i] - pos_ts[policy_ref])]++;
+		out->hist[T1_H_SKETCH][t1_hist_bin(item_est[i] == PACER_AGE_NEVER ? ABSENT :
+						   (uint64_t)item_est[i] << p->tick_shift)]++;
+		for (k = 0; k < T1_NSTRUCT; k++) {
+			struct t1_row *row = &out->row[k];
+			int64_t est;
+			uint64_t est_gap;
+
+			if (!built[k])
+				continue;
+			est = t1_struct_query(&st[k], key);
+			if (t1_struct_insert(&st[k], key))
+				row->insert_failures++;
+
+			/*
+			 * Positions to time: recency r puts the previous occurrence at
+			 * position i - 1 - r; one reaching before the stream clamps to its start.
+			 */
+			est_gap = est < 0 ? ABSENT : pos_ts[i] - pos_ts[(uint64_t)est >= i ? 0 : i - 1 - (uint64_t)est];
+			if (k == T1_HM)
+				out->hist[T1_H_HM][t1_hist_bin(est_gap)]++;
+			if ((est_gap == ABSENT || est_gap >= p->interval_ns) != exact_beyond)
+				row->verdict_diff++;
+			if (exact != ABSENT && exact <= out->window) {
+				row->in_window++;
+				if (est < 0) {
+					row->missed++;
+				} else {
+					uint64_t err = (uint64_t)est > exact ? (uint64_t)est - exact : exact - (uint64_t)est;
+					/* r = 0 promises an exact 0 from every structure: any error counts in full. */
+					double rel = (double)err / (double)(exact ? exact : 1);
+
+					jd[k].sum_rel += rel;
+					if (rel > jd[k].max_rel)
+						jd[k].max_rel = rel;
+					if (err > jd[k].max_abs)
+						jd[k].max_abs = err;
+					if (within_promise((enum t1_kind)k, exact, (uint64_t)est, p->inv_eps,
+							   out->block_d))
+						row->within_bound++;
+				}
+			} else if (est >= 0 && (exact == ABSENT || exact > out->window + slack[k])) {
+				row->stale++;
+			}
+		}
+		last_pos[src] = i;
+		if (!item_drop[i])
+			last_admit[src] = i;
+		if (progress && !(i & 0x3fff))
+			progress(ctx, "table 1", i, n);
+	}
+	/* Long streams: the first T1_TIMED_ITEMS items, many windows long, time steady state well enough. */
+	timed = n < T1_TIMED_ITEMS ? n : T1_TIMED_ITEMS;
+	out->timed_items = timed;
+	for (k = 0; k < T1_NSTRUCT; k++) {
+		struct t1_row *row = &out->row[k];
+		volatile int64_t sink = 0;
+		double t0;
+
+		if (!built[k])
+			continue;
+		row->bytes = t1_struct_bytes(&st[k]);
+		row->bits_per_item = (double)row->bytes * 8 / (double)out->window;
+		row->mean_rel_err = row->in_window - row->missed ?
+				    jd[k].sum_rel / (double)(row->in_window - row->missed) : 0;
+		row->max_rel_err = jd[k].max_rel;
+		row->max_abs_err = jd[k].max_abs;
+		/*
+		 * Time a fresh structure on its own, with nothing else in the loop:
+		 * the judging pass above does too much per item to time fairly.
+		 */
+		t1_struct_free(&st[k]);
+		if (t1_struct_init(&st[k], (enum t1_kind)k, out->window, p->inv_eps, out->block_d)) {
+			built[k] = 0; /* judged above, but no memory left to time it */
+			continue;
+		}
+		t0 = now_s();
+		for (i = 0; i < timed; i++) {
+			sink += t1_struct_query(&st[k], keys[i]);
+			t1_struct_insert(&st[k], keys[i]);
+		}
+		t_total[k] = now_s() - t0;
+		(void)sink;
+		if (progress)
+			progress(ctx, "timing", k + 1, T1_NSTRUCT);
+		row->ns_per_item = timed ? t_total[k] * 1e9 / (double)timed : 0;
+	}
+	out->window_span_s = span_n ? (double)span_sum / (double)span_n * (double)out->window / 1e9 : 0;
+	if (progress)
+		progress(ctx, "table 1", n, n);
+	ret = 0;
+out:
+	for (k = 0; k < T1_NSTRUCT; k++)
+		if (built[k])
+			t1_struct_free(&st[k]);
+	free(keys);
+	free(pos_ts);
+	free(item_src);
+	free(item_drop);
+	free(item_est);
+	free(last_pos);
+	free(last_admit);
+	return ret;
+}

@@ -1,0 +1,714 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The recording file format: see pacer_file.h for the byte layout. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <sys/stat.h>
+#include "pacer_file.h"
+#include "pacer_sketch.h"
+
+/* Header field offsets (v1). */
+enum {
+	OFF_MAGIC = 0, OFF_MAJOR = 8, OFF_MINOR = 10, OFF_HLEN = 12, OFF_RSIZE = 16,
+	OFF_FLAGS = 20, OFF_INTERVAL = 24, OFF_THRESH = 32, OFF_TICK = 36, OFF_ROWS = 40,
+	OFF_LINES = 44, OFF_KIND = 48, OFF_LINE_BYTES = 52, OFF_LINE_CELLS = 56,
+	OFF_CELL_BITS = 60, OFF_EPOCH = 64, OFF_POLICY = 68, OFF_PLACEMENT = 72,
+	OFF_CLOCK = 76, OFF_PREFIX4 = 80, OFF_PREFIX6 = 84, OFF_NCPUS = 88, OFF_ABI = 92,
+	OFF_SRC_THRESH = 96, OFF_PKT_THRESH = 104, OFF_START_MONO = 112,
+	OFF_START_REAL = 120, OFF_END_MONO = 128, OFF_COUNT = 136, OFF_LOST = 144,
+	OFF_IFNAME = 152, OFF_HOSTNAME = 168, OFF_MALFORMED = 232, OFF_MAX_THRESH = 236,
+	OFF_RESERVED = 240, OFF_CRC_V1 = 252,
+};
+
+/* Record field offsets (v1). */
+enum {
+	ROFF_TS = 0, ROFF_ADDR = 8, ROFF_FAMILY = 24, ROFF_PREFIX = 25, ROFF_VERDICT = 26,
+	ROFF_FLAGS = 27, ROFF_AGE = 28, ROFF_CPU = 32, ROFF_THRESH = 36,
+};
+
+static const char *const problem_names[] = {
+	[PACER_FILE_OK] = "ok",
+	[PACER_FILE_IO] = "I/O error",
+	[PACER_FILE_FOREIGN] = "not an xdp-pacer recording",
+	[PACER_FILE_VERSION] = "unsupported format version",
+	[PACER_FILE_HEADER_TRUNCATED] = "truncated header",
+	[PACER_FILE_HEADER_CORRUPT] = "corrupt header",
+	[PACER_FILE_HEADER_INVALID] = "invalid header",
+	[PACER_FILE_RECORD_TRUNCATED] = "truncated last record",
+	[PACER_FILE_RECORD_INVALID] = "invalid record",
+	[PACER_FILE_COUNT_MISMATCH] = "record count mismatch",
+	[PACER_FILE_INCOMPLETE] = "incomplete recording",
+};
+
+const char *pacer_file_problem_name(enum pacer_file_problem p)
+{
+	return (unsigned)p < sizeof(problem_names) / sizeof(problem_names[0]) ? problem_names[p] : "?";
+}
+
+__attribute__((format(printf, 5, 6)))
+static int fail(struct pacer_file_error *err, enum pacer_file_problem p, int code, uint64_t offset,
+		const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!err)
+		return code;
+	err->problem = p;
+	err->code = code;
+	err->offset = offset;
+	n = snprintf(err->msg, sizeof(err->msg), "%s at offset %" PRIu64 ": ",
+		     pacer_file_problem_name(p), offset);
+	if (n < 0 || (size_t)n >= sizeof(err->msg))
+		return code;
+	va_start(ap, fmt);
+	vsnprintf(err->msg + n, sizeof(err->msg) - (size_t)n, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+uint32_t pacer_crc32(uint32_t crc, const void *buf, size_t len)
+{
+	static uint32_t table[256];
+	static int ready;
+	const uint8_t *p = buf;
+	size_t i;
+
+	if (!ready) {
+		/* Idempotent: racing first callers write the same values. */
+		for (i = 0; i < 256; i++) {
+			uint32_t c = (uint32_t)i;
+			int k;
+
+			for (k = 0; k < 8; k++)
+				c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+			table[i] = c;
+		}
+		ready = 1;
+	}
+	crc = ~crc;
+	for (i = 0; i < len; i++)
+		crc = table[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
+	return ~crc;
+}
+
+static void put16(uint8_t *b, uint16_t v) { b[0] = (uint8_t)v; b[1] = (uint8_t)(v >> 8); }
+static void put32(uint8_t *b, uint32_t v) { put16(b, (uint16_t)v); put16(b + 2, (uint16_t)(v >> 16)); }
+static void put64(uint8_t *b, uint64_t v) { put32(b, (uint32_t)v); put32(b + 4, (uint32_t)(v >> 32)); }
+static uint16_t get16(const uint8_t *b) { return (uint16_t)(b[0] | b[1] << 8); }
+static uint32_t get32(const uint8_t *b) { return get16(b) | (uint32_t)get16(b + 2) << 16; }
+static uint64_t get64(const uint8_t *b) { return get32(b) | (uint64_t)get32(b + 4) << 32; }
+
+void pacer_file_header_init(struct pacer_file_header *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->version_major = PACER_FILE_VERSION_MAJOR;
+	h->version_minor = PACER_FILE_VERSION_MINOR;
+	h->header_len = PACER_FILE_HEADER_V1_LEN;
+	h->record_size = PACER_FILE_RECORD_V1_LEN;
+	h->line_bytes = PACER_LINE_BYTES;
+	h->line_cells = PACER_LINE_CELLS;
+	h->cell_bits = 8;
+	h->epoch_shift = PACER_EPOCH_SHIFT;
+	h->max_thresh = PACER_MAX_THRESH;
+	h->abi_version = PACER_ABI_VERSION;
+}
+
+int pacer_file_header_encode(const struct pacer_file_header *h, uint8_t *buf, size_t len)
+{
+	if (len < PACER_FILE_HEADER_V1_LEN || h->header_len != PACER_FILE_HEADER_V1_LEN ||
+	    h->record_size != PACER_FILE_RECORD_V1_LEN)
+		return -EINVAL;
+	memset(buf, 0, PACER_FILE_HEADER_V1_LEN);
+	memcpy(buf + OFF_MAGIC, PACER_FILE_MAGIC, PACER_FILE_MAGIC_LEN);
+	put16(buf + OFF_MAJOR, h->version_major);
+	put16(buf + OFF_MINOR, h->version_minor);
+	put32(buf + OFF_HLEN, h->header_len);
+	put32(buf + OFF_RSIZE, h->record_size);
+	put32(buf + OFF_FLAGS, h->flags);
+	put64(buf + OFF_INTERVAL, h->interval_ns);
+	put32(buf + OFF_THRESH, h->thresh_ticks);
+	put32(buf + OFF_TICK, h->tick_shift);
+	put32(buf + OFF_ROWS, h->rows);
+	put32(buf + OFF_LINES, h->lines_log2);
+	put32(buf + OFF_KIND, h->kind);
+	put32(buf + OFF_LINE_BYTES, h->line_bytes);
+	put32(buf + OFF_LINE_CELLS, h->line_cells);
+	put32(buf + OFF_CELL_BITS, h->cell_bits);
+	put32(buf + OFF_EPOCH, h->epoch_shift);
+	put32(buf + OFF_POLICY, h->policy);
+	put32(buf + OFF_PLACEMENT, h->placement);
+	put32(buf + OFF_CLOCK, h->clock);
+	put32(buf + OFF_PREFIX4, h->prefix4);
+	put32(buf + OFF_PREFIX6, h->prefix6);
+	put32(buf + OFF_NCPUS, h->ncpus);
+	put32(buf + OFF_ABI, h->abi_version);
+	put64(buf + OFF_SRC_THRESH, h->sample_src_thresh);
+	put64(buf + OFF_PKT_THRESH, h->sample_pkt_thresh);
+	put64(buf + OFF_START_MONO, h->start_mono_ns);
+	put64(buf + OFF_START_REAL, h->start_real_ns);
+	put64(buf + OFF_END_MONO, h->end_mono_ns);
+	put64(buf + OFF_COUNT, h->record_count);
+	put64(buf + OFF_LOST, h->records_lost);
+	/* strnlen: the in-memory strings may fill their arrays without a NUL. */
+	memcpy(buf + OFF_IFNAME, h->ifname, strnlen(h->ifname, sizeof(h->ifname) - 1));
+	memcpy(buf + OFF_HOSTNAME, h->hostname, strnlen(h->hostname, sizeof(h->hostname) - 1));
+	put32(buf + OFF_MALFORMED, h->malformed);
+	put32(buf + OFF_MAX_THRESH, h->max_thresh);
+	put32(buf + OFF_CRC_V1, pacer_crc32(0, buf, OFF_CRC_V1));
+	return 0;
+}
+
+/* Printable rendering of a file's first bytes for the "foreign file" message. */
+static void describe_start(const uint8_t *buf, size_t len, char *out, size_t outlen)
+{
+	size_t i, n = len < 8 ? len : 8, o = 0;
+
+	for (i = 0; i < n && o + 4 < outlen; i++)
+		o += (size_t)snprintf(out + o, outlen - o, "%s%02x", i ? " " : "", buf[i]);
+	out[o] = 0;
+}
+
+/* A header field out of range: the checksum held, so the writer wrote it. */
+#define INVALID(off, ...) fail(err, PACER_FILE_HEADER_INVALID, -EBADMSG, (off), __VA_ARGS__)
+
+int pacer_file_header_decode(const uint8_t *buf, size_t len, struct pacer_file_header *h,
+			     struct pacer_file_error *err)
+{
+	uint32_t stored, computed;
+	char start[40];
+
+	memset(h, 0, sizeof(*h));
+	if (len == 0)
+		return fail(err, PACER_FILE_HEADER_TRUNCATED, -ENODATA, 0,
+			    "the file is empty: no header");
+	if (memcmp(buf, PACER_FILE_MAGIC, len < PACER_FILE_MAGIC_LEN ? len : PACER_FILE_MAGIC_LEN)) {
+		describe_start(buf, len, start, sizeof(start));
+		return fail(err, PACER_FILE_FOREIGN, -EBADMSG, 0,
+			    "the file starts with bytes %s, not the xdp-pacer recording magic 89 58 50 52 0d 0a 1a 0a",
+			    start);
+	}
+	if (len < OFF_RSIZE)
+		return fail(err, PACER_FILE_HEADER_TRUNCATED, -ENODATA, len,
+			    "the file ends after %zu bytes, inside the %d-byte header", len,
+			    PACER_FILE_HEADER_V1_LEN);
+	h->version_major = get16(buf + OFF_MAJOR);
+	h->version_minor = get16(buf + OFF_MINOR);
+	h->header_len = get32(buf + OFF_HLEN);
+	if (h->version_major != PACER_FILE_VERSION_MAJOR)
+		return fail(err, PACER_FILE_VERSION, -EPROTONOSUPPORT, OFF_MAJOR,
+			    "the file is format version %u.%u; this reader understands version %d.x",
+			    h->version_major, h->version_minor, PACER_FILE_VERSION_MAJOR);
+	/* The checksum sits at header_len - 4: a header_len we cannot trust means corruption. */
+	if (h->header_len < PACER_FILE_HEADER_V1_LEN || h->header_len > PACER_FILE_HEADER_MAX_LEN ||
+	    h->header_len % 4 || (h->version_minor == 0 && h->header_len != PACER_FILE_HEADER_V1_LEN))
+		return fail(err, PACER_FILE_HEADER_CORRUPT, -EBADMSG, OFF_HLEN,
+			    "header length %u is impossible for version %u.%u (1.0 headers are %d bytes, later 1.x ones up to %d)",
+			    h->header_len, h->version_major, h->version_minor, PACER_FILE_HEADER_V1_LEN,
+			    PACER_FILE_HEADER_MAX_LEN);
+	if (len < h->header_len)
+		return fail(err, PACER_FILE_HEADER_TRUNCATED, -ENODATA, len,
+			    "the file ends after %zu bytes, inside the %u-byte header", len,
+			    h->header_len);
+	stored = get32(buf + h->header_len - 4);
+	computed = pacer_crc32(0, buf, h->header_len - 4);
+	if (stored != computed)
+		return fail(err, PACER_FILE_HEADER_CORRUPT, -EBADMSG, h->header_len - 4,
+			    "header checksum is %08x but bytes 0..%u sum to %08x", stored,
+			    h->header_len - 5, computed);
+
+	h->record_size = get32(buf + OFF_RSIZE);
+	h->flags = get32(buf + OFF_FLAGS);
+	h->interval_ns = get64(buf + OFF_INTERVAL);
+	h->thresh_ticks = get32(buf + OFF_THRESH);
+	h->tick_shift = get32(buf + OFF_TICK);
+	h->rows = get32(buf + OFF_ROWS);
+	h->lines_log2 = get32(buf + OFF_LINES);
+	h->kind = get32(buf + OFF_KIND);
+	h->line_bytes = get32(buf + OFF_LINE_BYTES);
+	h->line_cells = get32(buf + OFF_LINE_CELLS);
+	h->cell_bits = get32(buf + OFF_CELL_BITS);
+	h->epoch_shift = get32(buf + OFF_EPOCH);
+	h->policy = get32(buf + OFF_POLICY);
+	h->placement = get32(buf + OFF_PLACEMENT);
+	h->clock = get32(buf + OFF_CLOCK);
+	h->prefix4 = get32(buf + OFF_PREFIX4);
+	h->prefix6 = get32(buf + OFF_PREFIX6);
+	h->ncpus = get32(buf + OFF_NCPUS);
+	h->abi_version = get32(buf + OFF_ABI);
+	h->sample_src_thresh = get64(buf + OFF_SRC_THRESH);
+	h->sample_pkt_thresh = get64(buf + OFF_PKT_THRESH);
+	h->start_mono_ns = get64(buf + OFF_START_MONO);
+	h->start_real_ns = get64(buf + OFF_START_REAL);
+	h->end_mono_ns = get64(buf + OFF_END_MONO);
+	h->record_count = get64(buf + OFF_COUNT);
+	h->records_lost = get64(buf + OFF_LOST);
+	memcpy(h->ifname, buf + OFF_IFNAME, sizeof(h->ifname) - 1);
+	memcpy(h->hostname, buf + OFF_HOSTNAME, sizeof(h->hostname) - 1);
+	h->malformed = get32(buf + OFF_MALFORMED);
+	h->max_thresh = get32(buf + OFF_MAX_THRESH);
+
+	if (h->record_size < PACER_FILE_RECORD_V1_LEN || h->record_size > PACER_FILE_RECORD_MAX_LEN)
+		return INVALID(OFF_RSIZE, "record size %u is outside %d..%d", h->record_size,
+			       PACER_FILE_RECORD_V1_LEN, PACER_FILE_RECORD_MAX_LEN);
+	if (h->line_bytes != PACER_LINE_BYTES || h->line_cells != PACER_LINE_CELLS ||
+	    h->cell_bits != 8 || h->epoch_shift != PACER_EPOCH_SHIFT)
+		return INVALID(OFF_LINE_BYTES,
+			       "cell layout %u-byte lines of %u %u-bit cells, epoch 2^%u ticks; this reader knows 64-byte lines of 62 8-bit cells, epoch 2^6",
+			       h->line_bytes, h->line_cells, h->cell_bits, h->epoch_shift);
+	if (h->rows < 1 || h->rows > PACER_MAX_ROWS)
+		return INVALID(OFF_ROWS, "rows %u is outside 1..%d", h->rows, PACER_MAX_ROWS);
+	if (h->kind != PACER_LAYOUT_ROWS && h->kind != PACER_LAYOUT_BLOCKED)
+		return INVALID(OFF_KIND, "layout kind %u is neither rows (0) nor blocked (1)", h->kind);
+	if (h->lines_log2 > 30)
+		return INVALID(OFF_LINES, "lines_log2 %u is larger than 30", h->lines_log2);
+	if (h->tick_shift > 40)
+		return INVALID(OFF_TICK, "tick_shift %u is larger than 40", h->tick_shift);
+	if (h->thresh_ticks < PACER_MIN_THRESH || h->thresh_ticks > PACER_MAX_THRESH)
+		return INVALID(OFF_THRESH, "threshold %u ticks is outside %d..%d", h->thresh_ticks,
+			       PACER_MIN_THRESH, PACER_MAX_THRESH);
+	if (h->interval_ns == 0)
+		return INVALID(OFF_INTERVAL, "interval is 0 ns");
+	if (h->policy >= PACER_POLICY_MAX)
+		return INVALID(OFF_POLICY, "policy %u is neither pace (0) nor quiet (1)", h->policy);
+	if (h->placement > PACER_PLACEMENT_SHARED)
+		return INVALID(OFF_PLACEMENT, "placement %u is neither percpu (0) nor shared (1)",
+			       h->placement);
+	if (h->clock > PACER_CLOCK_CACHED)
+		return INVALID(OFF_CLOCK, "clock %u is not coarse, precise or cached", h->clock);
+	if (h->prefix4 > 32 || h->prefix6 > 128)
+		return INVALID(OFF_PREFIX4, "prefix lengths /%u and /%u exceed /32 and /128",
+			       h->prefix4, h->prefix6);
+	if (h->ncpus < 1 || h->ncpus > 65536)
+		return INVALID(OFF_NCPUS, "CPU count %u is outside 1..65536", h->ncpus);
+	if (h->sample_src_thresh > (1ULL << 32) || h->sample_pkt_thresh > (1ULL << 32))
+		return INVALID(OFF_SRC_THRESH, "sampling thresholds exceed 2^32");
+	return 0;
+}
+
+void pacer_file_record_encode(const struct pacer_record *r, uint8_t *buf)
+{
+	put64(buf + ROFF_TS, r->ts_ns);
+	memcpy(buf + ROFF_ADDR, r->addr, 16);
+	buf[ROFF_FAMILY] = r->family;
+	buf[ROFF_PREFIX] = r->prefix;
+	buf[ROFF_VERDICT] = r->verdict;
+	buf[ROFF_FLAGS] = r->flags;
+	put32(buf + ROFF_AGE, r->est_age_ticks);
+	put32(buf + ROFF_CPU, r->cpu);
+	put32(buf + ROFF_THRESH, r->thresh_ticks);
+}
+
+void pacer_file_record_decode(const uint8_t *buf, struct pacer_record *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->ts_ns = get64(buf + ROFF_TS);
+	memcpy(r->addr, buf + ROFF_ADDR, 16);
+	r->family = buf[ROFF_FAMILY];
+	r->prefix = buf[ROFF_PREFIX];
+	r->verdict = buf[ROFF_VERDICT];
+	r->flags = buf[ROFF_FLAGS];
+	r->est_age_ticks = get32(buf + ROFF_AGE);
+	r->cpu = get32(buf + ROFF_CPU);
+	r->thresh_ticks = get32(buf + ROFF_THRESH);
+}
+
+/* Any address bit beyond the prefix (or beyond 32 bits for IPv4) set? */
+static int bits_beyond_prefix(const uint8_t *addr, unsigned bytes, unsigned prefix)
+{
+	unsigned i;
+
+	for (i = 0; i < 16; i++) {
+		unsigned lo = i * 8;
+		uint8_t keep;
+
+		if (i >= bytes || lo >= prefix)
+			keep = 0;
+		else if (lo + 8 <= prefix)
+			keep = 0xff;
+		else
+			keep = (uint8_t)(0xff << (8 - (prefix - lo)));
+		if (addr[i] & ~keep)
+			return 1;
+	}
+	return 0;
+}
+
+#define BAD_RECORD(...) fail(err, PACER_FILE_RECORD_INVALID, -EBADMSG, offset, __VA_ARGS__)
+
+int pacer_file_record_check(const struct pacer_file_header *h, const struct pacer_record *r,
+			    uint64_t offset, uint64_t index, struct pacer_file_error *err)
+{
+	unsigned max_prefix = r->family == 4 ? 32 : 128;
+
+	if (r->family != 4 && r->family != 6)
+		return BAD_RECORD("record %" PRIu64 ": family %u is neither 4 nor 6", index, r->family);
+	if (r->prefix > max_prefix)
+		return BAD_RECORD("record %" PRIu64 ": prefix /%u is longer than an IPv%u address",
+				  index, r->prefix, r->family);
+	if (bits_beyond_prefix(r->addr, r->family == 4 ? 4 : 16, r->prefix))
+		return BAD_RECORD("record %" PRIu64 ": address has bits set beyond its /%u prefix",
+				  index, r->prefix);
+	if (r->verdict > PACER_REC_DROP)
+		return BAD_RECORD("record %" PRIu64 ": verdict %u is neither pass (0) nor drop (1)",
+				  index, r->verdict);
+	if (!r->flags || (r->flags & ~(PACER_REC_SAMPLED_SOURCE | PACER_REC_SAMPLED_PACKET)))
+		return BAD_RECORD("record %" PRIu64 ": sampling flags 0x%x are not a set of 0x1 and 0x2",
+				  index, r->flags);
+	if (r->est_age_ticks > 0xff && r->est_age_ticks != PACER_AGE_NEVER)
+		return BAD_RECORD("record %" PRIu64 ": estimated age %u ticks is more than a cell holds",
+				  index, r->est_age_ticks);
+	if (r->thresh_ticks < PACER_MIN_THRESH || r->thresh_ticks > PACER_MAX_THRESH)
+		return BAD_RECORD("record %" PRIu64 ": threshold %u ticks is outside %d..%d", index,
+				  r->thresh_ticks, PACER_MIN_THRESH, PACER_MAX_THRESH);
+	if (r->cpu >= h->ncpus)
+		return BAD_RECORD("record %" PRIu64 ": CPU %u but the header says %u CPUs", index,
+				  r->cpu, h->ncpus);
+	return 0;
+}
+
+uint64_t pacer_file_record_offset(const struct pacer_file_header *h, uint64_t i)
+{
+	return h->header_len + i * h->record_size;
+}
+
+static void warn(struct pacer_file_reader *r, const struct pacer_file_error *e)
+{
+	if (r->n_warnings < (int)(sizeof(r->warnings) / sizeof(r->warnings[0])))
+		r->warnings[r->n_warnings++] = *e;
+}
+
+int pacer_file_open(const char *path, struct pacer_file_reader *r, struct pacer_file_error *err)
+{
+	struct pacer_file_error w;
+	struct stat st;
+	uint8_t *hbuf = NULL;
+	size_t want, got;
+	uint64_t data;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	if (err)
+		memset(err, 0, sizeof(*err));
+	r->f = fopen(path, "rb");
+	if (!r->f)
+		return fail(err, PACER_FILE_IO, -errno, 0, "cannot open %s: %s", path, strerror(errno));
+	if (fstat(fileno(r->f), &st)) {
+		ret = fail(err, PACER_FILE_IO, -errno, 0, "cannot stat %s: %s", path, strerror(errno));
+		goto out_close;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ret = fail(err, PACER_FILE_IO, -EINVAL, 0, "%s is not a regular file", path);
+		goto out_close;
+	}
+	r->file_size = (uint64_t)st.st_size;
+	want = r->file_size < PACER_FILE_HEADER_MAX_LEN ? (size_t)r->file_size : PACER_FILE_HEADER_MAX_LEN;
+	hbuf = malloc(want ? want : 1);
+	if (!hbuf) {
+		ret = fail(err, PACER_FILE_IO, -ENOMEM, 0, "out of memory");
+		goto out_close;
+	}
+	got = fread(hbuf, 1, want, r->f);
+	if (got != want) {
+		ret = fail(err, PACER_FILE_IO, -EIO, got, "read of the header failed");
+		goto out_close;
+	}
+	ret = pacer_file_header_decode(hbuf, got, &r->hdr, err);
+	free(hbuf);
+	hbuf = NULL;
+	if (ret)
+		goto out_close;
+
+	data = r->file_size - r->hdr.header_len;
+	r->n_records = data / r->hdr.record_size;
+	r->tail_bytes = data % r->hdr.record_size;
+	if (!(r->hdr.flags & PACER_FILE_F_COMPLETE)) {
+		fail(&w, PACER_FILE_INCOMPLETE, 0, OFF_FLAGS,
+		     "the recorder did not finish this file (killed, or still writing): it has no end time, record count or loss count");
+		warn(r, &w);
+	} else if (r->hdr.record_count != r->n_records) {
+		fail(&w, PACER_FILE_COUNT_MISMATCH, 0, r->file_size,
+		     "the header says %" PRIu64 " records but the file holds %" PRIu64,
+		     r->hdr.record_count, r->n_records);
+		warn(r, &w);
+	}
+	if (r->tail_bytes) {
+		fail(&w, PACER_FILE_RECORD_TRUNCATED, 0, pacer_file_record_offset(&r->hdr, r->n_records),
+		     "record %" PRIu64 " is cut short (%" PRIu64 " of %u bytes); the %" PRIu64 " whole records before it are used",
+		     r->n_records, r->tail_bytes, r->hdr.record_size, r->n_records);
+		warn(r, &w);
+	}
+	r->recbuf = malloc(r->hdr.record_size);
+	if (!r->recbuf) {
+		ret = fail(err, PACER_FILE_IO, -ENOMEM, 0, "out of memory");
+		goto out_close;
+	}
+	if (fseeko(r->f, (off_t)r->hdr.header_len, SEEK_SET)) {
+		ret = fail(err, PACER_FILE_IO, -errno, r->hdr.header_len, "seek failed: %s",
+			   strerror(errno));
+		goto out_close;
+	}
+	return 0;
+out_close:
+	free(hbuf);
+	pacer_file_close(r);
+	return ret;
+}
+
+int pacer_file_next(struct pacer_file_reader *r, struct pacer_record *rec,
+		    struct pacer_file_error *err)
+{
+	uint64_t off;
+
+	if (r->next >= r->n_records)
+		return 0;
+	off = pacer_file_record_offset(&r->hdr, r->next);
+	if (fread(r->recbuf, 1, r->hdr.record_size, r->f) != r->hdr.record_size)
+		return fail(err, PACER_FILE_IO, -EIO, off,
+			    "record %" PRIu64 " could not be read (file shrank while reading?)", r->next);
+	pacer_file_record_decode(r->recbuf, rec);
+	if (pacer_file_record_check(&r->hdr, rec, off, r->next, err))
+		return -EBADMSG;
+	r->next++;
+	return 1;
+}
+
+void pacer_file_close(struct pacer_file_reader *r)
+{
+	if (r->f)
+		fclose(r->f);
+	r->f = NULL;
+	free(r->recbuf);
+	r->recbuf = NULL;
+}
+
+/* ---- writing ---- */
+
+static const char *const policy_names[] = { "pace", "quiet" };
+static const char *const placement_names[] = { "percpu", "shared" };
+static const char *const layout_names[] = { "rows", "blocked" };
+static const char *const clock_names[] = { "coarse", "precise", "cached" };
+#define NAME_OF(tab, v) ((v) < sizeof(tab) / sizeof(tab[0]) ? tab[v] : "?")
+
+const char *pacer_file_policy_name(uint32_t v) { return NAME_OF(policy_names, v); }
+const char *pacer_file_placement_name(uint32_t v) { return NAME_OF(placement_names, v); }
+const char *pacer_file_layout_name(uint32_t v) { return NAME_OF(layout_names, v); }
+const char *pacer_file_clock_name(uint32_t v) { return NAME_OF(clock_names, v); }
+
+int pacer_file_writer_open(struct pacer_file_writer *w, const char *path,
+			   enum pacer_file_format format, const struct pacer_file_header *hdr,
+			   struct pacer_file_error *err)
+{
+	uint8_t buf[PACER_FILE_HEADER_V1_LEN];
+	size_t n = strlen(path);
+	int fd, ret;
+
+	memset(w, 0, sizeof(*w));
+	w->format = format;
+	w->hdr = *hdr;
+	w->hdr.flags &= ~PACER_FILE_F_COMPLETE;
+	w->hdr.record_count = 0;
+	w->hdr.end_mono_ns = 0;
+	if (pacer_file_header_encode(&w->hdr, buf, sizeof(buf)))
+		return fail(err, PACER_FILE_HEADER_INVALID, -EINVAL, 0,
+			    "header lengths are not those of format version 1");
+	w->path = strdup(path);
+	w->tmp_path = malloc(n + 5);
+	if (!w->path || !w->tmp_path) {
+		ret = fail(err, PACER_FILE_IO, -ENOMEM, 0, "out of memory");
+		goto out;
+	}
+	snprintf(w->tmp_path, n + 5, "%s.tmp", path);
+	fd = open(w->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ret = fail(err, PACER_FILE_IO, -errno, 0, "cannot create %s: %s", w->tmp_path,
+			   strerror(errno));
+		goto out;
+	}
+	w->f = fdopen(fd, "wb");
+	if (!w->f) {
+		ret = fail(err, PACER_FILE_IO, -errno, 0, "fdopen: %s", strerror(errno));
+		close(fd);
+		unlink(w->tmp_path);
+		goto out;
+	}
+	setvbuf(w->f, NULL, _IOFBF, 1 << 16);
+	if (format == PACER_FORMAT_CSV)
+		ret = pacer_csv_write_header(w->f, &w->hdr);
+	else
+		ret = fwrite(buf, sizeof(buf), 1, w->f) == 1 ? 0 : -EIO;
+	if (!ret)
+		ret = fflush(w->f) ? -errno : 0;
+	if (ret) {
+		fail(err, PACER_FILE_IO, ret, 0, "cannot write the header to %s: %s", w->tmp_path,
+		     strerror(-ret));
+		pacer_file_writer_discard(w);
+		return ret;
+	}
+	return 0;
+out:
+	free(w->path);
+	free(w->tmp_path);
+	w->path = w->tmp_path = NULL;
+	return ret;
+}
+
+int pacer_file_writer_append(struct pacer_file_writer *w, const struct pacer_record *rec)
+{
+	uint8_t buf[PACER_FILE_RECORD_V1_LEN];
+	int ret;
+
+	if (w->format == PACER_FORMAT_CSV) {
+		ret = pacer_csv_write_record(w->f, &w->hdr, w->n_records, rec);
+		if (ret)
+			return ret;
+	} else {
+		pacer_file_record_encode(rec, buf);
+		if (fwrite(buf, sizeof(buf), 1, w->f) != 1)
+			return errno ? -errno : -EIO;
+	}
+	w->n_records++;
+	return 0;
+}
+
+int pacer_file_writer_flush(struct pacer_file_writer *w)
+{
+	return fflush(w->f) ? -errno : 0;
+}
+
+int pacer_file_writer_finish(struct pacer_file_writer *w, uint64_t end_mono_ns,
+			     uint64_t records_lost, struct pacer_file_error *err)
+{
+	uint8_t buf[PACER_FILE_HEADER_V1_LEN];
+	char *dir;
+	int ret = 0, dfd;
+
+	w->hdr.flags |= PACER_FILE_F_COMPLETE;
+	w->hdr.end_mono_ns = end_mono_ns;
+	w->hdr.record_count = w->n_records;
+	w->hdr.records_lost = records_lost;
+	if (w->format == PACER_FORMAT_CSV) {
+		if (fprintf(w->f, "# complete: records %" PRIu64 ", records_lost %" PRIu64 ", end_mono_ns %" PRIu64 "\n",
+			    w->n_records, records_lost, end_mono_ns) < 0)
+			ret = -EIO;
+	}
+	if (!ret && fflush(w->f))
+		ret = -errno;
+	if (!ret && w->format == PACER_FORMAT_BINARY) {
+		/* Rewrite the header in place: the data before it is already on its way. */
+		pacer_file_header_encode(&w->hdr, buf, sizeof(buf));
+		if (pwrite(fileno(w->f), buf, sizeof(buf), 0) != (ssize_t)sizeof(buf))
+			ret = errno ? -errno : -EIO;
+	}
+	if (!ret && fsync(fileno(w->f)))
+		ret = -errno;
+	if (fclose(w->f) && !ret)
+		ret = -errno;
+	w->f = NULL;
+	if (!ret && rename(w->tmp_path, w->path))
+		ret = -errno;
+	if (ret) {
+		fail(err, PACER_FILE_IO, ret, 0, "cannot finish %s: %s (the records so far stay in %s)",
+		     w->path, strerror(-ret), w->tmp_path);
+	} else {
+		/* Make the rename itself durable. */
+		dir = strdup(w->path);
+		if (dir) {
+			dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (dfd >= 0) {
+				fsync(dfd);
+				close(dfd);
+			}
+			free(dir);
+		}
+	}
+	free(w->path);
+	free(w->tmp_path);
+	w->path = w->tmp_path = NULL;
+	return ret;
+}
+
+void pacer_file_writer_abandon(struct pacer_file_writer *w)
+{
+	if (w->f)
+		fclose(w->f);
+	w->f = NULL;
+	free(w->path);
+	free(w->tmp_path);
+	w->path = w->tmp_path = NULL;
+}
+
+void pacer_file_writer_discard(struct pacer_file_writer *w)
+{
+	if (w->f)
+		fclose(w->f);
+	w->f = NULL;
+	if (w->tmp_path)
+		unlink(w->tmp_path);
+	free(w->path);
+	free(w->tmp_path);
+	w->path = w->tmp_path = NULL;
+}
+
+/* ---- CSV ---- */
+
+const char *pacer_record_source(const struct pacer_record *r, char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	if (!inet_ntop(r->family == 4 ? AF_INET : AF_INET6, r->addr, a, sizeof(a)))
+		snprintf(a, sizeof(a), "?");
+	snprintf(buf, len, "%s/%u", a, r->prefix);
+	return buf;
+}
+
+int pacer_csv_write_header(FILE *f, const struct pacer_file_header *h)
+{
+	int n;
+
+	n = fprintf(f,
+		    "# xdp-pacer recording, format %u.%u\n"
+		    "# interface: %s\n# host: %s\n"
+		    "# interval_ns: %" PRIu64 "\n# thresh_ticks: %u\n# tick_ns: %" PRIu64 "\n"
+		    "# sketch: rows %u, lines_log2 %u, layout %s, %u-byte lines of %u %u-bit cells, epoch 2^%u ticks\n"
+		    "# policy: %s\n# placement: %s\n# clock: %s\n# prefix4: %u\n# prefix6: %u\n# ncpus: %u\n"
+		    "# sample_src_thresh: %" PRIu64 " (of 2^32)\n# sample_pkt_thresh: %" PRIu64 " (of 2^32)\n"
+		    "# start_mono_ns: %" PRIu64 "\n# start_real_ns: %" PRIu64 "\n"
+		    "index,ts_ns,t_rel_s,source,family,prefix,verdict,sampled_by,est_age_ticks,est_age_ns,cpu,thresh_ticks\n",
+		    h->version_major, h->version_minor, h->ifname, h->hostname, h->interval_ns,
+		    h->thresh_ticks, (uint64_t)1 << h->tick_shift, h->rows, h->lines_log2,
+		    pacer_file_layout_name(h->kind), h->line_bytes, h->line_cells, h->cell_bits,
+		    h->epoch_shift, pacer_file_policy_name(h->policy),
+		    pacer_file_placement_name(h->placement), pacer_file_clock_name(h->clock),
+		    h->prefix4, h->prefix6, h->ncpus, h->sample_src_thresh, h->sample_pkt_thresh,
+		    h->start_mono_ns, h->start_real_ns);
+	return n < 0 ? -EIO : 0;
+}
+
+int pacer_csv_write_record(FILE *f, const struct pacer_file_header *h, uint64_t index,
+			   const struct pacer_record *r)
+{
+	static const char *const by[] = { "", "source", "packet", "source+packet" };
+	char src[64], age[24], age_ns[24];
+	double rel = ((double)r->ts_ns - (double)h->start_mono_ns) / 1e9;
+	int n;
+
+	if (r->est_age_ticks == PACER_AGE_NEVER) {
+		snprintf(age, sizeof(age), "never");
+		snprintf(age_ns, sizeof(age_ns), "never");
+	} else {
+		snprintf(age, sizeof(age), "%u", r->est_age_ticks);
+		snprintf(age_ns, sizeof(age_ns), "%" PRIu64, (uint64_t)r->est_age_ticks << h->tick_shift);
+	}
+	n = fprintf(f, "%" PRIu64 ",%" PRIu64 ",%.9f,%s,%u,%u,%s,%s,%s,%s,%u,%u\n", index, (uint64_t)r->ts_ns,
+		    rel, pacer_record_source(r, src, sizeof(src)), r->family, r->prefix,
+		    r->verdict == PACER_REC_DROP ? "drop" : "pass", by[r->flags & 3], age, age_ns,
+		    r->cpu, r->thresh_ticks);
+	return n < 0 ? -EIO : 0;
+}

@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The recording file written by `xdp-pacer record` and read by
+ * `xdp-pacer analyze`: a versioned, self-describing header followed by
+ * fixed-size records.  Pure C, no libbpf: the unit tests and any offline
+ * tool can read it.
+ *
+ * Everything on disk is little-endian and encoded field by field (never a
+ * struct dump), so a file means the same on any host and compiler.
+ *
+ *   offset size  header v1.0 (PACER_FILE_HEADER_V1_LEN = 256 bytes)
+ *        0    8  magic "\x89XPR\r\n\x1a\n" (PNG-style: a text-mode copy or
+ *                a 7-bit channel breaks it, so it is caught as foreign)
+ *        8    2  version major: a reader refuses any other major
+ *       10    2  version minor: additions only (longer header/records)
+ *       12    4  header_len: bytes of header including the checksum
+ *       16    4  record_size: bytes per record (>= 40)
+ *       20    4  flags: PACER_FILE_F_COMPLETE once the writer closed it
+ *       24    8  interval_ns at the start of the recording
+ *       32    4  thresh_ticks at the start
+ *       36    4  tick_shift (a tick is 2^tick_shift ns)
+ *       40    4  rows          44  4  lines_log2     48  4  layout kind
+ *       52    4  line_bytes    56  4  line_cells     60  4  cell_bits
+ *       64    4  epoch_shift   68  4  policy         72  4  placement
+ *       76    4  clock         80  4  prefix4        84  4  prefix6
+ *       88    4  ncpus         92  4  datapath ABI version
+ *       96    8  sample_src_thresh (of 2^32)   104  8  sample_pkt_thresh
+ *      112    8  start_mono_ns (datapath clock) 120  8  start_real_ns (CLOCK_REALTIME)
+ *      128    8  end_mono_ns (0 until complete) 136  8  record_count (0 until complete)
+ *      144    8  records_lost (datapath ring buffer full during the recording)
+ *      152   16  ifname (NUL padded)           168  64  hostname (NUL padded)
+ *      232    4  malformed verdict             236   4  max_thresh (cell age cap, ticks)
+ *      240   12  reserved, zero
+ *      252    4  CRC-32 (IEEE) of bytes [0, header_len - 4)
+ *
+ *   record v1 (PACER_FILE_RECORD_V1_LEN = 40 bytes), at header_len + i * record_size:
+ *        0    8  ts_ns, datapath clock       8  16  masked source address
+ *       24    1  family (4/6)  25 1 prefix   26   1  verdict (0 pass, 1 drop)
+ *       27    1  flags (PACER_REC_SAMPLED_*)  28   4  est_age_ticks (PACER_AGE_NEVER)
+ *       32    4  cpu                          36   4  thresh_ticks in force
+ *
+ * The hash key is deliberately not stored: whoever holds the file could use
+ * it to aim collisions at the live sketch.  Offline simulation draws its own.
+ */
+#ifndef PACER_FILE_H
+#define PACER_FILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "pacer_abi.h"
+
+#define PACER_FILE_MAGIC "\x89XPR\r\n\x1a\n"
+#define PACER_FILE_MAGIC_LEN 8
+#define PACER_FILE_VERSION_MAJOR 1
+#define PACER_FILE_VERSION_MINOR 0
+#define PACER_FILE_HEADER_V1_LEN 256
+#define PACER_FILE_RECORD_V1_LEN 40
+/* Sanity caps a reader applies before trusting the lengths in a header. */
+#define PACER_FILE_HEADER_MAX_LEN 65536
+#define PACER_FILE_RECORD_MAX_LEN 4096
+#define PACER_FILE_F_COMPLETE 0x1u
+
+struct pacer_file_header {
+	uint16_t version_major, version_minor;
+	uint32_t header_len, record_size, flags;
+	uint64_t interval_ns;
+	uint32_t thresh_ticks, tick_shift;
+	uint32_t rows, lines_log2, kind;
+	uint32_t line_bytes, line_cells, cell_bits, epoch_shift;
+	uint32_t policy, placement, clock;
+	uint32_t prefix4, prefix6;
+	uint32_t ncpus, abi_version;
+	uint64_t sample_src_thresh, sample_pkt_thresh;
+	uint64_t start_mono_ns, start_real_ns, end_mono_ns;
+	uint64_t record_count, records_lost;
+	char ifname[16];   /* NUL-terminated in memory; padded on disk */
+	char hostname[64];
+	uint32_t malformed, max_thresh;
+};
+
+/* What went wrong with a file; the reader fills one of these with an offset. */
+enum pacer_file_problem {
+	PACER_FILE_OK = 0,
+	PACER_FILE_IO,                /* open/read/write failed (errno in code) */
+	PACER_FILE_FOREIGN,           /* no magic: not an xdp-pacer recording */
+	PACER_FILE_VERSION,           /* a major version this reader does not know */
+	PACER_FILE_HEADER_TRUNCATED,  /* file ends inside the header */
+	PACER_FILE_HEADER_CORRUPT,    /* checksum mismatch */
+	PACER_FILE_HEADER_INVALID,    /* checksum fine, but a field is impossible */
+	PACER_FILE_RECORD_TRUNCATED,  /* last record cut short (warning: rest usable) */
+	PACER_FILE_RECORD_INVALID,    /* a record's fields are impossible */
+	PACER_FILE_COUNT_MISMATCH,    /* complete file, count in header != records present (warning) */
+	PACER_FILE_INCOMPLETE,        /* writer did not close it (killed?) (warning) */
+};
+
+struct pacer_file_error {
+	enum pacer_file_problem problem;
+	int code;          /* negative errno matching the problem */
+	uint64_t offset;   /* byte offset in the file where the problem is */
+	char msg[256];     /* one line naming the problem and the offset */
+};
+
+const char *pacer_file_problem_name(enum pacer_file_problem p);
+
+/* CRC-32 (IEEE 802.3, reflected, as zlib's crc32()). */
+uint32_t pacer_crc32(uint32_t crc, const void *buf, size_t len);
+
+/* A header for a fresh recording: constants of the format filled in, the rest zero. */
+void pacer_file_header_init(struct pacer_file_header *h);
+
+/*
+ * Encode into exactly PACER_FILE_HEADER_V1_LEN bytes (h->header_len must be
+ * that), checksum included.  0 or -EINVAL.
+ */
+int pacer_file_header_encode(const struct pacer_file_header *h, uint8_t *buf, size_t len);
+
+/*
+ * Decode and check a header from the first `len` bytes of a file (all of
+ * them, if the file is shorter than its header: that is then reported as a
+ * truncated header).  0, or a negative errno with *err saying what and where.
+ */
+int pacer_file_header_decode(const uint8_t *buf, size_t len, struct pacer_file_header *h,
+			     struct pacer_file_error *err);
+
+/* Record <-> bytes (PACER_FILE_RECORD_V1_LEN). */
+void pacer_file_record_encode(const struct pacer_record *r, uint8_t *buf);
+void pacer_file_record_decode(const uint8_t *buf, struct pacer_record *r);
+
+/*
+ * Is this record possible under header h?  0, or -EBADMSG with *err naming
+ * the bad field (offset = the record's offset, passed in).
+ */
+int pacer_file_record_check(const struct pacer_file_header *h, const struct pacer_record *r,
+			    uint64_t offset, uint64_t index, struct pacer_file_error *err);
+
+/* ---- reading ---- */
+
+struct pacer_file_reader {
+	FILE *f;
+	struct pacer_file_header hdr;
+	uint64_t file_size;
+	uint64_t n_records;    /* whole records present */
+	uint64_t tail_bytes;   /* bytes of a cut-short last record, 0 if none */
+	uint64_t next;         /* index of the next record pacer_file_next() returns */
+	/* Warnings found at open (truncated tail, count mismatch, incomplete): */
+	int n_warnings;
+	struct pacer_file_error warnings[3];
+	uint8_t *recbuf;
+};
+
+/*
+ * Open and validate a recording.  0 on success (warnings, if any, in
+ * r->warnings: the records present are still readable); negative errno on a
+ * fatal problem, described in *err.
+ */
+int pacer_file_open(const char *path, struct pacer_file_reader *r, struct pacer_file_error *err);
+
+/*
+ * The next record: 1 when one was read, 0 at the end, negative errno on an
+ * I/O error or an impossible record (described in *err, with its offset).
+ */
+int pacer_file_next(struct pacer_file_reader *r, struct pacer_record *rec,
+		    struct pacer_file_error *err);
+
+/* Byte offset of record i. */
+uint64_t pacer_file_record_offset(const struct pacer_file_header *h, uint64_t i);
+
+void pacer_file_close(struct pacer_file_reader *r);
+
+/* ---- writing ---- */
+
+enum pacer_file_format {
+	PACER_FORMAT_BINARY,
+	PACER_FORMAT_CSV,
+};
+
+/*
+ * A recording in progress.  It is written to "<path>.tmp" and renamed to
+ * path by pacer_file_writer_finish(), so a file under the final name is
+ * always complete.  Records reach the .tmp file in whole-record writes
+ * through stdio; a writer killed mid-way leaves a .tmp whose header says
+ * "incomplete" and whose last record may be cut short: both are what the
+ * reader detects and reports, and every whole record stays readable.
+ */
+struct pacer_file_writer {
+	FILE *f;
+	enum pacer_file_format format;
+	struct pacer_file_header hdr;
+	uint64_t n_records;
+	char *path, *tmp_path;
+};
+
+/* 0 or negative errno (err describes it). */
+int pacer_file_writer_open(struct pacer_file_writer *w, const char *path,
+			   enum pacer_file_format format, const struct pacer_file_header *hdr,
+			   struct pacer_file_error *err);
+int pacer_file_writer_append(struct pacer_file_writer *w, const struct pacer_record *rec);
+/* Push buffered records to the kernel (bounds what a kill can lose). */
+int pacer_file_writer_flush(struct pacer_file_writer *w);
+/*
+ * Fill in end time, count and losses, mark complete, fsync, rename into
+ * place.  0 or negative errno; on failure the .tmp file is left for the
+ * user and err says where.
+ */
+int pacer_file_writer_finish(struct pacer_file_writer *w, uint64_t end_mono_ns,
+			     uint64_t records_lost, struct pacer_file_error *err);
+/* Stop after a failure: close, leaving the .tmp file (readable as incomplete) for the user. */
+void pacer_file_writer_abandon(struct pacer_file_writer *w);
+/* Give up: close and remove the .tmp file. */
+void pacer_file_writer_discard(struct pacer_file_writer *w);
+
+/* ---- CSV ---- */
+
+/* "# key: value" lines describing the header, then the column names. */
+int pacer_csv_write_header(FILE *f, const struct pacer_file_header *h);
+int pacer_csv_write_record(FILE *f, const struct pacer_file_header *h, uint64_t index,
+			   const struct pacer_record *r);
+
+/* Text of a record's source, "10.1.2.3/32" or "2001:db8::/64". */
+const char *pacer_record_source(const struct pacer_record *r, char *buf, size_t len);
+
+/* Names of header enums for printing ("pace", "percpu", ...). */
+const char *pacer_file_policy_name(uint32_t v);
+const char *pacer_file_placement_name(uint32_t v);
+const char *pacer_file_layout_name(uint32_t v);
+const char *pacer_file_clock_name(uint32_t v);
+
+#endif

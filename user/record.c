@@ -1,0 +1,402 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * xdp-pacer record: turn on sampling in the live program, stream the ring
+ * buffer's records into a recording file, and put sampling back as it was.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/file.h>
+#include <bpf/libbpf.h>
+#include "common.h"
+#include "pacer_file.h"
+#include "parse.h"
+
+#define DEFAULT_SOURCES_ONE_IN 64
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: xdp-pacer record IFNAME -o FILE [--sources 1/N|off] [--packets 1/M|off]\n"
+		"                        [--duration DUR] [--count N] [--csv]\n\n"
+		"Record the limiter's decisions on IFNAME for 'xdp-pacer analyze'.\n"
+		"  -o, --output FILE   where to write; the recording goes to FILE.tmp and is\n"
+		"                      renamed to FILE when complete\n"
+		"  --sources 1/N|off   record every packet of 1 in N sources, chosen by keyed hash\n"
+		"                      (default 1/%d); complete per-source streams make the audit exact\n"
+		"  --packets 1/M|off   also record 1 in M packets at random (default off)\n"
+		"  --duration DUR      stop after DUR (e.g. 30s, 500ms); default: until Ctrl-C\n"
+		"  --count N           stop after N records\n"
+		"  --csv               write CSV (for other tools) instead of the binary format\n\n"
+		"Sampling is switched on in the running program and restored to its previous\n"
+		"setting on exit, Ctrl-C and SIGTERM.  After 'kill -9' restore it by hand:\n"
+		"'xdp-pacer set IFNAME --sample-sources off --sample-packets off'.  A killed\n"
+		"recording leaves FILE.tmp, which analyze reads up to its last whole record.\n"
+		"Records the datapath could not queue (ring buffer full) are counted and reported.\n",
+		DEFAULT_SOURCES_ONE_IN);
+}
+
+static int parse_sampling(const char *opt, const char *v, uint64_t *thresh)
+{
+	uint64_t n;
+
+	if (!strcmp(v, "off")) {
+		*thresh = 0;
+		return 0;
+	}
+	if (parse_one_in(v, &n))
+		return bad_value(opt, v, "expected 1/N with N from 1 to 4294967296, or off");
+	*thresh = sample_thresh_one_in(n);
+	return 0;
+}
+
+struct consumer {
+	struct pacer_file_writer *w;
+	uint64_t written, limit;
+	uint64_t discarded;     /* drained before the start, or beyond --count */
+	uint64_t short_events;  /* smaller than a record: a foreign datapath */
+	bool discard;
+	uint64_t deadline_ns;   /* 0: none; checked while polling (see on_event) */
+	int write_err;
+};
+
+static uint64_t mono_ns(void);
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	struct consumer *c = ctx;
+	struct pacer_record rec;
+	int err;
+
+	if (c->discard || (c->limit && c->written >= c->limit)) {
+		c->discarded++;
+		return 0;
+	}
+	if (size < sizeof(rec)) {
+		c->short_events++;
+		return 0;
+	}
+	memcpy(&rec, data, sizeof(rec));
+	err = pacer_file_writer_append(c->w, &rec);
+	if (err) {
+		c->write_err = err;
+		return err;
+	}
+	c->written++;
+	/* Stop polling at the limit; what is left in the ring is not ours to keep. */
+	if (c->limit && c->written >= c->limit)
+		return -ECANCELED;
+	/*
+	 * Under a steady flood one poll call can keep consuming for as long as
+	 * records arrive: look at the clock and signals now and then.
+	 */
+	if (!(c->written & 4095) && (stop_signal || (c->deadline_ns && mono_ns() >= c->deadline_ns)))
+		return -EAGAIN;
+	return 0;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * One recorder per program: two would split the ring buffer's records
+ * between them and each would restore sampling under the other's feet.
+ * Keyed by program id, which (unlike an ifindex) is unique across network
+ * namespaces.
+ */
+static int lock_program(const struct pacer_handle *h)
+{
+	char path[128];
+	int fd;
+
+	snprintf(path, sizeof(path), "/run/xdp-pacer-record.prog%u.lock", h->prog_id);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		snprintf(path, sizeof(path), "/tmp/xdp-pacer-record.prog%u.lock", h->prog_id);
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	}
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		int err = errno == EWOULDBLOCK ? -EBUSY : -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "sources", required_argument, NULL, 's' },
+		{ "packets", required_argument, NULL, 'p' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "csv", no_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t src_thresh = sample_thresh_one_in(DEFAULT_SOURCES_ONE_IN), pkt_thresh = 0;
+	uint64_t duration = 0, count = 0, prev_src, prev_pkt, deadline = 0, next_flush;
+	uint64_t before[PACER_STAT_MAX], after[PACER_STAT_MAX], lost = 0, end_mono;
+	enum pacer_file_format format = PACER_FORMAT_BINARY;
+	struct pacer_file_writer w = { 0 };
+	struct pacer_file_header hdr;
+	struct pacer_file_error ferr;
+	struct consumer cons = { 0 };
+	struct ring_buffer *rb = NULL;
+	struct sigaction sa = { 0 }, old_int, old_term, old_hup;
+	struct pacer_handle h;
+	struct timespec rt;
+	const char *out = NULL;
+	bool tty = isatty(STDERR_FILENO), sampling_on = false, counters_ok;
+	char eb[128], a[32], sbuf[32], pbuf[32];
+	int c, err, lock_fd, ret = 1, stopped_by = 0;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case 's':
+			if (parse_sampling("--sources", optarg, &src_thresh))
+				return 2;
+			break;
+		case 'p':
+			if (parse_sampling("--packets", optarg, &pkt_thresh))
+				return 2;
+			break;
+		case 'd':
+			if (parse_duration_ns(optarg, &duration) || !duration)
+				return bad_value("--duration", optarg,
+						 "expected a positive duration such as 30s or 500ms");
+			break;
+		case 'c':
+			if (parse_u64_range(optarg, 1, UINT64_MAX, &count))
+				return bad_value("--count", optarg, "expected a positive integer");
+			break;
+		case 'C':
+			format = PACER_FORMAT_CSV;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage_hint(argv[0]);
+			return 2;
+		}
+	}
+	if (expect_positionals(argc, argv, 1, "an interface name"))
+		return 2;
+	if (!out || !*out) {
+		pr_err("record needs -o FILE");
+		usage_hint(argv[0]);
+		return 2;
+	}
+	if (!strcmp(out, "-")) {
+		pr_err("-o - is not supported: a recording is renamed into place when complete; give a file name");
+		return 2;
+	}
+	if (!src_thresh && !pkt_thresh) {
+		pr_err("--sources off and --packets off together would record nothing");
+		return 2;
+	}
+	if (pacer_handle_open(argv[optind], &h))
+		return 1;
+	lock_fd = lock_program(&h);
+	if (lock_fd < 0) {
+		if (lock_fd == -EBUSY)
+			pr_err("another 'xdp-pacer record' is already recording %s", h.ifname);
+		else
+			pr_err("cannot take the recording lock for %s: %s", h.ifname, strerror(-lock_fd));
+		pacer_handle_close(&h);
+		return 1;
+	}
+
+	rb = ring_buffer__new(h.map_fd[PACER_MAP_EVENTS], on_event, &cons, NULL);
+	if (!rb) {
+		err = -errno;
+		pr_err("cannot open the ring buffer of %s: %s", h.ifname, err_str(err, eb, sizeof(eb)));
+		goto out;
+	}
+	/* Records someone else's sampling left behind are not part of this recording. */
+	cons.discard = true;
+	ring_buffer__consume(rb);
+	cons.discard = false;
+
+	counters_ok = !pacer_read_counters(&h, before);
+	if (!counters_ok)
+		pr_err("warning: cannot read the counters of %s: lost records will not be known", h.ifname);
+
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
+
+	pacer_file_header_init(&hdr);
+	hdr.interval_ns = h.cfg->interval_ns;
+	hdr.thresh_ticks = h.cfg->thresh_ticks;
+	hdr.tick_shift = h.layout.tick_shift;
+	hdr.rows = h.layout.rows;
+	hdr.lines_log2 = h.layout.lines_log2;
+	hdr.kind = h.layout.kind;
+	hdr.policy = h.cfg->policy;
+	hdr.placement = h.layout.placement;
+	hdr.clock = h.layout.clock;
+	hdr.prefix4 = h.cfg->prefix4;
+	hdr.prefix6 = h.cfg->prefix6;
+	hdr.malformed = h.cfg->malformed;
+	hdr.ncpus = (uint32_t)h.ncpus;
+	hdr.abi_version = h.layout.abi_version;
+	hdr.sample_src_thresh = src_thresh;
+	hdr.sample_pkt_thresh = pkt_thresh;
+	snprintf(hdr.ifname, sizeof(hdr.ifname), "%s", h.ifname);
+	if (gethostname(hdr.hostname, sizeof(hdr.hostname) - 1))
+		snprintf(hdr.hostname, sizeof(hdr.hostname), "?");
+
+	prev_src = h.cfg->sample_src_thresh;
+	prev_pkt = h.cfg->sample_pkt_thresh;
+	/* Word-sized stores into the live .data, as 'set' does. */
+	h.cfg->sample_src_thresh = src_thresh;
+	h.cfg->sample_pkt_thresh = pkt_thresh;
+	__sync_synchronize();
+	sampling_on = true;
+	/*
+	 * Read the clock after switching sampling on: a packet that saw it off
+	 * took its timestamp before this, so the audit may take "no record since
+	 * start" as "no packet since start".
+	 */
+	hdr.start_mono_ns = pacer_clock_now(&h);
+	clock_gettime(CLOCK_REALTIME, &rt);
+	hdr.start_real_ns = (uint64_t)rt.tv_sec * 1000000000ULL + (uint64_t)rt.tv_nsec;
+
+	err = pacer_file_writer_open(&w, out, format, &hdr, &ferr);
+	if (err) {
+		pr_err("%s", ferr.msg);
+		goto out;
+	}
+	cons.w = &w;
+	cons.limit = count;
+	pr_info("recording %s into %s.tmp (renamed to %s when done): sources %s, packets %s%s%s",
+		h.ifname, out, out,
+		src_thresh ? (snprintf(sbuf, sizeof(sbuf), "1/%" PRIu64, ((uint64_t)1 << 32) / src_thresh), sbuf) : "off",
+		pkt_thresh ? (snprintf(pbuf, sizeof(pbuf), "1/%" PRIu64, ((uint64_t)1 << 32) / pkt_thresh), pbuf) : "off",
+		duration ? ", for " : "", duration ? format_duration(duration, a, sizeof(a)) : "");
+	fflush(stdout);
+
+	if (duration)
+		deadline = mono_ns() + duration;
+	cons.deadline_ns = deadline;
+	next_flush = mono_ns() + 1000000000ULL;
+	while (!stop_signal) {
+		uint64_t now;
+
+		err = ring_buffer__poll(rb, 100);
+		if (err == -ECANCELED || (count && cons.written >= count))
+			break;
+		if (err < 0 && err != -EINTR && err != -EAGAIN) {
+			if (cons.write_err)
+				pr_err("writing %s.tmp failed: %s", out, strerror(-cons.write_err));
+			else
+				pr_err("reading the ring buffer failed: %s", err_str(err, eb, sizeof(eb)));
+			break;
+		}
+		now = mono_ns();
+		if (now >= next_flush) {
+			/* Bound what a kill can lose to about a second of records. */
+			if (pacer_file_writer_flush(&w))
+				pr_err("warning: flushing %s.tmp failed: %s", out, strerror(errno));
+			next_flush = now + 1000000000ULL;
+			if (tty) {
+				uint64_t cur[PACER_STAT_MAX];
+
+				if (counters_ok && !pacer_read_counters(&h, cur))
+					lost = cur[PACER_STAT_RECORD_LOST] - before[PACER_STAT_RECORD_LOST];
+				fprintf(stderr, "\r%" PRIu64 " records, %" PRIu64 " lost ", cons.written, lost);
+			}
+		}
+		if (deadline && now >= deadline)
+			break;
+	}
+	if (tty)
+		fputc('\n', stderr);
+
+	h.cfg->sample_src_thresh = prev_src;
+	h.cfg->sample_pkt_thresh = prev_pkt;
+	__sync_synchronize();
+	sampling_on = false;
+	cons.deadline_ns = 0;
+	stopped_by = stop_signal;
+	stop_signal = 0; /* let the final drain run to the end of the ring (a second Ctrl-C cuts it short) */
+	/* What the datapath queued before sampling went off belongs to the recording. */
+	if (!cons.write_err && !(count && cons.written >= count))
+		ring_buffer__consume(rb);
+	end_mono = pacer_clock_now(&h);
+	if (counters_ok && !pacer_read_counters(&h, after))
+		lost = after[PACER_STAT_RECORD_LOST] - before[PACER_STAT_RECORD_LOST];
+
+	if (cons.write_err) {
+		pr_err("writing %s.tmp failed: %s; the records written so far stay in %s.tmp", out,
+		       strerror(-cons.write_err), out);
+		pacer_file_writer_abandon(&w);
+		goto out;
+	}
+	err = pacer_file_writer_finish(&w, end_mono, lost, &ferr);
+	if (err) {
+		pr_err("%s", ferr.msg);
+		goto out;
+	}
+	pr_info("%s: %" PRIu64 " records written to %s over %.1f s; %" PRIu64 " records lost (ring buffer full)%s",
+		h.ifname, cons.written, out, (double)(end_mono - hdr.start_mono_ns) / 1e9, lost,
+		stopped_by ? " (stopped by signal)" : "");
+	if (cons.discarded)
+		pr_info("%s: %" PRIu64 " records not kept (queued before the start or beyond --count)",
+			h.ifname, cons.discarded);
+	if (cons.short_events)
+		pr_err("warning: %" PRIu64 " ring buffer events were shorter than a record and skipped",
+		       cons.short_events);
+	if (lost)
+		pr_err("warning: %" PRIu64 " records were lost: the audit may count false drops that did not happen; sample fewer sources (--sources 1/N with a larger N)",
+		       lost);
+	if (!counters_ok)
+		pr_err("warning: lost records unknown (counters unreadable)");
+	ret = 0;
+out:
+	if (sampling_on) {
+		h.cfg->sample_src_thresh = prev_src;
+		h.cfg->sample_pkt_thresh = prev_pkt;
+		__sync_synchronize();
+	}
+	if (sa.sa_handler) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+		sigaction(SIGHUP, &old_hup, NULL);
+	}
+	ring_buffer__free(rb);
+	close(lock_fd);
+	pacer_handle_close(&h);
+	return ret;
+}
