@@ -84,19 +84,36 @@ static int clock_refresh(void *map, __u32 *key, struct pacer_clock_state *c)
 
 /*
  * The first packet arms the timer (whoever loaded the program); until it
- * has fired, packets read the coarse clock themselves.
+ * has fired, packets read the coarse clock themselves.  Arming can fail for
+ * good: the kernel refuses timers in a map no user space holds (e.g. pins
+ * made in a private bpffs that went away with its mount namespace).  Then
+ * `armed` holds the coarse time before which nobody retries: packets pay
+ * one coarse-clock helper call each, not a failing timer set-up.  now_ns is
+ * written before `armed` says "running", so no CPU reads a stale one.
  */
+#define CLOCK_ARM_RETRY_NS 1000000000ULL
+#define CLOCK_RUNNING 1
+
 static __noinline __u64 clock_arm(struct pacer_clock_state *c)
 {
 	__u64 now = bpf_ktime_get_coarse_ns();
+	__u64 state = c->armed;
+	long err;
 
-	if (__sync_val_compare_and_swap(&c->armed, 0, 1) == 0) {
-		c->now_ns = now;
-		if (bpf_timer_init(&c->timer, &pacer_clock, 1 /* CLOCK_MONOTONIC */) ||
-		    bpf_timer_set_callback(&c->timer, clock_refresh) ||
-		    bpf_timer_start(&c->timer, clock_period_ns(), 0))
-			c->armed = 0; /* try again on a later packet */
-	}
+	if (state > CLOCK_RUNNING && now < state)
+		return now; /* failed recently */
+	c->now_ns = now;
+	if (__sync_val_compare_and_swap(&c->armed, state, CLOCK_RUNNING) != state)
+		return now; /* another CPU is arming it */
+	err = bpf_timer_init(&c->timer, &pacer_clock, 1 /* CLOCK_MONOTONIC */);
+	if (err == -16 /* -EBUSY: initialised by an earlier, failed attempt */)
+		err = 0;
+	if (!err)
+		err = bpf_timer_set_callback(&c->timer, clock_refresh);
+	if (!err)
+		err = bpf_timer_start(&c->timer, clock_period_ns(), 0);
+	if (err)
+		c->armed = now + CLOCK_ARM_RETRY_NS; /* > CLOCK_RUNNING: uptime is past 1 ns */
 	return now;
 }
 
@@ -112,7 +129,7 @@ static __always_inline __u64 clock_now(void)
 	c = bpf_map_lookup_elem(&pacer_clock, &zero);
 	if (!c)
 		return bpf_ktime_get_coarse_ns();
-	if (!c->armed)
+	if (c->armed != CLOCK_RUNNING)
 		return clock_arm(c);
 	return c->now_ns;
 }
@@ -175,6 +192,68 @@ static __always_inline int lookup_lines(const __u32 idx[PACER_MAX_ROWS],
 		}
 	}
 	return 0;
+}
+
+/*
+ * Shared placement: admit a key on at most one CPU.  Without this, two CPUs
+ * that read the key's cells before either writes them both admit it (the
+ * benchmark saw that: a source passed twice within a nanosecond).
+ *
+ * The deciding row r* is the first row with the largest age (the one that
+ * made the key look old).  Every other row is written first, with plain
+ * stores; r*'s cell last, by compare-and-swap of its 8-byte word, after
+ * checking on that same word that the cell is still old.  A second CPU
+ * evaluating the key meanwhile sees the other rows either untouched (so it
+ * picks the same r* and one of the two swaps fails) or already fresh (r* is
+ * then still its only old row, same swap).  If it reads r* after the swap,
+ * the cell is fresh and it drops.  The loser drops: the key was admitted an
+ * instant ago.  A swap can also fail because a colliding key wrote the same
+ * word at that instant: a false drop, on the safe side.  One CPU alone
+ * always wins, writing what pacer_key_update() writes: the sequential
+ * semantics are unchanged.  Returns 0 if admitted, -1 if not.
+ */
+static __always_inline int admit_exclusive(struct pacer_line *const line[PACER_MAX_ROWS],
+					   const __u32 cell[PACER_MAX_ROWS], __u32 rows, __u64 tick,
+					   __u32 thresh, struct pacer_counters *st)
+{
+	__u32 rstar = 0, oldest = 0, r, c, shift, age;
+	__u64 *word, w, fresh;
+	struct pacer_line *l;
+
+#pragma unroll
+	for (r = 0; r < PACER_MAX_ROWS; r++) {
+		if (r < rows) {
+			__u32 a = pacer_cell_age(line[r], cell[r], tick);
+
+			if (a > oldest) {
+				oldest = a;
+				rstar = r;
+			}
+		}
+	}
+#pragma unroll
+	for (r = 0; r < PACER_MAX_ROWS; r++) {
+		if (r < rows && r != rstar)
+			st->c[PACER_STAT_LINE_REFRESH] += pacer_cell_touch(line[r], cell[r], tick);
+	}
+	rstar &= PACER_MAX_ROWS - 1;
+	l = line[rstar];
+	c = cell[rstar];
+	/* Same re-base rule as pacer_cell_touch(), so the swap sees a current line. */
+	if (l->epoch != pacer_epoch(tick) &&
+	    (__u16)(pacer_epoch(tick) - l->epoch) != PACER_EPOCH_AHEAD) {
+		rebase_line(l, tick);
+		st->c[PACER_STAT_LINE_REFRESH]++;
+	}
+	word = (__u64 *)&l->bytes[c & (PACER_LINE_BYTES - 8)];
+	shift = (c & 7) * 8;
+	w = *(volatile __u64 *)word;
+	age = (__u8)((__u8)tick - (__u8)(w >> shift));
+	/* Refreshed since we looked (or written a tick ahead of us): admitted elsewhere. */
+	if (age < thresh || age >= PACER_AGE_FUTURE)
+		return -1;
+	fresh = (w & ~(0xffULL << shift)) | ((__u64)(__u8)tick << shift);
+	return __sync_val_compare_and_swap(word, w, fresh) == w ? 0 : -1;
 }
 
 static __always_inline void record(__u64 h, const struct pacer_src *src, int kind, __u32 prefix,
@@ -276,8 +355,13 @@ int xdp_pacer(struct xdp_md *ctx)
 	}
 	age = pacer_key_age(line, cell, rows, tick);
 	drop = pacer_is_recent(age, thresh);
-	if (pacer_should_update(pacer_cfg.policy, drop))
+	if (!drop && pacer_layout.placement == PACER_PLACEMENT_SHARED) {
+		/* Another CPU may be admitting the same source right now: only one wins. */
+		if (admit_exclusive(line, cell, rows, tick, thresh, st) < 0)
+			drop = 1;
+	} else if (pacer_should_update(pacer_cfg.policy, drop)) {
 		st->c[PACER_STAT_LINE_REFRESH] += pacer_key_update(line, cell, rows, tick);
+	}
 
 	if (pacer_cfg.sample_src_thresh | pacer_cfg.sample_pkt_thresh)
 		record(h, &src, kind, prefix, now_ns, age, thresh, drop, st);

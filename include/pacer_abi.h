@@ -66,7 +66,7 @@ enum pacer_clock {
 struct pacer_clock_state {
 	struct bpf_timer timer;
 	__u64 now_ns;
-	__u64 armed;
+	__u64 armed;  /* 0: not yet; 1: timer running; else: arming failed, retry after this coarse time */
 };
 
 /*

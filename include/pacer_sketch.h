@@ -177,14 +177,32 @@ PACER_INLINE __u16 pacer_epoch(__u64 tick)
  */
 #define PACER_CELL(l, c) ((l)->bytes[(c) & (PACER_LINE_BYTES - 1)])
 
+/*
+ * Shared sketch, several CPUs: one can read the clock a tick (or an epoch)
+ * ahead of another for the instant the clock moves.  From the lagging CPU,
+ * a cell just written by the leading one has a modular age of 255 and its
+ * line an epoch "one behind" of 0xffff.  Neither occurs on one CPU: while a
+ * line is less than two epochs behind every age is below 192 (see the top of
+ * this file).  So an age from 192 up is a cell from a moment ago (age 0),
+ * and a line one epoch ahead is current: read as old, the first would admit
+ * a source just admitted, the second would make the lagging CPU wipe the
+ * line in a re-base.  (Without the exception, a line idle exactly 2^16 - 1
+ * epochs, 39 hours at the default tick, reads as current instead of stale:
+ * at worst false drops, the safe side, for one epoch.)
+ */
+#define PACER_AGE_FUTURE 192
+#define PACER_EPOCH_AHEAD 0xffff
+
 /* Age of one cell in ticks, or PACER_AGE_STALE if its line is too old to tell. */
 PACER_INLINE __u32 pacer_cell_age(const struct pacer_line *l, __u32 cell, __u64 tick)
 {
 	__u16 behind = (__u16)(pacer_epoch(tick) - l->epoch);
+	__u8 age;
 
-	if (behind >= 2)
+	if (behind >= 2 && behind != PACER_EPOCH_AHEAD)
 		return PACER_AGE_STALE;
-	return (__u8)((__u8)tick - PACER_CELL(l, cell));
+	age = (__u8)((__u8)tick - PACER_CELL(l, cell));
+	return age >= PACER_AGE_FUTURE ? 0 : age;
 }
 
 /*
@@ -200,7 +218,10 @@ PACER_INLINE void pacer_line_rebase(struct pacer_line *l, __u64 tick)
 	__u32 i;
 
 	for (i = 0; i < PACER_LINE_CELLS; i++) {
-		if (behind >= 2 || (__u8)(now - l->cell[i]) >= PACER_MAX_THRESH)
+		__u8 age = (__u8)(now - l->cell[i]);
+
+		/* A "future" cell (see pacer_cell_age) is fresh: keep it. */
+		if (behind >= 2 || (age >= PACER_MAX_THRESH && age < PACER_AGE_FUTURE))
 			l->cell[i] = expired;
 	}
 	l->epoch = epoch;
@@ -216,7 +237,9 @@ PACER_INLINE int pacer_cell_touch(struct pacer_line *l, __u32 cell, __u64 tick)
 {
 	int rebased = 0;
 
-	if (l->epoch != pacer_epoch(tick)) {
+	/* A line already re-based into the next epoch by a CPU a tick ahead is current. */
+	if (l->epoch != pacer_epoch(tick) &&
+	    (__u16)(pacer_epoch(tick) - l->epoch) != PACER_EPOCH_AHEAD) {
 		PACER_LINE_REBASE(l, tick);
 		rebased = 1;
 	}

@@ -487,7 +487,7 @@ uint64_t pacer_clock_now(const struct pacer_handle *h)
 
 	/* The cached clock is what the datapath compares against: use it once armed. */
 	if (h->layout.clock == PACER_CLOCK_CACHED &&
-	    !bpf_map_lookup_elem(h->map_fd[PACER_MAP_CLOCK], &zero, &cs) && cs.armed && cs.now_ns)
+	    !bpf_map_lookup_elem(h->map_fd[PACER_MAP_CLOCK], &zero, &cs) && cs.armed == 1 && cs.now_ns)
 		return cs.now_ns;
 	clock_gettime(h->layout.clock == PACER_CLOCK_PRECISE ? CLOCK_MONOTONIC : CLOCK_MONOTONIC_COARSE,
 		      &ts);
