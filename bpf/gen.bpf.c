@@ -1,59 +1,95 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Traffic generator: run with BPF_PROG_TEST_RUN and
- * BPF_F_TEST_XDP_LIVE_FRAMES, it rewrites each frame's source address and
- * redirects it out of an interface.  Pages are recycled without being
- * re-initialised, so every field that varies is written on every run.
- * The IPv4 header checksum is left as in the template: the receivers it
- * feeds (XDP and tc programs) never check it.
+ * BPF_F_TEST_XDP_LIVE_FRAMES, it writes each frame's headers and source
+ * address and redirects it out of an interface.  Live-frames pages are
+ * recycled without their data being re-initialised, so every header byte is
+ * written on every run (from the template in .rodata), and the checksums
+ * that cover the source are recomputed: the IPv4 header checksum, and for
+ * IPv6 the UDP checksum (mandatory there).  IPv4 frames carry UDP checksum 0
+ * ("none"), so the source needs no UDP fix-up.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include "gen_abi.h"
 
+/* A paced CPU this far behind its schedule starts it afresh. */
+#define GEN_MAX_LAG_NS 50000000ULL
+
 const volatile struct gen_params gen_params = {};
-struct gen_counters gen_counters = {};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1 << GEN_ZIPF_TABLE_LOG2);
+	__uint(max_entries, 1 << GEN_ZIPF_SLOTS_LOG2);
 	__type(key, __u32);
-	__type(value, __u32);
+	__type(value, struct gen_zipf_slot);
 } gen_zipf SEC(".maps");
 
-static __always_inline __u32 pick(__u32 *good)
-{
-	__u32 r = bpf_get_prandom_u32();
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct gen_cpu_state);
+} gen_state SEC(".maps");
 
-	*good = 0;
+enum src_kind {
+	SRC_STRUCTURED, /* index into the base range */
+	SRC_GOOD,       /* mix: a well-behaved source, index into the base range */
+	SRC_SPOOFED,    /* random */
+};
+
+static __always_inline __u32 advance(__u32 *cursor, __u32 count)
+{
+	__u32 c = *cursor;
+
+	*cursor = c + 1 >= count ? 0 : c + 1;
+	return c;
+}
+
+/* Which source this frame gets: *idx for structured ones. */
+static __always_inline int pick(struct gen_cpu_state *st, __u32 *idx)
+{
 	switch (gen_params.dist) {
 	case GEN_DIST_UNIFORM:
-		return (__u32)(((__u64)r * gen_params.nsources) >> 32);
+		*idx = st->src_first + advance(&st->src_cursor, st->src_count);
+		return SRC_STRUCTURED;
 	case GEN_DIST_ZIPF: {
-		__u32 k = r & ((1u << GEN_ZIPF_TABLE_LOG2) - 1);
-		__u32 *v = bpf_map_lookup_elem(&gen_zipf, &k);
+		__u32 slot = bpf_get_prandom_u32() >> (32 - GEN_ZIPF_SLOTS_LOG2);
+		struct gen_zipf_slot *z = bpf_map_lookup_elem(&gen_zipf, &slot);
 
-		return v ? *v : 0;
+		if (!z)
+			return SRC_SPOOFED;
+		*idx = z->first;
+		if (z->span > 1)
+			*idx += (__u32)(((__u64)bpf_get_prandom_u32() * z->span) >> 32);
+		return SRC_STRUCTURED;
 	}
-	case GEN_DIST_MIX: {
-		__u64 now = bpf_ktime_get_coarse_ns();
+	case GEN_DIST_MIX:
+		if (st->good_count) {
+			__u64 now = bpf_ktime_get_coarse_ns();
 
-		/* Due well-behaved sources go first, round robin; the rest is flood. */
-		if (now >= gen_counters.next_good_ns) {
-			__u32 g = (__u32)(gen_counters.good_cursor++ % gen_params.nsources);
-
-			gen_counters.next_good_ns = gen_counters.next_good_ns
-				? gen_counters.next_good_ns + gen_params.good_gap_ns
-				: now + gen_params.good_gap_ns;
-			gen_counters.good_sent++;
-			*good = 1;
-			return g;
+			/* Due well-behaved packets go first, round robin; the rest is flood. */
+			if (now >= st->next_good_ns) {
+				st->next_good_ns = st->next_good_ns ? st->next_good_ns + st->good_gap_ns
+								    : now + st->good_gap_ns;
+				*idx = st->good_first + advance(&st->good_cursor, st->good_count);
+				st->good_sent++;
+				return SRC_GOOD;
+			}
 		}
-		return r;
-	}
+		return SRC_SPOOFED;
 	default:
-		return r;
+		return SRC_SPOOFED;
 	}
+}
+
+static __always_inline __u32 fold(__u64 sum)
+{
+	sum = (sum & 0xffffffff) + (sum >> 32);
+	sum = (sum & 0xffffffff) + (sum >> 32);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (__u32)sum;
 }
 
 SEC("xdp")
@@ -61,40 +97,74 @@ int xdp_gen(struct xdp_md *ctx)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
-	__u32 off = gen_params.l3_off & 63, good, idx;
-	__u8 *ip = data + off;
-	int spoofed;
+	struct gen_cpu_state *st;
+	__u32 zero = 0, idx = 0;
+	__u64 *w = data;
+	__u16 sport;
+	int kind, i;
 
-	idx = pick(&good);
-	spoofed = gen_params.dist == GEN_DIST_SPOOFED || (gen_params.dist == GEN_DIST_MIX && !good);
-	if (gen_params.family == 4) {
-		__u32 *src;
+	if (data + GEN_HDR_BYTES > data_end)
+		return XDP_ABORTED;
+	st = bpf_map_lookup_elem(&gen_state, &zero);
+	if (!st)
+		return XDP_ABORTED;
+	if (st->sent >= st->quota)
+		return XDP_DROP;
+	if (st->gap_ns | st->gap_frac) {
+		/* Paced: precise clock, only here; a frame ahead of time is not sent. */
+		__u64 now = bpf_ktime_get_ns(), frac;
 
-		if ((void *)(ip + 20) > data_end)
-			return XDP_ABORTED;
-		src = (__u32 *)(ip + 12);
-		if (spoofed)
-			*src = (idx & gen_params.spoof_mask4) | gen_params.spoof_bits4;
-		else
-			*src = __builtin_bswap32(__builtin_bswap32(gen_params.src_base4) + idx);
-	} else {
-		__u64 *src;
-
-		if ((void *)(ip + 40) > data_end)
-			return XDP_ABORTED;
-		src = (__u64 *)(ip + 8);
-		if (spoofed) {
-			src[0] = gen_params.src_base6[0] ^ ((__u64)bpf_get_prandom_u32() << 32 | idx);
-			src[1] = ((__u64)bpf_get_prandom_u32() << 32) | bpf_get_prandom_u32();
-		} else {
-			/* One /64 per source: sources differ in the 4th 16-bit group. */
-			src[0] = gen_params.src_base6[0] +
-				 ((__u64)__builtin_bswap16((__u16)idx) << 48) +
-				 ((__u64)__builtin_bswap16((__u16)(idx >> 16)) << 32);
-			src[1] = gen_params.src_base6[1];
+		if (now < st->next_send_ns)
+			return XDP_DROP;
+		/* After a stall (or at the start), restart the schedule instead of bursting. */
+		if (now - st->next_send_ns > GEN_MAX_LAG_NS) {
+			st->next_send_ns = now;
+			st->next_frac = 0;
 		}
+		frac = (__u64)st->next_frac + st->gap_frac;
+		st->next_send_ns += st->gap_ns + (frac >> 32);
+		st->next_frac = (__u32)frac;
 	}
-	gen_counters.sent++;
+
+#pragma unroll
+	for (i = 0; i < GEN_HDR_BYTES / 8; i++)
+		w[i] = gen_params.hdr[i];
+
+	kind = pick(st, &idx);
+	sport = kind == SRC_GOOD ? gen_params.sport_good : gen_params.sport_flood;
+	if (gen_params.family == 4) {
+		__u32 src;
+
+		if (kind == SRC_SPOOFED)
+			src = (bpf_get_prandom_u32() & gen_params.spoof_mask4) | gen_params.spoof_bits4;
+		else
+			src = __builtin_bswap32(__builtin_bswap32(gen_params.src_base4) + idx);
+		*(__u32 *)(data + GEN_V4_SADDR_OFF) = src;
+		*(__u16 *)(data + GEN_V4_SPORT_OFF) = sport;
+		*(__u16 *)(data + GEN_V4_CSUM_OFF) =
+			(__u16)~fold((__u64)gen_params.csum_base + (src & 0xffff) + (src >> 16));
+	} else {
+		__u64 lo, hi;
+		__u32 sum;
+
+		if (kind == SRC_SPOOFED) {
+			lo = ((__u64)bpf_get_prandom_u32() << 32 | bpf_get_prandom_u32());
+			lo = (lo & gen_params.spoof_mask6) | gen_params.spoof_bits6;
+			hi = (__u64)bpf_get_prandom_u32() << 32 | bpf_get_prandom_u32();
+		} else {
+			/* One /64 per source: the index is added to the prefix. */
+			lo = __builtin_bswap64(__builtin_bswap64(gen_params.src_base6[0]) + idx);
+			hi = gen_params.src_base6[1];
+		}
+		*(__u64 *)(data + GEN_V6_SADDR_OFF) = lo;
+		*(__u64 *)(data + GEN_V6_SADDR_OFF + 8) = hi;
+		*(__u16 *)(data + GEN_V6_SPORT_OFF) = sport;
+		sum = ~fold((__u64)gen_params.csum_base + (lo & 0xffffffff) + (lo >> 32) +
+			    (hi & 0xffffffff) + (hi >> 32) + sport) & 0xffff;
+		/* 0 means "no checksum", which IPv6 forbids: send its other form. */
+		*(__u16 *)(data + GEN_V6_UDP_CSUM_OFF) = sum ? (__u16)sum : 0xffff;
+	}
+	st->sent++;
 	return bpf_redirect(gen_params.ifindex, 0);
 }
 
