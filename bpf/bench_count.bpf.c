@@ -3,7 +3,10 @@
  * Benchmark referee, on tc ingress (after XDP): counts what the limiter
  * under test passed, and checks the pace guarantee exactly for the sources
  * it tracks (a contiguous IPv4 range): two passed packets of one source
- * closer than the interval (less a clock tolerance) are a false pass.
+ * closer than min_gap_ns (the interval less a clock tolerance) are a false
+ * pass.  The last-pass time is swapped atomically, so two CPUs passing the
+ * same source at once are both seen.  Every frame is dropped here: counted,
+ * nothing further needs it.
  */
 #include <linux/bpf.h>
 #include <linux/pkt_cls.h>
@@ -13,20 +16,33 @@
 #include <bpf/bpf_endian.h>
 
 /*
- * Configuration and counters in one global (the object's .bss map), so a
- * script can set and read it with bpftool after `tc filter ... obj` loads it.
+ * Set by the benchmark after `tc filter ... obj` loaded the object, before
+ * traffic (the object's .bss map, written with bpftool).
  */
-struct bench_ref {
+struct bench_ref_cfg {
 	__u32 track_base; /* first tracked source, host byte order */
 	__u32 track_n;
-	__u64 min_gap_ns; /* the interval less the clock tolerance */
-	__u64 passed;
-	__u64 tracked_passed;
-	__u64 false_passes;
+	__u64 min_gap_ns;
 };
 
-struct bench_ref bench_ref;
+struct bench_ref_cfg bench_ref_cfg;
 
+struct bench_ref_counts {
+	__u64 passed;         /* IPv4 frames the limiter passed */
+	__u64 tracked_passed; /* ... from tracked sources */
+	__u64 tracked_first;  /* tracked sources passed for the first time */
+	__u64 false_passes;   /* tracked passes closer than min_gap_ns to the previous */
+	__u64 worst_gap_ns;   /* the closest such pair (0: none): a race or a clock lag? */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct bench_ref_counts);
+} bench_counts SEC(".maps");
+
+/* Last pass of each tracked source (bpf_ktime_get_ns); 0: never. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1 << 21);
@@ -40,24 +56,34 @@ int bench_count(struct __sk_buff *skb)
 	void *data = (void *)(long)skb->data, *data_end = (void *)(long)skb->data_end;
 	struct ethhdr *eth = data;
 	struct iphdr *iph = (void *)(eth + 1);
-	__u32 idx;
-	__u64 now, *last;
+	struct bench_ref_counts *c;
+	__u32 zero = 0, idx;
+	__u64 now, old, *last;
 
 	if ((void *)(iph + 1) > data_end || eth->h_proto != bpf_htons(ETH_P_IP))
 		return TC_ACT_SHOT;
-	__sync_fetch_and_add(&bench_ref.passed, 1);
-	idx = bpf_ntohl(iph->saddr) - bench_ref.track_base;
-	if (idx >= bench_ref.track_n)
+	c = bpf_map_lookup_elem(&bench_counts, &zero);
+	if (!c)
 		return TC_ACT_SHOT;
-	__sync_fetch_and_add(&bench_ref.tracked_passed, 1);
+	c->passed++;
+	idx = bpf_ntohl(iph->saddr) - bench_ref_cfg.track_base;
+	if (idx >= bench_ref_cfg.track_n)
+		return TC_ACT_SHOT;
+	c->tracked_passed++;
 	last = bpf_map_lookup_elem(&bench_last, &idx);
 	if (!last)
 		return TC_ACT_SHOT;
-	now = bpf_ktime_get_coarse_ns();
-	if (*last && now - *last < bench_ref.min_gap_ns)
-		__sync_fetch_and_add(&bench_ref.false_passes, 1);
-	*last = now;
-	/* Counted: nothing further needs the frame. */
+	now = bpf_ktime_get_ns(); /* precise: a race shows as microseconds, not a jiffy */
+	old = __sync_lock_test_and_set(last, now);
+	if (!old)
+		c->tracked_first++;
+	else if ((__s64)(now - old) < (__s64)bench_ref_cfg.min_gap_ns) {
+		__u64 gap = (__s64)(now - old) > 0 ? now - old : 1;
+
+		c->false_passes++;
+		if (!c->worst_gap_ns || gap < c->worst_gap_ns)
+			c->worst_gap_ns = gap;
+	}
 	return TC_ACT_SHOT;
 }
 

@@ -1,13 +1,50 @@
 #!/usr/bin/env bash
-# The benchmark (see scripts/bench.py): build, then run every program on
-# every workload in one go, printing a table and writing build/bench/results.json.
-#   scripts/bench.sh [--quick] [--seconds S]
+# The benchmark (scripts/bench.py does the measuring): every program on every
+# workload in one run, on a veth pair between two namespaces made here, then
+# a table on stdout and build/bench/results.json.
+#   scripts/bench.sh [--quick] [--seconds S] [--reps N] [--threads N] [--no-sweep] [--out FILE]
+# This script owns clean-up: whatever happens to the run (error, Ctrl-C,
+# kill), the trap deletes the namespaces and pins it made and puts
+# kernel.bpf_stats_enabled back if the run had to change it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "$(id -u)" -ne 0 ]; then
 	echo "bench: needs root (namespaces, XDP, BPF statistics)" >&2
 	exit 1
 fi
+BUILD=${BUILD:-build}
+export BUILD
+export XPB_RUN=$$
+XPB_STATE=$(mktemp -d /tmp/xpb-bench.XXXXXX)
+export XPB_STATE
+py_pid=
+
+cleanup() {
+	local rc=$?
+	trap - EXIT INT TERM HUP
+	if [ -n "$py_pid" ]; then
+		kill -TERM "$py_pid" 2>/dev/null || true
+		wait "$py_pid" 2>/dev/null || true
+	fi
+	# bench.py records the old value here only if it had to use the sysctl
+	if [ -s "$XPB_STATE/sysctl" ]; then
+		sysctl -qw kernel.bpf_stats_enabled="$(cat "$XPB_STATE/sysctl")" || true
+	fi
+	ip netns del "xpb-rx-$XPB_RUN" 2>/dev/null || true
+	ip netns del "xpb-tx-$XPB_RUN" 2>/dev/null || true
+	rm -rf "/sys/fs/bpf/xdp-pacer/xpbr$XPB_RUN" "$XPB_STATE"
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+
 scripts/deps.sh
-make -s -j"$(nproc)" all
-BUILD=${BUILD:-build} exec python3 scripts/bench.py "$@"
+make -s -j"$(nproc)" BUILD="$BUILD" bpf cli
+python3 scripts/bench.py "$@" &
+py_pid=$!
+wait "$py_pid"
+rc=$?
+py_pid=
+exit "$rc"
