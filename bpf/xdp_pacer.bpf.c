@@ -162,9 +162,64 @@ static __noinline void init_hash_key(__u64 *key, struct pacer_counters *st)
 	}
 }
 
+/*
+ * Re-base a line that other CPUs may be writing (shared placement; per-CPU
+ * lines take the same path, uncontended).  A plain read-modify-write of the
+ * cells could overwrite a cell another CPU just wrote with "expired" and
+ * let that source through again.  Instead:
+ *  - the last word (6 cells and the epoch) is swapped first: the CPU whose
+ *    swap installs the new epoch owns this re-base; any other CPU then sees
+ *    a current line and writes its cells without re-basing;
+ *  - the owner swaps each other word from the value it read.  A swap fails
+ *    only if someone wrote a cell of that word meanwhile; the owner re-reads
+ *    and re-bases by age alone (a fresh cell is kept), once, and after a
+ *    second failure leaves the word as it is.  An un-re-based cell can only
+ *    alias as recent: a false drop, never a false pass.
+ * Straight-line per word (no retry loops): the verifier walks every path.
+ */
+static __always_inline void rebase_word_shared(__u64 *w, __u64 tick, int expire_all)
+{
+	__u64 old = *(volatile __u64 *)w, new, seen;
+
+	new = pacer_rebase_word(old, 8, tick, expire_all);
+	if (new == old)
+		return;
+	seen = __sync_val_compare_and_swap(w, old, new);
+	if (seen == old)
+		return;
+	new = pacer_rebase_word(seen, 8, tick, 0); /* the word changed: a cell in it is fresh */
+	if (new != seen)
+		__sync_val_compare_and_swap(w, seen, new);
+}
+
 static __noinline void rebase_line(struct pacer_line *l, __u64 tick)
 {
-	pacer_line_rebase(l, tick);
+	__u64 *w = (__u64 *)l->bytes, old, new;
+	__u16 epoch = pacer_epoch(tick), behind;
+	int i, expire_all;
+
+	old = *(volatile __u64 *)&w[PACER_LINE_WORDS - 1];
+	behind = (__u16)(epoch - (__u16)(old >> 48));
+	if (behind == 0 || behind == PACER_EPOCH_AHEAD)
+		return; /* another CPU re-based it */
+	expire_all = behind >= 2;
+	new = pacer_rebase_last_word(old, tick, expire_all);
+	if (__sync_val_compare_and_swap(&w[PACER_LINE_WORDS - 1], old, new) != old) {
+		old = *(volatile __u64 *)&w[PACER_LINE_WORDS - 1];
+		behind = (__u16)(epoch - (__u16)(old >> 48));
+		if (behind == 0 || behind == PACER_EPOCH_AHEAD)
+			return; /* lost to another CPU's re-base */
+		expire_all = behind >= 2;
+		/* Lost to a writer of the last word's cells (clock skew): re-base in place. */
+#pragma unroll
+		for (i = 0; i < PACER_LINE_WORDS - 1; i++)
+			w[i] = pacer_rebase_word(w[i], 8, tick, expire_all);
+		w[PACER_LINE_WORDS - 1] = pacer_rebase_last_word(old, tick, expire_all);
+		return;
+	}
+#pragma unroll
+	for (i = 0; i < PACER_LINE_WORDS - 1; i++)
+		rebase_word_shared(&w[i], tick, expire_all);
 }
 
 /* Map lookups for the key's lines; -1 if one is missing (map sized wrong). */

@@ -40,6 +40,11 @@
 #define PACER_UNROLL _Pragma("GCC unroll 8")
 #endif
 
+/* Lines are also read and swapped as 8-byte words, byte i at bits 8i. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "xdp-pacer's line words assume a little-endian machine"
+#endif
+
 #define PACER_AGE_STALE 0x100u  /* line too old to hold any recent cell */
 #define PACER_EPOCH_MASK 0xffffu
 
@@ -206,25 +211,70 @@ PACER_INLINE __u32 pacer_cell_age(const struct pacer_line *l, __u32 cell, __u64 
 }
 
 /*
+ * Re-base one 8-byte word of a line (cells are bytes; the word is a
+ * little-endian load, as on BPF and x86): cells older than PACER_MAX_THRESH
+ * become exactly that old, "future" cells (see pacer_cell_age) are fresh and
+ * kept; with expire_all (the line was two or more epochs behind) every cell
+ * expires.  ncells: 8, or 6 for the last word, whose top 16 bits (the epoch)
+ * are returned unchanged.  Word-wise so the BPF side can install the result
+ * with one compare-and-swap.
+ */
+#if PACER_MAX_THRESH != 64 || PACER_AGE_FUTURE != 192
+#error "pacer_rebase_word's bit test assumes the age window [64, 192)"
+#endif
+PACER_INLINE __u64 pacer_rebase_word(__u64 w, __u32 ncells, __u64 tick, int expire_all)
+{
+	const __u64 ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
+	__u64 now = (__u64)(__u8)tick * ones;
+	__u64 expired = (__u64)(__u8)(tick - PACER_MAX_THRESH) * ones;
+	__u64 cells = ncells >= 8 ? ~0ULL : (1ULL << (8 * ncells)) - 1;
+	__u64 age, pick;
+
+	/*
+	 * Branch-free, all eight bytes at once (the verifier then sees one path,
+	 * not 2^8): age = now - cell per byte, without borrows across bytes.
+	 * An age in [64, 192) (PACER_MAX_THRESH up to PACER_AGE_FUTURE) has its
+	 * top two bits 01 or 10, i.e. bit 7 != bit 6.
+	 */
+	age = ((now | high) - (w & ~high)) ^ ((now ^ ~w) & high);
+	pick = ((age >> 7) ^ (age >> 6)) & ones;
+	pick = expire_all ? ~0ULL : pick * 0xff;
+	pick &= cells;
+	return (w & ~pick) | (expired & pick);
+}
+
+#define PACER_LINE_WORDS (PACER_LINE_BYTES / 8)
+#define PACER_LAST_WORD_CELLS (PACER_LINE_CELLS - 8 * (PACER_LINE_WORDS - 1))
+
+/* The last word with its cells re-based and the epoch set. */
+PACER_INLINE __u64 pacer_rebase_last_word(__u64 w, __u64 tick, int expire_all)
+{
+	w = pacer_rebase_word(w, PACER_LAST_WORD_CELLS, tick, expire_all);
+	return (w & 0x0000ffffffffffffULL) | ((__u64)pacer_epoch(tick) << 48);
+}
+
+/*
  * Bring a line to the current epoch before writing into it (see the top of
- * this file).  Runs at most once per line per epoch.
+ * this file).  Runs at most once per line per epoch.  Single-threaded form
+ * (per-CPU sketches, userspace); the BPF side's shared-safe form is built
+ * from the same word functions.
  */
 PACER_INLINE void pacer_line_rebase(struct pacer_line *l, __u64 tick)
 {
-	__u16 epoch = pacer_epoch(tick);
-	__u16 behind = (__u16)(epoch - l->epoch);
-	__u8 expired = (__u8)(tick - PACER_MAX_THRESH);
-	__u8 now = (__u8)tick;
+	__u16 behind = (__u16)(pacer_epoch(tick) - l->epoch);
+	int expire_all = behind >= 2;
+	__u64 w;
 	__u32 i;
 
-	for (i = 0; i < PACER_LINE_CELLS; i++) {
-		__u8 age = (__u8)(now - l->cell[i]);
-
-		/* A "future" cell (see pacer_cell_age) is fresh: keep it. */
-		if (behind >= 2 || (age >= PACER_MAX_THRESH && age < PACER_AGE_FUTURE))
-			l->cell[i] = expired;
+PACER_UNROLL
+	for (i = 0; i < PACER_LINE_WORDS - 1; i++) {
+		__builtin_memcpy(&w, &l->bytes[8 * i], 8);
+		w = pacer_rebase_word(w, 8, tick, expire_all);
+		__builtin_memcpy(&l->bytes[8 * i], &w, 8);
 	}
-	l->epoch = epoch;
+	__builtin_memcpy(&w, &l->bytes[8 * (PACER_LINE_WORDS - 1)], 8);
+	w = pacer_rebase_last_word(w, tick, expire_all);
+	__builtin_memcpy(&l->bytes[8 * (PACER_LINE_WORDS - 1)], &w, 8);
 }
 
 /* The BPF side swaps in an out-of-line copy so the loop is emitted once. */

@@ -223,6 +223,49 @@ START_TEST(test_rebase_expires_old_cells_only)
 }
 END_TEST
 
+/*
+ * The word-wise, branch-free re-base against the rule stated per cell: every
+ * cell value at every tick, in every byte position, with and without
+ * expire_all, and the last word's epoch bytes left alone.
+ */
+START_TEST(test_rebase_word_matches_cell_rule)
+{
+	uint64_t tick, v, pos;
+
+	for (tick = 1000; tick < 1000 + 256; tick += 37) {
+		for (v = 0; v < 256; v++) {
+			for (pos = 0; pos < 8; pos++) {
+				/* neighbours: distinct ages so a borrow across bytes would show */
+				uint64_t w = 0x5a3c96f00fa5c369ULL ^ (tick * 0x9e3779b97f4a7c15ULL);
+				uint64_t out, out_all, last;
+				uint8_t age, want, got;
+				int ex;
+
+				w = (w & ~(0xffULL << (8 * pos))) | (v << (8 * pos));
+				out = pacer_rebase_word(w, 8, tick, 0);
+				out_all = pacer_rebase_word(w, 8, tick, 1);
+				for (ex = 0; ex < 8; ex++) {
+					uint8_t c = (uint8_t)(w >> (8 * ex));
+
+					age = (uint8_t)((uint8_t)tick - c);
+					want = age >= PACER_MAX_THRESH && age < PACER_AGE_FUTURE ?
+						(uint8_t)(tick - PACER_MAX_THRESH) : c;
+					got = (uint8_t)(out >> (8 * ex));
+					ck_assert_msg(got == want, "tick %llu byte %d cell %u: got %u want %u",
+						      (unsigned long long)tick, ex, c, got, want);
+					ck_assert_uint_eq((uint8_t)(out_all >> (8 * ex)),
+							  (uint8_t)(tick - PACER_MAX_THRESH));
+				}
+				last = pacer_rebase_last_word(w, tick, 1);
+				ck_assert_uint_eq(last >> 48, pacer_epoch(tick));
+				ck_assert_uint_eq(last & 0xffffffffffffULL,
+						  out_all & 0xffffffffffffULL);
+			}
+		}
+	}
+}
+END_TEST
+
 START_TEST(test_wrapped_cell_never_looks_recent_after_rebase)
 {
 	/* A cell written exactly 256 ticks before a write to its line must not alias to age 0. */
@@ -332,6 +375,7 @@ int main(void)
 	tcase_add_test(tc, test_rows_are_independent);
 	tcase_add_test(tc, test_cell_age_modular_and_stale);
 	tcase_add_test(tc, test_rebase_expires_old_cells_only);
+	tcase_add_test(tc, test_rebase_word_matches_cell_rule);
 	tcase_add_test(tc, test_wrapped_cell_never_looks_recent_after_rebase);
 	tcase_add_test(tc, test_thresh_ticks);
 	tcase_add_test(tc, test_parse_duration);
