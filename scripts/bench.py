@@ -66,6 +66,12 @@ PROGRAMS = {
     # 512 KiB per copy: stays in this VM's L2 (see README: cost vs sketch size)
     "pacer-percpu-512k": ("cli", ["--width", "131072"]),
     "pacer-shared-512k": ("cli", ["--placement", "shared", "--width", "131072"]),
+    # The clock's share of the cost: the same cache-resident sketch reading a clock helper
+    # on every packet instead of the timer-refreshed cached time.
+    "pacer-shared-512k-coarse": ("cli", ["--placement", "shared", "--width", "131072",
+                                         "--clock", "coarse"]),
+    "pacer-shared-512k-precise": ("cli", ["--placement", "shared", "--width", "131072",
+                                          "--clock", "precise"]),
 }
 PACERS = [p for p in PROGRAMS if PROGRAMS[p][0] == "cli"]
 # Not benchmarked: the referee's control, an exact limiter that cannot pass a source twice
@@ -243,7 +249,10 @@ def referee_read(ids, reset=False):
 
 
 def model(prog, n_per_copy):
-    args = [a for a in PROGRAMS[prog][1] if a not in ("--placement", "shared", "percpu")]
+    load = PROGRAMS[prog][1]
+    # Only the sketch's shape matters to the model; placement and clock do not.
+    args = [x for i in range(0, len(load), 2) if load[i] in ("--rows", "--width", "--layout")
+            for x in load[i:i + 2]]
     out = json.loads(sh(CLI, "model", "--sources", str(max(1, int(n_per_copy))), *args,
                         "--json"))
     return out["false_drop"]
@@ -375,8 +384,17 @@ def main():
                     help="skip the cost-against-sketch-size sweep (skipped with --quick)")
     ap.add_argument("--threads", type=int, default=0,
                     help="generator threads (default: one per CPU)")
+    ap.add_argument("--programs", help="comma-separated subset (bare-drop and lru-exact, the "
+                    "references, always run) of: " + ", ".join(
+        p for p in PROGRAMS if p != CONTROL))
+    ap.add_argument("--workloads", help="comma-separated subset of: " + ", ".join(WORKLOADS)
+                    + " (the sweep needs spoofed)")
     ap.add_argument("--out", default=f"{BUILD}/bench/results.json")
     a = ap.parse_args()
+    for opt, known in (("programs", PROGRAMS), ("workloads", WORKLOADS)):
+        for name in (getattr(a, opt) or "").split(","):
+            if name and (name not in known or name == CONTROL):
+                ap.error(f"--{opt}: unknown name '{name}'")
     secs = a.seconds
     reps = 1 if a.quick else max(1, a.reps)
     ncpus = len(os.sched_getaffinity(0))
@@ -385,6 +403,10 @@ def main():
     if a.quick:
         programs = ["bare-drop", "lru-exact", "pacer-percpu", "pacer-shared", "pacer-percpu-512k",
                     "pacer-shared-512k"]
+    if a.programs:  # the two references every ratio needs are always measured
+        wanted = set(a.programs.split(",")) | {"bare-drop", "lru-exact"}
+        programs = [p for p in programs if p in wanted]
+    workloads = [w for w in WORKLOADS if not a.workloads or w in a.workloads.split(",")]
     pacers = [p for p in programs if p in PACERS]
 
     results = {"machine": {"kernel": platform.release(), "cpus": ncpus,
@@ -398,30 +420,30 @@ def main():
     t_start = time.time()
     try:
         setup(ncpus)
-        for wl in WORKLOADS:
+        for wl in workloads:
             for prog in programs:
                 row = perf_cell(prog, wl, secs, threads, reps)
                 results["perf"].append(row)
-                log(f"  {wl:10s} {prog:21s} {row['ns_per_packet']:7.1f} ns/pkt "
+                log(f"  {wl:10s} {prog:25s} {row['ns_per_packet']:7.1f} ns/pkt "
                     f"{row['received_pps'] / 1e6:6.2f} Mpps")
-        if not (a.quick or a.no_sweep):
+        if not (a.quick or a.no_sweep) and "spoofed" in workloads:
             for w in SWEEP_WIDTHS:
                 name = f"sweep-shared-{4 * w // 1024}k"
                 PROGRAMS[name] = ("cli", ["--placement", "shared", "--width", str(w)])
                 row = perf_cell(name, "spoofed", secs, threads, reps)
                 row["sketch_bytes"] = 4 * w
                 results["sweep"].append(row)
-                log(f"  sweep {name:21s} {row['ns_per_packet']:7.1f} ns/pkt")
+                log(f"  sweep {name:25s} {row['ns_per_packet']:7.1f} ns/pkt")
         for prog in pacers + [CONTROL]:
             for wl in ("uniform-1k", "zipf-1m"):
                 row = guarantee_cell(prog, wl, max(2.0, 2 * secs), threads)
                 results["guarantee"].append(row)
-                log(f"  guarantee {wl:10s} {prog:21s} false passes {row['false_passes']} "
+                log(f"  guarantee {wl:10s} {prog:25s} false passes {row['false_passes']} "
                     f"of {row['passed']} passes")
         for prog in pacers + ["lru-exact"]:
             row = accuracy_cell(prog, max(4.0, 4 * secs), threads, ncpus)
             results["accuracy"].append(row)
-            log(f"  accuracy {prog:21s} {row['state_bytes_per_source']:6.1f} B/source "
+            log(f"  accuracy {prog:25s} {row['state_bytes_per_source']:6.1f} B/source "
                 f"false drops {100 * row['false_drop_rate']:.2f} % "
                 f"(model {100 * row['model_false_drop']:.2f} %), "
                 f"false passes {row['false_passes']}")
@@ -502,11 +524,11 @@ def main():
               f"{r['false_passes']} |")
     print("\nSpeed target (spoofed, zipf-1m: <= 2.0x bare drop and >= 6x cheaper than LRU):")
     for t in targets:
-        print(f"  {t['workload']:8s} {t['program']:21s} {t['x_bare_drop']:.2f}x bare, "
+        print(f"  {t['workload']:8s} {t['program']:25s} {t['x_bare_drop']:.2f}x bare, "
               f"LRU/this {t['lru_over_this']:.1f}: {'met' if t['met'] else 'missed'}")
     print("Memory target (<= 12 B of sketch per active source at <= 1 % false drops):")
     for t in results["memory_target"]:
-        print(f"  {t['program']:21s} {t['state_bytes_per_source']:.1f} B/source, "
+        print(f"  {t['program']:25s} {t['state_bytes_per_source']:.1f} B/source, "
               f"{100 * t['false_drop_rate']:.2f} % false drops: {'met' if t['met'] else 'missed'}")
     print(f"\nJSON: {a.out} ({results['wall_seconds']:.0f} s)")
     return 0

@@ -2,7 +2,8 @@
 # The benchmark (scripts/bench.py does the measuring): every program on every
 # workload in one run, on a veth pair between two namespaces made here, then
 # a table on stdout and build/bench/results.json.
-#   scripts/bench.sh [--quick] [--seconds S] [--reps N] [--threads N] [--no-sweep] [--out FILE]
+#   scripts/bench.sh [--quick] [--seconds S] [--reps N] [--threads N] [--no-sweep]
+#                    [--programs A,B] [--workloads X,Y] [--out FILE]
 # This script owns clean-up: whatever happens to the run (error, Ctrl-C,
 # kill), the trap deletes the namespaces and pins it made and puts
 # kernel.bpf_stats_enabled back if the run had to change it.
