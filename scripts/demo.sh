@@ -82,8 +82,8 @@ print(f"one packet per source per interval allows at most 5000 x {math.floor(g['
       f"= {bound}: {'within' if passed <= bound else 'ABOVE'} the bound")
 PY
 echo
-echo "== xdp-pacer query $IF_RX 10.214.0.7"
-rx "$CLI" query "$IF_RX" 10.214.0.7
+echo "== xdp-pacer query $IF_RX 10.215.0.7   (a flood source, just seen)"
+rx "$CLI" query "$IF_RX" 10.215.0.7
 echo "== xdp-pacer status"
 rx "$CLI" status "$IF_RX"
 echo "== xdp-pacer unload $IF_RX"
