@@ -286,6 +286,7 @@ PACER_UNROLL
 PACER_INLINE int pacer_cell_touch(struct pacer_line *l, __u32 cell, __u64 tick)
 {
 	int rebased = 0;
+	__u8 age;
 
 	/* A line already re-based into the next epoch by a CPU a tick ahead is current. */
 	if (l->epoch != pacer_epoch(tick) &&
@@ -293,7 +294,15 @@ PACER_INLINE int pacer_cell_touch(struct pacer_line *l, __u32 cell, __u64 tick)
 		PACER_LINE_REBASE(l, tick);
 		rebased = 1;
 	}
-	PACER_CELL(l, cell) = (__u8)tick;
+	/*
+	 * max(cell, now): a cell already at now (or a tick ahead, written by a
+	 * CPU whose clock moved first) stays.  Not storing also keeps the line
+	 * clean, which matters in a shared sketch: a store, even of the same
+	 * value, takes the line away from every other CPU's cache.
+	 */
+	age = (__u8)((__u8)tick - PACER_CELL(l, cell));
+	if (age != 0 && age < PACER_AGE_FUTURE)
+		PACER_CELL(l, cell) = (__u8)tick;
 	return rebased;
 }
 

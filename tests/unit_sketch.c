@@ -228,6 +228,23 @@ END_TEST
  * cell value at every tick, in every byte position, with and without
  * expire_all, and the last word's epoch bytes left alone.
  */
+/* An update is max(cell, now): a cell written a tick ahead (another CPU's clock) stays. */
+START_TEST(test_touch_keeps_a_newer_cell)
+{
+	struct pacer_line l;
+	__u64 t = 640000 + 5;
+
+	memset(&l, 0, sizeof(l));
+	pacer_cell_touch(&l, 3, t + 1);
+	pacer_cell_touch(&l, 3, t);
+	ck_assert_uint_eq(l.cell[3], (__u8)(t + 1));
+	ck_assert_uint_eq(pacer_cell_age(&l, 3, t), 0);
+	ck_assert_uint_eq(pacer_cell_age(&l, 3, t + 2), 1);
+	pacer_cell_touch(&l, 3, t + 2);
+	ck_assert_uint_eq(l.cell[3], (__u8)(t + 2));
+}
+END_TEST
+
 START_TEST(test_rebase_word_matches_cell_rule)
 {
 	uint64_t tick, v, pos;
@@ -375,6 +392,7 @@ int main(void)
 	tcase_add_test(tc, test_rows_are_independent);
 	tcase_add_test(tc, test_cell_age_modular_and_stale);
 	tcase_add_test(tc, test_rebase_expires_old_cells_only);
+	tcase_add_test(tc, test_touch_keeps_a_newer_cell);
 	tcase_add_test(tc, test_rebase_word_matches_cell_rule);
 	tcase_add_test(tc, test_wrapped_cell_never_looks_recent_after_rebase);
 	tcase_add_test(tc, test_thresh_ticks);
