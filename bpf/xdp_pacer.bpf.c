@@ -214,8 +214,8 @@ static __noinline void rebase_line(struct pacer_line *l, __u64 tick)
 	old = *(volatile __u64 *)last;
 	stale = (__u16)(old >> 48);
 	behind = (__u16)(epoch - stale);
-	if (behind == 0 || behind == PACER_EPOCH_AHEAD)
-		return; /* current, or re-based by a CPU a tick ahead */
+	if (pacer_line_current(behind))
+		return; /* current, or re-based by a CPU ahead of us */
 	expire_all = behind >= 2;
 #pragma unroll
 	for (i = 0; i < PACER_LINE_WORDS - 1; i++)
@@ -300,8 +300,7 @@ static __always_inline int admit_exclusive(struct pacer_line *const line[PACER_M
 	l = line[rstar];
 	c = cell[rstar];
 	/* Same re-base rule as pacer_cell_touch(), so the swap sees a current line. */
-	if (l->epoch != pacer_epoch(tick) &&
-	    (__u16)(pacer_epoch(tick) - l->epoch) != PACER_EPOCH_AHEAD) {
+	if (!pacer_line_current((__u16)(pacer_epoch(tick) - l->epoch))) {
 		rebase_line(l, tick);
 		st->c[PACER_STAT_LINE_REFRESH]++;
 	}

@@ -183,20 +183,32 @@ PACER_INLINE __u16 pacer_epoch(__u64 tick)
 #define PACER_CELL(l, c) ((l)->bytes[(c) & (PACER_LINE_BYTES - 1)])
 
 /*
- * Shared sketch, several CPUs: one can read the clock a tick (or an epoch)
- * ahead of another for the instant the clock moves.  From the lagging CPU,
- * a cell just written by the leading one has a modular age of 255 and its
- * line an epoch "one behind" of 0xffff.  Neither occurs on one CPU: while a
- * line is less than two epochs behind every age is below 192 (see the top of
- * this file).  So an age from 192 up is a cell from a moment ago (age 0),
- * and a line one epoch ahead is current: read as old, the first would admit
- * a source just admitted, the second would make the lagging CPU wipe the
- * line in a re-base.  (Without the exception, a line idle exactly 2^16 - 1
- * epochs, 39 hours at the default tick, reads as current instead of stale:
- * at worst false drops, the safe side, for one epoch.)
+ * Shared sketch, several CPUs: one CPU's clock reading can be older than
+ * what another has already written: for the instant the clock moves, or
+ * because a CPU was held up (an interrupt, a preempted vCPU) between reading
+ * the clock and touching the sketch.  From the lagging CPU, a cell just
+ * written by the leading one has a modular age near 255, and its line is an
+ * epoch or more "ahead" (behind = 0xffff, 0xfffe, ...).  Neither occurs on
+ * one CPU: while a line is less than two epochs behind every age is below
+ * 192 (see the top of this file).  So an age from 192 up is a cell from a
+ * moment ago (age 0), and a line up to PACER_EPOCH_AHEAD_MAX epochs ahead
+ * is current: read as old, the first would admit a source just admitted;
+ * re-based, the second would be moved back in time with its newer cells
+ * expired, and every CPU would then read it as stale.  The lagging packet's
+ * own verdict is exact while its lag is under 64 ticks (2.1 s at the
+ * default tick; cells written further ahead alias).  The price of the
+ * exception: a line idle for 2^16 - 16 to 2^16 - 1 epochs (39 hours at the
+ * default tick) reads as current instead of stale until it is written:
+ * false drops at worst, the safe side.
  */
 #define PACER_AGE_FUTURE 192
-#define PACER_EPOCH_AHEAD 0xffff
+#define PACER_EPOCH_AHEAD_MAX 16
+
+/* Is a line whose epoch is `behind` ours current (the same or a little ahead)? */
+PACER_INLINE int pacer_line_current(__u16 behind)
+{
+	return behind == 0 || behind > (__u16)(0xffff - PACER_EPOCH_AHEAD_MAX);
+}
 
 /* Age of one cell in ticks, or PACER_AGE_STALE if its line is too old to tell. */
 PACER_INLINE __u32 pacer_cell_age(const struct pacer_line *l, __u32 cell, __u64 tick)
@@ -204,7 +216,7 @@ PACER_INLINE __u32 pacer_cell_age(const struct pacer_line *l, __u32 cell, __u64 
 	__u16 behind = (__u16)(pacer_epoch(tick) - l->epoch);
 	__u8 age;
 
-	if (behind >= 2 && behind != PACER_EPOCH_AHEAD)
+	if (behind >= 2 && !pacer_line_current(behind))
 		return PACER_AGE_STALE;
 	age = (__u8)((__u8)tick - PACER_CELL(l, cell));
 	return age >= PACER_AGE_FUTURE ? 0 : age;
@@ -288,9 +300,8 @@ PACER_INLINE int pacer_cell_touch(struct pacer_line *l, __u32 cell, __u64 tick)
 	int rebased = 0;
 	__u8 age;
 
-	/* A line already re-based into the next epoch by a CPU a tick ahead is current. */
-	if (l->epoch != pacer_epoch(tick) &&
-	    (__u16)(pacer_epoch(tick) - l->epoch) != PACER_EPOCH_AHEAD) {
+	/* A line already re-based into a later epoch by a CPU ahead of us is current. */
+	if (!pacer_line_current((__u16)(pacer_epoch(tick) - l->epoch))) {
 		PACER_LINE_REBASE(l, tick);
 		rebased = 1;
 	}

@@ -245,6 +245,33 @@ START_TEST(test_touch_keeps_a_newer_cell)
 }
 END_TEST
 
+/*
+ * A CPU whose clock reading lags (skew, a held-up vCPU) sees lines re-based
+ * into later epochs: up to PACER_EPOCH_AHEAD_MAX epochs ahead they are
+ * current, and its write must not move them back in time.
+ */
+START_TEST(test_line_ahead_is_current_and_not_rebased_back)
+{
+	struct pacer_line l;
+	__u64 now = 64ULL * 100000 + 7, lag;
+	int k;
+
+	for (k = 1; k <= PACER_EPOCH_AHEAD_MAX + 1; k++) {
+		memset(&l, 0, sizeof(l));
+		pacer_cell_touch(&l, 5, now);      /* written by the CPU that is on time */
+		lag = now - 64ULL * (__u64)k;      /* a CPU k epochs behind it */
+		if (k <= PACER_EPOCH_AHEAD_MAX) {
+			ck_assert_uint_ne(pacer_cell_age(&l, 9, lag), PACER_AGE_STALE);
+			ck_assert_int_eq(pacer_cell_touch(&l, 9, lag), 0);
+			ck_assert_uint_eq(l.epoch, pacer_epoch(now));
+			ck_assert_uint_eq(pacer_cell_age(&l, 5, now), 0);
+		} else {
+			ck_assert_uint_eq(pacer_cell_age(&l, 9, lag), PACER_AGE_STALE);
+		}
+	}
+}
+END_TEST
+
 START_TEST(test_rebase_word_matches_cell_rule)
 {
 	uint64_t tick, v, pos;
@@ -393,6 +420,7 @@ int main(void)
 	tcase_add_test(tc, test_cell_age_modular_and_stale);
 	tcase_add_test(tc, test_rebase_expires_old_cells_only);
 	tcase_add_test(tc, test_touch_keeps_a_newer_cell);
+	tcase_add_test(tc, test_line_ahead_is_current_and_not_rebased_back);
 	tcase_add_test(tc, test_rebase_word_matches_cell_rule);
 	tcase_add_test(tc, test_wrapped_cell_never_looks_recent_after_rebase);
 	tcase_add_test(tc, test_thresh_ticks);
