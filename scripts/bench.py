@@ -189,6 +189,16 @@ def prog_stats(pid):
     return p.get("run_time_ns", 0), p.get("run_cnt", 0), p.get("map_ids", [])
 
 
+def seen_per_cpu(map_ids):
+    """The pacer's per-CPU `seen` counters (the first u64 of each CPU's stats value)."""
+    for m in map_ids:
+        if bpftool("map", "show", "id", str(m)).get("name", "") == "pacer_stats":
+            dump = bpftool("map", "dump", "id", str(m))
+            return [int.from_bytes(bytes(int(b, 16) for b in v["value"][:8]), "little")
+                    for v in dump[0]["values"]]
+    return None
+
+
 def map_memory(map_ids):
     """(all maps, state maps): bytes_memlock; state = sketch copies or the LRU table."""
     total = state = 0
@@ -307,10 +317,13 @@ def perf_cell(prog, wl, secs, threads, reps):
             t1, c1, _ = prog_stats(pid)
             runs.append(((t1 - t0) / max(1, c1 - c0), (c1 - c0) / g["seconds"], g, c1 - c0))
         total, state = map_memory(maps)
-        passed = None
+        passed = cpu_share = None
         if PROGRAMS[prog][0] == "cli":  # the pacer's own counters, over all reps
             st = json.loads(sh(CLI, "stats", IF_RX, "--json", ns=NS_RX))
             passed = st["passed"] / max(1, st["seen"])
+            per_cpu = seen_per_cpu(maps)
+            if per_cpu and sum(per_cpu):
+                cpu_share = max(per_cpu) / sum(per_cpu)  # 1.0: one CPU saw everything
     finally:
         detach(prog)
     runs.sort(key=lambda r: r[0])
@@ -319,7 +332,7 @@ def perf_cell(prog, wl, secs, threads, reps):
            "ns_per_packet_runs": [r[0] for r in runs], "received_pps": pps,
            "sent": g["sent"], "received": received, "gen_pps": g["pps"],
            "distinct_sources": g["distinct_sources"], "map_bytes": total, "state_bytes": state,
-           "passed_fraction": passed}
+           "passed_fraction": passed, "busiest_cpu_share": cpu_share}
     if info:
         # How loaded the sketch was: distinct sources per recency window at the received rate.
         window_s = (info["thresh_ticks"] - 0.5) * info["tick_ns"] / 1e9
@@ -532,27 +545,29 @@ def main():
           f"stats via {results['stats_via']}")
     print("| workload | program | ns/packet | x bare drop | LRU / this | received Mpps "
           "| map memory | state | state B/source at 1 % | model false drops at this load "
-          "| passed |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "| passed | busiest CPU |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in results["perf"]:
         bps = r.get("state_bytes_per_source_at_1pct")
         fd = r.get("model_false_drop_at_load")
         pf = r.get("passed_fraction")
+        bc = r.get("busiest_cpu_share")
         print(f"| {r['workload']} | {r['program']} | {r['ns_per_packet']:.1f} | "
               f"{r['x_bare_drop']:.2f} | {r['lru_over_this']:.2f} | "
               f"{r['received_pps'] / 1e6:.2f} | {fmt_bytes(r['map_bytes'])} | "
               f"{fmt_bytes(r['state_bytes'])} | {'' if bps is None else f'{bps:.1f}'} | "
               f"{'' if fd is None else f'{100 * fd:.1f} %'} | "
-              f"{'' if pf is None else f'{100 * pf:.1f} %'} |")
+              f"{'' if pf is None else f'{100 * pf:.1f} %'} | "
+              f"{'' if bc is None else f'{100 * bc:.0f} %'} |")
     if results["sweep"]:
         print("\n| workload | shared rows sketch of | ns/packet | x bare drop | LRU / this "
-              "| model false drops at this load | passed |")
-        print("|---|---:|---:|---:|---:|---:|---:|")
+              "| model false drops at this load | passed | busiest CPU |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|")
         for r in results["sweep"]:
             print(f"| {r['workload']} | {fmt_bytes(r['sketch_bytes'])} | "
                   f"{r['ns_per_packet']:.1f} | {r['x_bare_drop']:.2f} | "
                   f"{r['lru_over_this']:.2f} | {100 * r['model_false_drop_at_load']:.1f} % | "
-                  f"{100 * r['passed_fraction']:.1f} % |")
+                  f"{100 * r['passed_fraction']:.1f} % | {100 * r['busiest_cpu_share']:.0f} % |")
     print("\n| guarantee (pace) | workload | passes | sources passed | false passes "
           "| closest pair |")
     print("|---|---|---:|---:|---:|---:|")
