@@ -42,25 +42,35 @@ echo
 
 SOURCES=${DEMO_SOURCES:-2000}
 PER=${DEMO_PER_SOURCE:-5}
+# Rounds by the project's generator (C, starts in milliseconds), each source
+# PER times within about a millisecond; round starts are timed from round 1.
 send_round() {
-	tx python3 tests/tools/send_frames.py --iface "$IF_TX" --dst-mac "$RX_MAC" \
-		--src-base 10.214.0.1 --dst 10.214.255.254 --sources "$SOURCES" --per-source "$PER" >/dev/null
+	tx taskset -c 0 "$CLI" gen "$IF_TX" --dist uniform --sources "$SOURCES" \
+		--count $((SOURCES * PER)) --src-base 10.214.0.1 --dst 10.214.255.254 >/dev/null
 }
-echo "== traffic: $SOURCES sources x $PER back-to-back packets, three rounds 0.6 s apart"
-for round in 1 2 3; do
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+sleep_until_ms() { # t: ms since round 1
+	local left=$(($1 - ($(now_ms) - t0)))
+	[ "$left" -gt 0 ] && sleep "$(printf '%d.%03d' $((left / 1000)) $((left % 1000)))"
+	true
+}
+echo "== traffic: $SOURCES sources x $PER packets within a millisecond, rounds at 0, 0.5 and 1.3 s"
+t0=$(now_ms)
+prev=0
+for at in 0 500 1300; do
+	sleep_until_ms "$at"
+	start=$(($(now_ms) - t0))
 	send_round
-	sleep 0.3
-	echo "-- after round $round:"
+	echo "-- round at +$(printf '%d.%03d' $((start / 1000)) $((start % 1000))) s:"
 	rx "$CLI" stats "$IF_RX" | grep -E '^(seen|passed|dropped_recent) '
-	[ "$round" -lt 3 ] && sleep 0.3
 done
 cat <<TXT
 
-What happened: each source's first packet passed and its other $((PER - 1)) were
-dropped (round 1); round 2 came 0.6 s later, inside the 1 s interval, so
-everything was dropped; round 3 came 1.2 s after round 1, so each source got
-one packet through again.  Expected passed = 2 x $SOURCES, minus rare false
-drops from sketch collisions (never extra passes).
+What happened: in round 1 each source's first packet passed and its other
+$((PER - 1)) were dropped; round 2 came 0.5 s later, inside the 1 s interval,
+so all of it was dropped; round 3 came 1.3 s after round 1, so each source
+got one packet through again.  Expected passed = 2 x $SOURCES, minus rare
+false drops from sketch collisions (never extra passes).
 TXT
 
 echo
