@@ -122,6 +122,8 @@ int cmd_set(int argc, char **argv)
 	}
 	if (expect_positionals(argc, argv, 1, "an interface name"))
 		return 2;
+	if (check_ifname_arg(argv[optind]))
+		return 2;
 	if (!(set_i || set_p || set_m || set_4 || set_6 || set_s || set_k)) {
 		pr_err("set needs at least one option to change");
 		usage_hint(argv[0]);

@@ -113,6 +113,8 @@ int cmd_stats(int argc, char **argv)
 	}
 	if (expect_positionals(argc, argv, 1, "an interface name"))
 		return 2;
+	if (check_ifname_arg(argv[optind]))
+		return 2;
 	if (count && !watch) {
 		pr_err("--count only applies with --watch");
 		return 2;
@@ -136,6 +138,13 @@ int cmd_stats(int argc, char **argv)
 		sleep((unsigned)watch);
 		if (stop)
 			break;
+		/* Our map fds keep the counters readable after an unload: they would read as zero rates. */
+		if (attached_pacer_id(h.ifindex) != h.prog_id) {
+			pr_err("the pacer on %s was unloaded (program id %u is no longer attached); stopping",
+			       h.ifname, h.prog_id);
+			err = -ENOENT;
+			break;
+		}
 		err = pacer_read_counters(&h, cur);
 		if (err) {
 			pr_err("cannot read counters (was the program unloaded?): %s", strerror(-err));
