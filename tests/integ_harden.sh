@@ -61,6 +61,11 @@ check "... and leaves A's pins" test -e "$PINS_A/prog"
 check "... and A's program attached" grep -q "interval 200.000 ms" <<<"$(in_ns "$NS_A" "$CLI" status "$SAME")"
 in_ns "$NS_A" "$CLI" unload --netns "$INO_B" "$SAME" >/dev/null 2>&1
 check "unload --netns of a namespace that exists is refused" test $? -eq 1
+LEGACY=/sys/fs/bpf/xdp-pacer/xphl$$
+mkdir "$LEGACY" && bpftool prog pin pinned "$PINS_A/prog" "$LEGACY/prog"
+check "status lists pins in the older, name-only layout" \
+	grep -q "xphl$$: pins of an older xdp-pacer in $LEGACY" <<<"$("$CLI" status)"
+rm -r "$LEGACY"
 in_ns "$NS_A" "$CLI" unload "$SAME" >/dev/null
 check "unload in A" test $? -eq 0 -a ! -e "$PINS_A"
 

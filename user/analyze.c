@@ -41,7 +41,8 @@ static void usage(FILE *f)
 		"                          packets inside any one interval, so the window spans one)\n"
 		"  --target-false-drop P   false-drop rate the sizing must meet (default %g)\n"
 		"  --json                  JSON on stdout instead of the text summary\n"
-		"  --report FILE           also write an HTML report with inline SVG plots\n",
+		"  --report FILE           also write an HTML report with inline SVG plots (mode\n"
+		"                          0600, through a temporary renamed into place)\n",
 		DEFAULT_INV_EPS, DEFAULT_TARGET);
 }
 

@@ -21,7 +21,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: xdp-pacer load IFNAME [OPTIONS]\n\n"
-		"Attach the limiter to IFNAME and pin its maps under " PACER_PIN_ROOT "/IFNAME.\n\n"
+		"Attach the limiter to IFNAME and pin its maps under\n"
+		PACER_PIN_ROOT "/netns-INODE/IFNAME (INODE: this network namespace's).\n\n"
 		"Live options (change later with 'xdp-pacer set'):\n"
 		"  --interval DUR        minimum gap between admitted packets of a source (1s);\n"
 		"                        DUR takes ns, us, ms or s, e.g. 250ms, 1.5s\n"

@@ -98,6 +98,22 @@ static int show_foreign(const char *dir, const char *ifname, uint64_t ns)
 	return 1;
 }
 
+/* Pins an older xdp-pacer made directly under the root, keyed by name only. */
+static int show_legacy(const char *name)
+{
+	char dir[300];
+	uint32_t id;
+
+	if (!ifname_valid(name) || snprintf(dir, sizeof(dir), "%s/%s", PACER_PIN_ROOT, name) < 0)
+		return 0;
+	id = pinned_prog_id(dir);
+	if (!id)
+		return 0;
+	printf("%s: pins of an older xdp-pacer in %s (program id %u), namespace unknown; remove them with 'rm -r %s' once nothing uses them\n",
+	       name, dir, id, dir);
+	return 1;
+}
+
 /* Every pin directory under the root that the interface scan did not show. */
 static int show_other_pins(void)
 {
@@ -114,7 +130,11 @@ static int show_other_pins(void)
 		return 0;
 	}
 	while ((ns_ent = readdir(root))) {
-		if (pin_netns_parse(ns_ent->d_name, &ns) ||
+		if (pin_netns_parse(ns_ent->d_name, &ns)) {
+			shown += show_legacy(ns_ent->d_name);
+			continue;
+		}
+		if (
 		    pin_netns_dir(PACER_PIN_ROOT, ns, nsdir, sizeof(nsdir)) || !(d = opendir(nsdir)))
 			continue;
 		while ((if_ent = readdir(d))) {
