@@ -154,6 +154,14 @@ int expect_positionals(int argc, char **argv, int want, const char *what)
 	return 2;
 }
 
+int expect_ifname(int argc, char **argv, const char **ifname)
+{
+	if (expect_positionals(argc, argv, 1, "an interface name"))
+		return 2;
+	*ifname = argv[optind];
+	return check_ifname_arg(*ifname);
+}
+
 int bad_value(const char *opt, const char *val, const char *why)
 {
 	pr_err("invalid value '%s' for %s: %s", val, opt, why);

@@ -33,6 +33,9 @@ void usage_hint(const char *verb);
  */
 int expect_positionals(int argc, char **argv, int want, const char *what);
 
+/* The same for a verb whose one positional argument is an interface name, checked. */
+int expect_ifname(int argc, char **argv, const char **ifname);
+
 /* Errors about options name the option and the value; return 2 (usage). */
 int bad_value(const char *opt, const char *val, const char *why);
 

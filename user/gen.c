@@ -289,6 +289,7 @@ static int parse_gen_opts(int argc, char **argv, struct gen_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *ifname;
 	uint64_t v;
 	char *end;
 	int c, i;
@@ -375,9 +376,7 @@ static int parse_gen_opts(int argc, char **argv, struct gen_opts *o)
 		usage_hint(argv[0]);
 		return 2;
 	}
-	if (expect_positionals(argc, argv, 1, "an interface name"))
-		return 2;
-	return check_ifname_arg(argv[optind]);
+	return expect_ifname(argc, argv, &ifname);
 }
 
 struct gen_thread {

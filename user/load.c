@@ -155,10 +155,7 @@ static int parse_opts(int argc, char **argv, struct load_opts *o, const char **i
 			return 2;
 		}
 	}
-	if (expect_positionals(argc, argv, 1, "an interface name"))
-		return 2;
-	*ifname = argv[optind];
-	return check_ifname_arg(*ifname);
+	return expect_ifname(argc, argv, ifname);
 }
 
 /* Smallest power-of-two tick that keeps the threshold at most 48 ticks. */

@@ -163,6 +163,7 @@ int cmd_record(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *ifname_arg;
 	uint64_t src_thresh = sample_thresh_one_in(DEFAULT_SOURCES_ONE_IN), pkt_thresh = 0;
 	uint64_t duration = 0, count = 0, prev_src, prev_pkt, deadline = 0, next_flush;
 	uint64_t before[PACER_STAT_MAX], after[PACER_STAT_MAX], lost = 0, end_mono;
@@ -214,9 +215,7 @@ int cmd_record(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (expect_positionals(argc, argv, 1, "an interface name"))
-		return 2;
-	if (check_ifname_arg(argv[optind]))
+	if (expect_ifname(argc, argv, &ifname_arg))
 		return 2;
 	if (!out || !*out) {
 		pr_err("record needs -o FILE");

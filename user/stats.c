@@ -83,6 +83,7 @@ int cmd_stats(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *ifname_arg;
 	uint64_t cur[PACER_STAT_MAX], prev[PACER_STAT_MAX], watch = 0, count = 0, done = 0;
 	struct pacer_handle h;
 	bool json = false;
@@ -111,9 +112,7 @@ int cmd_stats(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (expect_positionals(argc, argv, 1, "an interface name"))
-		return 2;
-	if (check_ifname_arg(argv[optind]))
+	if (expect_ifname(argc, argv, &ifname_arg))
 		return 2;
 	if (count && !watch) {
 		pr_err("--count only applies with --watch");

@@ -76,10 +76,7 @@ static int parse_args(int argc, char **argv, const char **ifname, uint64_t *netn
 			return 2;
 		}
 	}
-	if (expect_positionals(argc, argv, 1, "an interface name"))
-		return 2;
-	*ifname = argv[optind];
-	return check_ifname_arg(*ifname);
+	return expect_ifname(argc, argv, ifname);
 }
 
 static int remove_dir_pins(const char *dir, const char *why)
