@@ -275,7 +275,7 @@ uint32_t pinned_prog_id(const char *dir)
 	return info.id;
 }
 
-/* Does some process, bind mount or open file of this mount namespace's view keep it? */
+/* Scans mountinfo (ip netns, container runtimes bind-mount namespaces) and /proc/PID/ns/net. */
 bool netns_alive(uint64_t ino)
 {
 	char want[40], link[64], path[300], line[1024];

@@ -134,8 +134,7 @@ static int show_other_pins(void)
 			shown += show_legacy(ns_ent->d_name);
 			continue;
 		}
-		if (
-		    pin_netns_dir(PACER_PIN_ROOT, ns, nsdir, sizeof(nsdir)) || !(d = opendir(nsdir)))
+		if (pin_netns_dir(PACER_PIN_ROOT, ns, nsdir, sizeof(nsdir)) || !(d = opendir(nsdir)))
 			continue;
 		while ((if_ent = readdir(d))) {
 			if (pin_if_dir(PACER_PIN_ROOT, ns, if_ent->d_name, dir, sizeof(dir)))
