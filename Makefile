@@ -16,14 +16,15 @@ Q = @
 msg = @printf '  %-8s %s\n' '$(1)' '$(2)';
 endif
 
-CPPFLAGS += -Iinclude -Iuser -Iuser/lib -I$(BUILD)
+CPPFLAGS += -Iinclude -Ibpf -Iuser -Iuser/lib -I$(BUILD)
 WARN      = -Wall -Wextra -Werror -Wno-missing-field-initializers
 XCFLAGS   = -std=gnu11 $(WARN) $(CFLAGS) -MMD -MP
 BPF_CFLAGS = -g -O2 -target bpf -Wall -Werror -Iinclude -Ibpf \
 	     -I/usr/include/$(ARCH)-linux-gnu -MMD -MP
-PKGS      = libbpf libxdp
-LIBS      = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lxdp) -lelf -lz -lm
-CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lpthread) -lm
+PKGS      = libbpf libxdp libmicrohttpd
+LIBS      = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lxdp -lmicrohttpd) -lpcap -lelf -lz -lm
+# libpacer.a reads pcap files (analyze --pcap), so its tests link libpcap too.
+CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lpthread) -lpcap -lm
 
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))

@@ -17,6 +17,7 @@
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 #include "common.h"
+#include "prom.h"
 
 int verbose;
 
@@ -561,4 +562,58 @@ int parse_ifname_only(int argc, char **argv, const char *usage_text, const char 
 		return 2;
 	}
 	return 0;
+}
+
+/* Whether an interface's attached XDP program is named like ours. */
+static int has_pacer(int ifindex)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	struct bpf_prog_info info = {};
+	uint32_t len = sizeof(info), id;
+	int fd, ok;
+
+	if (bpf_xdp_query(ifindex, 0, &q) || q.attach_mode == XDP_ATTACHED_NONE)
+		return 0;
+	id = q.prog_id ? q.prog_id : (q.drv_prog_id ? q.drv_prog_id : q.skb_prog_id);
+	fd = bpf_prog_get_fd_by_id(id);
+	if (fd < 0)
+		return 0;
+	ok = !bpf_obj_get_info_by_fd(fd, &info, &len) &&
+	     (!strcmp(info.name, PACER_PROG_NAME) || !strcmp(info.name, "xdp_dispatcher"));
+	close(fd);
+	return ok;
+}
+
+int pacer_for_each(int (*fn)(struct pacer_handle *h, void *ctx), void *ctx)
+{
+	struct if_nameindex *ifs, *i;
+	struct pacer_handle h;
+	int found = 0, ret = 0;
+
+	ifs = if_nameindex();
+	if (!ifs) {
+		pr_err("cannot list interfaces: %s", strerror(errno));
+		return -errno;
+	}
+	for (i = ifs; i->if_index && !ret; i++) {
+		if (!has_pacer((int)i->if_index))
+			continue;
+		if (pacer_handle_open(i->if_name, &h))
+			continue;
+		ret = fn(&h, ctx);
+		pacer_handle_close(&h);
+		found++;
+	}
+	if_freenameindex(ifs);
+	return ret ? ret : found;
+}
+
+int pacer_prom_fill(const struct pacer_handle *h, struct prom_pacer *out)
+{
+	snprintf(out->ifname, sizeof(out->ifname), "%s", h->ifname);
+	out->prog_id = h->prog_id;
+	out->cfg = *h->cfg;
+	out->layout = h->layout;
+	out->map_bytes = pacer_map_bytes(h);
+	return pacer_read_counters(h, out->counters);
 }

@@ -98,6 +98,17 @@ int parse_layout(const char *s, uint32_t *out);
 int parse_clock(const char *s, uint32_t *out);
 int parse_malformed(const char *s, uint32_t *out);
 
+/*
+ * Call fn on every interface whose XDP program is the pacer (opened, closed
+ * after).  A non-zero return from fn stops the walk and is returned;
+ * otherwise the number of interfaces, or a negative errno.
+ */
+int pacer_for_each(int (*fn)(struct pacer_handle *h, void *ctx), void *ctx);
+
+struct prom_pacer;
+/* What the Prometheus formatter needs from an open handle.  0 or negative errno. */
+int pacer_prom_fill(const struct pacer_handle *h, struct prom_pacer *out);
+
 /* Remove every pin load made for ifname (load.c). */
 int pacer_remove_pins(const char *ifname);
 
