@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#define _GNU_SOURCE /* asprintf */
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 #include <xdp/libxdp.h>
 #include "common.h"
 #include "prom.h"
+#include "pacer_conf.h"
 
 int verbose;
 
@@ -152,10 +154,94 @@ int expect_positionals(int argc, char **argv, int want, const char *what)
 	return 2;
 }
 
+/* Options expanded from a --config file: errors about their values name the file and line. */
+static const struct pacer_conf *opt_conf;
+
 int bad_value(const char *opt, const char *val, const char *why)
 {
-	pr_err("invalid value '%s' for %s: %s", val, opt, why);
+	unsigned line = pacer_conf_line_of(opt_conf, val);
+
+	if (line)
+		pr_err("%s:%u: invalid value '%s' for %s: %s", opt_conf->path, line, val, opt + 2,
+		       why);
+	else
+		pr_err("invalid value '%s' for %s: %s", val, opt, why);
 	return 2;
+}
+
+/* Where --config FILE (or --config=FILE) is in argv: its index, and *file. */
+static int find_config_arg(int argc, char **argv, const char **file)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strncmp(argv[i], "--config=", 9)) {
+			*file = argv[i] + 9;
+			return i;
+		}
+		if (!strcmp(argv[i], "--config") && i + 1 < argc) {
+			*file = argv[i + 1];
+			return i;
+		}
+	}
+	return 0;
+}
+
+char **conf_argv(const struct pacer_conf *conf, char *argv0, int live_only, int extra, int *n)
+{
+	const struct pacer_conf_key *k;
+	const struct pacer_conf_entry *e;
+	char **nv = calloc(2 * PACER_CONF_MAX_ENTRIES + (size_t)extra + 2, sizeof(*nv));
+
+	if (!nv)
+		return NULL;
+	*n = 0;
+	nv[(*n)++] = argv0;
+	for (k = pacer_conf_keys; k->name; k++) {
+		if (live_only && !k->live)
+			continue;
+		e = pacer_conf_get(conf, k->name);
+		if (!e && !live_only)
+			continue;
+		if (asprintf(&nv[*n], "--%s", k->name) < 0)
+			return NULL; /* exiting anyway */
+		(*n)++;
+		nv[(*n)++] = e ? e->value : (char *)k->dflt;
+	}
+	return nv;
+}
+
+int conf_expand_argv(int *argc, char ***argv, int live_only, struct pacer_conf *conf)
+{
+	const char *file = NULL;
+	char err[512], **nv;
+	int at = find_config_arg(*argc, *argv, &file), skip, n, i, ret;
+
+	memset(conf, 0, sizeof(*conf));
+	if (!at)
+		return 0;
+	ret = pacer_conf_read(file, conf, err, sizeof(err));
+	if (ret) {
+		pr_err("%s", err);
+		pacer_conf_free(conf);
+		return ret == -EINVAL ? 2 : 1;
+	}
+	/* The file first, so options on the command line override it. */
+	nv = conf_argv(conf, (*argv)[0], live_only, *argc, &n);
+	if (!nv) {
+		pacer_conf_free(conf);
+		return 1;
+	}
+	skip = strchr((*argv)[at], '=') ? 1 : 2;
+	for (i = 1; i < *argc; i++)
+		if (i < at || i >= at + skip)
+			nv[n++] = (*argv)[i];
+	opt_conf = conf;
+	*argc = n;
+	*argv = nv; /* lives until exit, as argv does */
+	return 0;
 }
 
 int ifname_to_index(const char *ifname, int *ifindex)

@@ -35,6 +35,27 @@ int expect_positionals(int argc, char **argv, int want, const char *what);
 /* Errors about options name the option and the value; return 2 (usage). */
 int bad_value(const char *opt, const char *val, const char *why);
 
+struct pacer_conf;
+/*
+ * When argv holds --config FILE: read FILE (user/lib/pacer_conf.h) and
+ * rewrite argv as "--key value" pairs from the file followed by the other
+ * arguments (so the command line overrides the file).  live_only: only the
+ * keys `set` can change, each one the file omits at its default.  Values
+ * from the file keep pointing into *conf, so bad_value() names their line.
+ * 0 (also without --config), 2 for a bad file, 1 when it cannot be read.
+ */
+int conf_expand_argv(int *argc, char ***argv, int live_only, struct pacer_conf *conf);
+/* argv0 and the file's "--key value" pairs (as above), with room for `extra` more; NULL on ENOMEM. */
+char **conf_argv(const struct pacer_conf *conf, char *argv0, int live_only, int extra, int *n);
+
+/*
+ * (load.c) Check load options as `load` would (same messages), and list in
+ * `differ` the fixed-at-load settings they give that the running layout
+ * does not have.  0, or 2 after printing what is wrong.
+ */
+int load_check_fixed(int argc, char **argv, const struct pacer_layout *running, char *differ,
+		     size_t len);
+
 int ifname_to_index(const char *ifname, int *ifindex);
 int pin_dir(const char *ifname, char *buf, size_t len);
 int ensure_bpffs(void);

@@ -155,7 +155,11 @@ static void gauge_samples(FILE *f, enum gauge g, const struct prom_pacer *p)
 	}
 	fputs(name, f);
 	labels(f, p, NULL, NULL);
-	fprintf(f, " %.17g\n", v);
+	/* Whole numbers exactly; seconds to the nanosecond, ratios to 10 digits. */
+	if (v == (double)(uint64_t)v && v < 9007199254740992.0)
+		fprintf(f, " %llu\n", (unsigned long long)v);
+	else
+		fprintf(f, " %.10g\n", v);
 }
 
 static void write_info(FILE *f, const struct prom_pacer *p, size_t n)
