@@ -42,7 +42,18 @@ TEST_LIB_OBJS := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(wildcard tests/lib_*.
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all bpf cli tests test unit-test prog-test integration-test demo bench clean deps
+# Install layout (`make install PREFIX=/usr DESTDIR=/tmp/stage`).  The BPF
+# object goes where `ip link set dev X xdp obj` users find it.
+PREFIX     ?= /usr/local
+SYSCONFDIR ?= /etc
+BINDIR     ?= $(PREFIX)/bin
+BPFDIR     ?= $(PREFIX)/lib/bpf/xdp-pacer
+MANDIR     ?= $(PREFIX)/share/man
+UNITDIR    ?= $(PREFIX)/lib/systemd/system
+COMPDIR    ?= $(PREFIX)/share/bash-completion/completions
+DOCDIR     ?= $(PREFIX)/share/doc/xdp-pacer
+
+.PHONY: all bpf cli tests test unit-test prog-test integration-test demo bench clean deps install
 
 all: bpf cli tests
 
@@ -115,6 +126,18 @@ bench: all
 
 deps:
 	$(Q)scripts/deps.sh
+
+# The unit names the installed binary and configuration directory.
+install: $(CLI) $(BUILD)/xdp_pacer.bpf.o
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)install -D -m 0755 $(CLI) $(DESTDIR)$(BINDIR)/xdp-pacer
+	$(Q)install -D -m 0644 $(BUILD)/xdp_pacer.bpf.o $(DESTDIR)$(BPFDIR)/xdp_pacer.bpf.o
+	$(Q)install -D -m 0644 dist/xdp-pacer.8 $(DESTDIR)$(MANDIR)/man8/xdp-pacer.8
+	$(Q)install -d $(DESTDIR)$(UNITDIR)
+	$(Q)sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+		dist/xdp-pacer@.service.in > $(DESTDIR)$(UNITDIR)/xdp-pacer@.service
+	$(Q)install -D -m 0644 dist/xdp-pacer.bash $(DESTDIR)$(COMPDIR)/xdp-pacer
+	$(Q)install -D -m 0644 dist/example.conf $(DESTDIR)$(DOCDIR)/example.conf
 
 clean:
 	$(Q)rm -rf $(BUILD)
