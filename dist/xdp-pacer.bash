@@ -38,7 +38,7 @@ _xdp_pacer()
 	model) opts="--sources --rows --width --layout --target --json --help" ;;
 	gen) opts="--dist --sources --zipf --good --good-period --family --src-base --dst --dst-mac --src-mac --count --duration --rate --threads --json --help" ;;
 	record) opts="--output --sources --packets --duration --count --csv --help" ;;
-	analyze) opts="--eps --window --target-false-drop --json --report --help" ;;
+	analyze) opts="--pcap --interval --prefix4 --prefix6 --policy --eps --window --target-false-drop --json --report --help" ;;
 	exporter) opts="--listen --help" ;;
 	*) return ;;
 	esac

@@ -26,6 +26,7 @@ have_pc libmicrohttpd || need_pkgs+=(libmicrohttpd-dev)
 # Used by the tests: real clients and tools on what xdp-pacer produces.
 have_cmd curl || need_pkgs+=(curl)
 have_cmd tcpdump || need_pkgs+=(tcpdump)
+have_cmd dumpcap || need_pkgs+=(wireshark-common)  # dumpcap writes pcapng captures
 have_cmd promtool || need_pkgs+=(prometheus)       # Debian ships promtool in it
 have_cmd systemd-analyze || need_pkgs+=(systemd)
 have_cmd groff || need_pkgs+=(groff-base)          # man page check

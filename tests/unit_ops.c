@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include "analyze_pcap.h"
 #include "pacer_conf.h"
 #include "prom.h"
 
@@ -199,6 +200,147 @@ START_TEST(test_write_file_atomic)
 }
 END_TEST
 
+/* ---- analyze --pcap on a hand-made capture ---- */
+
+static void put_frame(FILE *f, uint64_t ts_ns, const uint8_t *b, uint32_t caplen, uint32_t len)
+{
+	uint32_t rh[4] = { (uint32_t)(ts_ns / 1000000000ULL), (uint32_t)(ts_ns % 1000000000ULL), caplen, len };
+
+	ck_assert_uint_eq(fwrite(rh, sizeof(rh), 1, f), 1);
+	ck_assert_uint_eq(fwrite(b, 1, caplen, f), caplen);
+}
+
+/* Ethernet (+ tags) + IPv4 header from 10.0.0.<host>; ihl 5 unless told. */
+static uint32_t v4_frame(uint8_t *b, int tags, uint8_t host, uint8_t ihl)
+{
+	static const uint8_t tag_types[2][2] = { { 0x88, 0xa8 }, { 0x81, 0x00 } };
+	uint32_t o = 12;
+	int t;
+
+	memset(b, 0, 128);
+	for (t = 0; t < tags; t++) {
+		memcpy(b + o, tag_types[t + (tags == 1)], 2);
+		o += 4;
+	}
+	b[o] = 0x08, b[o + 1] = 0x00;
+	o += 2;
+	b[o] = (uint8_t)(0x40 | ihl);
+	b[o + 3] = 40; /* total length */
+	b[o + 12] = 10, b[o + 15] = host;
+	return o + 40;
+}
+
+static uint32_t v6_frame(uint8_t *b, uint8_t last)
+{
+	static const uint8_t src[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 1, 0, 2 };
+
+	memset(b, 0, 128);
+	b[12] = 0x86, b[13] = 0xdd;
+	b[14] = 0x60;
+	memcpy(b + 22, src, 16);
+	b[37] = last;
+	return 14 + 40 + 8;
+}
+
+/* The capture described in test_pcap_keys_like_the_datapath, written to path. */
+static void write_capture(const char *path)
+{
+	uint32_t gh[6] = { 0xa1b23c4d, 0x00040002, 0, 0, 65535, 1 };
+	uint8_t b[128];
+	uint32_t n;
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(gh, sizeof(gh), 1, f), 1);
+	n = v4_frame(b, 0, 1, 5);
+	put_frame(f, 0, b, n, n);                    /* 10.0.0.1: admitted */
+	n = v4_frame(b, 2, 1, 5);
+	put_frame(f, 100000000, b, n, n);            /* QinQ 10.0.0.1, 100 ms later: dropped */
+	n = v4_frame(b, 1, 2, 5);
+	put_frame(f, 200000000, b, n, n);            /* 802.1Q 10.0.0.2: admitted (/32) */
+	n = v6_frame(b, 1);
+	put_frame(f, 300000000, b, n, n);            /* 2001:db8:1:2::1: admitted */
+	n = v6_frame(b, 0xff);
+	put_frame(f, 400000000, b, n, n);            /* same /64: dropped */
+	memset(b, 0, 60);
+	b[12] = 0x08, b[13] = 0x06;
+	put_frame(f, 500000000, b, 60, 60);          /* ARP: non-IP */
+	n = v4_frame(b, 0, 3, 4);
+	put_frame(f, 600000000, b, n, n);            /* IHL 4: malformed */
+	n = v4_frame(b, 0, 1, 5);
+	put_frame(f, 1200000000, b, n, n);           /* 10.0.0.1 after 1.2 s: admitted */
+	put_frame(f, 1300000000, b, 20, n);          /* snap length 20: not keyed */
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+static void analyse(const char *path, uint32_t prefix4, struct an_stream *s, struct pcap_summary *m)
+{
+	struct pcap_params p = { .interval_ns = 1000000000ULL, .prefix4 = prefix4, .prefix6 = 64,
+				 .policy = PACER_POLICY_PACE };
+	char err[256] = "";
+
+	ck_assert_msg(!pcap_load(path, &p, s, m, err, sizeof(err)), "pcap_load: %s", err);
+}
+
+START_TEST(test_pcap_keys_like_the_datapath)
+{
+	char path[] = "/tmp/unit_ops_pcap.XXXXXX";
+	struct pcap_summary m;
+	struct an_stream s;
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	write_capture(path);
+	analyse(path, 32, &s, &m);
+	ck_assert_uint_eq(m.frames, 9);
+	ck_assert_uint_eq(m.ipv4, 4); /* VLAN and QinQ tags parsed as the datapath does */
+	ck_assert_uint_eq(m.ipv6, 2);
+	ck_assert_uint_eq(m.nonip, 1);
+	ck_assert_uint_eq(m.malformed, 1);
+	ck_assert_uint_eq(m.snap_cut, 1);
+	ck_assert_uint_eq(m.snap_unkeyed, 1);
+	ck_assert_uint_eq(s.nsrc, 3);
+	ck_assert_uint_eq(m.admitted, 4);
+	ck_assert_uint_eq(m.dropped, 2);
+	ck_assert_int_eq(s.rec[1].verdict, PACER_REC_DROP);
+	ck_assert_uint_eq(s.rec[1].est_age_ticks, (100000000ULL >> 25) - 0);
+	ck_assert(!m.truncated);
+	an_stream_free(&s);
+
+	analyse(path, 24, &s, &m); /* 10.0.0.1 and 10.0.0.2 share a /24 key */
+	ck_assert_uint_eq(s.nsrc, 2);
+	ck_assert_uint_eq(m.admitted, 3);
+	ck_assert_uint_eq(m.dropped, 3);
+	an_stream_free(&s);
+
+	ck_assert_int_eq(truncate(path, 24 + 16 + 54 + 5), 0); /* inside the second record's header */
+	analyse(path, 32, &s, &m);
+	ck_assert(m.truncated);
+	ck_assert_uint_eq(m.frames, 1);
+	ck_assert_ptr_nonnull(strstr(m.truncation, "truncated dump file"));
+	an_stream_free(&s);
+	unlink(path);
+}
+END_TEST
+
+START_TEST(test_pcap_rejects_what_is_not_a_capture)
+{
+	struct pcap_params p = { .interval_ns = 1000000000ULL, .prefix4 = 32, .prefix6 = 64 };
+	struct pcap_summary m;
+	struct an_stream s = { 0 };
+	char err[256];
+
+	ck_assert_int_eq(pcap_load("/nonexistent.pcap", &p, &s, &m, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "not a capture libpcap can read"));
+	an_stream_free(&s);
+	p.interval_ns = 1000000000000000000ULL; /* past the largest tick load picks */
+	ck_assert_int_eq(pcap_load("/nonexistent.pcap", &p, &s, &m, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "interval 1000000000000000000 ns cannot be represented");
+	an_stream_free(&s);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("ops");
@@ -210,6 +352,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_conf_keys_are_load_options);
 	tcase_add_test(tc, test_prom_escaping_and_grouping);
 	tcase_add_test(tc, test_write_file_atomic);
+	tcase_add_test(tc, test_pcap_keys_like_the_datapath);
+	tcase_add_test(tc, test_pcap_rejects_what_is_not_a_capture);
 	suite_add_tcase(s, tc);
 	return s;
 }

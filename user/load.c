@@ -168,16 +168,6 @@ static int parse_opts(int argc, char **argv, struct load_opts *o, const char **i
 	return 0;
 }
 
-/* Smallest power-of-two tick that keeps the threshold at most 48 ticks. */
-static uint32_t default_tick_shift(uint64_t interval_ns)
-{
-	uint32_t s = 0;
-
-	while (s < 40 && (interval_ns + (1ULL << s) - 1) >> s > 47)
-		s++;
-	return s;
-}
-
 static int build_layout(const struct load_opts *o, struct pacer_layout *lay, uint32_t *thresh)
 {
 	char a[32], b[32], c[32];
@@ -214,7 +204,7 @@ static int build_layout(const struct load_opts *o, struct pacer_layout *lay, uin
 			s++;
 		lay->tick_shift = s;
 	} else {
-		lay->tick_shift = default_tick_shift(o->interval_ns);
+		lay->tick_shift = pacer_default_tick_shift(o->interval_ns);
 	}
 	interval_range(lay->tick_shift, &min_ns, &max_ns);
 	*thresh = pacer_thresh_ticks(o->interval_ns, lay->tick_shift);
