@@ -138,7 +138,6 @@ int cmd_analyze(int argc, char **argv)
 	struct pcap_summary psum;
 	const char *pcap_path = NULL;
 	bool pcap_opts = false, have_blocked = false;
-	uint64_t v;
 	struct an_report rep = { 0 };
 	struct progress prog = { 0 };
 	const char *report_path = NULL, *path;
@@ -184,15 +183,13 @@ int cmd_analyze(int argc, char **argv)
 			pcap_opts = true;
 			break;
 		case '4':
-			if (parse_u64_range(optarg, 0, 32, &v))
-				return bad_value("--prefix4", optarg, "expected an integer from 0 to 32");
-			pp.prefix4 = (uint32_t)v;
+			if (parse_prefix_arg("--prefix4", optarg, 32, &pp.prefix4))
+				return 2;
 			pcap_opts = true;
 			break;
 		case '6':
-			if (parse_u64_range(optarg, 0, 128, &v))
-				return bad_value("--prefix6", optarg, "expected an integer from 0 to 128");
-			pp.prefix6 = (uint32_t)v;
+			if (parse_prefix_arg("--prefix6", optarg, 128, &pp.prefix6))
+				return 2;
 			pcap_opts = true;
 			break;
 		case 'p':

@@ -18,6 +18,7 @@
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 #include "common.h"
+#include "parse.h"
 #include "prom.h"
 #include "pacer_conf.h"
 
@@ -167,6 +168,19 @@ int bad_value(const char *opt, const char *val, const char *why)
 	else
 		pr_err("invalid value '%s' for %s: %s", val, opt, why);
 	return 2;
+}
+
+int parse_prefix_arg(const char *opt, const char *val, uint32_t max, uint32_t *out)
+{
+	char why[48];
+	uint64_t v;
+
+	if (!parse_u64_range(val, 0, max, &v)) {
+		*out = (uint32_t)v;
+		return 0;
+	}
+	snprintf(why, sizeof(why), "expected an integer from 0 to %u", max);
+	return bad_value(opt, val, why);
 }
 
 /* Where --config FILE (or --config=FILE) is in argv: its index, and *file. */

@@ -35,6 +35,9 @@ int expect_positionals(int argc, char **argv, int want, const char *what);
 /* Errors about options name the option and the value; return 2 (usage). */
 int bad_value(const char *opt, const char *val, const char *why);
 
+/* --prefix4 (max 32) / --prefix6 (max 128): 0, or 2 after bad_value(). */
+int parse_prefix_arg(const char *opt, const char *val, uint32_t max, uint32_t *out);
+
 struct pacer_conf;
 /*
  * When argv holds --config FILE: read FILE (user/lib/pacer_conf.h) and

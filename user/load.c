@@ -126,14 +126,12 @@ static int parse_opts(int argc, char **argv, struct load_opts *o, const char **i
 				return bad_value("--policy", optarg, "expected pace or quiet");
 			break;
 		case '4':
-			if (parse_u64_range(optarg, 0, 32, &v))
-				return bad_value("--prefix4", optarg, "expected an integer from 0 to 32");
-			o->prefix4 = (uint32_t)v;
+			if (parse_prefix_arg("--prefix4", optarg, 32, &o->prefix4))
+				return 2;
 			break;
 		case '6':
-			if (parse_u64_range(optarg, 0, 128, &v))
-				return bad_value("--prefix6", optarg, "expected an integer from 0 to 128");
-			o->prefix6 = (uint32_t)v;
+			if (parse_prefix_arg("--prefix6", optarg, 128, &o->prefix6))
+				return 2;
 			break;
 		case 'm':
 			if (!strcmp(optarg, "native"))

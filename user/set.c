@@ -100,7 +100,7 @@ static int set_main(int argc, char **argv, const struct pacer_conf *conf)
 	};
 	struct pacer_config want;
 	struct pacer_handle h;
-	uint64_t v, interval = 0, src_thresh = 0, pkt_thresh = 0;
+	uint64_t interval = 0, src_thresh = 0, pkt_thresh = 0;
 	uint32_t policy = 0, malformed = 0, p4 = 0, p6 = 0;
 	int c, idx, err, n_changes = 0;
 	bool set_i = false, set_p = false, set_m = false, set_4 = false, set_6 = false;
@@ -122,15 +122,13 @@ static int set_main(int argc, char **argv, const struct pacer_conf *conf)
 			set_p = true;
 			break;
 		case '4':
-			if (parse_u64_range(optarg, 0, 32, &v))
-				return bad_value("--prefix4", optarg, "expected an integer from 0 to 32");
-			p4 = (uint32_t)v;
+			if (parse_prefix_arg("--prefix4", optarg, 32, &p4))
+				return 2;
 			set_4 = true;
 			break;
 		case '6':
-			if (parse_u64_range(optarg, 0, 128, &v))
-				return bad_value("--prefix6", optarg, "expected an integer from 0 to 128");
-			p6 = (uint32_t)v;
+			if (parse_prefix_arg("--prefix6", optarg, 128, &p6))
+				return 2;
 			set_6 = true;
 			break;
 		case 'M':
