@@ -156,6 +156,8 @@ check "a text file: exit 1, not a capture" bash -c "test $? -eq 1 && grep -q 'no
 check "--interval without --pcap: usage error (exit 2)" test $? -eq 2
 an "$WORK/full.pcap" --interval soon 2>/dev/null >/dev/null
 check "--pcap with a bad --interval: usage error (exit 2)" test $? -eq 2
+an "$WORK/full.pcap" --interval 100000s 2>"$WORK/err" >/dev/null
+check "--pcap with an interval no tick can represent: usage error (exit 2) naming it" bash -c "test $? -eq 2 && grep -q \"100000s\" '$WORK/err'"
 
 rx "$CLI" unload "$IF_RX" >/dev/null
 finish

@@ -180,6 +180,8 @@ int cmd_analyze(int argc, char **argv)
 		case 'i':
 			if (parse_duration_ns(optarg, &pp.interval_ns) || !pp.interval_ns)
 				return bad_value("--interval", optarg, "expected a positive duration such as 1s, 250ms");
+			if (!pacer_thresh_ticks(pp.interval_ns, pacer_default_tick_shift(pp.interval_ns)))
+				return bad_value("--interval", optarg, "longer than any tick load can choose allows");
 			pcap_opts = true;
 			break;
 		case '4':
