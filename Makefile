@@ -134,8 +134,9 @@ install: $(CLI) $(BUILD)/xdp_pacer.bpf.o
 	$(Q)install -D -m 0644 $(BUILD)/xdp_pacer.bpf.o $(DESTDIR)$(BPFDIR)/xdp_pacer.bpf.o
 	$(Q)install -D -m 0644 dist/xdp-pacer.8 $(DESTDIR)$(MANDIR)/man8/xdp-pacer.8
 	$(Q)install -d $(DESTDIR)$(UNITDIR)
-	$(Q)sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
-		dist/xdp-pacer@.service.in > $(DESTDIR)$(UNITDIR)/xdp-pacer@.service
+	$(Q)for u in xdp-pacer@.service xdp-pacer-exporter.service; do \
+		sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+			dist/$$u.in > $(DESTDIR)$(UNITDIR)/$$u || exit 1; done
 	$(Q)install -D -m 0644 dist/xdp-pacer.bash $(DESTDIR)$(COMPDIR)/xdp-pacer
 	$(Q)install -D -m 0644 dist/example.conf $(DESTDIR)$(DOCDIR)/example.conf
 

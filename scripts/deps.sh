@@ -30,6 +30,7 @@ have_cmd dumpcap || need_pkgs+=(wireshark-common)  # dumpcap writes pcapng captu
 have_cmd promtool || need_pkgs+=(prometheus)       # Debian ships promtool in it
 have_cmd systemd-analyze || need_pkgs+=(systemd)
 have_cmd groff || need_pkgs+=(groff-base)          # man page check
+have_cmd man || need_pkgs+=(man-db)
 
 if [ ${#need_pkgs[@]} -eq 0 ]; then
 	exit 0

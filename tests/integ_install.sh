@@ -19,6 +19,7 @@ check "make install DESTDIR=... exits 0" test $? -eq 0
 cat >"$WORK/want" <<'LIST'
 ./usr/local/bin/xdp-pacer
 ./usr/local/lib/bpf/xdp-pacer/xdp_pacer.bpf.o
+./usr/local/lib/systemd/system/xdp-pacer-exporter.service
 ./usr/local/lib/systemd/system/xdp-pacer@.service
 ./usr/local/share/bash-completion/completions/xdp-pacer
 ./usr/local/share/doc/xdp-pacer/example.conf
@@ -68,6 +69,9 @@ make -s install PREFIX="$WORK/usr" SYSCONFDIR="$WORK/etc" >/dev/null
 UNITS=$WORK/usr/lib/systemd/system
 MANPATH=$WORK/usr/share/man systemd-analyze verify "$UNITS/xdp-pacer@lo.service" >"$WORK/verify.out" 2>&1
 check "systemd-analyze verify accepts xdp-pacer@lo.service" test $? -eq 0
+cat "$WORK/verify.out"
+MANPATH=$WORK/usr/share/man systemd-analyze verify "$UNITS/xdp-pacer-exporter.service" >"$WORK/verify.out" 2>&1
+check "systemd-analyze verify accepts xdp-pacer-exporter.service" test $? -eq 0
 cat "$WORK/verify.out"
 mkdir "$WORK/broken"
 sed 's|/bin/xdp-pacer load|/bin/xdp-pacer-missing load|' "$UNITS/xdp-pacer@.service" >"$WORK/broken/xdp-pacer@.service"
