@@ -16,14 +16,15 @@ Q = @
 msg = @printf '  %-8s %s\n' '$(1)' '$(2)';
 endif
 
-CPPFLAGS += -Iinclude -Iuser -Iuser/lib -I$(BUILD)
+CPPFLAGS += -Iinclude -Ibpf -Iuser -Iuser/lib -I$(BUILD)
 WARN      = -Wall -Wextra -Werror -Wno-missing-field-initializers
 XCFLAGS   = -std=gnu11 $(WARN) $(CFLAGS) -MMD -MP
 BPF_CFLAGS = -g -O2 -target bpf -Wall -Werror -Iinclude -Ibpf \
 	     -I/usr/include/$(ARCH)-linux-gnu -MMD -MP
-PKGS      = libbpf libxdp
-LIBS      = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lxdp) -lelf -lz -lm
-CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lpthread) -lm
+PKGS      = libbpf libxdp libmicrohttpd
+LIBS      = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lxdp -lmicrohttpd) -lpcap -lelf -lz -lm
+# libpacer.a reads pcap files (analyze --pcap), so its tests link libpcap too.
+CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lpthread) -lpcap -lm
 
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
@@ -41,7 +42,18 @@ TEST_LIB_OBJS := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(wildcard tests/lib_*.
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all bpf cli tests test unit-test prog-test integration-test demo bench clean deps
+# Install layout (`make install PREFIX=/usr DESTDIR=/tmp/stage`).  The BPF
+# object goes where `ip link set dev X xdp obj` users find it.
+PREFIX     ?= /usr/local
+SYSCONFDIR ?= /etc
+BINDIR     ?= $(PREFIX)/bin
+BPFDIR     ?= $(PREFIX)/lib/bpf/xdp-pacer
+MANDIR     ?= $(PREFIX)/share/man
+UNITDIR    ?= $(PREFIX)/lib/systemd/system
+COMPDIR    ?= $(PREFIX)/share/bash-completion/completions
+DOCDIR     ?= $(PREFIX)/share/doc/xdp-pacer
+
+.PHONY: all bpf cli tests test unit-test prog-test integration-test demo bench clean deps install
 
 all: bpf cli tests
 
@@ -114,6 +126,19 @@ bench: all
 
 deps:
 	$(Q)scripts/deps.sh
+
+# The unit names the installed binary and configuration directory.
+install: $(CLI) $(BUILD)/xdp_pacer.bpf.o
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)install -D -m 0755 $(CLI) $(DESTDIR)$(BINDIR)/xdp-pacer
+	$(Q)install -D -m 0644 $(BUILD)/xdp_pacer.bpf.o $(DESTDIR)$(BPFDIR)/xdp_pacer.bpf.o
+	$(Q)install -D -m 0644 dist/xdp-pacer.8 $(DESTDIR)$(MANDIR)/man8/xdp-pacer.8
+	$(Q)install -d $(DESTDIR)$(UNITDIR)
+	$(Q)for u in xdp-pacer@.service xdp-pacer-exporter.service; do \
+		sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+			dist/$$u.in > $(DESTDIR)$(UNITDIR)/$$u || exit 1; done
+	$(Q)install -D -m 0644 dist/xdp-pacer.bash $(DESTDIR)$(COMPDIR)/xdp-pacer
+	$(Q)install -D -m 0644 dist/example.conf $(DESTDIR)$(DOCDIR)/example.conf
 
 clean:
 	$(Q)rm -rf $(BUILD)

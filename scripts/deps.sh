@@ -20,7 +20,17 @@ have_pc libxdp || need_pkgs+=(libxdp-dev xdp-tools)
 have_pc check || need_pkgs+=(check)
 have_pc libelf || need_pkgs+=(libelf-dev)
 have_pc zlib || need_pkgs+=(zlib1g-dev)
+have_pc libpcap || need_pkgs+=(libpcap-dev)
+have_pc libmicrohttpd || need_pkgs+=(libmicrohttpd-dev)
 [ -e /usr/include/linux/bpf.h ] || need_pkgs+=(linux-libc-dev)
+# Used by the tests: real clients and tools on what xdp-pacer produces.
+have_cmd curl || need_pkgs+=(curl)
+have_cmd tcpdump || need_pkgs+=(tcpdump)
+have_cmd dumpcap || need_pkgs+=(wireshark-common)  # dumpcap writes pcapng captures
+have_cmd promtool || need_pkgs+=(prometheus)       # Debian ships promtool in it
+have_cmd systemd-analyze || need_pkgs+=(systemd)
+have_cmd groff || need_pkgs+=(groff-base)          # man page check
+have_cmd man || need_pkgs+=(man-db)
 
 if [ ${#need_pkgs[@]} -eq 0 ]; then
 	exit 0

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "common.h"
 #include "analyze_report.h"
+#include "analyze_pcap.h"
 #include "pacer_sketch.h"
 #include "parse.h"
 #include "safe_file.h"
@@ -26,7 +27,9 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: xdp-pacer analyze FILE [--eps E] [--window W] [--target-false-drop P]\n"
-		"                         [--json] [--report report.html]\n\n"
+		"                         [--json] [--report report.html]\n"
+		"       xdp-pacer analyze --pcap CAPTURE [--interval DUR] [--prefix4 N] [--prefix6 N]\n"
+		"                         [--policy pace|quiet] [same options as above]\n\n"
 		"Analyse a recording made by 'xdp-pacer record':\n"
 		" - audit: every verdict of a source-sampled source checked against the policy's\n"
 		"   promise, computed exactly from its complete packet stream (false drops split\n"
@@ -41,6 +44,14 @@ static void usage(FILE *f)
 		"                          packets inside any one interval, so the window spans one)\n"
 		"  --target-false-drop P   false-drop rate the sizing must meet (default %g)\n"
 		"  --json                  JSON on stdout instead of the text summary\n"
+		"Or a capture of the operator's own traffic (pcap or pcapng of Ethernet frames, e.g.\n"
+		"'tcpdump -i eth0 -w trace.pcap'), keyed as the datapath keys it, run through an\n"
+		"exact limiter (what the pacer does without collisions), with the same report and\n"
+		"the smallest sketch per layout that meets the target:\n"
+		"  --pcap CAPTURE          the capture file\n"
+		"  --interval DUR          the interval the pacer would run with (1s)\n"
+		"  --prefix4 N, --prefix6 N  key prefix lengths (32, 64)\n"
+		"  --policy pace|quiet     (pace)\n"
 		"  --report FILE           also write an HTML report with inline SVG plots (mode\n"
 		"                          0600, through a temporary renamed into place)\n",
 		DEFAULT_INV_EPS, DEFAULT_TARGET);
@@ -127,6 +138,11 @@ int cmd_analyze(int argc, char **argv)
 		{ "target-false-drop", required_argument, NULL, 't' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "report", required_argument, NULL, 'r' },
+		{ "pcap", required_argument, NULL, 'P' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "prefix4", required_argument, NULL, '4' },
+		{ "prefix6", required_argument, NULL, '6' },
+		{ "policy", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -136,8 +152,13 @@ int cmd_analyze(int argc, char **argv)
 	struct audit_result audit;
 	struct t1_result *t1 = NULL;
 	struct t1_params tp = { 0 };
-	struct sizing_result sizing;
+	struct sizing_result sizing, sizing_blocked;
 	struct sizing_params sp;
+	struct pcap_params pp = { .interval_ns = 1000000000ULL, .prefix4 = 32, .prefix6 = 64,
+				  .policy = PACER_POLICY_PACE };
+	struct pcap_summary psum;
+	const char *pcap_path = NULL;
+	bool pcap_opts = false, have_blocked = false;
 	struct an_report rep = { 0 };
 	struct progress prog = { 0 };
 	const char *report_path = NULL, *path;
@@ -174,6 +195,31 @@ int cmd_analyze(int argc, char **argv)
 		case 'r':
 			report_path = optarg;
 			break;
+		case 'P':
+			pcap_path = optarg;
+			break;
+		case 'i':
+			if (parse_duration_ns(optarg, &pp.interval_ns) || !pp.interval_ns)
+				return bad_value("--interval", optarg, "expected a positive duration such as 1s, 250ms");
+			if (!pacer_thresh_ticks(pp.interval_ns, pacer_default_tick_shift(pp.interval_ns)))
+				return bad_value("--interval", optarg, "longer than any tick load can choose allows");
+			pcap_opts = true;
+			break;
+		case '4':
+			if (parse_prefix_arg("--prefix4", optarg, 32, &pp.prefix4))
+				return 2;
+			pcap_opts = true;
+			break;
+		case '6':
+			if (parse_prefix_arg("--prefix6", optarg, 128, &pp.prefix6))
+				return 2;
+			pcap_opts = true;
+			break;
+		case 'p':
+			if (parse_policy(optarg, &pp.policy))
+				return bad_value("--policy", optarg, "expected pace or quiet");
+			pcap_opts = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -182,10 +228,30 @@ int cmd_analyze(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (expect_positionals(argc, argv, 1, "a recording file"))
+	if (pcap_opts && !pcap_path) {
+		pr_err("--interval, --prefix4, --prefix6 and --policy describe the pacer for --pcap; a recording carries its own");
 		return 2;
-	path = argv[optind];
+	}
+	if (expect_positionals(argc, argv, pcap_path ? 0 : 1, "a recording file (or --pcap CAPTURE)"))
+		return 2;
+	path = pcap_path ? pcap_path : argv[optind];
 
+	if (pcap_path) {
+		char perr[512];
+
+		err = pcap_load(path, &pp, &s, &psum, perr, sizeof(perr));
+		if (err) {
+			pr_err("%s: %s", path, perr);
+			goto out_free;
+		}
+		if (psum.truncated)
+			pr_err("warning: %s: the capture is cut short (%s); analysing the %llu whole frames before the cut",
+			       path, psum.truncation, (unsigned long long)psum.frames);
+		rd.hdr = s.hdr;
+		rd.n_records = s.n;
+		rep.pcap = &psum;
+		goto analyse;
+	}
 	err = pacer_file_open(path, &rd, &ferr);
 	if (err) {
 		pr_err("%s: %s", path, ferr.msg);
@@ -202,8 +268,12 @@ int cmd_analyze(int argc, char **argv)
 		goto out_close;
 	}
 
+analyse:
 	/* Audit. */
-	if (!rd.hdr.sample_src_thresh || !s.n_source_sampled) {
+	if (pcap_path) {
+		snprintf(au_note, sizeof(au_note),
+			 "a capture has no datapath verdicts to audit; the exact limiter's are under Capture");
+	} else if (!rd.hdr.sample_src_thresh || !s.n_source_sampled) {
 		snprintf(au_note, sizeof(au_note),
 			 "no source-sampled packets: only complete per-source streams can be audited (record with --sources 1/N)");
 	} else if ((err = audit_run(&s, &audit))) {
@@ -249,6 +319,13 @@ int cmd_analyze(int argc, char **argv)
 		snprintf(sz_note, sizeof(sz_note), "%s", strerror(-err));
 	else
 		have_sizing = true;
+	if (pcap_path && have_sizing) {
+		/* The other backend's smallest geometry on the same traffic. */
+		sp.kind = PACER_LAYOUT_BLOCKED;
+		have_blocked = !sizing_run(&s, &sp, &sizing_blocked, show_progress, &prog);
+		end_progress(&prog);
+		rep.sizing_blocked = have_blocked ? &sizing_blocked : NULL;
+	}
 
 	rep.path = path;
 	rep.rd = &rd;
@@ -278,9 +355,12 @@ out_free:
 		audit_free(&audit);
 	if (have_sizing)
 		sizing_free(&sizing);
+	if (have_blocked)
+		sizing_free(&sizing_blocked);
 	free(t1);
 	an_stream_free(&s);
 out_close:
-	pacer_file_close(&rd);
+	if (!pcap_path)
+		pacer_file_close(&rd);
 	return ret;
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#define _GNU_SOURCE /* asprintf */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +21,9 @@
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 #include "common.h"
+#include "parse.h"
+#include "prom.h"
+#include "pacer_conf.h"
 
 int verbose;
 
@@ -162,10 +166,107 @@ int expect_ifname(int argc, char **argv, const char **ifname)
 	return check_ifname_arg(*ifname);
 }
 
+/* Options expanded from a --config file: errors about their values name the file and line. */
+static const struct pacer_conf *opt_conf;
+
 int bad_value(const char *opt, const char *val, const char *why)
 {
-	pr_err("invalid value '%s' for %s: %s", val, opt, why);
+	unsigned line = pacer_conf_line_of(opt_conf, val);
+
+	if (line)
+		pr_err("%s:%u: invalid value '%s' for %s: %s", opt_conf->path, line, val, opt + 2,
+		       why);
+	else
+		pr_err("invalid value '%s' for %s: %s", val, opt, why);
 	return 2;
+}
+
+int parse_prefix_arg(const char *opt, const char *val, uint32_t max, uint32_t *out)
+{
+	char why[48];
+	uint64_t v;
+
+	if (!parse_u64_range(val, 0, max, &v)) {
+		*out = (uint32_t)v;
+		return 0;
+	}
+	snprintf(why, sizeof(why), "expected an integer from 0 to %u", max);
+	return bad_value(opt, val, why);
+}
+
+/* Where --config FILE (or --config=FILE) is in argv: its index, and *file. */
+static int find_config_arg(int argc, char **argv, const char **file)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strncmp(argv[i], "--config=", 9)) {
+			*file = argv[i] + 9;
+			return i;
+		}
+		if (!strcmp(argv[i], "--config") && i + 1 < argc) {
+			*file = argv[i + 1];
+			return i;
+		}
+	}
+	return 0;
+}
+
+char **conf_argv(const struct pacer_conf *conf, char *argv0, int live_only, int extra, int *n)
+{
+	const struct pacer_conf_key *k;
+	const struct pacer_conf_entry *e;
+	char **nv = calloc(2 * PACER_CONF_MAX_ENTRIES + (size_t)extra + 2, sizeof(*nv));
+
+	if (!nv)
+		return NULL;
+	*n = 0;
+	nv[(*n)++] = argv0;
+	for (k = pacer_conf_keys; k->name; k++) {
+		if (live_only && !k->live)
+			continue;
+		e = pacer_conf_get(conf, k->name);
+		if (!e && !live_only)
+			continue;
+		if (asprintf(&nv[*n], "--%s", k->name) < 0)
+			return NULL; /* exiting anyway */
+		(*n)++;
+		nv[(*n)++] = e ? e->value : (char *)k->dflt;
+	}
+	return nv;
+}
+
+int conf_expand_argv(int *argc, char ***argv, int live_only, struct pacer_conf *conf)
+{
+	const char *file = NULL;
+	char err[512], **nv;
+	int at = find_config_arg(*argc, *argv, &file), skip, n, i, ret;
+
+	memset(conf, 0, sizeof(*conf));
+	if (!at)
+		return 0;
+	ret = pacer_conf_read(file, conf, err, sizeof(err));
+	if (ret) {
+		pr_err("%s", err);
+		pacer_conf_free(conf);
+		return ret == -EINVAL ? 2 : 1;
+	}
+	/* The file first, so options on the command line override it. */
+	nv = conf_argv(conf, (*argv)[0], live_only, *argc, &n);
+	if (!nv) {
+		pacer_conf_free(conf);
+		return 1;
+	}
+	skip = strchr((*argv)[at], '=') ? 1 : 2;
+	for (i = 1; i < *argc; i++)
+		if (i < at || i >= at + skip)
+			nv[n++] = (*argv)[i];
+	opt_conf = conf;
+	*argc = n;
+	*argv = nv; /* lives until exit, as argv does */
+	return 0;
 }
 
 int ifname_to_index(const char *ifname, int *ifindex)
@@ -714,4 +815,38 @@ int parse_ifname_only(int argc, char **argv, const char *usage_text, const char 
 		return 2;
 	}
 	return check_ifname_arg(*ifname);
+}
+
+int pacer_for_each(int (*fn)(struct pacer_handle *h, void *ctx), void *ctx)
+{
+	struct if_nameindex *ifs, *i;
+	struct pacer_handle h;
+	int found = 0, ret = 0;
+
+	ifs = if_nameindex();
+	if (!ifs) {
+		pr_err("cannot list interfaces: %s", strerror(errno));
+		return -errno;
+	}
+	for (i = ifs; i->if_index && !ret; i++) {
+		if (!attached_pacer_id((int)i->if_index))
+			continue;
+		if (pacer_handle_open(i->if_name, &h))
+			continue;
+		ret = fn(&h, ctx);
+		pacer_handle_close(&h);
+		found++;
+	}
+	if_freenameindex(ifs);
+	return ret ? ret : found;
+}
+
+int pacer_prom_fill(const struct pacer_handle *h, struct prom_pacer *out)
+{
+	snprintf(out->ifname, sizeof(out->ifname), "%s", h->ifname);
+	out->prog_id = h->prog_id;
+	out->cfg = *h->cfg;
+	out->layout = h->layout;
+	out->map_bytes = pacer_map_bytes(h);
+	return pacer_read_counters(h, out->counters);
 }

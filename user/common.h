@@ -39,6 +39,30 @@ int expect_ifname(int argc, char **argv, const char **ifname);
 /* Errors about options name the option and the value; return 2 (usage). */
 int bad_value(const char *opt, const char *val, const char *why);
 
+/* --prefix4 (max 32) / --prefix6 (max 128): 0, or 2 after bad_value(). */
+int parse_prefix_arg(const char *opt, const char *val, uint32_t max, uint32_t *out);
+
+struct pacer_conf;
+/*
+ * When argv holds --config FILE: read FILE (user/lib/pacer_conf.h) and
+ * rewrite argv as "--key value" pairs from the file followed by the other
+ * arguments (so the command line overrides the file).  live_only: only the
+ * keys `set` can change, each one the file omits at its default.  Values
+ * from the file keep pointing into *conf, so bad_value() names their line.
+ * 0 (also without --config), 2 for a bad file, 1 when it cannot be read.
+ */
+int conf_expand_argv(int *argc, char ***argv, int live_only, struct pacer_conf *conf);
+/* argv0 and the file's "--key value" pairs (as above), with room for `extra` more; NULL on ENOMEM. */
+char **conf_argv(const struct pacer_conf *conf, char *argv0, int live_only, int extra, int *n);
+
+/*
+ * (load.c) Check load options as `load` would (same messages), and list in
+ * `differ` the fixed-at-load settings they give that the running layout
+ * does not have.  0, or 2 after printing what is wrong.
+ */
+int load_check_fixed(int argc, char **argv, const struct pacer_layout *running, char *differ,
+		     size_t len);
+
 int ifname_to_index(const char *ifname, int *ifindex);
 /* 0, or 2 after saying why ifname cannot name an interface (usage error). */
 int check_ifname_arg(const char *ifname);
@@ -117,6 +141,17 @@ int parse_placement(const char *s, uint32_t *out);
 int parse_layout(const char *s, uint32_t *out);
 int parse_clock(const char *s, uint32_t *out);
 int parse_malformed(const char *s, uint32_t *out);
+
+/*
+ * Call fn on every interface whose XDP program is the pacer (opened, closed
+ * after).  A non-zero return from fn stops the walk and is returned;
+ * otherwise the number of interfaces, or a negative errno.
+ */
+int pacer_for_each(int (*fn)(struct pacer_handle *h, void *ctx), void *ctx);
+
+struct prom_pacer;
+/* What the Prometheus formatter needs from an open handle.  0 or negative errno. */
+int pacer_prom_fill(const struct pacer_handle *h, struct prom_pacer *out);
 
 /* Parse a verb's lone IFNAME argument with -h/--help; see common.c. */
 int parse_ifname_only(int argc, char **argv, const char *usage_text, const char **ifname);

@@ -15,6 +15,7 @@
 #include "common.h"
 #include "parse.h"
 #include "pacer_sketch.h"
+#include "pacer_conf.h"
 #include "xdp_pacer.skel.h"
 
 static void usage(FILE *f)
@@ -42,7 +43,10 @@ static void usage(FILE *f)
 		"  --clock cached|coarse|precise  datapath clock: cached (default): the coarse clock\n"
 		"                        refreshed by a BPF timer, no helper call per packet;\n"
 		"                        coarse: bpf_ktime_get_coarse_ns per packet; precise: bpf_ktime_get_ns\n"
-		"  --mode native|skb     XDP attach mode (native)\n"
+		"  --mode native|skb     XDP attach mode (native)\n\n"
+		"  --config FILE         read options from FILE: 'key = value' lines with the option\n"
+		"                        names above ('interval = 250ms'); '#' comments; options on\n"
+		"                        the command line override the file\n"
 		"  -h, --help            this text\n");
 }
 
@@ -81,6 +85,7 @@ static int parse_opts(int argc, char **argv, struct load_opts *o, const char **i
 		{ "malformed", required_argument, NULL, 'M' },
 		{ "tick", required_argument, NULL, 't' },
 		{ "clock", required_argument, NULL, 'c' },
+		{ "config", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -122,14 +127,12 @@ static int parse_opts(int argc, char **argv, struct load_opts *o, const char **i
 				return bad_value("--policy", optarg, "expected pace or quiet");
 			break;
 		case '4':
-			if (parse_u64_range(optarg, 0, 32, &v))
-				return bad_value("--prefix4", optarg, "expected an integer from 0 to 32");
-			o->prefix4 = (uint32_t)v;
+			if (parse_prefix_arg("--prefix4", optarg, 32, &o->prefix4))
+				return 2;
 			break;
 		case '6':
-			if (parse_u64_range(optarg, 0, 128, &v))
-				return bad_value("--prefix6", optarg, "expected an integer from 0 to 128");
-			o->prefix6 = (uint32_t)v;
+			if (parse_prefix_arg("--prefix6", optarg, 128, &o->prefix6))
+				return 2;
 			break;
 		case 'm':
 			if (!strcmp(optarg, "native"))
@@ -147,6 +150,9 @@ static int parse_opts(int argc, char **argv, struct load_opts *o, const char **i
 			if (parse_clock(optarg, &o->clock))
 				return bad_value("--clock", optarg, "expected cached, coarse or precise");
 			break;
+		case 'C':
+			pr_err("--config may be given once");
+			return 2;
 		case 'h':
 			usage(stdout);
 			return -1;
@@ -156,16 +162,6 @@ static int parse_opts(int argc, char **argv, struct load_opts *o, const char **i
 		}
 	}
 	return expect_ifname(argc, argv, ifname);
-}
-
-/* Smallest power-of-two tick that keeps the threshold at most 48 ticks. */
-static uint32_t default_tick_shift(uint64_t interval_ns)
-{
-	uint32_t s = 0;
-
-	while (s < 40 && (interval_ns + (1ULL << s) - 1) >> s > 47)
-		s++;
-	return s;
 }
 
 static int build_layout(const struct load_opts *o, struct pacer_layout *lay, uint32_t *thresh)
@@ -204,7 +200,7 @@ static int build_layout(const struct load_opts *o, struct pacer_layout *lay, uin
 			s++;
 		lay->tick_shift = s;
 	} else {
-		lay->tick_shift = default_tick_shift(o->interval_ns);
+		lay->tick_shift = pacer_default_tick_shift(o->interval_ns);
 	}
 	interval_range(lay->tick_shift, &min_ns, &max_ns);
 	*thresh = pacer_thresh_ticks(o->interval_ns, lay->tick_shift);
@@ -309,9 +305,9 @@ static const char *attach_kind(int ifindex)
 	return kind;
 }
 
-int cmd_load(int argc, char **argv)
+static void load_defaults(struct load_opts *o)
 {
-	struct load_opts o = {
+	*o = (struct load_opts){
 		.interval_ns = PACER_DEFAULT_INTERVAL_NS,
 		.rows = PACER_DEFAULT_ROWS,
 		.width = (uint64_t)PACER_LINE_BYTES << PACER_DEFAULT_LINES_LOG2,
@@ -324,6 +320,64 @@ int cmd_load(int argc, char **argv)
 		.clock = PACER_CLOCK_CACHED,
 		.mode = XDP_MODE_NATIVE,
 	};
+}
+
+static void add_name(char *buf, size_t len, const char *name)
+{
+	size_t used = strlen(buf);
+
+	snprintf(buf + used, len - used, "%s%s", used ? ", " : "", name);
+}
+
+int load_check_fixed(int argc, char **argv, const struct pacer_layout *running, char *differ,
+		     size_t len)
+{
+	struct load_opts o;
+	struct pacer_layout lay;
+	const char *ifname;
+	uint32_t thresh;
+	int err;
+
+	load_defaults(&o);
+	load_defaults(&o);
+	optind = 1;
+	err = parse_opts(argc, argv, &o, &ifname);
+	if (!err)
+		err = build_layout(&o, &lay, &thresh);
+	if (err)
+		return 2;
+	differ[0] = 0;
+	if (lay.rows != running->rows)
+		add_name(differ, len, "rows");
+	if (lay.lines_log2 != running->lines_log2)
+		add_name(differ, len, "width");
+	if (lay.kind != running->kind)
+		add_name(differ, len, "layout");
+	if (lay.placement != running->placement)
+		add_name(differ, len, "placement");
+	if (lay.clock != running->clock)
+		add_name(differ, len, "clock");
+	if (lay.tick_shift != running->tick_shift)
+		add_name(differ, len, "tick (set, or derived from the interval)");
+	return 0;
+}
+
+static int load_main(int argc, char **argv);
+
+int cmd_load(int argc, char **argv)
+{
+	struct pacer_conf conf;
+	int err = conf_expand_argv(&argc, &argv, 0, &conf);
+
+	if (!err)
+		err = load_main(argc, argv);
+	pacer_conf_free(&conf);
+	return err;
+}
+
+static int load_main(int argc, char **argv)
+{
+	struct load_opts o;
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	struct xdp_pacer_bpf *skel = NULL;
 	struct xdp_program *prog = NULL;
@@ -337,6 +391,7 @@ int cmd_load(int argc, char **argv)
 	bool attached = false, created_dir = false;
 	struct stat st;
 
+	load_defaults(&o);
 	optind = 1;
 	err = parse_opts(argc, argv, &o, &ifname);
 	if (err)

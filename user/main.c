@@ -19,7 +19,8 @@ static const struct verb {
 	{ "model", cmd_model, "false-drop model and sizing for a sketch geometry" },
 	{ "gen", cmd_gen, "line-rate traffic generator (XDP live frames)" },
 	{ "record", cmd_record, "record sampled decisions into a file for analyze" },
-	{ "analyze", cmd_analyze, "audit, recency structures and sizing from a recording" },
+	{ "analyze", cmd_analyze, "audit, recency structures and sizing from a recording or a pcap" },
+	{ "exporter", cmd_exporter, "serve /metrics for Prometheus" },
 };
 
 static void usage(FILE *f)

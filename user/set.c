@@ -7,6 +7,7 @@
 #include "common.h"
 #include "parse.h"
 #include "pacer_sketch.h"
+#include "pacer_conf.h"
 
 static void usage(FILE *f)
 {
@@ -20,6 +21,9 @@ static void usage(FILE *f)
 		"  --malformed pass|drop\n"
 		"  --sample-sources 1/N|off  record every packet of 1 in N sources\n"
 		"  --sample-packets 1/N|off  also record 1 in N packets at random\n"
+		"  --config FILE           make the live settings what FILE says (the file 'load\n"
+		"                          --config' reads; live keys it omits go back to their\n"
+		"                          defaults); the whole file is checked as load would\n"
 		"Rows, width, layout, placement, tick, clock and mode are fixed at load:\n"
 		"changing them needs 'xdp-pacer unload' and 'xdp-pacer load'.\n");
 }
@@ -38,7 +42,42 @@ static int parse_sampling(const char *opt, const char *v, uint64_t *thresh)
 	return 0;
 }
 
+/*
+ * With --config: check the whole file as load would, and say which of its
+ * fixed-at-load settings the running program does not have (set cannot
+ * apply them).  0 or 2.
+ */
+static int check_config_fixed(const struct pacer_conf *conf, const struct pacer_handle *h)
+{
+	char differ[256], **lv;
+	int n;
+
+	lv = conf_argv(conf, "load", 0, 1, &n);
+	if (!lv)
+		return 2;
+	lv[n++] = (char *)h->ifname;
+	if (load_check_fixed(n, lv, &h->layout, differ, sizeof(differ)))
+		return 2;
+	if (differ[0])
+		pr_err("warning: %s: fixed at load, not applied by set: %s (unload and load again, e.g. systemctl restart)",
+		       conf->path, differ);
+	return 0;
+}
+
+static int set_main(int argc, char **argv, const struct pacer_conf *conf);
+
 int cmd_set(int argc, char **argv)
+{
+	struct pacer_conf conf;
+	int err = conf_expand_argv(&argc, &argv, 1, &conf);
+
+	if (!err)
+		err = set_main(argc, argv, &conf);
+	pacer_conf_free(&conf);
+	return err;
+}
+
+static int set_main(int argc, char **argv, const struct pacer_conf *conf)
 {
 	static const struct option longopts[] = {
 		{ "interval", required_argument, NULL, 'i' },
@@ -55,13 +94,14 @@ int cmd_set(int argc, char **argv)
 		{ "tick", required_argument, NULL, 'R' },
 		{ "clock", required_argument, NULL, 'R' },
 		{ "mode", required_argument, NULL, 'R' },
+		{ "config", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *ifname_arg;
 	struct pacer_config want;
 	struct pacer_handle h;
-	uint64_t v, interval = 0, src_thresh = 0, pkt_thresh = 0;
+	uint64_t interval = 0, src_thresh = 0, pkt_thresh = 0;
 	uint32_t policy = 0, malformed = 0, p4 = 0, p6 = 0;
 	int c, idx, err, n_changes = 0;
 	bool set_i = false, set_p = false, set_m = false, set_4 = false, set_6 = false;
@@ -83,15 +123,13 @@ int cmd_set(int argc, char **argv)
 			set_p = true;
 			break;
 		case '4':
-			if (parse_u64_range(optarg, 0, 32, &v))
-				return bad_value("--prefix4", optarg, "expected an integer from 0 to 32");
-			p4 = (uint32_t)v;
+			if (parse_prefix_arg("--prefix4", optarg, 32, &p4))
+				return 2;
 			set_4 = true;
 			break;
 		case '6':
-			if (parse_u64_range(optarg, 0, 128, &v))
-				return bad_value("--prefix6", optarg, "expected an integer from 0 to 128");
-			p6 = (uint32_t)v;
+			if (parse_prefix_arg("--prefix6", optarg, 128, &p6))
+				return 2;
 			set_6 = true;
 			break;
 		case 'M':
@@ -109,6 +147,9 @@ int cmd_set(int argc, char **argv)
 				return 2;
 			set_k = true;
 			break;
+		case 'C':
+			pr_err("--config may be given once");
+			return 2;
 		case 'R':
 			pr_err("--%s is fixed at load: run 'xdp-pacer unload' and 'xdp-pacer load' with the new value",
 			       longopts[idx].name);
@@ -130,6 +171,10 @@ int cmd_set(int argc, char **argv)
 	}
 	if (pacer_handle_open(argv[optind], &h))
 		return 1;
+	if (conf->path && check_config_fixed(conf, &h)) {
+		pacer_handle_close(&h);
+		return 2;
+	}
 
 	want = *h.cfg;
 	if (set_i) {

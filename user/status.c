@@ -49,24 +49,11 @@ static void show(const struct pacer_handle *h)
 	       h->ncpus);
 }
 
-/* Whether an interface's attached XDP program is named like ours. */
-static int has_pacer(int ifindex)
+static int show_one(struct pacer_handle *h, void *ctx)
 {
-	LIBBPF_OPTS(bpf_xdp_query_opts, q);
-	struct bpf_prog_info info = {};
-	uint32_t len = sizeof(info), id;
-	int fd, ok;
-
-	if (bpf_xdp_query(ifindex, 0, &q) || q.attach_mode == XDP_ATTACHED_NONE)
-		return 0;
-	id = q.prog_id ? q.prog_id : (q.drv_prog_id ? q.drv_prog_id : q.skb_prog_id);
-	fd = bpf_prog_get_fd_by_id(id);
-	if (fd < 0)
-		return 0;
-	ok = !bpf_obj_get_info_by_fd(fd, &info, &len) &&
-	     (!strcmp(info.name, PACER_PROG_NAME) || !strcmp(info.name, "xdp_dispatcher"));
-	close(fd);
-	return ok;
+	(void)ctx;
+	show(h);
+	return 0;
 }
 
 /* Pins in this namespace that no attached program owns. */
@@ -150,7 +137,6 @@ static int show_other_pins(void)
 
 int cmd_status(int argc, char **argv)
 {
-	struct if_nameindex *ifs, *i;
 	struct pacer_handle h;
 	int found = 0;
 
@@ -166,21 +152,9 @@ int cmd_status(int argc, char **argv)
 		pacer_handle_close(&h);
 		return 0;
 	}
-	ifs = if_nameindex();
-	if (!ifs) {
-		pr_err("cannot list interfaces: %s", strerror(errno));
+	found = pacer_for_each(show_one, NULL);
+	if (found < 0)
 		return 1;
-	}
-	for (i = ifs; i->if_index; i++) {
-		if (!has_pacer((int)i->if_index))
-			continue;
-		if (pacer_handle_open(i->if_name, &h))
-			continue;
-		show(&h);
-		pacer_handle_close(&h);
-		found++;
-	}
-	if_freenameindex(ifs);
 	if (!found)
 		printf("xdp-pacer is not attached to any interface\n");
 	show_other_pins();

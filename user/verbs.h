@@ -13,5 +13,6 @@ int cmd_gen(int argc, char **argv);
 int cmd_model(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
+int cmd_exporter(int argc, char **argv);
 
 #endif

@@ -25,8 +25,9 @@ def mac(text: str) -> bytes:
     return bytes(int(x, 16) for x in text.split(":"))
 
 
-def frame(src, dst, dmac, smac, vlan):
-    udp = struct.pack("!HHHH", 40000, 9, 8 + 6, 0) + b"pacer!"
+def frame(src, dst, dmac, smac, vlan, payload=6):
+    data = (b"pacer!" * (payload // 6 + 1))[:payload]
+    udp = struct.pack("!HHHH", 40000, 9, 8 + len(data), 0) + data
     if src.version == 4:
         hdr = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0, 64, 17, 0,
                           src.packed, dst.packed)
@@ -53,6 +54,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--round-gap", type=float, default=0.0, help="seconds between rounds")
     ap.add_argument("--vlan", type=int, default=0)
+    ap.add_argument("--payload", type=int, default=6, help="UDP payload bytes")
     a = ap.parse_args()
 
     base = ipaddress.ip_address(a.src_base)
@@ -60,7 +62,7 @@ def main():
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
     s.bind((a.iface, 0))
     smac = s.getsockname()[4][:6]
-    frames = [frame(base + i * a.stride, dst, mac(a.dst_mac), smac, a.vlan)
+    frames = [frame(base + i * a.stride, dst, mac(a.dst_mac), smac, a.vlan, a.payload)
               for i in range(a.sources)]
     sent = 0
     for r in range(a.rounds):

@@ -332,6 +332,8 @@ static void text_sizing(FILE *f, const struct an_report *r)
 int an_report_text(FILE *f, const struct an_report *r)
 {
 	text_header(f, r);
+	if (r->pcap)
+		pcap_report_text(f, r);
 	text_audit(f, r);
 	text_table1(f, r);
 	text_sizing(f, r);
@@ -394,6 +396,10 @@ int an_report_json(FILE *f, const struct an_report *r)
 		sizing_width_cells(h->kind, h->rows, h->lines_log2), h->lines_log2, sketch_bytes(h),
 		pacer_file_clock_name(h->clock), h->prefix4, h->prefix6, h->ncpus, h->sample_src_thresh,
 		h->sample_pkt_thresh);
+	if (r->pcap) {
+		fputs(",\"capture\":", f);
+		pcap_report_json(f, r);
+	}
 	fputs(",\"warnings\":[", f);
 	for (i = 0; i < r->rd->n_warnings; i++) {
 		fprintf(f, "%s{\"problem\":\"%s\",\"offset\":%" PRIu64 ",\"message\":", i ? "," : "",

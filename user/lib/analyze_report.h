@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include "analyze_audit.h"
+#include "analyze_pcap.h"
 #include "analyze_sizing.h"
 #include "analyze_stream.h"
 #include "analyze_table1.h"
@@ -21,6 +22,9 @@ struct an_report {
 	const struct sizing_result *sizing;  /* NULL: not run (sizing_note says why) */
 	const char *sizing_note;
 	double target;
+	/* analyze --pcap: the capture's summary, and sizing in the other layout (NULL: a recording) */
+	const struct pcap_summary *pcap;
+	const struct sizing_result *sizing_blocked;
 };
 
 int an_report_text(FILE *f, const struct an_report *r);

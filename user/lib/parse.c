@@ -205,3 +205,12 @@ int parse_one_in(const char *s, uint64_t *n)
 		s += 2;
 	return parse_u64_range(s, 1, 1ULL << 32, n);
 }
+
+uint32_t pacer_default_tick_shift(uint64_t interval_ns)
+{
+	uint32_t s = 0;
+
+	while (s < 40 && (interval_ns + (1ULL << s) - 1) >> s > 47)
+		s++;
+	return s;
+}

@@ -185,3 +185,18 @@ void lock_file_release(int fd, const char *path)
 	unlink(path);
 	close(fd);
 }
+
+int write_file_atomic(const char *path, const void *buf, size_t len, mode_t mode)
+{
+	struct safe_out o;
+	char why[256];
+	int err = safe_out_open(&o, path, NULL, mode, why, sizeof(why));
+
+	if (err)
+		return err;
+	if (len && fwrite(buf, 1, len, o.f) != len) {
+		safe_out_discard(&o);
+		return -EIO;
+	}
+	return safe_out_commit(&o, why, sizeof(why));
+}

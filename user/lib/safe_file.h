@@ -37,6 +37,9 @@ int safe_out_open(struct safe_out *o, const char *path, const char *tmp_suffix, 
 /* fflush, fsync, close, rename over the target, fsync the directory.  0 or negative errno. */
 int safe_out_commit(struct safe_out *o, char *why, size_t why_len);
 
+/* A whole buffer written as above (a fresh temporary renamed into place).  0 or negative errno. */
+int write_file_atomic(const char *path, const void *buf, size_t len, mode_t mode);
+
 /* Close and remove the temporary (nothing is left behind). */
 void safe_out_discard(struct safe_out *o);
 

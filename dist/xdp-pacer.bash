@@ -1,0 +1,53 @@
+# bash completion for xdp-pacer(8)
+_xdp_pacer()
+{
+	local cur prev verb i opts
+	cur=${COMP_WORDS[COMP_CWORD]}
+	prev=${COMP_WORDS[COMP_CWORD-1]}
+	verb=
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		case ${COMP_WORDS[i]} in
+		-*) ;;
+		*) verb=${COMP_WORDS[i]}; break ;;
+		esac
+	done
+	if [ -z "$verb" ]; then
+		COMPREPLY=($(compgen -W "load unload status set stats query model gen record analyze exporter -v --verbose --help" -- "$cur"))
+		return
+	fi
+	case $prev in
+	--config|-o|--output|--report|--pcap)
+		COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	--policy) COMPREPLY=($(compgen -W "pace quiet" -- "$cur")); return ;;
+	--malformed) COMPREPLY=($(compgen -W "pass drop" -- "$cur")); return ;;
+	--layout) COMPREPLY=($(compgen -W "rows blocked" -- "$cur")); return ;;
+	--placement) COMPREPLY=($(compgen -W "percpu shared" -- "$cur")); return ;;
+	--clock) COMPREPLY=($(compgen -W "cached coarse precise" -- "$cur")); return ;;
+	--mode) COMPREPLY=($(compgen -W "native skb" -- "$cur")); return ;;
+	--format) COMPREPLY=($(compgen -W "text json prometheus" -- "$cur")); return ;;
+	--dist) COMPREPLY=($(compgen -W "uniform zipf spoofed mix" -- "$cur")); return ;;
+	--family) COMPREPLY=($(compgen -W "4 6" -- "$cur")); return ;;
+	esac
+	case $verb in
+	load) opts="--interval --policy --prefix4 --prefix6 --malformed --rows --width --layout --placement --tick --clock --mode --config --help" ;;
+	unload) opts="--help" ;;
+	status) opts="--help" ;;
+	set) opts="--interval --policy --prefix4 --prefix6 --malformed --sample-sources --sample-packets --config --help" ;;
+	stats) opts="--watch --count --json --format --output --help" ;;
+	query) opts="--json --help" ;;
+	model) opts="--sources --rows --width --layout --target --json --help" ;;
+	gen) opts="--dist --sources --zipf --good --good-period --family --src-base --dst --dst-mac --src-mac --count --duration --rate --threads --json --help" ;;
+	record) opts="--output --sources --packets --duration --count --csv --help" ;;
+	analyze) opts="--pcap --interval --prefix4 --prefix6 --policy --eps --window --target-false-drop --json --report --help" ;;
+	exporter) opts="--listen --help" ;;
+	*) return ;;
+	esac
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+	elif [ "$verb" = analyze ]; then
+		COMPREPLY=($(compgen -f -- "$cur"))
+	elif [ "$verb" != model ] && [ "$verb" != exporter ]; then
+		COMPREPLY=($(compgen -W "$(ls /sys/class/net 2>/dev/null)" -- "$cur"))
+	fi
+}
+complete -F _xdp_pacer xdp-pacer

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Integration: Prometheus metrics from a pacer on a veth pair in namespaces
+# this test creates.  `stats --format prometheus` (stdout and -o FILE) and the
+# exporter scraped with curl are validated by promtool, and their counters
+# must equal `stats --json` taken with the traffic stopped.
+. "$(dirname "$0")/lib.sh"
+WORK=$(mktemp -d /tmp/xpm-metrics.XXXXXX)
+EXP_PID=
+cleanup() {
+	[ -n "$EXP_PID" ] && kill "$EXP_PID" 2>/dev/null && wait "$EXP_PID" 2>/dev/null
+	teardown_pair
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+setup_pair xpm || { echo "cannot create namespaces/veth"; exit 1; }
+require_xdp_veth
+rx "$CLI" load "$IF_RX" --interval 250ms --prefix6 48 >/dev/null
+check "pacer loaded" test $? -eq 0
+tx "$CLI" gen "$IF_TX" --dist uniform --sources 300 --count 20000 >/dev/null
+check "traffic sent" test $? -eq 0
+
+# metric NAME LABELS FILE: the value of one sample (labels exactly as written).
+metric() { grep -F "$1{$2} " "$3" | awk '{print $2}'; }
+rx "$CLI" stats "$IF_RX" --json >"$WORK/stats.json"
+sj() { grep -o "\"$1\":[0-9]*" "$WORK/stats.json" | cut -d: -f2; }
+same_as_json() { # FILE: every counter equals stats --json
+	local f=$1 l="ifname=\"$IF_RX\""
+	[ "$(metric xdp_pacer_frames_total "$l" "$f")" = "$(sj seen)" ] &&
+	[ "$(metric xdp_pacer_packets_total "$l,verdict=\"passed\"" "$f")" = "$(sj passed)" ] &&
+	[ "$(metric xdp_pacer_packets_total "$l,verdict=\"dropped_recent\"" "$f")" = "$(sj dropped_recent)" ] &&
+	[ "$(metric xdp_pacer_packets_total "$l,verdict=\"nonip_passed\"" "$f")" = "$(sj nonip_passed)" ] &&
+	[ "$(metric xdp_pacer_packets_total "$l,verdict=\"malformed_passed\"" "$f")" = "$(sj malformed_passed)" ] &&
+	[ "$(metric xdp_pacer_packets_total "$l,verdict=\"malformed_dropped\"" "$f")" = "$(sj malformed_dropped)" ] &&
+	[ "$(metric xdp_pacer_ip_packets_total "$l,family=\"ipv4\"" "$f")" = "$(sj ipv4)" ] &&
+	[ "$(metric xdp_pacer_ip_packets_total "$l,family=\"ipv6\"" "$f")" = "$(sj ipv6)" ] &&
+	[ "$(metric xdp_pacer_line_rebases_total "$l" "$f")" = "$(sj line_rebased)" ] &&
+	[ "$(metric xdp_pacer_records_total "$l" "$f")" = "$(sj recorded)" ] &&
+	[ "$(metric xdp_pacer_records_lost_total "$l" "$f")" = "$(sj record_lost)" ] &&
+	[ "$(metric xdp_pacer_hash_key_inits_total "$l" "$f")" = "$(sj key_init)" ] &&
+	[ "$(metric xdp_pacer_map_errors_total "$l" "$f")" = "$(sj map_error)" ]
+}
+check "the generator's 20000 frames were seen" test "$(sj seen)" = 20000
+
+rx "$CLI" stats "$IF_RX" --format prometheus >"$WORK/stdout.prom"
+check "stats --format prometheus exits 0" test $? -eq 0
+check "promtool check metrics accepts stats' output" promtool check metrics <"$WORK/stdout.prom"
+check "stats' counters equal stats --json" same_as_json "$WORK/stdout.prom"
+check "counters are typed counter" grep -qx "# TYPE xdp_pacer_packets_total counter" "$WORK/stdout.prom"
+check "live interval is a gauge: 0.25 s" test "$(metric xdp_pacer_interval_seconds "ifname=\"$IF_RX\"" "$WORK/stdout.prom")" = 0.25
+check "live prefix6 gauge: 48" test "$(metric xdp_pacer_prefix_length "ifname=\"$IF_RX\",family=\"ipv6\"" "$WORK/stdout.prom")" = 48
+
+mkdir "$WORK/textfile"
+rx "$CLI" stats "$IF_RX" --format prometheus -o "$WORK/textfile/pacer.prom"
+check "stats -o FILE exits 0" test $? -eq 0
+check "-o FILE holds the same text as stdout" cmp -s "$WORK/stdout.prom" "$WORK/textfile/pacer.prom"
+check "-o FILE leaves no temporary file behind" test "$(ls -A "$WORK/textfile")" = pacer.prom
+check "-o FILE is world-readable (0644) for node_exporter" test "$(stat -c %a "$WORK/textfile/pacer.prom")" = 644
+rx "$CLI" stats "$IF_RX" --format prometheus -o "$WORK/nodir/pacer.prom" 2>"$WORK/err"
+check "-o into a missing directory fails (exit 1) naming the file" \
+	bash -c "test $? -eq 1 && grep -q 'nodir/pacer.prom' '$WORK/err'"
+rx "$CLI" stats "$IF_RX" --format yaml 2>/dev/null
+check "--format yaml is a usage error (exit 2)" test $? -eq 2
+rx "$CLI" stats "$IF_RX" --format prometheus --watch 1 2>/dev/null
+check "--format prometheus with --watch is a usage error (exit 2)" test $? -eq 2
+
+# --- the exporter, in the receiver's namespace (its own port space) ---
+PORT=9477
+nsenter --net="/run/netns/$NS_RX" "$CLI" exporter --listen "127.0.0.1:$PORT" >"$WORK/exp.out" 2>&1 &
+EXP_PID=$!
+for _ in $(seq 50); do rx curl -s -o /dev/null "http://127.0.0.1:$PORT/metrics" && break; sleep 0.1; done
+rx curl -sS -D "$WORK/headers" "http://127.0.0.1:$PORT/metrics" >"$WORK/scrape.prom"
+check "curl scrapes /metrics" test $? -eq 0 -a -s "$WORK/scrape.prom"
+check "Content-Type is the exposition format 0.0.4" grep -qi '^Content-Type: text/plain; version=0.0.4' "$WORK/headers"
+check "promtool check metrics accepts the scrape" promtool check metrics <"$WORK/scrape.prom"
+check "scraped counters equal stats --json" same_as_json "$WORK/scrape.prom"
+code=$(rx curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/other")
+check "other paths get 404" test "$code" = 404
+code=$(rx curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$PORT/metrics")
+check "POST gets 405" test "$code" = 405
+tx "$CLI" gen "$IF_TX" --dist uniform --sources 10 --count 1000 --src-base 10.99.0.0 >/dev/null
+rx "$CLI" stats "$IF_RX" --json >"$WORK/stats.json"
+rx curl -sS "http://127.0.0.1:$PORT/metrics" >"$WORK/scrape2.prom"
+check "a later scrape follows the counters (21000 frames)" same_as_json "$WORK/scrape2.prom"
+rx "$CLI" unload "$IF_RX" >/dev/null
+rx curl -sS "http://127.0.0.1:$PORT/metrics" >"$WORK/scrape3.prom"
+check "after unload the scrape is valid and names no interface" \
+	bash -c "promtool check metrics <'$WORK/scrape3.prom' && ! grep -q 'ifname=' '$WORK/scrape3.prom'"
+kill -TERM "$EXP_PID"
+wait "$EXP_PID"
+rc=$?
+EXP_PID=
+check "exporter exits 0 on SIGTERM" test "$rc" -eq 0
+check "exporter says it stopped" grep -q "stopped by SIGTERM" "$WORK/exp.out"
+"$CLI" exporter --listen nonsense 2>/dev/null
+check "--listen without a port is a usage error (exit 2)" test $? -eq 2
+finish

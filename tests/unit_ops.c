@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Operating pieces: the configuration file parser (good and bad files, each
+ * error naming its file and line), the Prometheus exposition writer (label
+ * escaping, families grouped once over interfaces), and the atomic writer.
+ */
+#define _GNU_SOURCE /* fmemopen, open_memstream */
+#include <check.h>
+#include "check_run.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "analyze_pcap.h"
+#include "pacer_conf.h"
+#include "prom.h"
+#include "safe_file.h"
+
+/* Parse text as a file named "t.conf"; the error text in err. */
+static int parse_text(const char *text, struct pacer_conf *c, char *err, size_t len)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int ret;
+
+	ck_assert_ptr_nonnull(f);
+	err[0] = 0;
+	ret = pacer_conf_parse(f, "t.conf", c, err, len);
+	fclose(f);
+	return ret;
+}
+
+START_TEST(test_conf_good_file)
+{
+	struct pacer_conf c;
+	char err[512];
+
+	ck_assert_int_eq(parse_text("# pacer for eth0\n\n  interval = 250ms  \n"
+				    "policy=quiet # trailing comment\n\trows =\t2\n",
+				    &c, err, sizeof(err)), 0);
+	ck_assert_int_eq(c.n, 3);
+	ck_assert_str_eq(pacer_conf_get(&c, "interval")->value, "250ms");
+	ck_assert_uint_eq(pacer_conf_get(&c, "interval")->line, 3);
+	ck_assert_str_eq(pacer_conf_get(&c, "policy")->value, "quiet");
+	ck_assert_str_eq(pacer_conf_get(&c, "rows")->value, "2");
+	ck_assert_uint_eq(pacer_conf_line_of(&c, pacer_conf_get(&c, "rows")->value), 5);
+	ck_assert_uint_eq(pacer_conf_line_of(&c, "2"), 0); /* by identity, not by text */
+	ck_assert_ptr_null(pacer_conf_get(&c, "width"));
+	pacer_conf_free(&c);
+}
+END_TEST
+
+static const struct {
+	const char *text, *want;
+} bad_files[] = {
+	{ "interval = 1s\nburst = 3\n", "t.conf:2: unknown key 'burst' (known keys: interval," },
+	{ "sample_sources = 1/4\n", "t.conf:1: unknown key 'sample_sources' (known keys:" },
+	{ "Prefix4 = 24\n", "t.conf:1: unknown key 'Prefix4' (did you mean 'prefix4'?)" },
+	{ "interval = 1s\n# again\ninterval = 2s\n", "t.conf:3: 'interval' is already set on line 1" },
+	{ "\n\ninterval 1s\n", "t.conf:3: expected 'key = value', got 'interval 1s'" },
+	{ "interval =\n", "t.conf:1: 'interval' has no value" },
+	{ "interval = # nothing\n", "t.conf:1: 'interval' has no value" },
+	{ " = 1s\n", "t.conf:1: no key before '='" },
+};
+
+START_TEST(test_conf_bad_files)
+{
+	struct pacer_conf c;
+	char err[512];
+
+	ck_assert_int_eq(parse_text(bad_files[_i].text, &c, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(!strncmp(err, bad_files[_i].want, strlen(bad_files[_i].want)),
+		      "file %d: got \"%s\", want \"%s...\"", _i, err, bad_files[_i].want);
+	pacer_conf_free(&c);
+}
+END_TEST
+
+START_TEST(test_conf_long_line_and_missing_file)
+{
+	struct pacer_conf c;
+	char err[512], *text = malloc(PACER_CONF_MAX_LINE + 100);
+
+	ck_assert_ptr_nonnull(text);
+	memset(text, 'x', PACER_CONF_MAX_LINE + 98);
+	memcpy(text, "rows = 1\ntick = ", 16);
+	text[PACER_CONF_MAX_LINE + 98] = '\n';
+	text[PACER_CONF_MAX_LINE + 99] = 0;
+	ck_assert_int_eq(parse_text(text, &c, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "t.conf:2: line longer than 512 characters");
+	pacer_conf_free(&c);
+	free(text);
+	ck_assert_int_eq(pacer_conf_read("/nonexistent/x.conf", &c, err, sizeof(err)), -ENOENT);
+	ck_assert_str_eq(err, "cannot read /nonexistent/x.conf: No such file or directory");
+	pacer_conf_free(&c);
+}
+END_TEST
+
+START_TEST(test_conf_keys_are_load_options)
+{
+	/* The live keys are the ones `set` takes, each with a default a reload falls back to. */
+	static const char *const live[] = { "interval", "policy", "prefix4", "prefix6", "malformed" };
+	const struct pacer_conf_key *k;
+	size_t i, n_live = 0;
+
+	for (i = 0; i < sizeof(live) / sizeof(live[0]); i++) {
+		k = pacer_conf_key(live[i]);
+		ck_assert_ptr_nonnull(k);
+		ck_assert(k->live && k->dflt);
+	}
+	for (k = pacer_conf_keys; k->name; k++)
+		n_live += k->live ? 1 : 0;
+	ck_assert_uint_eq(n_live, 5);
+	ck_assert(!pacer_conf_key("rows")->live);
+}
+END_TEST
+
+static char *prom_text(const struct prom_pacer *p, size_t n)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(prom_write(f, p, n), 0);
+	fclose(f);
+	return buf;
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (; (hay = strstr(hay, needle)); hay++)
+		n++;
+	return n;
+}
+
+START_TEST(test_prom_escaping_and_grouping)
+{
+	struct prom_pacer p[2] = { 0 };
+	char *t;
+
+	snprintf(p[0].ifname, sizeof(p[0].ifname), "eth0");
+	snprintf(p[1].ifname, sizeof(p[1].ifname), "we\"ird\\n\n");
+	p[0].counters[PACER_STAT_PASSED] = 42;
+	p[0].counters[PACER_STAT_DROPPED_RECENT] = 18446744073709551615ULL;
+	p[0].cfg.interval_ns = 250000000;
+	p[0].cfg.prefix6 = 48;
+	p[0].cfg.sample_src_thresh = 1ULL << 30;
+	p[0].layout = (struct pacer_layout){ .rows = 4, .lines_log2 = 14, .tick_shift = 25 };
+	p[1].layout = p[0].layout;
+	t = prom_text(p, 2);
+	ck_assert_ptr_nonnull(strstr(t, "xdp_pacer_packets_total{ifname=\"eth0\",verdict=\"passed\"} 42\n"));
+	ck_assert_ptr_nonnull(strstr(t, "{ifname=\"eth0\",verdict=\"dropped_recent\"} 18446744073709551615\n"));
+	ck_assert_ptr_nonnull(strstr(t, "xdp_pacer_frames_total{ifname=\"we\\\"ird\\\\n\\n\"} 0\n"));
+	ck_assert_ptr_nonnull(strstr(t, "xdp_pacer_interval_seconds{ifname=\"eth0\"} 0.25\n"));
+	ck_assert_ptr_nonnull(strstr(t, "xdp_pacer_prefix_length{ifname=\"eth0\",family=\"ipv6\"} 48\n"));
+	ck_assert_ptr_nonnull(strstr(t, "xdp_pacer_sample_sources_ratio{ifname=\"eth0\"} 0.25\n"));
+	ck_assert_ptr_nonnull(strstr(t, "xdp_pacer_sketch_width_cells{ifname=\"eth0\"} 1048576\n"));
+	ck_assert_ptr_nonnull(strstr(t, "xdp_pacer_tick_seconds{ifname=\"eth0\"} 0.033554432\n"));
+	ck_assert_ptr_nonnull(strstr(t, "# TYPE xdp_pacer_packets_total counter\n"));
+	ck_assert_ptr_nonnull(strstr(t, "# TYPE xdp_pacer_interval_seconds gauge\n"));
+	/* One HELP/TYPE per family, both interfaces' samples after it. */
+	ck_assert_uint_eq(count(t, "# TYPE xdp_pacer_packets_total "), 1);
+	ck_assert_uint_eq(count(t, "xdp_pacer_packets_total{"), 10);
+	ck_assert_ptr_null(strstr(strstr(t, "xdp_pacer_packets_total{"), "# TYPE xdp_pacer_packets_total"));
+	ck_assert_ptr_nonnull(strstr(t, "xdp_pacer_info{ifname=\"eth0\",prog_id=\"0\",policy=\"pace\""));
+	free(t);
+	t = prom_text(p, 0);
+	ck_assert_uint_eq(count(t, "{"), 0); /* families only, no samples: still valid */
+	ck_assert_uint_eq(count(t, "# TYPE "), count(t, "# HELP "));
+	free(t);
+}
+END_TEST
+
+START_TEST(test_write_file_atomic)
+{
+	char dir[] = "/tmp/unit_ops.XXXXXX", path[128], cmd[160];
+	char buf[64] = "";
+	struct stat st;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/m.prom", dir);
+	ck_assert_int_eq(write_file_atomic(path, "a 1\n", 4, 0644), 0);
+	ck_assert_int_eq(write_file_atomic(path, "b 2\n", 4, 0644), 0); /* replaces */
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	ck_assert_str_eq(buf, "b 2\n");
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 0777, 0644);
+	snprintf(cmd, sizeof(cmd), "test $(ls -A %s | wc -l) -eq 1", dir);
+	ck_assert_int_eq(system(cmd), 0); /* no temporary left behind */
+	snprintf(path, sizeof(path), "%s/missing/m.prom", dir);
+	ck_assert_int_eq(write_file_atomic(path, "x", 1, 0644), -ENOENT);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* ---- analyze --pcap on a hand-made capture ---- */
+
+static void put_frame(FILE *f, uint64_t ts_ns, const uint8_t *b, uint32_t caplen, uint32_t len)
+{
+	uint32_t rh[4] = { (uint32_t)(ts_ns / 1000000000ULL), (uint32_t)(ts_ns % 1000000000ULL), caplen, len };
+
+	ck_assert_uint_eq(fwrite(rh, sizeof(rh), 1, f), 1);
+	ck_assert_uint_eq(fwrite(b, 1, caplen, f), caplen);
+}
+
+/* Ethernet (+ tags) + IPv4 header from 10.0.0.<host>; ihl 5 unless told. */
+static uint32_t v4_frame(uint8_t *b, int tags, uint8_t host, uint8_t ihl)
+{
+	static const uint8_t tag_types[2][2] = { { 0x88, 0xa8 }, { 0x81, 0x00 } };
+	uint32_t o = 12;
+	int t;
+
+	memset(b, 0, 128);
+	for (t = 0; t < tags; t++) {
+		memcpy(b + o, tag_types[t + (tags == 1)], 2);
+		o += 4;
+	}
+	b[o] = 0x08, b[o + 1] = 0x00;
+	o += 2;
+	b[o] = (uint8_t)(0x40 | ihl);
+	b[o + 3] = 40; /* total length */
+	b[o + 12] = 10, b[o + 15] = host;
+	return o + 40;
+}
+
+static uint32_t v6_frame(uint8_t *b, uint8_t last)
+{
+	static const uint8_t src[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 1, 0, 2 };
+
+	memset(b, 0, 128);
+	b[12] = 0x86, b[13] = 0xdd;
+	b[14] = 0x60;
+	memcpy(b + 22, src, 16);
+	b[37] = last;
+	return 14 + 40 + 8;
+}
+
+/* The capture described in test_pcap_keys_like_the_datapath, written to path. */
+static void write_capture(const char *path)
+{
+	uint32_t gh[6] = { 0xa1b23c4d, 0x00040002, 0, 0, 65535, 1 };
+	uint8_t b[128];
+	uint32_t n;
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(gh, sizeof(gh), 1, f), 1);
+	n = v4_frame(b, 0, 1, 5);
+	put_frame(f, 0, b, n, n);                    /* 10.0.0.1: admitted */
+	n = v4_frame(b, 2, 1, 5);
+	put_frame(f, 100000000, b, n, n);            /* QinQ 10.0.0.1, 100 ms later: dropped */
+	n = v4_frame(b, 1, 2, 5);
+	put_frame(f, 200000000, b, n, n);            /* 802.1Q 10.0.0.2: admitted (/32) */
+	n = v6_frame(b, 1);
+	put_frame(f, 300000000, b, n, n);            /* 2001:db8:1:2::1: admitted */
+	n = v6_frame(b, 0xff);
+	put_frame(f, 400000000, b, n, n);            /* same /64: dropped */
+	memset(b, 0, 60);
+	b[12] = 0x08, b[13] = 0x06;
+	put_frame(f, 500000000, b, 60, 60);          /* ARP: non-IP */
+	n = v4_frame(b, 0, 3, 4);
+	put_frame(f, 600000000, b, n, n);            /* IHL 4: malformed */
+	n = v4_frame(b, 0, 1, 5);
+	put_frame(f, 1200000000, b, n, n);           /* 10.0.0.1 after 1.2 s: admitted */
+	put_frame(f, 1300000000, b, 20, n);          /* snap length 20: not keyed */
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+static void analyse(const char *path, uint32_t prefix4, struct an_stream *s, struct pcap_summary *m)
+{
+	struct pcap_params p = { .interval_ns = 1000000000ULL, .prefix4 = prefix4, .prefix6 = 64,
+				 .policy = PACER_POLICY_PACE };
+	char err[256] = "";
+
+	ck_assert_msg(!pcap_load(path, &p, s, m, err, sizeof(err)), "pcap_load: %s", err);
+}
+
+START_TEST(test_pcap_keys_like_the_datapath)
+{
+	char path[] = "/tmp/unit_ops_pcap.XXXXXX";
+	struct pcap_summary m;
+	struct an_stream s;
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	write_capture(path);
+	analyse(path, 32, &s, &m);
+	ck_assert_uint_eq(m.frames, 9);
+	ck_assert_uint_eq(m.ipv4, 4); /* VLAN and QinQ tags parsed as the datapath does */
+	ck_assert_uint_eq(m.ipv6, 2);
+	ck_assert_uint_eq(m.nonip, 1);
+	ck_assert_uint_eq(m.malformed, 1);
+	ck_assert_uint_eq(m.snap_cut, 1);
+	ck_assert_uint_eq(m.snap_unkeyed, 1);
+	ck_assert_uint_eq(s.nsrc, 3);
+	ck_assert_uint_eq(m.admitted, 4);
+	ck_assert_uint_eq(m.dropped, 2);
+	ck_assert_int_eq(s.rec[1].verdict, PACER_REC_DROP);
+	ck_assert_uint_eq(s.rec[1].est_age_ticks, (100000000ULL >> 25) - 0);
+	ck_assert(!m.truncated);
+	an_stream_free(&s);
+
+	analyse(path, 24, &s, &m); /* 10.0.0.1 and 10.0.0.2 share a /24 key */
+	ck_assert_uint_eq(s.nsrc, 2);
+	ck_assert_uint_eq(m.admitted, 3);
+	ck_assert_uint_eq(m.dropped, 3);
+	an_stream_free(&s);
+
+	ck_assert_int_eq(truncate(path, 24 + 16 + 54 + 5), 0); /* inside the second record's header */
+	analyse(path, 32, &s, &m);
+	ck_assert(m.truncated);
+	ck_assert_uint_eq(m.frames, 1);
+	ck_assert_ptr_nonnull(strstr(m.truncation, "truncated dump file"));
+	an_stream_free(&s);
+	unlink(path);
+}
+END_TEST
+
+START_TEST(test_pcap_rejects_what_is_not_a_capture)
+{
+	struct pcap_params p = { .interval_ns = 1000000000ULL, .prefix4 = 32, .prefix6 = 64 };
+	struct pcap_summary m;
+	struct an_stream s = { 0 };
+	char err[256];
+
+	ck_assert_int_eq(pcap_load("/nonexistent.pcap", &p, &s, &m, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "not a capture libpcap can read"));
+	an_stream_free(&s);
+	p.interval_ns = 1000000000000000000ULL; /* past the largest tick load picks */
+	ck_assert_int_eq(pcap_load("/nonexistent.pcap", &p, &s, &m, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "interval 1000000000000000000 ns cannot be represented");
+	an_stream_free(&s);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("ops");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_conf_good_file);
+	tcase_add_loop_test(tc, test_conf_bad_files, 0, (int)(sizeof(bad_files) / sizeof(bad_files[0])));
+	tcase_add_test(tc, test_conf_long_line_and_missing_file);
+	tcase_add_test(tc, test_conf_keys_are_load_options);
+	tcase_add_test(tc, test_prom_escaping_and_grouping);
+	tcase_add_test(tc, test_write_file_atomic);
+	tcase_add_test(tc, test_pcap_keys_like_the_datapath);
+	tcase_add_test(tc, test_pcap_rejects_what_is_not_a_capture);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(suite());
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * `xdp-pacer analyze --pcap`: an operator's own capture (pcap or pcapng,
+ * read through libpcap) turned into the stream a recording gives, so the
+ * same report applies.  Frames are classified and keyed by the datapath's
+ * own parser (bpf/parsing.h) and prefix masks; every source is "sampled"
+ * (the capture has all of them); the verdicts are those of an exact
+ * limiter: a last-seen table per key with the datapath's tick arithmetic,
+ * i.e. what the pacer does without collisions.
+ */
+#ifndef PACER_ANALYZE_PCAP_H
+#define PACER_ANALYZE_PCAP_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "analyze_stream.h"
+
+struct pcap_params {
+	uint64_t interval_ns;
+	uint32_t prefix4, prefix6, policy;
+};
+
+struct pcap_summary {
+	char linktype[32];
+	uint32_t snaplen;
+	int pcapng;
+	uint64_t frames;           /* whole frames read */
+	uint64_t ipv4, ipv6;       /* keyed: these are the stream's records */
+	uint64_t nonip;            /* the datapath passes them, uncounted by the sketch */
+	uint64_t malformed;        /* the datapath gives them the --malformed verdict */
+	uint64_t snap_cut;         /* frames captured shorter than they were on the wire */
+	uint64_t snap_unkeyed;     /* ... whose headers the snap length cut: not keyed, not malformed */
+	uint64_t admitted, dropped;        /* the exact limiter's verdicts on the keyed frames */
+	uint64_t dropped_quantisation;     /* drops whose gap was >= the interval (tick rounding, by design) */
+	int truncated;             /* the file ends inside a frame or header */
+	char truncation[256];      /* libpcap's words for it */
+};
+
+/*
+ * Read path into s (initialised here from a header describing the assumed
+ * pacer: interval, default tick and geometry, shared placement, all sources
+ * sampled) and decide each packet's exact verdict.  0, or a negative errno
+ * with err saying what is wrong (not a capture, unsupported link type).  A
+ * capture cut short is not an error: sum->truncated says so.
+ */
+int pcap_load(const char *path, const struct pcap_params *p, struct an_stream *s,
+	      struct pcap_summary *sum, char *err, size_t errlen);
+
+struct an_report;
+/*
+ * The capture's section of the report (r->pcap), in text and as a JSON
+ * object: frames by kind, the exact limiter's verdicts, sources per
+ * interval, and the smallest blocked-layout sketch (r->sizing_blocked).
+ */
+void pcap_report_text(FILE *f, const struct an_report *r);
+void pcap_report_json(FILE *f, const struct an_report *r);
+
+#endif

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pacer_conf.h"
+
+const struct pacer_conf_key pacer_conf_keys[] = {
+	{ "interval", 1, "1s" },
+	{ "policy", 1, "pace" },
+	{ "prefix4", 1, "32" },
+	{ "prefix6", 1, "64" },
+	{ "malformed", 1, "pass" },
+	{ "rows", 0, NULL },
+	{ "width", 0, NULL },
+	{ "layout", 0, NULL },
+	{ "placement", 0, NULL },
+	{ "tick", 0, NULL },
+	{ "clock", 0, NULL },
+	{ "mode", 0, NULL },
+	{ NULL, 0, NULL },
+};
+
+const struct pacer_conf_key *pacer_conf_key(const char *name)
+{
+	const struct pacer_conf_key *k;
+
+	for (k = pacer_conf_keys; k->name; k++)
+		if (!strcmp(k->name, name))
+			return k;
+	return NULL;
+}
+
+static char *trim(char *s)
+{
+	char *end;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	end = s + strlen(s);
+	while (end > s && isspace((unsigned char)end[-1]))
+		*--end = 0;
+	return s;
+}
+
+static void known_keys(char *buf, size_t len)
+{
+	const struct pacer_conf_key *k;
+	size_t used = 0;
+
+	buf[0] = 0;
+	for (k = pacer_conf_keys; k->name && used < len; k++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", k->name);
+}
+
+/* Check one key: known, and not given before.  0 or -EINVAL with err. */
+static int check_key(const struct pacer_conf *c, const char *key, unsigned line, char *err,
+		     size_t errlen)
+{
+	const struct pacer_conf_entry *prev = pacer_conf_get(c, key);
+	char known[256], alt[64];
+	size_t i;
+
+	if (prev) {
+		snprintf(err, errlen, "%s:%u: '%s' is already set on line %u", c->path, line, key,
+			 prev->line);
+		return -EINVAL;
+	}
+	if (pacer_conf_key(key))
+		return 0;
+	snprintf(alt, sizeof(alt), "%s", key);
+	for (i = 0; alt[i]; i++)
+		alt[i] = alt[i] == '_' ? '-' : (char)tolower((unsigned char)alt[i]);
+	known_keys(known, sizeof(known));
+	if (strcmp(alt, key) && pacer_conf_key(alt))
+		snprintf(err, errlen, "%s:%u: unknown key '%s' (did you mean '%s'?)", c->path, line,
+			 key, alt);
+	else
+		snprintf(err, errlen, "%s:%u: unknown key '%s' (known keys: %s)", c->path, line, key,
+			 known);
+	return -EINVAL;
+}
+
+/* One line (comment already cut).  0 or -EINVAL/-ENOMEM with err. */
+static int parse_line(struct pacer_conf *c, char *text, unsigned line, char *err, size_t errlen)
+{
+	char *eq = strchr(text, '='), *key, *value;
+	int ret;
+
+	if (!eq) {
+		snprintf(err, errlen, "%s:%u: expected 'key = value', got '%.60s'", c->path, line, text);
+		return -EINVAL;
+	}
+	*eq = 0;
+	key = trim(text);
+	value = trim(eq + 1);
+	if (!*key) {
+		snprintf(err, errlen, "%s:%u: no key before '='", c->path, line);
+		return -EINVAL;
+	}
+	ret = check_key(c, key, line, err, errlen);
+	if (ret)
+		return ret;
+	if (!*value) {
+		snprintf(err, errlen, "%s:%u: '%s' has no value", c->path, line, key);
+		return -EINVAL;
+	}
+	if (c->n >= PACER_CONF_MAX_ENTRIES) {
+		snprintf(err, errlen, "%s:%u: more than %d settings", c->path, line, PACER_CONF_MAX_ENTRIES);
+		return -EINVAL;
+	}
+	c->e[c->n].key = strdup(key);
+	c->e[c->n].value = strdup(value);
+	c->e[c->n].line = line;
+	c->n++;
+	if (!c->e[c->n - 1].key || !c->e[c->n - 1].value) {
+		snprintf(err, errlen, "%s: out of memory", c->path);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int pacer_conf_parse(FILE *f, const char *path, struct pacer_conf *c, char *err, size_t errlen)
+{
+	char buf[PACER_CONF_MAX_LINE + 2], *text, *hash;
+	unsigned line = 0;
+	size_t len;
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	c->path = strdup(path);
+	if (!c->path)
+		return -ENOMEM;
+	while (fgets(buf, sizeof(buf), f)) {
+		line++;
+		len = strlen(buf);
+		if (len && buf[len - 1] != '\n' && !feof(f)) {
+			snprintf(err, errlen, "%s:%u: line longer than %d characters", path, line,
+				 PACER_CONF_MAX_LINE);
+			return -EINVAL;
+		}
+		hash = strchr(buf, '#');
+		if (hash)
+			*hash = 0;
+		text = trim(buf);
+		if (!*text)
+			continue;
+		ret = parse_line(c, text, line, err, errlen);
+		if (ret)
+			return ret;
+	}
+	if (ferror(f)) {
+		snprintf(err, errlen, "%s: read error after line %u", path, line);
+		return -EIO;
+	}
+	return 0;
+}
+
+int pacer_conf_read(const char *path, struct pacer_conf *c, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	int ret;
+
+	if (!f) {
+		ret = -errno;
+		memset(c, 0, sizeof(*c));
+		snprintf(err, errlen, "cannot read %s: %s", path, strerror(-ret));
+		return ret;
+	}
+	ret = pacer_conf_parse(f, path, c, err, errlen);
+	fclose(f);
+	return ret;
+}
+
+void pacer_conf_free(struct pacer_conf *c)
+{
+	int i;
+
+	for (i = 0; i < c->n; i++) {
+		free(c->e[i].key);
+		free(c->e[i].value);
+	}
+	free(c->path);
+	memset(c, 0, sizeof(*c));
+}
+
+const struct pacer_conf_entry *pacer_conf_get(const struct pacer_conf *c, const char *key)
+{
+	int i;
+
+	for (i = 0; i < c->n; i++)
+		if (!strcmp(c->e[i].key, key))
+			return &c->e[i];
+	return NULL;
+}
+
+unsigned pacer_conf_line_of(const struct pacer_conf *c, const char *value)
+{
+	int i;
+
+	for (i = 0; c && i < c->n; i++)
+		if (c->e[i].value == value)
+			return c->e[i].line;
+	return 0;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The pacer's counters and configuration in the Prometheus text exposition
+ * format (version 0.0.4): what `stats --format prometheus` writes and the
+ * exporter serves.  Pure formatting, no libbpf.
+ */
+#ifndef PACER_PROM_H
+#define PACER_PROM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "pacer_abi.h"
+
+#define PROM_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
+
+/* One interface's pacer, as read from its maps. */
+struct prom_pacer {
+	char ifname[16];
+	uint32_t prog_id;
+	uint64_t counters[PACER_STAT_MAX]; /* summed over CPUs */
+	struct pacer_config cfg;
+	struct pacer_layout layout;
+	uint64_t map_bytes;
+};
+
+/* A label value escaped as the format requires: \\, \" and \n. */
+void prom_label_value(FILE *f, const char *s);
+
+/*
+ * Every metric family for n interfaces (samples of a family grouped under
+ * one HELP/TYPE pair, as the format requires).  0 or -EIO.
+ */
+int prom_write(FILE *f, const struct prom_pacer *p, size_t n);
+
+#endif
