@@ -16,7 +16,11 @@
 #include "parse.h"
 #include "pacer_sketch.h"
 #include "pacer_conf.h"
+#include "rss_probe.h"
 #include "xdp_pacer.skel.h"
+
+/* --placement auto: decided from the interface's RSS hash once the options are read. */
+#define LOAD_PLACEMENT_AUTO UINT32_MAX
 
 static void usage(FILE *f)
 {
@@ -37,7 +41,11 @@ static void usage(FILE *f)
 		"  --width W             cells per row, power of two, >= 64 (1048576); a cell is 1 byte\n"
 		"  --layout rows|blocked rows: each row its own array (a cache line per row);\n"
 		"                        blocked: a key's cells share one cache line (rows must be a power of two)\n"
-		"  --placement percpu|shared  one sketch per CPU (default) or one for all CPUs\n"
+		"  --placement auto|percpu|shared  percpu: one sketch per CPU, exact per source only\n"
+		"                        where the NIC's RSS hash sends all of a source's packets to\n"
+		"                        one CPU; shared: one sketch for all CPUs, exact everywhere;\n"
+		"                        auto (default): percpu where the RSS hash (ethtool\n"
+		"                        rx-flow-hash) or a single RX queue makes it exact, else shared\n"
 		"  --tick DUR            clock quantum, rounded down to a power of two ns\n"
 		"                        (default: interval/47 rounded up); sets the live interval range\n"
 		"  --clock cached|coarse|precise  datapath clock: cached (default): the coarse clock\n"
@@ -119,8 +127,10 @@ static int parse_opts(int argc, char **argv, struct load_opts *o, const char **i
 				return bad_value("--layout", optarg, "expected rows or blocked");
 			break;
 		case 'P':
-			if (parse_placement(optarg, &o->placement))
-				return bad_value("--placement", optarg, "expected percpu or shared");
+			if (!strcmp(optarg, "auto"))
+				o->placement = LOAD_PLACEMENT_AUTO;
+			else if (parse_placement(optarg, &o->placement))
+				return bad_value("--placement", optarg, "expected auto, percpu or shared");
 			break;
 		case 'p':
 			if (parse_policy(optarg, &o->policy))
@@ -305,6 +315,26 @@ static const char *attach_kind(int ifindex)
 	return kind;
 }
 
+/* Which placement, who chose it, and whether per-CPU placement is exact here. */
+static void report_placement(uint32_t placement, bool chosen_by_auto, const struct rss_verdict *v)
+{
+	pr_info("  placement %s (%s): %s%s", placement_name(placement),
+		chosen_by_auto ? "--placement auto" : "as asked", v->text,
+		placement == PACER_PLACEMENT_SHARED && !v->exact
+			? "; shared placement is exact whichever CPU receives"
+			: "");
+}
+
+/* Read the RSS verdict for ifname; --placement auto becomes its choice.  True if it was auto. */
+static bool resolve_placement(struct load_opts *o, const char *ifname, struct rss_verdict *v)
+{
+	rss_verdict_for(ifname, o->mode == XDP_MODE_SKB, o->prefix4, o->prefix6, v);
+	if (o->placement != LOAD_PLACEMENT_AUTO)
+		return false;
+	o->placement = rss_auto_placement(v);
+	return true;
+}
+
 static void load_defaults(struct load_opts *o)
 {
 	*o = (struct load_opts){
@@ -312,7 +342,7 @@ static void load_defaults(struct load_opts *o)
 		.rows = PACER_DEFAULT_ROWS,
 		.width = (uint64_t)PACER_LINE_BYTES << PACER_DEFAULT_LINES_LOG2,
 		.kind = PACER_LAYOUT_ROWS,
-		.placement = PACER_PLACEMENT_PERCPU,
+		.placement = LOAD_PLACEMENT_AUTO,
 		.policy = PACER_POLICY_PACE,
 		.prefix4 = PACER_DEFAULT_PREFIX4,
 		.prefix6 = PACER_DEFAULT_PREFIX6,
@@ -332,6 +362,7 @@ static void add_name(char *buf, size_t len, const char *name)
 int load_check_fixed(int argc, char **argv, const struct pacer_layout *running, char *differ,
 		     size_t len)
 {
+	struct rss_verdict rss;
 	struct load_opts o;
 	struct pacer_layout lay;
 	const char *ifname;
@@ -339,11 +370,12 @@ int load_check_fixed(int argc, char **argv, const struct pacer_layout *running, 
 	int err;
 
 	load_defaults(&o);
-	load_defaults(&o);
 	optind = 1;
 	err = parse_opts(argc, argv, &o, &ifname);
-	if (!err)
+	if (!err) {
+		resolve_placement(&o, ifname, &rss); /* what a load would pick now */
 		err = build_layout(&o, &lay, &thresh);
+	}
 	if (err)
 		return 2;
 	differ[0] = 0;
@@ -383,6 +415,8 @@ static int load_main(int argc, char **argv)
 	struct xdp_program *prog = NULL;
 	struct pacer_layout lay;
 	struct pacer_config *cfg;
+	struct rss_verdict rss;
+	bool auto_placement;
 	const char *ifname = NULL;
 	char dir[256], eb[128], mb[32], ib[32], tb[32];
 	uint32_t thresh;
@@ -396,6 +430,7 @@ static int load_main(int argc, char **argv)
 	err = parse_opts(argc, argv, &o, &ifname);
 	if (err)
 		return err < 0 ? 0 : err;
+	auto_placement = resolve_placement(&o, ifname, &rss);
 	err = build_layout(&o, &lay, &thresh);
 	if (!err)
 		err = check_memory(&o, &lay, ncpus);
@@ -499,6 +534,7 @@ static int load_main(int argc, char **argv)
 		(unsigned long long)o.width, layout_name(lay.kind), placement_name(lay.placement),
 		format_bytes(bytes, mb, sizeof(mb)),
 		o.placement == PACER_PLACEMENT_PERCPU ? " over all CPUs" : "");
+	report_placement(o.placement, auto_placement, &rss);
 	pr_info("  interval %s, policy %s, tick %s (threshold %u ticks), clock %s",
 		format_duration(o.interval_ns, ib, sizeof(ib)), policy_name(o.policy),
 		format_duration(1ULL << lay.tick_shift, tb, sizeof(tb)), thresh,

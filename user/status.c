@@ -12,14 +12,26 @@
 #include "common.h"
 #include "parse.h"
 #include "pacer_sketch.h"
+#include "rss_probe.h"
 
 static const char usage_text[] =
 	"Usage: xdp-pacer status [IFNAME]\n\n"
 	"Show the xdp-pacer program on IFNAME, or on every interface that has one:\n"
-	"attach mode, sketch geometry (fixed at load), live configuration, map memory.\n"
+	"attach mode, sketch geometry (fixed at load), live configuration, map memory,\n"
+	"and whether the NIC's RSS hash makes per-CPU placement exact per source.\n"
 	"Without IFNAME, also list pins no running pacer owns: orphaned ones (the\n"
 	"interface was deleted, or the program detached by other means) and those\n"
 	"of other network namespaces, each with the command that removes them.\n";
+
+/* The RSS verdict with the live key widths: `set --prefix6` can change it. */
+static void show_rss(const struct pacer_handle *h)
+{
+	struct rss_verdict v;
+
+	rss_verdict_for(h->ifname, !strcmp(h->mode, "skb"), h->cfg->prefix4, h->cfg->prefix6, &v);
+	printf("  rss: per-CPU placement %s here: %s\n", v.exact ? "is exact" : "is not exact",
+	       v.text);
+}
 
 static void show(const struct pacer_handle *h)
 {
@@ -47,6 +59,7 @@ static void show(const struct pacer_handle *h)
 	printf("  sampling: %s\n", format_sampling(c->sample_src_thresh, c->sample_pkt_thresh, d, sizeof(d)));
 	printf("  map memory: %s (%d CPUs)\n", format_bytes(pacer_map_bytes(h), a, sizeof(a)),
 	       h->ncpus);
+	show_rss(h);
 }
 
 static int show_one(struct pacer_handle *h, void *ctx)
