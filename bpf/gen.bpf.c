@@ -12,6 +12,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include "gen_abi.h"
+#include "pacer_sketch.h" /* pacer_mix64: the stand-in for a NIC's RSS hash */
 
 /* A paced CPU this far behind its schedule starts it afresh. */
 #define GEN_MAX_LAG_NS 50000000ULL
@@ -83,6 +84,61 @@ static __always_inline int pick(struct gen_cpu_state *st, __u32 *idx)
 	}
 }
 
+/* Whether a source whose address hashes to h is this CPU's (always, without affinity). */
+static __always_inline int mine(const struct gen_cpu_state *st, __u64 h)
+{
+	return !st->aff_count || (__u32)(((h >> 32) * st->aff_count) >> 32) == st->aff_index;
+}
+
+/*
+ * Uniform and well-behaved sources are split between CPUs by index
+ * already; drawn ones (Zipf, spoofed) are redrawn until they are this
+ * CPU's.  Negative: no draw was, the frame is not sent.
+ */
+static __always_inline int affine_by_index(int kind)
+{
+	return kind == SRC_GOOD || (kind == SRC_STRUCTURED && gen_params.dist == GEN_DIST_UNIFORM);
+}
+
+static __always_inline int draw_v4(struct gen_cpu_state *st, __u32 *src)
+{
+	__u32 idx = 0;
+	int kind, try;
+
+	for (try = 0; try < GEN_AFFINITY_TRIES; try++) {
+		kind = pick(st, &idx);
+		if (kind == SRC_SPOOFED)
+			*src = (bpf_get_prandom_u32() & gen_params.spoof_mask4) | gen_params.spoof_bits4;
+		else
+			*src = __builtin_bswap32(__builtin_bswap32(gen_params.src_base4) + idx);
+		if (affine_by_index(kind) || mine(st, pacer_mix64(*src)))
+			return kind;
+	}
+	return -1;
+}
+
+static __always_inline int draw_v6(struct gen_cpu_state *st, __u64 *lo, __u64 *hi)
+{
+	__u32 idx = 0;
+	int kind, try;
+
+	for (try = 0; try < GEN_AFFINITY_TRIES; try++) {
+		kind = pick(st, &idx);
+		if (kind == SRC_SPOOFED) {
+			*lo = ((__u64)bpf_get_prandom_u32() << 32 | bpf_get_prandom_u32());
+			*lo = (*lo & gen_params.spoof_mask6) | gen_params.spoof_bits6;
+			*hi = (__u64)bpf_get_prandom_u32() << 32 | bpf_get_prandom_u32();
+		} else {
+			/* One /64 per source: the index is added to the prefix. */
+			*lo = __builtin_bswap64(__builtin_bswap64(gen_params.src_base6[0]) + idx);
+			*hi = gen_params.src_base6[1];
+		}
+		if (affine_by_index(kind) || mine(st, pacer_mix64(*lo ^ pacer_mix64(*hi))))
+			return kind;
+	}
+	return -1;
+}
+
 static __always_inline __u32 fold(__u64 sum)
 {
 	sum = (sum & 0xffffffff) + (sum >> 32);
@@ -98,7 +154,7 @@ int xdp_gen(struct xdp_md *ctx)
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
 	struct gen_cpu_state *st;
-	__u32 zero = 0, idx = 0;
+	__u32 zero = 0;
 	__u64 *w = data;
 	__u16 sport;
 	int kind, i;
@@ -130,15 +186,13 @@ int xdp_gen(struct xdp_md *ctx)
 	for (i = 0; i < GEN_HDR_BYTES / 8; i++)
 		w[i] = gen_params.hdr[i];
 
-	kind = pick(st, &idx);
-	sport = kind == SRC_GOOD ? gen_params.sport_good : gen_params.sport_flood;
 	if (gen_params.family == 4) {
 		__u32 src;
 
-		if (kind == SRC_SPOOFED)
-			src = (bpf_get_prandom_u32() & gen_params.spoof_mask4) | gen_params.spoof_bits4;
-		else
-			src = __builtin_bswap32(__builtin_bswap32(gen_params.src_base4) + idx);
+		kind = draw_v4(st, &src);
+		if (kind < 0)
+			return XDP_DROP;
+		sport = kind == SRC_GOOD ? gen_params.sport_good : gen_params.sport_flood;
 		*(__u32 *)(data + GEN_V4_SADDR_OFF) = src;
 		*(__u16 *)(data + GEN_V4_SPORT_OFF) = sport;
 		*(__u16 *)(data + GEN_V4_CSUM_OFF) =
@@ -147,15 +201,10 @@ int xdp_gen(struct xdp_md *ctx)
 		__u64 lo, hi;
 		__u32 sum;
 
-		if (kind == SRC_SPOOFED) {
-			lo = ((__u64)bpf_get_prandom_u32() << 32 | bpf_get_prandom_u32());
-			lo = (lo & gen_params.spoof_mask6) | gen_params.spoof_bits6;
-			hi = (__u64)bpf_get_prandom_u32() << 32 | bpf_get_prandom_u32();
-		} else {
-			/* One /64 per source: the index is added to the prefix. */
-			lo = __builtin_bswap64(__builtin_bswap64(gen_params.src_base6[0]) + idx);
-			hi = gen_params.src_base6[1];
-		}
+		kind = draw_v6(st, &lo, &hi);
+		if (kind < 0)
+			return XDP_DROP;
+		sport = kind == SRC_GOOD ? gen_params.sport_good : gen_params.sport_flood;
 		*(__u64 *)(data + GEN_V6_SADDR_OFF) = lo;
 		*(__u64 *)(data + GEN_V6_SADDR_OFF + 8) = hi;
 		*(__u16 *)(data + GEN_V6_SPORT_OFF) = sport;

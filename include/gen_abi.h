@@ -89,6 +89,16 @@ struct gen_cpu_state {
 	__u32 good_first;     /* mix: this CPU's well-behaved sources */
 	__u32 good_count;
 	__u32 good_cursor;
+	/*
+	 * --affinity source: this CPU sends only the drawn sources whose
+	 * address hashes to aff_index of aff_count (0: any source), as RSS on
+	 * the source address would deliver them; a draw that is not this
+	 * CPU's is redrawn, up to GEN_AFFINITY_TRIES times.
+	 */
+	__u32 aff_index;
+	__u32 aff_count;
 };
+
+#define GEN_AFFINITY_TRIES 64
 
 #endif

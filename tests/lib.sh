@@ -21,12 +21,15 @@ finish() {
 }
 
 # Two namespaces joined by a veth pair: $NS_RX holds $IF_RX (limiter), $NS_TX holds $IF_TX.
-setup_pair() { # prefix
-	local p=$1
+# With QUEUES, each end gets that many queues (veth delivers on queue = sending CPU).
+setup_pair() { # prefix [queues]
+	local p=$1 q=() qp=()
+	[ -n "${2:-}" ] && q=(numtxqueues "$2" numrxqueues "$2") && qp=("${q[@]}")
 	NS_RX="$p-rx-$$"; NS_TX="$p-tx-$$"; IF_RX="${p}r$$"; IF_TX="${p}t$$"
 	IF_RX=${IF_RX:0:15}; IF_TX=${IF_TX:0:15}
 	ip netns add "$NS_RX" && ip netns add "$NS_TX" || return 1
-	ip link add "$IF_RX" netns "$NS_RX" type veth peer name "$IF_TX" netns "$NS_TX" || return 1
+	ip link add "$IF_RX" netns "$NS_RX" "${q[@]}" type veth peer name "$IF_TX" netns "$NS_TX" \
+		"${qp[@]}" || return 1
 	for ns in "$NS_RX" "$NS_TX"; do
 		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
 		ip netns exec "$ns" sysctl -qw net.ipv6.conf.default.disable_ipv6=1

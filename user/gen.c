@@ -80,7 +80,13 @@ static void usage(FILE *f)
 		"  --duration DUR       send for DUR instead, e.g. 3s, 500ms\n"
 		"  --rate PPS           target rate over all threads (default: as fast as possible)\n"
 		"  --threads N          generator threads, one per CPU this process may run on,\n"
-		"                       in order (1); give IFNAME as many queues for parallel receive\n\n"
+		"                       in order (1); give IFNAME as many queues for parallel receive\n"
+		"  --affinity spread|source  spread (default): every thread draws Zipf and spoofed\n"
+		"                       sources from the whole population, so a source leaves from\n"
+		"                       every thread; source: a thread sends only the sources whose\n"
+		"                       address hashes to it, as RSS on the source address would\n"
+		"                       deliver them (uniform and well-behaved sources are split by\n"
+		"                       index either way)\n\n"
 		"  --json               report as one JSON object\n"
 		"  -h, --help           this text\n");
 }
@@ -90,7 +96,7 @@ struct gen_opts {
 	double zipf;
 	uint64_t good_period_ns, count, duration_ns, rate;
 	const char *src_base, *dst, *dst_mac, *src_mac;
-	bool count_set, json;
+	bool count_set, json, affinity_source;
 };
 
 static int parse_mac(const char *s, uint8_t mac[6])
@@ -286,6 +292,7 @@ static int parse_gen_opts(int argc, char **argv, struct gen_opts *o)
 		{ "rate", required_argument, NULL, 'r' },
 		{ "threads", required_argument, NULL, 'T' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "affinity", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -362,6 +369,11 @@ static int parse_gen_opts(int argc, char **argv, struct gen_opts *o)
 			break;
 		case 'j':
 			o->json = true;
+			break;
+		case 'A':
+			if (strcmp(optarg, "spread") && strcmp(optarg, "source"))
+				return bad_value("--affinity", optarg, "expected spread or source");
+			o->affinity_source = !strcmp(optarg, "source");
 			break;
 		case 'h':
 			usage(stdout);
@@ -478,10 +490,11 @@ static void print_report(const struct gen_opts *o, const struct gen_report *r,
 		json_string(stdout, dist_names[o->dist]);
 		printf(",\"family\":%u,\"threads\":%u,\"sent\":%llu,"
 		       "\"seconds\":%.6f,\"pps\":%.0f,\"sources\":%u,\"distinct_sources\":%.0f,"
-		       "\"distinct_exact\":%s,\"good_sent\":%llu",
+		       "\"distinct_exact\":%s,\"good_sent\":%llu,\"affinity\":\"%s\"",
 		       o->family, o->threads, (unsigned long long)r->sent,
 		       r->seconds, pps, o->dist == GEN_DIST_MIX ? o->good : o->sources, r->distinct,
-		       r->distinct_exact ? "true" : "false", (unsigned long long)r->good_sent);
+		       r->distinct_exact ? "true" : "false", (unsigned long long)r->good_sent,
+		       o->affinity_source ? "source" : "spread");
 		if (o->dist == GEN_DIST_MIX) {
 			printf(",\"good_sources\":%u,\"good_first\":", o->good);
 			json_string(stdout, good_first);
@@ -493,9 +506,10 @@ static void print_report(const struct gen_opts *o, const struct gen_report *r,
 		printf("}\n");
 		return;
 	}
-	printf("sent %llu IPv%u frames (%s) in %.3f s: %.2f Mpps, %u thread%s\n",
+	printf("sent %llu IPv%u frames (%s) in %.3f s: %.2f Mpps, %u thread%s%s\n",
 	       (unsigned long long)r->sent, o->family, dist_names[o->dist], r->seconds, pps / 1e6,
-	       o->threads, o->threads == 1 ? "" : "s");
+	       o->threads, o->threads == 1 ? "" : "s",
+	       o->affinity_source ? ", each sending only the sources that hash to it" : "");
 	printf("sources: %s\n", r->sources_text);
 	if (o->dist == GEN_DIST_MIX)
 		printf("well-behaved: %llu packets from %u sources %s .. %s (UDP source port %u), "
@@ -700,6 +714,10 @@ int cmd_gen(int argc, char **argv)
 
 			st->gap_ns = (uint64_t)(gap >> 32);
 			st->gap_frac = (uint32_t)gap;
+		}
+		if (o.affinity_source) {
+			st->aff_index = i;
+			st->aff_count = o.threads;
 		}
 		st->src_first = (uint32_t)(n * i / o.threads);
 		st->src_count = (uint32_t)(n * (i + 1) / o.threads) - st->src_first;
