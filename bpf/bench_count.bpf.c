@@ -5,7 +5,9 @@
  * it tracks (a contiguous IPv4 range): two passed packets of one source
  * closer than min_gap_ns (the interval less a clock tolerance) are a false
  * pass.  The last-pass time is swapped atomically, so two CPUs passing the
- * same source at once are both seen.  Every frame is dropped here: counted,
+ * same source at once are both seen.  It also counts passes received on
+ * another CPU than the source's previous pass: 0 means every tracked source
+ * reached one CPU (what source-affine RSS promises).  Every frame is dropped here: counted,
  * nothing further needs it.
  */
 #include <linux/bpf.h>
@@ -33,7 +35,11 @@ struct bench_ref_counts {
 	__u64 tracked_first;  /* tracked sources passed for the first time */
 	__u64 false_passes;   /* tracked passes closer than min_gap_ns to the previous */
 	__u64 worst_gap_ns;   /* the closest such pair (0: none): a race or a clock lag? */
+	__u64 cpu_moves;      /* tracked passes on another CPU than the source's previous one */
 };
+
+/* The last-pass word: time in the high bits, the CPU in the low byte. */
+#define REF_CPU_BITS 8
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -42,7 +48,7 @@ struct {
 	__type(value, struct bench_ref_counts);
 } bench_counts SEC(".maps");
 
-/* Last pass of each tracked source (bpf_ktime_get_ns); 0: never. */
+/* Last pass of each tracked source (bpf_ktime_get_ns, CPU in the low byte); 0: never. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1 << 21);
@@ -73,8 +79,12 @@ int bench_count(struct __sk_buff *skb)
 	last = bpf_map_lookup_elem(&bench_last, &idx);
 	if (!last)
 		return TC_ACT_SHOT;
-	now = bpf_ktime_get_ns(); /* precise: a race shows as microseconds, not a jiffy */
-	old = __sync_lock_test_and_set(last, now);
+	/* precise: a race shows as microseconds, not a jiffy (less 256 ns for the CPU byte) */
+	now = bpf_ktime_get_ns() >> REF_CPU_BITS << REF_CPU_BITS;
+	old = __sync_lock_test_and_set(last, now | (bpf_get_smp_processor_id() & 0xff));
+	if (old && (old & 0xff) != (bpf_get_smp_processor_id() & 0xff))
+		c->cpu_moves++;
+	old = old >> REF_CPU_BITS << REF_CPU_BITS;
 	if (!old)
 		c->tracked_first++;
 	else if ((__s64)(now - old) < (__s64)bench_ref_cfg.min_gap_ns) {

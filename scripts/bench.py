@@ -63,11 +63,12 @@ PROGRAMS = {
     "bare-drop": ("obj", "bench_drop"),
     "parse-only": ("obj", "bench_parse"),
     "lru-exact": ("obj", "bench_lru"),
-    "pacer-percpu": ("cli", []),
+    # `load` defaults to --placement auto, which picks shared on veth (no RSS hash)
+    "pacer-percpu": ("cli", ["--placement", "percpu"]),
     "pacer-shared": ("cli", ["--placement", "shared"]),
     "pacer-shared-blocked": ("cli", ["--placement", "shared", "--layout", "blocked"]),
     # 512 KiB per copy: stays in this VM's L2 (see README: cost vs sketch size)
-    "pacer-percpu-512k": ("cli", ["--width", "131072"]),
+    "pacer-percpu-512k": ("cli", ["--placement", "percpu", "--width", "131072"]),
     "pacer-shared-512k": ("cli", ["--placement", "shared", "--width", "131072"]),
     # The clock's share of the cost: the same cache-resident sketch reading a clock helper
     # on every packet instead of the timer-refreshed cached time.
@@ -241,24 +242,26 @@ def referee_attach(base, n, min_gap_ns):
 
 
 def referee_read(ids, reset=False):
-    """Summed per-CPU counts: passed, tracked_passed, tracked_first, false_passes; worst gap."""
+    """Summed per-CPU counts: passed, tracked_passed, tracked_first, false_passes, cpu_moves;
+    worst gap."""
     r = bpftool("map", "lookup", "id", str(ids["bench_counts"]), "key", "0", "0", "0", "0")
-    tot, worst = [0, 0, 0, 0], 0
+    tot, worst, moves = [0, 0, 0, 0], 0, 0
     for cpu in r["values"]:
         v = cpu["value"]
         if isinstance(v, dict):
             got = [v["passed"], v["tracked_passed"], v["tracked_first"], v["false_passes"],
-                   v["worst_gap_ns"]]
+                   v["worst_gap_ns"], v["cpu_moves"]]
         else:
-            got = struct.unpack("<QQQQQ", bytes(int(x, 16) for x in v)[:40])
+            got = struct.unpack("<QQQQQQ", bytes(int(x, 16) for x in v)[:48])
         tot = [a + b for a, b in zip(tot, got[:4])]
+        moves += got[5]
         if got[4] and (not worst or got[4] < worst):
             worst = got[4]
     if reset:
         sh("bpftool", "map", "update", "id", str(ids["bench_counts"]), "key", "0", "0", "0",
-           "0", "value", *(["0"] * 40))
+           "0", "value", *(["0"] * 48))
     out = dict(zip(("passed", "tracked_passed", "tracked_first", "false_passes"), tot))
-    out["worst_gap_ns"] = worst
+    out["worst_gap_ns"], out["cpu_moves"] = worst, moves
     return out
 
 
@@ -356,9 +359,13 @@ def zipf_distinct(n, s, m):
     return math.fsum(-math.expm1(-m * k ** -s / h) for k in range(1, n + 1))
 
 
+def is_shared(prog):
+    return "shared" in PROGRAMS[prog][1]
+
+
 def copies_of(prog):
     """Sketch copies the traffic is spread over: one per CPU unless shared."""
-    return 1 if "--placement" in PROGRAMS[prog][1] else len(os.sched_getaffinity(0))
+    return 1 if is_shared(prog) else len(os.sched_getaffinity(0))
 
 
 def guarantee_cell(prog, wl, secs, threads):
@@ -413,6 +420,130 @@ def accuracy_cell(prog, secs, threads, ncpus):
     return row
 
 
+# Placement: what source-affine receive (RSS on addresses only) buys per-CPU placement,
+# and what cache-line sharing costs shared placement.  (placement, traffic, load args,
+# generator args, generator threads: 0 = one per CPU).  The 4 MiB default sketch throughout.
+PLACEMENT_WORKLOADS = ["zipf-1m", "spoofed"]
+PLACEMENT_CELLS = [
+    ("percpu", "source-affine", ["--placement", "percpu"], ["--affinity", "source"], 0),
+    ("percpu", "spread", ["--placement", "percpu"], [], 0),
+    ("shared", "spread", ["--placement", "shared"], [], 0),
+    ("shared", "one CPU", ["--placement", "shared"], [], 1),
+    ("percpu", "one CPU", ["--placement", "percpu"], [], 1),
+]
+# The referee's tracked sources: every Zipf source; for the spoofed flood a 2^21-address
+# sample of 128.0.0.0/2 (its table holds 2^21), enough to see repeats drawn by both threads.
+PLACEMENT_TRACK = {"zipf-1m": (STRUCT_BASE, 1_000_000), "spoofed": ("128.0.0.0", 1 << 21)}
+
+
+def placement_run(cell, wl, secs, ncpus, referee):
+    """One generator run on a fresh attachment: cost, or (referee) the global guarantee."""
+    placement, _, load, gen_extra, threads = cell
+    name = f"placement-{placement}"
+    PROGRAMS[name] = ("cli", load)
+    ids = None
+    if referee:
+        base, n = PLACEMENT_TRACK[wl]
+        ids = referee_attach(base, n, INTERVAL_NS - CLOCK_TOL_NS)
+    else:
+        sh("tc", "filter", "del", "dev", IF_RX, "ingress", ns=NS_RX, check=False)
+    pid, _ = attach(name)
+    try:
+        t0, c0, maps = prog_stats(pid)
+        g = gen(WORKLOADS[wl] + gen_extra, secs, threads or ncpus)
+        t1, c1, _ = prog_stats(pid)
+        per_cpu = seen_per_cpu(maps) or [0]
+        st = json.loads(sh(CLI, "stats", IF_RX, "--json", ns=NS_RX))
+        ref = referee_read(ids) if referee else {}
+    finally:
+        detach(name)
+    total = max(1, sum(per_cpu))
+    return dict(ref, ns_per_packet=(t1 - t0) / max(1, c1 - c0),
+                received_pps=(c1 - c0) / g["seconds"], busiest_cpu_share=max(per_cpu) / total,
+                receiving_cpus=sum(1 for c in per_cpu if c > total / 100),
+                passed_fraction=st["passed"] / max(1, st["seen"]))
+
+
+def median(xs):
+    xs = sorted(xs)
+    return xs[len(xs) // 2] if len(xs) % 2 else (xs[len(xs) // 2 - 1] + xs[len(xs) // 2]) / 2
+
+
+def placement_section(secs, reps, ncpus):
+    """reps rounds; in each, every cell once for cost then once with the referee, the cell
+    order rotated per round so no cell always runs first.  Medians and paired ratios."""
+    runs = {}
+    n = len(PLACEMENT_CELLS)
+    for rep in range(reps):
+        order = [(rep + k) % n for k in range(n)]
+        for wl in PLACEMENT_WORKLOADS:
+            for referee in (False, True):
+                for i in order:
+                    r = placement_run(PLACEMENT_CELLS[i], wl, max(2.0, 2 * secs) if referee
+                                      else secs, ncpus, referee)
+                    runs.setdefault((wl, i, referee), []).append(r)
+                    c = PLACEMENT_CELLS[i]
+                    log(f"  placement round {rep + 1} {wl:8s} {c[0]:6s} {c[1]:13s} "
+                        + (f"false passes {r['false_passes']} of {r['tracked_passed']}, "
+                           f"CPU moves {r['cpu_moves']}" if referee else
+                           f"{r['ns_per_packet']:7.1f} ns/pkt, busiest CPU "
+                           f"{100 * r['busiest_cpu_share']:.0f} %"))
+    rows = []
+    for wl in PLACEMENT_WORKLOADS:
+        for i, (placement, traffic, load, gen_extra, threads) in enumerate(PLACEMENT_CELLS):
+            cost, ref = runs[(wl, i, False)], runs[(wl, i, True)]
+            worst = [r["worst_gap_ns"] for r in ref if r["worst_gap_ns"]]
+            rows.append({
+                "workload": wl, "placement": placement, "traffic": traffic,
+                "load_args": load, "gen_args": gen_extra, "threads": threads or ncpus,
+                "ns_per_packet": median([r["ns_per_packet"] for r in cost]),
+                "ns_per_packet_runs": [r["ns_per_packet"] for r in cost],
+                "received_pps": median([r["received_pps"] for r in cost]),
+                "busiest_cpu_share": median([r["busiest_cpu_share"] for r in cost]),
+                "receiving_cpus": max(r["receiving_cpus"] for r in cost),
+                "passed_fraction": median([r["passed_fraction"] for r in cost]),
+                "tracked_passes": sum(r["tracked_passed"] for r in ref),
+                "false_passes": sum(r["false_passes"] for r in ref),
+                "cpu_moves": sum(r["cpu_moves"] for r in ref),
+                "worst_gap_ns": min(worst) if worst else 0})
+    ratios = []
+    for wl in PLACEMENT_WORKLOADS:
+        for num, den, what in ((0, 1, "per-CPU source-affine / per-CPU spread"),
+                               (2, 3, "shared both CPUs / shared one CPU"),
+                               (2, 1, "shared both CPUs / per-CPU spread")):
+            paired = [a["ns_per_packet"] / b["ns_per_packet"]
+                      for a, b in zip(runs[(wl, num, False)], runs[(wl, den, False)])]
+            ratios.append({"workload": wl, "what": what, "median": median(paired),
+                           "min": min(paired), "max": max(paired)})
+    return {"rows": rows, "ratios": ratios, "reps": reps, "seconds": secs}
+
+
+def print_placement(p):
+    print(f"\n| placement ({p['reps']} interleaved rounds; cost: median of {p['seconds']:g} s runs; "
+          "referee: sum over the rounds) | workload | traffic | receiving CPUs | ns/packet "
+          "| received Mpps | busiest CPU | passed | tracked passes | false passes (global) "
+          "| CPU moves |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in p["rows"]:
+        print(f"| {r['placement']} | {r['workload']} | {r['traffic']} | {r['receiving_cpus']} | "
+              f"{r['ns_per_packet']:.1f} | {r['received_pps'] / 1e6:.2f} | "
+              f"{100 * r['busiest_cpu_share']:.0f} % | {100 * r['passed_fraction']:.1f} % | "
+              f"{r['tracked_passes']} | {r['false_passes']} | {r['cpu_moves']} |")
+    print("\nPaired cost ratios (same round; median [min, max]):")
+    for r in p["ratios"]:
+        print(f"  {r['workload']:8s} {r['what']:40s} {r['median']:.2f} "
+              f"[{r['min']:.2f}, {r['max']:.2f}]")
+    print("Placement targets (per-CPU, source-affine: 0 global false passes, cost <= 1.1x "
+          "per-CPU spread):")
+    for wl in PLACEMENT_WORKLOADS:
+        fp = next(r for r in p["rows"] if r["workload"] == wl and r["traffic"] == "source-affine")
+        ratio = next(r for r in p["ratios"] if r["workload"] == wl
+                     and r["what"].startswith("per-CPU source-affine"))["median"]
+        print(f"  {wl:8s} false passes {fp['false_passes']} of {fp['tracked_passes']}: "
+              f"{'met' if fp['false_passes'] == 0 else 'missed'}; cost {ratio:.2f}x: "
+              f"{'met' if ratio <= 1.1 else 'missed'}")
+
+
 def fmt_bytes(b):
     for unit, div in (("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
         if b >= div:
@@ -438,6 +569,11 @@ def main():
         p for p in PROGRAMS if p != CONTROL))
     ap.add_argument("--workloads", help="comma-separated subset of: " + ", ".join(WORKLOADS)
                     + " (the sweep runs on spoofed and zipf-1m)")
+    ap.add_argument("--no-placement", action="store_true",
+                    help="skip the placement rows (skipped with --quick)")
+    ap.add_argument("--placement-only", action="store_true",
+                    help="only the placement rows: per-CPU with source-affine and spread "
+                    "traffic, shared with two CPUs and one CPU receiving, on zipf-1m and spoofed")
     ap.add_argument("--out", default=f"{BUILD}/bench/results.json")
     a = ap.parse_args()
     for opt, known in (("programs", PROGRAMS), ("workloads", WORKLOADS)):
@@ -469,34 +605,37 @@ def main():
     t_start = time.time()
     try:
         setup(ncpus)
-        for wl in workloads:
-            for prog in programs:
-                row = perf_cell(prog, wl, secs, threads, reps)
-                results["perf"].append(row)
-                log(f"  {wl:10s} {prog:25s} {row['ns_per_packet']:7.1f} ns/pkt "
-                    f"{row['received_pps'] / 1e6:6.2f} Mpps")
-        if not (a.quick or a.no_sweep):
-            for wl in [w for w in SWEEP_WORKLOADS if w in workloads]:
-                for w in SWEEP_WIDTHS:
-                    name = f"sweep-shared-{4 * w // 1024}k"
-                    PROGRAMS[name] = ("cli", ["--placement", "shared", "--width", str(w)])
-                    row = perf_cell(name, wl, secs, threads, reps)
-                    row["sketch_bytes"] = 4 * w
-                    results["sweep"].append(row)
-                    log(f"  sweep {wl:10s} {name:25s} {row['ns_per_packet']:7.1f} ns/pkt")
-        for prog in pacers + [CONTROL]:
-            for wl in ("uniform-1k", "zipf-1m"):
-                row = guarantee_cell(prog, wl, max(2.0, 2 * secs), threads)
-                results["guarantee"].append(row)
-                log(f"  guarantee {wl:10s} {prog:25s} false passes {row['false_passes']} "
-                    f"of {row['passed']} passes")
-        for prog in pacers + ["lru-exact"]:
-            row = accuracy_cell(prog, max(4.0, 4 * secs), threads, ncpus)
-            results["accuracy"].append(row)
-            log(f"  accuracy {prog:25s} {row['state_bytes_per_source']:6.1f} B/source "
-                f"false drops {100 * row['false_drop_rate']:.2f} % "
-                f"(model {100 * row['model_false_drop']:.2f} %), "
-                f"false passes {row['false_passes']}")
+        if not a.placement_only:
+            for wl in workloads:
+                for prog in programs:
+                    row = perf_cell(prog, wl, secs, threads, reps)
+                    results["perf"].append(row)
+                    log(f"  {wl:10s} {prog:25s} {row['ns_per_packet']:7.1f} ns/pkt "
+                        f"{row['received_pps'] / 1e6:6.2f} Mpps")
+            if not (a.quick or a.no_sweep):
+                for wl in [w for w in SWEEP_WORKLOADS if w in workloads]:
+                    for w in SWEEP_WIDTHS:
+                        name = f"sweep-shared-{4 * w // 1024}k"
+                        PROGRAMS[name] = ("cli", ["--placement", "shared", "--width", str(w)])
+                        row = perf_cell(name, wl, secs, threads, reps)
+                        row["sketch_bytes"] = 4 * w
+                        results["sweep"].append(row)
+                        log(f"  sweep {wl:10s} {name:25s} {row['ns_per_packet']:7.1f} ns/pkt")
+            for prog in pacers + [CONTROL]:
+                for wl in ("uniform-1k", "zipf-1m"):
+                    row = guarantee_cell(prog, wl, max(2.0, 2 * secs), threads)
+                    results["guarantee"].append(row)
+                    log(f"  guarantee {wl:10s} {prog:25s} false passes {row['false_passes']} "
+                        f"of {row['passed']} passes")
+            for prog in pacers + ["lru-exact"]:
+                row = accuracy_cell(prog, max(4.0, 4 * secs), threads, ncpus)
+                results["accuracy"].append(row)
+                log(f"  accuracy {prog:25s} {row['state_bytes_per_source']:6.1f} B/source "
+                    f"false drops {100 * row['false_drop_rate']:.2f} % "
+                    f"(model {100 * row['model_false_drop']:.2f} %), "
+                    f"false passes {row['false_passes']}")
+        if a.placement_only or not (a.quick or a.no_placement):
+            results["placement"] = placement_section(secs, reps, ncpus)
     finally:
         stats.close()
         teardown()
@@ -509,7 +648,7 @@ def main():
         r["x_bare_drop"] = r["ns_per_packet"] / d
         r["lru_over_this"] = lru / r["ns_per_packet"]
         if r["program"] in PACERS:
-            copies = 1 if "--placement" in PROGRAMS[r["program"]][1] else ncpus
+            copies = 1 if is_shared(r["program"]) else ncpus
             cap = results["capacity"].get(r["program"])
             if cap is None:
                 cap = results["capacity"][r["program"]] = capacity_at(r["program"]) * copies
@@ -540,6 +679,12 @@ def main():
         json.dump(results, f, indent=1)
 
     m = results["machine"]
+    if a.placement_only:
+        print(f"\nxdp-pacer benchmark, placement rows: {m['cpu']}, {m['cpus']} CPUs, kernel "
+              f"{m['kernel']}; stats via {results['stats_via']}")
+        print_placement(results["placement"])
+        print(f"\nJSON: {a.out} ({results['wall_seconds']:.0f} s)")
+        return 0
     print(f"\nxdp-pacer benchmark: {m['cpu']}, {m['cpus']} CPUs, kernel {m['kernel']}; "
           f"median of {reps} x {secs:g} s per cell, {threads} generator threads, interval 1 s, "
           f"stats via {results['stats_via']}")
@@ -594,6 +739,8 @@ def main():
     for t in results["memory_target"]:
         print(f"  {t['program']:25s} {t['state_bytes_per_source']:.1f} B/source, "
               f"{100 * t['false_drop_rate']:.2f} % false drops: {'met' if t['met'] else 'missed'}")
+    if "placement" in results:
+        print_placement(results["placement"])
     print(f"\nJSON: {a.out} ({results['wall_seconds']:.0f} s)")
     return 0
 
