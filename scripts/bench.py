@@ -24,6 +24,9 @@ program in turn is attached to the other.
             clock tolerance) is a false pass.  Its control, an exact
             compare-and-swap limiter (bpf/bench_exact.bpf.c), measures the
             artefacts of the path itself (XDP -> skb -> tc)
+  placement per-CPU with source-affine (`gen --affinity source`) and spread traffic,
+            shared with two CPUs and with one CPU receiving, in interleaved rounds; the
+            referee also counts passes on another CPU than the source's previous pass
 
 Addresses: destination 10.211.0.1 only; structured sources 10.64.0.0/12 and
 10.211.16.0 + 10000 (well-behaved); spoofed sources random in 128.0.0.0/2.  No

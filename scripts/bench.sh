@@ -3,6 +3,7 @@
 # workload in one run, on a veth pair between two namespaces made here, then
 # a table on stdout and build/bench/results.json.
 #   scripts/bench.sh [--quick] [--seconds S] [--reps N] [--threads N] [--no-sweep]
+#                    [--no-placement | --placement-only]
 #                    [--programs A,B] [--workloads X,Y] [--out FILE]
 # This script owns clean-up: whatever happens to the run (error, Ctrl-C,
 # kill), the trap deletes the namespaces and pins it made and puts
