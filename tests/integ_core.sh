@@ -102,7 +102,7 @@ rx "$CLI" load "$IF_RX" --width 1000 >/dev/null 2>&1
 check "non power-of-two --width: exit 2" test $? -eq 2
 rx "$CLI" load nosuchif0 >/dev/null 2>&1
 check "unknown interface: exit 1" test $? -eq 1
-err=$(rx "$CLI" load "$IF_RX" --width 1073741824 --rows 8 2>&1)
+err=$(rx "$CLI" load "$IF_RX" --width 1073741824 --rows 8 --placement percpu 2>&1)
 check "a sketch larger than half the memory is refused up front" bash -c "[ $? -eq 2 ] && grep -q 'memory available' <<<\"$err\""
 rx "$CLI" load lo --mode native >/dev/null 2>&1
 check "a load that fails at attach (native XDP on lo) exits 1" test $? -eq 1
