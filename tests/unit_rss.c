@@ -40,8 +40,8 @@ static void assert_has(const struct rss_verdict *v, const char *what)
 
 START_TEST(test_addresses_only_is_exact)
 {
-	/* src+dst, src only, dst only, nothing: no field that differs inside a source */
-	const uint64_t sets[] = { SD, RXH_IP_SRC, RXH_IP_DST, 0 };
+	/* src+dst, src only, dst only: no field that differs inside a source */
+	const uint64_t sets[] = { SD, RXH_IP_SRC, RXH_IP_DST };
 	size_t i;
 
 	for (i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
@@ -191,6 +191,30 @@ START_TEST(test_some_flow_types_unreadable)
 }
 END_TEST
 
+START_TEST(test_empty_hash_is_not_exact)
+{
+	/* virtio-net without RSS answers GRXFH with no fields; the host picks the queue. */
+	struct rss_info in = all(0, 4);
+	struct rss_verdict v = judge(&in);
+
+	ck_assert(!v.exact);
+	ck_assert_int_eq(v.reason, RSS_HASH_EMPTY);
+	ck_assert_str_eq(v.text, "eth9 reports an empty RSS hash for tcp4 (no fields): its queue is "
+				 "chosen some other way (virtio-net without the RSS feature reports "
+				 "this; the host then picks the queue), so per-CPU placement may admit "
+				 "a source up to once per CPU");
+	in = all(SD, 4);
+	in.fields[RSS_UDP6] = 0;
+	v = judge(&in);
+	ck_assert_int_eq(v.reason, RSS_HASH_EMPTY);
+	assert_has(&v, "for udp6 (no fields)");
+	/* One queue (this VM's virtio-net): exact whatever the hash says. */
+	in = all(0, 1);
+	v = judge(&in);
+	ck_assert(v.exact);
+}
+END_TEST
+
 START_TEST(test_skb_mode_is_never_exact)
 {
 	struct rss_info in = all(SD, 1);
@@ -248,6 +272,7 @@ int main(void)
 	tcase_add_test(tc, test_one_queue_is_exact_whatever_the_hash);
 	tcase_add_test(tc, test_no_rss_has_its_own_message);
 	tcase_add_test(tc, test_some_flow_types_unreadable);
+	tcase_add_test(tc, test_empty_hash_is_not_exact);
 	tcase_add_test(tc, test_skb_mode_is_never_exact);
 	tcase_add_test(tc, test_keys_wider_than_an_address);
 	tcase_add_test(tc, test_fields_text);

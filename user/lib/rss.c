@@ -156,15 +156,44 @@ static void judge_keys(const char *ifname, uint32_t prefix4, uint32_t prefix6,
 		 ifname, p);
 }
 
+/* The first flow type the driver reported nothing usable for, or -1. */
+static int first_flow(const struct rss_info *in, bool empty)
+{
+	int f;
+
+	for (f = 0; f < RSS_NFLOWS; f++)
+		if (empty ? !in->hash_err[f] && !in->fields[f] : in->hash_err[f] != 0)
+			return f;
+	return -1;
+}
+
+static void judge_not_read(const char *ifname, const struct rss_info *in, int f, bool empty,
+			   struct rss_verdict *v)
+{
+	char why[80];
+
+	if (empty)
+		snprintf(why, sizeof(why), "reports an empty RSS hash for %s (no fields)",
+			 flow_names[f]);
+	else
+		snprintf(why, sizeof(why), "does not report its RSS hash for %s (ETHTOOL_GRXFH: %s)",
+			 flow_names[f], strerror(-in->hash_err[f]));
+	v->reason = empty ? RSS_HASH_EMPTY : RSS_HASH_UNKNOWN;
+	snprintf(v->text, sizeof(v->text),
+		 "%s %s: %s, so per-CPU placement may admit a source up to once per CPU", ifname, why,
+		 empty ? "its queue is chosen some other way (virtio-net without the RSS feature "
+			 "reports this; the host then picks the queue)"
+		       : "cannot tell whether a source always reaches one CPU");
+}
+
 void rss_judge(const char *ifname, const struct rss_info *in, bool skb_mode, uint32_t prefix4,
 	       uint32_t prefix6, struct rss_verdict *v)
 {
-	int f, unread = 0, first_unread = -1;
+	int f, unread = 0;
 
 	memset(v, 0, sizeof(*v));
 	for (f = 0; f < RSS_NFLOWS; f++)
-		if (in->hash_err[f] && !unread++)
-			first_unread = f;
+		unread += in->hash_err[f] != 0;
 	if (skb_mode) {
 		v->reason = RSS_SKB_MODE;
 		snprintf(v->text, sizeof(v->text),
@@ -180,12 +209,9 @@ void rss_judge(const char *ifname, const struct rss_info *in, bool skb_mode, uin
 			 "%s has one RX queue: every packet is received by the CPU that services it, "
 			 "so per-CPU placement is exact per source", ifname);
 	} else if (unread) {
-		v->reason = RSS_HASH_UNKNOWN;
-		snprintf(v->text, sizeof(v->text),
-			 "%s does not report its RSS hash for %s (ETHTOOL_GRXFH: %s): cannot tell "
-			 "whether a source always reaches one CPU; per-CPU placement may admit it up "
-			 "to once per CPU", ifname, flow_names[first_unread],
-			 strerror(-in->hash_err[first_unread]));
+		judge_not_read(ifname, in, first_flow(in, false), false, v);
+	} else if (first_flow(in, true) >= 0) {
+		judge_not_read(ifname, in, first_flow(in, true), true, v);
 	} else {
 		v->reason = RSS_EXACT_ADDRESSES;
 		judge_fields(ifname, in, v);

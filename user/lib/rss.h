@@ -29,6 +29,7 @@ enum rss_reason {
 	RSS_SKB_MODE,        /* generic XDP: the stack's CPU (RPS), not the NIC's hash */
 	RSS_NO_HASH,         /* the driver reports no RSS hash at all (veth, ...) */
 	RSS_HASH_UNKNOWN,    /* some flow types' hash could not be read */
+	RSS_HASH_EMPTY,      /* a flow type's hash has no fields: the queue is chosen otherwise */
 	RSS_HASHES_MORE,     /* some flow type hashes ports (or other fields) */
 	RSS_MIXED,           /* one family's flow types hash different address fields */
 	RSS_WIDE_KEYS,       /* addresses stay on one CPU, but a key spans several */
