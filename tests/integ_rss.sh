@@ -45,7 +45,7 @@ fi
 
 # seen per CPU, from the pinned per-CPU counters
 seen_per_cpu() {
-	bpftool -j map dump pinned "/sys/fs/bpf/xdp-pacer/$IF_RX/stats" | python3 -c '
+	bpftool -j map dump pinned "$(pins_of "$NS_RX" "$IF_RX")/stats" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)[0]["values"]
 def seen(v):
