@@ -26,6 +26,15 @@ check "explicit --placement percpu still loads" test $? -eq 0
 check "... warns that it may admit a source once per CPU" \
 	grep -q "placement percpu (as asked): .*may admit a source up to once per CPU" <<<"$out"
 check "... and status shows percpu" grep -q "rows layout, percpu" <<<"$(rx "$CLI" status "$IF_RX")"
+out=$(rx "$CLI" set "$IF_RX" --prefix6 48 2>&1)
+check "set of a key width on a per-CPU pacer repeats the verdict" \
+	grep -q "note: this pacer is per-CPU, and per-CPU placement is not exact here: $IF_RX reports no RSS hash" <<<"$out"
+out=$(rx "$CLI" set "$IF_RX" --interval 500ms 2>&1)
+check "... other settings do not" bash -c "! grep -q note <<<'$out'"
+rx "$CLI" unload "$IF_RX" >/dev/null
+rx "$CLI" load "$IF_RX" --placement shared >/dev/null
+out=$(rx "$CLI" set "$IF_RX" --prefix6 48 2>&1)
+check "... nor on a shared pacer" bash -c "! grep -q note <<<'$out'"
 rx "$CLI" unload "$IF_RX" >/dev/null
 
 out=$(rx "$CLI" load "$IF_RX" --mode skb --placement auto 2>&1)

@@ -80,3 +80,8 @@ void rss_verdict_for(const char *ifname, bool skb_mode, uint32_t prefix4, uint32
 	}
 	rss_judge(ifname, &in, skb_mode, prefix4, prefix6, v);
 }
+
+void rss_verdict_of(const struct pacer_handle *h, struct rss_verdict *v)
+{
+	rss_verdict_for(h->ifname, !strcmp(h->mode, "skb"), h->cfg->prefix4, h->cfg->prefix6, v);
+}

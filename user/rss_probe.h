@@ -17,4 +17,8 @@ int rss_probe(const char *ifname, struct rss_info *out);
 void rss_verdict_for(const char *ifname, bool skb_mode, uint32_t prefix4, uint32_t prefix6,
 		     struct rss_verdict *v);
 
+/* The verdict for a running pacer: its interface, attach mode and live key widths. */
+struct pacer_handle;
+void rss_verdict_of(const struct pacer_handle *h, struct rss_verdict *v);
+
 #endif

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "common.h"
+#include "rss_probe.h"
 #include "parse.h"
 #include "pacer_sketch.h"
 #include "pacer_conf.h"
@@ -65,6 +66,17 @@ static int check_config_fixed(const struct pacer_conf *conf, const struct pacer_
 }
 
 static int set_main(int argc, char **argv, const struct pacer_conf *conf);
+
+/* A wider key can make a per-CPU pacer inexact: RSS spreads the key's addresses. */
+static void note_rss(const struct pacer_handle *h)
+{
+	struct rss_verdict v;
+
+	rss_verdict_of(h, &v);
+	if (!v.exact)
+		pr_info("  note: this pacer is per-CPU, and per-CPU placement is not exact here: %s",
+			v.text);
+}
 
 int cmd_set(int argc, char **argv)
 {
@@ -231,6 +243,8 @@ static int set_main(int argc, char **argv, const struct pacer_conf *conf)
 		format_duration(h.cfg->interval_ns, a, sizeof(a)), h.cfg->thresh_ticks,
 		policy_name(h.cfg->policy), h.cfg->prefix4, h.cfg->prefix6,
 		h.cfg->malformed ? "drop" : "pass");
+	if ((set_4 || set_6) && h.layout.placement == PACER_PLACEMENT_PERCPU)
+		note_rss(&h);
 	pacer_handle_close(&h);
 	return err;
 }

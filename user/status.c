@@ -28,7 +28,7 @@ static void show_rss(const struct pacer_handle *h)
 {
 	struct rss_verdict v;
 
-	rss_verdict_for(h->ifname, !strcmp(h->mode, "skb"), h->cfg->prefix4, h->cfg->prefix6, &v);
+	rss_verdict_of(h, &v);
 	printf("  rss: per-CPU placement %s here: %s\n", v.exact ? "is exact" : "is not exact",
 	       v.text);
 }
