@@ -21,12 +21,13 @@ _xdp_pacer()
 	--policy) COMPREPLY=($(compgen -W "pace quiet" -- "$cur")); return ;;
 	--malformed) COMPREPLY=($(compgen -W "pass drop" -- "$cur")); return ;;
 	--layout) COMPREPLY=($(compgen -W "rows blocked" -- "$cur")); return ;;
-	--placement) COMPREPLY=($(compgen -W "percpu shared" -- "$cur")); return ;;
+	--placement) COMPREPLY=($(compgen -W "auto percpu shared" -- "$cur")); return ;;
 	--clock) COMPREPLY=($(compgen -W "cached coarse precise" -- "$cur")); return ;;
 	--mode) COMPREPLY=($(compgen -W "native skb" -- "$cur")); return ;;
 	--format) COMPREPLY=($(compgen -W "text json prometheus" -- "$cur")); return ;;
 	--dist) COMPREPLY=($(compgen -W "uniform zipf spoofed mix" -- "$cur")); return ;;
 	--family) COMPREPLY=($(compgen -W "4 6" -- "$cur")); return ;;
+	--affinity) COMPREPLY=($(compgen -W "spread source" -- "$cur")); return ;;
 	esac
 	case $verb in
 	load) opts="--interval --policy --prefix4 --prefix6 --malformed --rows --width --layout --placement --tick --clock --mode --config --help" ;;
@@ -36,7 +37,7 @@ _xdp_pacer()
 	stats) opts="--watch --count --json --format --output --help" ;;
 	query) opts="--json --help" ;;
 	model) opts="--sources --rows --width --layout --target --json --help" ;;
-	gen) opts="--dist --sources --zipf --good --good-period --family --src-base --dst --dst-mac --src-mac --count --duration --rate --threads --json --help" ;;
+	gen) opts="--dist --sources --zipf --good --good-period --family --src-base --dst --dst-mac --src-mac --count --duration --rate --threads --affinity --json --help" ;;
 	record) opts="--output --sources --packets --duration --count --csv --help" ;;
 	analyze) opts="--pcap --interval --prefix4 --prefix6 --policy --eps --window --target-false-drop --json --report --help" ;;
 	exporter) opts="--listen --help" ;;
