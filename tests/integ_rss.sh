@@ -81,5 +81,9 @@ check "affine: ... and most of the 1000 sources did pass (passed $passed >= 900)
 zipf_run
 check "spread: each CPU received its thread's 100000 frames (saw $split)" test "$split" = "100000 100000"
 check "spread: sources reached both CPUs and passed on each (passed $passed > 1500)" test "$passed" -gt 1500
+zipf_run --affinity source --family 6 --src-base fd00:214:: --dst fd00:214::1
+check "affine IPv6 (one /64 per source): passed $passed <= 1000" test "$passed" -le 1000
+zipf_run --family 6 --src-base fd00:214:: --dst fd00:214::1
+check "spread IPv6: passed $passed > 1500" test "$passed" -gt 1500
 
 finish
