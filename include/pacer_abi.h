@@ -10,7 +10,7 @@
 #include <linux/types.h>
 #include <linux/bpf.h>
 
-#define PACER_ABI_VERSION 2
+#define PACER_ABI_VERSION 3
 #define PACER_LAYOUT_MAGIC 0x70616365u /* "pace" */
 
 /* Per-CPU counters; PACER_STAT_MAX must stay last. */

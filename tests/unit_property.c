@@ -11,7 +11,7 @@
  *          an exact limiter admits a different stream, so it is no oracle).
  *
  * Small sketches force heavy collisions; clock jumps cover cell wrap-around
- * (256 ticks) and epoch wrap-around (2^16 epochs); the interval changes live.
+ * (256 ticks) and epoch wrap-around (2^15 epochs); the interval changes live.
  */
 #include <check.h>
 #include "check_run.h"
@@ -177,11 +177,11 @@ START_TEST(test_adversarial_streams)
 		t += 1;               /* first ns of the next */
 		checker_packet(&c, 3, t);
 	}
-	/* Periods that alias the 8-bit cells and the 16-bit epoch. */
+	/* Periods that alias the 8-bit cells and the 15-bit epoch. */
 	for (s = 0; s < 8; s++) {
 		static const uint64_t periods[] = { 256, 255, 257, 512, 192, 128,
-						    (1ULL << 16) << PACER_EPOCH_SHIFT,
-						    ((1ULL << 16) + 1) << PACER_EPOCH_SHIFT };
+						    (PACER_EPOCH_MASK + 1ULL) << PACER_EPOCH_SHIFT,
+						    (PACER_EPOCH_MASK + 2ULL) << PACER_EPOCH_SHIFT };
 
 		for (i = 0; i < 200; i++) {
 			checker_packet(&c, 10 + s, t);

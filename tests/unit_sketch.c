@@ -192,8 +192,59 @@ START_TEST(test_cell_age_modular_and_stale)
 	/* Still exact one epoch later. */
 	ck_assert_uint_eq(pacer_cell_age(&l, 3, tick + 100), 100);
 	/* Two epochs behind: the whole line is stale whatever the cells say. */
-	ck_assert_uint_eq(pacer_cell_age(&l, 3, (pacer_epoch(tick) + 2ULL) << PACER_EPOCH_SHIFT),
+	ck_assert_uint_eq(pacer_cell_age(&l, 3, ((tick >> PACER_EPOCH_SHIFT) + 2) << PACER_EPOCH_SHIFT),
 			  PACER_AGE_STALE);
+}
+END_TEST
+
+/*
+ * A line nothing has written (all zero, as maps start) holds no source,
+ * whatever the clock says: at boot (fewer than 64 ticks since it) and
+ * around every wrap of the epoch counter.
+ */
+START_TEST(test_never_written_line_is_never_seen)
+{
+	const __u64 wrap = (__u64)(PACER_EPOCH_MASK + 1) << PACER_EPOCH_SHIFT;
+	const __u64 bases[] = { 0, wrap - 64, 2 * wrap, 3 * wrap + 5, 1ULL << 40 };
+	struct pacer_line l;
+	__u64 t;
+	__u32 b, c;
+
+	memset(&l, 0, sizeof(l));
+	for (b = 0; b < sizeof(bases) / sizeof(bases[0]); b++)
+		for (t = bases[b]; t < bases[b] + 4 * 64; t++)
+			for (c = 0; c < PACER_LINE_CELLS; c++)
+				ck_assert_msg(pacer_cell_age(&l, c, t) == PACER_AGE_STALE,
+					      "tick %llu cell %u: a never-written line looks seen (age %u)",
+					      (unsigned long long)t, c, pacer_cell_age(&l, c, t));
+}
+END_TEST
+
+/*
+ * The issue's case: up 18 minutes, interval 3600 s (tick 2^37 ns, 137 s):
+ * new sources pass once each, and the guarantee still holds for them.
+ */
+START_TEST(test_new_sources_pass_soon_after_boot)
+{
+	const __u64 key[2] = { 0x1234567, 0x89abcdef };
+	uint32_t tick_shift = 37, src;
+	uint64_t interval = 3600000000000ULL, boot = 18 * 60 * 1000000000ULL;
+	struct sketch_sim s;
+
+	ck_assert_int_eq(sketch_sim_init(&s, 4, PACER_LAYOUT_ROWS, 10, tick_shift,
+					 pacer_thresh_ticks(interval, tick_shift), PACER_POLICY_PACE, key), 0);
+	for (src = 0; src < 5; src++) {
+		uint64_t h = sketch_sim_hash(&s, 4, 0x0a636300u + src, 0);
+
+		ck_assert_uint_eq(sketch_sim_age(&s, h, boot), PACER_AGE_STALE);
+		ck_assert_int_eq(sketch_sim_packet(&s, h, boot + src, NULL), 0);
+		ck_assert_int_eq(sketch_sim_packet(&s, h, boot + src + 1, NULL), 1);
+		ck_assert_int_eq(sketch_sim_packet(&s, h, boot + interval - 1, NULL), 1);
+	}
+	/* At the very start of the clock too. */
+	ck_assert_int_eq(sketch_sim_packet(&s, sketch_sim_hash(&s, 4, 0x0a010101u, 0), 0, NULL), 0);
+	ck_assert_int_eq(sketch_sim_packet(&s, sketch_sim_hash(&s, 4, 0x0a010101u, 0), 1, NULL), 1);
+	sketch_sim_free(&s);
 }
 END_TEST
 
@@ -207,7 +258,7 @@ START_TEST(test_rebase_expires_old_cells_only)
 	for (i = 0; i < PACER_LINE_CELLS; i++)
 		pacer_cell_touch(&l, (__u32)i, t0 + (__u64)i);
 	/* Into the next epoch: cells younger than 64 ticks keep their age. */
-	t1 = ((pacer_epoch(t0 + 61) + 1ULL) << PACER_EPOCH_SHIFT) + 10;
+	t1 = ((((t0 + 61) >> PACER_EPOCH_SHIFT) + 1) << PACER_EPOCH_SHIFT) + 10;
 	pacer_cell_touch(&l, 0, t1);
 	ck_assert_uint_eq(l.epoch, pacer_epoch(t1));
 	ck_assert_uint_eq(pacer_cell_age(&l, 0, t1), 0);
@@ -418,6 +469,8 @@ int main(void)
 	tcase_add_test(tc, test_slots_in_range);
 	tcase_add_test(tc, test_rows_are_independent);
 	tcase_add_test(tc, test_cell_age_modular_and_stale);
+	tcase_add_test(tc, test_never_written_line_is_never_seen);
+	tcase_add_test(tc, test_new_sources_pass_soon_after_boot);
 	tcase_add_test(tc, test_rebase_expires_old_cells_only);
 	tcase_add_test(tc, test_touch_keeps_a_newer_cell);
 	tcase_add_test(tc, test_line_ahead_is_current_and_not_rebased_back);

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Integration: a long interval soon after boot.  With the largest tick
+# (2^40 ns, 18 min) the monotonic clock of any host up less than 19.5 hours
+# is fewer than 64 ticks old: the zeroed sketch must still read as "never
+# seen", so new sources pass once each and query says an unseen source is
+# unseen.  Also the tick and interval bounds at load.
+. "$(dirname "$0")/lib.sh"
+trap teardown_pair EXIT
+
+setup_pair xpb || { echo "cannot create namespaces/veth"; exit 1; }
+require_xdp_veth
+export DST=10.214.0.1
+
+echo "    uptime $(cut -d' ' -f1 /proc/uptime) s: $(awk '{print int($1 * 1e9 / 2^40)}' /proc/uptime) ticks of 2^40 ns"
+rx "$CLI" load "$IF_RX" --interval 68400s --tick 1099511627776ns >/dev/null
+check "load --interval 68400s --tick 2^40 ns" test $? -eq 0
+send 10.214.1.1 5 --per-source 3 >/dev/null
+sleep 0.2
+check "5 new sources x 3 packets: 5 passed" test "$(stat_of passed)" = 5
+check "... and 10 dropped" test "$(stat_of dropped_recent)" = 10
+q=$(rx "$CLI" query "$IF_RX" 10.99.99.99)
+echo "    $q"
+check "query: a never-sent source is not seen" grep -q "not seen.*would pass" <<<"$q"
+q=$(rx "$CLI" query "$IF_RX" 10.214.1.3)
+check "query: a sender is seen and would be dropped" grep -q "DROPPED" <<<"$q"
+rx "$CLI" unload "$IF_RX" >/dev/null
+check "unload" test $? -eq 0
+finish
