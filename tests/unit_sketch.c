@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Unit tests of the logic the datapath shares with userspace: hashing, slot
- * derivation, prefix masks, modular ages and epochs, thresholds, and the CLI's
- * parsers.
+ * derivation, prefix masks, modular ages and epochs, thresholds, the model
+ * (the CLI's parsers are in unit_parse.c).
  */
 #include <check.h>
 #include "check_run.h"
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pacer_sketch.h"
-#include "parse.h"
+#include "parse.h" /* addresses for the mask tests */
 #include "sketch_sim.h"
 
 static const __u64 test_key[2] = { 0x0123456789abcdefULL, 0xfedcba9876543210ULL };
@@ -386,59 +386,6 @@ START_TEST(test_thresh_ticks)
 }
 END_TEST
 
-START_TEST(test_parse_duration)
-{
-	uint64_t v;
-
-	ck_assert_int_eq(parse_duration_ns("1s", &v), 0);
-	ck_assert_uint_eq(v, 1000000000ULL);
-	ck_assert_int_eq(parse_duration_ns("250ms", &v), 0);
-	ck_assert_uint_eq(v, 250000000ULL);
-	ck_assert_int_eq(parse_duration_ns("10us", &v), 0);
-	ck_assert_uint_eq(v, 10000ULL);
-	ck_assert_int_eq(parse_duration_ns("7ns", &v), 0);
-	ck_assert_uint_eq(v, 7ULL);
-	ck_assert_int_eq(parse_duration_ns("1.5s", &v), 0);
-	ck_assert_uint_eq(v, 1500000000ULL);
-	ck_assert_int_eq(parse_duration_ns("0.001ms", &v), 0);
-	ck_assert_uint_eq(v, 1000ULL);
-	ck_assert_int_eq(parse_duration_ns("1", &v), -EINVAL);     /* no unit */
-	ck_assert_int_eq(parse_duration_ns("1 s", &v), -EINVAL);
-	ck_assert_int_eq(parse_duration_ns("s", &v), -EINVAL);
-	ck_assert_int_eq(parse_duration_ns("-1s", &v), -EINVAL);
-	ck_assert_int_eq(parse_duration_ns("1.5ns", &v), -EINVAL); /* sub-ns */
-	ck_assert_int_eq(parse_duration_ns("1h", &v), -EINVAL);
-	ck_assert_int_eq(parse_duration_ns("99999999999999999999s", &v), -ERANGE);
-	ck_assert_int_eq(parse_duration_ns("20000000000s", &v), -ERANGE);
-	ck_assert_int_eq(parse_duration_ns("", &v), -EINVAL);
-}
-END_TEST
-
-START_TEST(test_parse_numbers_and_addresses)
-{
-	struct pacer_addr a;
-	uint64_t v;
-
-	ck_assert_int_eq(parse_u64_range("8", 1, 8, &v), 0);
-	ck_assert_int_eq(parse_u64_range("9", 1, 8, &v), -ERANGE);
-	ck_assert_int_eq(parse_u64_range("0", 1, 8, &v), -ERANGE);
-	ck_assert_int_eq(parse_u64_range("4x", 1, 8, &v), -EINVAL);
-	ck_assert_int_eq(parse_u64_range("-4", 0, 8, &v), -EINVAL);
-	ck_assert_int_eq(parse_u64_range("", 0, 8, &v), -EINVAL);
-	ck_assert_int_eq(parse_one_in("1/1000", &v), 0);
-	ck_assert_uint_eq(v, 1000);
-	ck_assert_int_eq(parse_one_in("1/0", &v), -ERANGE);
-	ck_assert_uint_eq(sample_thresh_one_in(1), 1ULL << 32);
-	ck_assert_uint_eq(sample_thresh_one_in(2), 1ULL << 31);
-	ck_assert_int_eq(parse_address("10.1.2.3", &a), 0);
-	ck_assert_int_eq(a.family, 4);
-	ck_assert_int_eq(parse_address("fd00::1", &a), 0);
-	ck_assert_int_eq(a.family, 6);
-	ck_assert_int_eq(parse_address("10.1.2", &a), -EINVAL);
-	ck_assert_int_eq(parse_address("fd00:::1", &a), -EINVAL);
-}
-END_TEST
-
 START_TEST(test_model_values)
 {
 	/* rows: (1 - e^{-n/w})^d with w = 62 usable cells per 64-byte line. */
@@ -477,8 +424,6 @@ int main(void)
 	tcase_add_test(tc, test_rebase_word_matches_cell_rule);
 	tcase_add_test(tc, test_wrapped_cell_never_looks_recent_after_rebase);
 	tcase_add_test(tc, test_thresh_ticks);
-	tcase_add_test(tc, test_parse_duration);
-	tcase_add_test(tc, test_parse_numbers_and_addresses);
 	tcase_add_test(tc, test_model_values);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
