@@ -84,6 +84,16 @@ struct pacer_clock_state {
 #define PACER_MIN_THRESH 2
 
 /*
+ * Bounds on the tick and the interval, one definition for load, set, the
+ * record file's header, analyze and the simulator: a tick of at most 2^40
+ * ns (18.3 minutes), an interval of at most PACER_MAX_THRESH - 1 such ticks
+ * (19.2 hours).  They keep every tick and threshold computation in 64 bits.
+ */
+#define PACER_TICK_SHIFT_MAX 40
+#define PACER_TICK_MAX_NS (1ULL << PACER_TICK_SHIFT_MAX)
+#define PACER_INTERVAL_MAX_NS ((PACER_MAX_THRESH - 1ULL) << PACER_TICK_SHIFT_MAX)
+
+/*
  * Defaults, used by the object as compiled (so `ip link set dev X xdp obj`
  * works) and by the loader.  Rows of 2^20 one-byte cells: 4 MiB per copy.
  * Tick 2^25 ns (33.6 ms) gives a 1 s interval a threshold of 31 ticks.

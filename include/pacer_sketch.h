@@ -422,12 +422,28 @@ PACER_INLINE int pacer_should_update(__u32 policy, int drop)
 /* ceil(interval / tick) + 1; 0 if out of the representable range. */
 PACER_INLINE __u32 pacer_thresh_ticks(__u64 interval_ns, __u32 tick_shift)
 {
-	__u64 q = 1ULL << tick_shift;
-	__u64 t = (interval_ns + q - 1) / q + 1;
+	__u64 q, t;
 
-	if (interval_ns == 0 || t < PACER_MIN_THRESH || t > PACER_MAX_THRESH)
+	if (interval_ns == 0 || interval_ns > PACER_INTERVAL_MAX_NS ||
+	    tick_shift > PACER_TICK_SHIFT_MAX)
+		return 0;
+	q = 1ULL << tick_shift;
+	t = (interval_ns + q - 1) / q + 1;
+	if (t < PACER_MIN_THRESH || t > PACER_MAX_THRESH)
 		return 0;
 	return (__u32)t;
+}
+
+/* The tick a --tick duration asks for: 2^floor(log2(tick_ns)); -1 out of bounds. */
+PACER_INLINE int pacer_tick_shift_of(__u64 tick_ns)
+{
+	int s = 0;
+
+	if (tick_ns == 0 || tick_ns > PACER_TICK_MAX_NS)
+		return -1;
+	while ((2ULL << s) <= tick_ns)
+		s++;
+	return s;
 }
 
 #endif /* PACER_SKETCH_H */

@@ -23,6 +23,24 @@ echo "    $q"
 check "query: a never-sent source is not seen" grep -q "not seen.*would pass" <<<"$q"
 q=$(rx "$CLI" query "$IF_RX" 10.214.1.3)
 check "query: a sender is seen and would be dropped" grep -q "DROPPED" <<<"$q"
+st=$(rx "$CLI" status "$IF_RX")
+check "status: settable range [4 ticks, 63 ticks] of 2^40 ns" grep -q "settable within \[4398.047 s, 69269.233 s\]" <<<"$st"
+out=$(rx "$CLI" set "$IF_RX" --interval 69270s 2>&1)
+check "set --interval beyond the bound: exit 2" test $? -eq 2
+check "... naming the value and the bound" grep -q "'69270s' for --interval.*at most 69269.233 s" <<<"$out"
 rx "$CLI" unload "$IF_RX" >/dev/null
 check "unload" test $? -eq 0
+
+# Out-of-bound ticks and intervals are usage errors naming the value, at once.
+refused() { # description, expected text, load arguments...
+	local d=$1 want=$2 out rc; shift 2
+	out=$(timeout 20 "$CLI" load "$IF_RX" "$@" 2>&1); rc=$?
+	check "$d: exit 2 (got $rc)" test "$rc" -eq 2
+	check "$d: the message names it" grep -q -- "$want" <<<"$out"
+	check "$d: nothing pinned" test ! -e "/sys/fs/bpf/xdp-pacer/$IF_RX"
+}
+refused "--tick 10000000000s" "'10000000000s' for --tick.*at most 1099.512 s" --tick 10000000000s
+refused "--tick 2^62 ns" "'4611686018427387904ns' for --tick" --interval 1s --tick 4611686018427387904ns
+refused "--tick 2^41 ns" "'2199023255552ns' for --tick" --interval 10800s --tick 2199023255552ns
+refused "--interval 70000s" "'70000s' for --interval.*at most 69269.233 s" --interval 70000s
 finish

@@ -34,6 +34,22 @@ START_TEST(test_parse_duration)
 }
 END_TEST
 
+START_TEST(test_parse_duration_max)
+{
+	uint64_t v = 7;
+
+	ck_assert_int_eq(parse_duration_max("1099511627776ns", 1ULL << 40, &v), 0);
+	ck_assert_uint_eq(v, 1ULL << 40);
+	ck_assert_int_eq(parse_duration_max("1099511627777ns", 1ULL << 40, &v), -ERANGE);
+	ck_assert_int_eq(parse_duration_max("10000000000s", 1ULL << 40, &v), -ERANGE);
+	ck_assert_int_eq(parse_duration_max("4611686018427387904ns", 1ULL << 40, &v), -ERANGE);
+	ck_assert_int_eq(parse_duration_max("0s", 1ULL << 40, &v), -EINVAL);
+	ck_assert_int_eq(parse_duration_max("1x", 1ULL << 40, &v), -EINVAL);
+	ck_assert_int_eq(parse_duration_max("99999999999999999999s", UINT64_MAX, &v), -ERANGE);
+	ck_assert_uint_eq(v, 1ULL << 40); /* untouched by failures */
+}
+END_TEST
+
 START_TEST(test_parse_numbers_and_addresses)
 {
 	struct pacer_addr a;
@@ -65,6 +81,7 @@ int main(void)
 	TCase *tc = tcase_create("operator input");
 
 	tcase_add_test(tc, test_parse_duration);
+	tcase_add_test(tc, test_parse_duration_max);
 	tcase_add_test(tc, test_parse_numbers_and_addresses);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

@@ -386,6 +386,35 @@ START_TEST(test_thresh_ticks)
 }
 END_TEST
 
+/*
+ * The shared tick and interval bounds at and beyond their edges, including
+ * the values that once hung load or overflowed (run under UBSan: no shift
+ * of 64 or more, no overflow).
+ */
+START_TEST(test_tick_and_interval_bounds)
+{
+	ck_assert_uint_eq(PACER_INTERVAL_MAX_NS, 63ULL << 40);
+	ck_assert_int_eq(pacer_tick_shift_of(1), 0);
+	ck_assert_int_eq(pacer_tick_shift_of(3), 1);
+	ck_assert_int_eq(pacer_tick_shift_of(33554432), 25);
+	ck_assert_int_eq(pacer_tick_shift_of(PACER_TICK_MAX_NS), PACER_TICK_SHIFT_MAX);
+	ck_assert_int_eq(pacer_tick_shift_of(PACER_TICK_MAX_NS + 1), -1);
+	ck_assert_int_eq(pacer_tick_shift_of(2199023255552ULL), -1);       /* 2^41 */
+	ck_assert_int_eq(pacer_tick_shift_of(4611686018427387904ULL), -1); /* 2^62 */
+	ck_assert_int_eq(pacer_tick_shift_of(10000000000ULL * 1000000000ULL), -1);
+	ck_assert_int_eq(pacer_tick_shift_of(UINT64_MAX), -1);
+	ck_assert_int_eq(pacer_tick_shift_of(0), -1);
+	ck_assert_uint_eq(pacer_thresh_ticks(PACER_INTERVAL_MAX_NS, PACER_TICK_SHIFT_MAX), 64);
+	ck_assert_uint_eq(pacer_thresh_ticks(PACER_INTERVAL_MAX_NS + 1, PACER_TICK_SHIFT_MAX), 0);
+	ck_assert_uint_eq(pacer_thresh_ticks(10800000000000ULL, 41), 0);
+	ck_assert_uint_eq(pacer_thresh_ticks(1000000000ULL, 62), 0);
+	ck_assert_uint_eq(pacer_thresh_ticks(1000000000ULL, 64), 0);
+	ck_assert_uint_eq(pacer_thresh_ticks(1000000000ULL, 200), 0);
+	ck_assert_uint_eq(pacer_thresh_ticks(UINT64_MAX, PACER_TICK_SHIFT_MAX), 0);
+	ck_assert_uint_eq(pacer_thresh_ticks(UINT64_MAX - 5, 0), 0);
+}
+END_TEST
+
 START_TEST(test_model_values)
 {
 	/* rows: (1 - e^{-n/w})^d with w = 62 usable cells per 64-byte line. */
@@ -424,6 +453,7 @@ int main(void)
 	tcase_add_test(tc, test_rebase_word_matches_cell_rule);
 	tcase_add_test(tc, test_wrapped_cell_never_looks_recent_after_rebase);
 	tcase_add_test(tc, test_thresh_ticks);
+	tcase_add_test(tc, test_tick_and_interval_bounds);
 	tcase_add_test(tc, test_model_values);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

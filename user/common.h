@@ -34,6 +34,8 @@ int expect_positionals(int argc, char **argv, int want, const char *what);
 
 /* Errors about options name the option and the value; return 2 (usage). */
 int bad_value(const char *opt, const char *val, const char *why);
+/* Parse a positive duration of at most max_ns for opt: 0, or 2 after saying why not. */
+int parse_duration_opt(const char *opt, const char *val, uint64_t max_ns, uint64_t *out);
 
 int ifname_to_index(const char *ifname, int *ifindex);
 int pin_dir(const char *ifname, char *buf, size_t len);

@@ -71,9 +71,8 @@ int cmd_set(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", longopts, &idx)) != -1) {
 		switch (c) {
 		case 'i':
-			if (parse_duration_ns(optarg, &interval) || !interval)
-				return bad_value("--interval", optarg,
-						 "expected a positive duration such as 1s, 250ms");
+			if (parse_duration_opt("--interval", optarg, PACER_INTERVAL_MAX_NS, &interval))
+				return 2;
 			set_i = true;
 			break;
 		case 'p':
