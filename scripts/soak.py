@@ -33,6 +33,7 @@ import bench  # noqa: E402  (the benchmark's set-up, referee and helpers)
 from bench import CLI, IF_RX, IF_TX, NS_RX, NS_TX, DST, STRUCT_BASE, sh, log  # noqa: E402
 
 INTERVALS = ["1s", "500ms", "250ms", "750ms", "2s"]
+DST6 = "fd00:211::1"
 MIN_INTERVAL_NS = 250_000_000
 SEGMENTS = [  # generator arguments, in turn
     ["--dist", "uniform", "--sources", "1000", "--src-base", STRUCT_BASE],
@@ -73,8 +74,9 @@ def stats():
 
 
 def start_gen(seg):
+    dst = DST6 if "6" in seg["args"] else DST
     args = ["nice", "-n", "10", "nsenter", f"--net=/run/netns/{NS_TX}", CLI, "gen", IF_TX,
-            "--dst", DST, "--threads", "2", "--duration", f"{seg['secs']}s", "--json"] + seg["args"]
+            "--dst", dst, "--threads", "2", "--duration", f"{seg['secs']}s", "--json"] + seg["args"]
     return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
