@@ -401,6 +401,50 @@ START_TEST(test_new_sources_pass_soon_after_boot)
 }
 END_TEST
 
+/*
+ * Targeted collisions on the real object (README, "Targeted collisions"):
+ * knowing the hash key, four crafted sources that share the victim's cell in
+ * each row get the victim's first packet ever dropped; the same sources
+ * crafted against another key (the real one is secret) do not.
+ */
+static uint32_t collider_for(const __u64 key[2], uint64_t victim_h, uint32_t row, uint32_t *next)
+{
+	uint32_t vl[PACER_MAX_ROWS], vc[PACER_MAX_ROWS], l[PACER_MAX_ROWS], c[PACER_MAX_ROWS];
+
+	pacer_slots(fx.lay.kind, fx.lay.rows, fx.lay.lines_log2, victim_h, vl, vc);
+	for (;; (*next)++) {
+		pacer_slots(fx.lay.kind, fx.lay.rows, fx.lay.lines_log2,
+			    pacer_hash_v4(key, htonl(*next)), l, c);
+		if (l[row] == vl[row] && c[row] == vc[row])
+			return (*next)++;
+	}
+}
+
+START_TEST(test_targeted_collisions_need_the_key)
+{
+	static const __u64 guess[2] = { 0x0badc0ffee0ddf00ULL | 1, 0x5eed5eed5eed5eedULL | 1 };
+	const __u64 *keys[2] = { test_key, guess };
+	uint32_t victim = 0x0a320001u + (uint32_t)_i, next = 0x0b000000u, r;
+	char addr[INET_ADDRSTRLEN];
+	struct in_addr ia;
+	struct frame f;
+
+	/* Shared: the verdict must not depend on which CPU each test run lands on. */
+	fixture_load(PACER_LAYOUT_ROWS, PACER_PLACEMENT_SHARED, 4, PACER_POLICY_PACE,
+		     PACER_MALFORMED_PASS, 32, 64, 0);
+	for (r = 0; r < fx.lay.rows; r++) {
+		ia.s_addr = htonl(collider_for(keys[_i], pacer_hash_v4(keys[_i], htonl(victim)), r, &next));
+		v4(&f, inet_ntop(AF_INET, &ia, addr, sizeof(addr)));
+		ck_assert_int_eq(run(&f), XDP_PASS); /* a new source: admitted, writes its cells */
+	}
+	ia.s_addr = htonl(victim);
+	v4(&f, inet_ntop(AF_INET, &ia, addr, sizeof(addr)));
+	/* Key known: never seen, yet dropped.  Key guessed: passes. */
+	ck_assert_int_eq(run(&f), _i == 0 ? XDP_DROP : XDP_PASS);
+	fixture_unload();
+}
+END_TEST
+
 START_TEST(test_prefix_masking_shares_fate)
 {
 	struct frame f;
@@ -629,6 +673,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_variants, 0, (int)(sizeof(variants) / sizeof(variants[0])));
 	tcase_add_loop_test(tc, test_new_sources_pass_soon_after_boot, 0,
 			    (int)(sizeof(boot_variants) / sizeof(boot_variants[0])));
+	tcase_add_loop_test(tc, test_targeted_collisions_need_the_key, 0, 2);
 	tcase_add_test(tc, test_prefix_masking_shares_fate);
 	tcase_add_test(tc, test_vlan_tags_key_on_inner_source);
 	tcase_add_loop_test(tc, test_every_truncation_is_malformed, 0,
