@@ -79,6 +79,9 @@ struct pacer_clock_state {
 #define PACER_LINE_BYTES 64
 #define PACER_LINE_CELLS 62
 #define PACER_MAX_ROWS 8
+/* --width, cells per row: a power of two in this range. */
+#define PACER_MIN_WIDTH 64
+#define PACER_MAX_WIDTH (1u << 30)
 #define PACER_EPOCH_SHIFT 6  /* an epoch is 64 ticks */
 #define PACER_MAX_THRESH 64  /* threshold ticks; needs 2*epoch + thresh <= 256 */
 #define PACER_MIN_THRESH 2

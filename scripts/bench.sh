@@ -31,9 +31,13 @@ cleanup() {
 	if [ -s "$XPB_STATE/sysctl" ]; then
 		sysctl -qw kernel.bpf_stats_enabled="$(cat "$XPB_STATE/sysctl")" || true
 	fi
+	# load pins per network namespace: /sys/fs/bpf/xdp-pacer/netns-<inode>/<ifname>
+	local pins
+	pins=/sys/fs/bpf/xdp-pacer/netns-$(stat -L -c %i "/run/netns/xpb-rx-$XPB_RUN" 2>/dev/null || echo none)
+	rm -rf "$pins/xpbr$XPB_RUN" "$XPB_STATE"
+	rmdir "$pins" 2>/dev/null || true
 	ip netns del "xpb-rx-$XPB_RUN" 2>/dev/null || true
 	ip netns del "xpb-tx-$XPB_RUN" 2>/dev/null || true
-	rm -rf "/sys/fs/bpf/xdp-pacer/xpbr$XPB_RUN" "$XPB_STATE"
 	exit "$rc"
 }
 trap cleanup EXIT

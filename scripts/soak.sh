@@ -28,9 +28,13 @@ cleanup() {
 	fi
 	# unload inside the namespace first, so pins go with the program
 	nsenter --net="/run/netns/xpb-rx-$XPB_RUN" "$BUILD/xdp-pacer" unload "xpbr$XPB_RUN" >/dev/null 2>&1 || true
+	# what unload could not remove: pins are per namespace, netns-<inode>/<ifname>
+	local pins
+	pins=/sys/fs/bpf/xdp-pacer/netns-$(stat -L -c %i "/run/netns/xpb-rx-$XPB_RUN" 2>/dev/null || echo none)
+	rm -rf "$pins/xpbr$XPB_RUN" "$WORK"
+	rmdir "$pins" 2>/dev/null || true
 	ip netns del "xpb-rx-$XPB_RUN" 2>/dev/null || true
 	ip netns del "xpb-tx-$XPB_RUN" 2>/dev/null || true
-	rm -rf "/sys/fs/bpf/xdp-pacer/xpbr$XPB_RUN" "$WORK"
 	exit "$rc"
 }
 trap cleanup EXIT

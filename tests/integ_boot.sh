@@ -34,10 +34,11 @@ check "unload" test $? -eq 0
 # Out-of-bound ticks and intervals are usage errors naming the value, at once.
 refused() { # description, expected text, load arguments...
 	local d=$1 want=$2 out rc; shift 2
-	out=$(timeout 20 "$CLI" load "$IF_RX" "$@" 2>&1); rc=$?
+	out=$(timeout 20 nsenter --net="/run/netns/$NS_RX" "$CLI" load "$IF_RX" "$@" 2>&1); rc=$?
 	check "$d: exit 2 (got $rc)" test "$rc" -eq 2
 	check "$d: the message names it" grep -q -- "$want" <<<"$out"
-	check "$d: nothing pinned" test ! -e "/sys/fs/bpf/xdp-pacer/$IF_RX"
+	check "$d: nothing pinned" test ! -e "$(pins_of "$NS_RX" "$IF_RX")"
+	check "$d: nothing attached" bash -c "! ip -n $NS_RX link show $IF_RX | grep -q xdp"
 }
 refused "--tick 10000000000s" "'10000000000s' for --tick.*at most 1099.512 s" --tick 10000000000s
 refused "--tick 2^62 ns" "'4611686018427387904ns' for --tick" --interval 1s --tick 4611686018427387904ns

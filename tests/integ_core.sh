@@ -8,7 +8,7 @@ trap teardown_pair EXIT
 
 setup_pair xpt || { echo "cannot create namespaces/veth"; exit 1; }
 require_xdp_veth
-PINS=/sys/fs/bpf/xdp-pacer/$IF_RX
+PINS=$(pins_of "$NS_RX" "$IF_RX")
 
 # --- loaded by the CLI ---
 out=$(rx "$CLI" load "$IF_RX" 2>&1)
@@ -107,7 +107,7 @@ check "a sketch larger than half the memory is refused up front" bash -c "[ $? -
 rx "$CLI" load lo --mode native >/dev/null 2>&1
 check "a load that fails at attach (native XDP on lo) exits 1" test $? -eq 1
 check "... and leaves no program" bash -c "! ip -n $NS_RX link show lo | grep -q xdp"
-check "... and no pins" test ! -e /sys/fs/bpf/xdp-pacer/lo
+check "... and no pins" test ! -e "$(pins_of "$NS_RX" lo)"
 rx "$CLI" load "$IF_RX" --placement shared --layout blocked >/dev/null
 rx "$CLI" load "$IF_RX" >/dev/null 2>&1
 check "a second load on a busy interface fails" test $? -eq 1

@@ -25,7 +25,7 @@ check "load (shared, 300 ms, 2 x 1024)" test $? -eq 0
 
 sampling() { rx "$CLI" status "$IF_RX" | sed -n 's/^ *sampling: //p'; }
 rx "$CLI" set "$IF_RX" --sample-sources 1/4 >/dev/null
-check "sampling set to 1/4 before recording" test "$(sampling)" = "sources 1/4, packets 1/0"
+check "sampling set to 1/4 before recording" test "$(sampling)" = "sources 1/4, packets off"
 
 # --- record with --duration while 400 sources send 8 rounds ---
 REC=$WORK/rec.xpr
@@ -34,7 +34,7 @@ REC=$WORK/rec.xpr
 nsenter --net="/run/netns/$NS_RX" "$CLI" record "$IF_RX" -o "$REC" --sources 1/1 --duration 4s >"$WORK/rec.out" 2>"$WORK/rec.err" &
 REC_PID=$!
 sleep 0.5
-check "sampling is 1/1 while recording" test "$(sampling)" = "sources 1/1, packets 1/0"
+check "sampling is 1/1 while recording" test "$(sampling)" = "sources 1/1, packets off"
 before=$(stat_of recorded)
 sent=$(send 10.212.1.1 400 --rounds 8 --round-gap 0.12)
 check "sender sent 3200 frames" test "$sent" = 3200
@@ -44,7 +44,7 @@ REC_PID=
 check "record --duration exits 0" test "$rc" -eq 0
 sed 's/^/    /' "$WORK/rec.out" "$WORK/rec.err"
 check "the recording is in place, no .tmp left" test -s "$REC" -a ! -e "$REC.tmp"
-check "sampling restored to 1/4 afterwards" test "$(sampling)" = "sources 1/4, packets 1/0"
+check "sampling restored to 1/4 afterwards" test "$(sampling)" = "sources 1/4, packets off"
 recorded=$(( $(stat_of recorded) - before ))
 check "record reports 3200 records written" grep -q ": 3200 records written" "$WORK/rec.out"
 check "record reports 0 records lost" grep -q "; 0 records lost" "$WORK/rec.out"
@@ -107,7 +107,7 @@ rc=$?
 REC_PID=
 check "record stopped by SIGTERM exits 0" test "$rc" -eq 0
 check "SIGTERM: file complete and in place" test -s "$WORK/term.xpr" -a ! -e "$WORK/term.xpr.tmp"
-check "SIGTERM: sampling restored to 1/4" test "$(sampling)" = "sources 1/4, packets 1/0"
+check "SIGTERM: sampling restored to 1/4" test "$(sampling)" = "sources 1/4, packets off"
 rx "$CLI" analyze "$WORK/term.xpr" --json >"$WORK/term.json"
 check "1/2 source sample: about half of 100 sources recorded" \
 	python3 -c "import json; d=json.load(open('$WORK/term.json')); n=d['audit']['sources']; assert 25 <= n <= 75, n"
@@ -128,7 +128,7 @@ check "SIGKILL: analyze reads the .tmp (exit 0)" test $? -eq 0
 check "SIGKILL: analyze warns the recording is incomplete" grep -q "incomplete recording" "$WORK/killed.err"
 check "SIGKILL: all 300 packets flushed before the kill are there" \
 	test "$(python3 -c "import json; print(json.load(open('$WORK/killed.json'))['audit']['packets'])")" = 300
-check "SIGKILL leaves sampling on, as documented" test "$(sampling)" = "sources 1/1, packets 1/0"
+check "SIGKILL leaves sampling on, as documented" test "$(sampling)" = "sources 1/1, packets off"
 
 # --- CSV with --count ---
 rx "$CLI" set "$IF_RX" --sample-sources off >/dev/null

@@ -36,8 +36,17 @@ setup_pair() { # prefix
 	RX_MAC=$(ip -n "$NS_RX" -o link show "$IF_RX" | sed -n 's/.*link\/ether \([0-9a-f:]*\).*/\1/p')
 }
 
+# pins_of NS IFNAME: where load pins IFNAME's maps inside namespace NS.
+pins_of() {
+	echo "/sys/fs/bpf/xdp-pacer/netns-$(stat -L -c %i "/run/netns/$1" 2>/dev/null)/$2"
+}
+
 teardown_pair() {
-	[ -n "${IF_RX:-}" ] && rm -rf "/sys/fs/bpf/xdp-pacer/$IF_RX" 2>/dev/null
+	if [ -n "${NS_RX:-}" ] && [ -e "/run/netns/$NS_RX" ]; then
+		local pins; pins=$(pins_of "$NS_RX" "${IF_RX:-none}")
+		rm -rf "$pins" 2>/dev/null
+		rmdir "$(dirname "$pins")" 2>/dev/null
+	fi
 	[ -n "${NS_RX:-}" ] && ip netns del "$NS_RX" 2>/dev/null
 	[ -n "${NS_TX:-}" ] && ip netns del "$NS_TX" 2>/dev/null
 	true

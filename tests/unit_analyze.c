@@ -460,6 +460,7 @@ START_TEST(test_reports)
 
 	build_load(&s, &h, 2000, 4, 1ULL << 32);
 	rd.hdr = h;
+	snprintf(rd.hdr.hostname, sizeof(rd.hdr.hostname), "h\xff\x01\"st\xc3\xa9");
 	ck_assert_int_eq(audit_run(&s, &a), 0);
 	sizing_params_from_header(&p, &h);
 	p.target = 0.01;
@@ -486,6 +487,8 @@ START_TEST(test_reports)
 	fclose(f);
 	ck_assert_ptr_nonnull(strstr(buf, "\"file\":\"test<&>.xpr\""));
 	ck_assert_ptr_nonnull(strstr(buf, "\"table1\":null"));
+	/* A hostname's raw bytes: not UTF-8, a control byte, a quote; valid UTF-8 kept. */
+	ck_assert_ptr_nonnull(strstr(buf, "\"hostname\":\"h\\ufffd\\u0001\\\"st\xc3\xa9\""));
 	ck_assert_ptr_nonnull(strstr(buf, "\"false_passes\":"));
 	ck_assert_ptr_null(strstr(buf, "nan"));
 	ck_assert_ptr_null(strstr(buf, "inf"));

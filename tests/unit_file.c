@@ -522,6 +522,101 @@ START_TEST(test_tick_and_interval_bounds)
 }
 END_TEST
 
+START_TEST(test_implausible_header_contents)
+{
+	uint8_t buf[PACER_FILE_HEADER_V1_LEN];
+	struct pacer_file_header h, got;
+	struct pacer_file_error e;
+
+	/* Each field in range, valid CRC, but not a limiter load makes. */
+	sample_header(&h);
+	h.interval_ns = 1;
+	pacer_file_header_encode(&h, buf, sizeof(buf));
+	ck_assert_int_eq(pacer_file_header_decode(buf, sizeof(buf), &got, &e), -EBADMSG);
+	ck_assert_int_eq(e.problem, PACER_FILE_HEADER_INVALID);
+	ck_assert_uint_eq(e.offset, 32);
+	ck_assert_ptr_nonnull(strstr(e.msg, "threshold 31 ticks does not match the interval"));
+	sample_header(&h);
+	h.lines_log2 = 30;
+	pacer_file_header_encode(&h, buf, sizeof(buf));
+	ck_assert_int_eq(pacer_file_header_decode(buf, sizeof(buf), &got, &e), -EBADMSG);
+	ck_assert_uint_eq(e.offset, 44);
+	ck_assert_ptr_nonnull(strstr(e.msg, "lines_log2 30"));
+	sample_header(&h);
+	h.kind = PACER_LAYOUT_BLOCKED;
+	h.rows = 3;
+	pacer_file_header_encode(&h, buf, sizeof(buf));
+	ck_assert_int_eq(pacer_file_header_decode(buf, sizeof(buf), &got, &e), -EBADMSG);
+	ck_assert_ptr_nonnull(strstr(e.msg, "power of two"));
+	/* The largest and smallest sketches load makes still pass. */
+	sample_header(&h);
+	h.lines_log2 = 24;
+	pacer_file_header_encode(&h, buf, sizeof(buf));
+	ck_assert_int_eq(pacer_file_header_decode(buf, sizeof(buf), &got, &e), 0);
+	h.kind = PACER_LAYOUT_BLOCKED;
+	h.rows = 8;
+	h.lines_log2 = 3;
+	pacer_file_header_encode(&h, buf, sizeof(buf));
+	ck_assert_int_eq(pacer_file_header_decode(buf, sizeof(buf), &got, &e), 0);
+}
+END_TEST
+
+/* Opening a FIFO for reading blocks until a writer comes: the reader must not. */
+START_TEST(test_fifo_refused_without_blocking)
+{
+	struct pacer_file_reader rd;
+	struct pacer_file_error e;
+	char p[128];
+
+	path_of(p, sizeof(p), "fifo");
+	ck_assert_int_eq(mkfifo(p, 0600), 0);
+	alarm(5); /* a regression hangs: fail instead */
+	ck_assert_int_eq(pacer_file_open(p, &rd, &e), -EINVAL);
+	alarm(0);
+	ck_assert_ptr_nonnull(strstr(e.msg, "not a regular file"));
+	unlink(p);
+}
+END_TEST
+
+/* A link planted at FILE.tmp is never followed; one at FILE is replaced, not written through. */
+START_TEST(test_writer_never_follows_links)
+{
+	struct pacer_file_writer w;
+	struct pacer_file_header h;
+	struct pacer_file_error e;
+	char p[128], tmp[140], victim[128], b[16] = "";
+	struct stat st;
+	FILE *f;
+
+	path_of(victim, sizeof(victim), "victim");
+	path_of(p, sizeof(p), "out.xpr");
+	snprintf(tmp, sizeof(tmp), "%s.tmp", p);
+	f = fopen(victim, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("precious", f);
+	fclose(f);
+	sample_header(&h);
+	ck_assert_int_eq(symlink(victim, tmp), 0);
+	ck_assert_int_eq(pacer_file_writer_open(&w, p, PACER_FORMAT_BINARY, &h, &e), -EEXIST);
+	ck_assert_ptr_nonnull(strstr(e.msg, ".tmp"));
+	unlink(tmp);
+	ck_assert_int_eq(symlink(victim, p), 0);
+	ck_assert_int_eq(pacer_file_writer_open(&w, p, PACER_FORMAT_BINARY, &h, &e), 0);
+	ck_assert_int_eq(fstat(fileno(w.f), &st), 0);
+	ck_assert_uint_eq(st.st_mode & 0777, 0600);
+	ck_assert_int_eq(pacer_file_writer_finish(&w, 1, 0, &e), 0);
+	ck_assert_int_eq(lstat(p, &st), 0);
+	ck_assert(S_ISREG(st.st_mode));
+	f = fopen(victim, "r");
+	ck_assert_ptr_nonnull(fgets(b, sizeof(b), f));
+	fclose(f);
+	ck_assert_str_eq(b, "precious");
+	ck_assert_int_eq(access(tmp, F_OK), -1);
+	unlink(p);
+	unlink(victim);
+}
+END_TEST
+
 START_TEST(test_csv)
 {
 	char p[128], line[512];
@@ -568,6 +663,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_incomplete_and_count_mismatch);
 	tcase_add_test(tc, test_invalid_record_named_with_offset);
 	tcase_add_test(tc, test_invalid_header_fields);
+	tcase_add_test(tc, test_implausible_header_contents);
+	tcase_add_test(tc, test_fifo_refused_without_blocking);
+	tcase_add_test(tc, test_writer_never_follows_links);
 	tcase_add_test(tc, test_tick_and_interval_bounds);
 	tcase_add_test(tc, test_csv);
 	suite_add_tcase(s, tc);

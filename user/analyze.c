@@ -15,6 +15,7 @@
 #include "analyze_report.h"
 #include "pacer_sketch.h"
 #include "parse.h"
+#include "safe_file.h"
 
 #define DEFAULT_TARGET 1e-3
 #define DEFAULT_INV_EPS 8
@@ -40,7 +41,8 @@ static void usage(FILE *f)
 		"                          packets inside any one interval, so the window spans one)\n"
 		"  --target-false-drop P   false-drop rate the sizing must meet (default %g)\n"
 		"  --json                  JSON on stdout instead of the text summary\n"
-		"  --report FILE           also write an HTML report with inline SVG plots\n",
+		"  --report FILE           also write an HTML report with inline SVG plots (mode\n"
+		"                          0600, through a temporary renamed into place)\n",
 		DEFAULT_INV_EPS, DEFAULT_TARGET);
 }
 
@@ -96,6 +98,25 @@ static void end_progress(struct progress *p)
 	if (p->on && p->last_phase)
 		fprintf(stderr, "\r%30s\r", "");
 	p->last_phase = NULL;
+}
+
+/* The HTML report, created as every output file is (safe_file.h). */
+static int write_report(const char *path, const struct an_report *rep)
+{
+	struct safe_out o;
+	char why[300];
+	int err = safe_out_open(&o, path, NULL, SAFE_FILE_MODE, why, sizeof(why));
+
+	if (!err && an_report_html(o.f, rep)) {
+		safe_out_discard(&o);
+		err = -EIO;
+		snprintf(why, sizeof(why), "writing %s failed", path);
+	} else if (!err) {
+		err = safe_out_commit(&o, why, sizeof(why));
+	}
+	if (err)
+		pr_err("%s", why);
+	return err;
 }
 
 int cmd_analyze(int argc, char **argv)
@@ -245,18 +266,9 @@ int cmd_analyze(int argc, char **argv)
 		pr_err("writing the report to stdout failed");
 		goto out_free;
 	}
-	if (report_path) {
-		FILE *f = fopen(report_path, "w");
-
-		if (!f) {
-			pr_err("cannot create %s: %s", report_path, strerror(errno));
-			goto out_free;
-		}
-		err = an_report_html(f, &rep);
-		if (fclose(f) || err) {
-			pr_err("writing %s failed", report_path);
-			goto out_free;
-		}
+	if (report_path && write_report(report_path, &rep)) {
+		goto out_free;
+	} else if (report_path) {
 		if (!json)
 			printf("\nHTML report: %s\n", report_path);
 	}

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -152,6 +155,14 @@ int expect_positionals(int argc, char **argv, int want, const char *what)
 	return 2;
 }
 
+int expect_ifname(int argc, char **argv, const char **ifname)
+{
+	if (expect_positionals(argc, argv, 1, "an interface name"))
+		return 2;
+	*ifname = argv[optind];
+	return check_ifname_arg(*ifname);
+}
+
 int bad_value(const char *opt, const char *val, const char *why)
 {
 	pr_err("invalid value '%s' for %s: %s", val, opt, why);
@@ -187,11 +198,126 @@ int ifname_to_index(const char *ifname, int *ifindex)
 	return 0;
 }
 
+int check_ifname_arg(const char *ifname)
+{
+	if (ifname_valid(ifname))
+		return 0;
+	return bad_value("IFNAME", ifname,
+			 "an interface name has 1 to 15 characters, none of them '/', ':' or white space");
+}
+
+int netns_self(uint64_t *ino)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/net", &st))
+		return -errno;
+	*ino = (uint64_t)st.st_ino;
+	return 0;
+}
+
 int pin_dir(const char *ifname, char *buf, size_t len)
 {
-	int n = snprintf(buf, len, "%s/%s", PACER_PIN_ROOT, ifname);
+	uint64_t ns = 0;
+	int err = netns_self(&ns);
 
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+	return err ? err : pin_if_dir(PACER_PIN_ROOT, ns, ifname, buf, len);
+}
+
+int pins_lock(void)
+{
+	int fd;
+
+	if (mkdir(PACER_PIN_ROOT, 0700) && errno != EEXIST)
+		return -errno;
+	fd = open(PACER_PIN_ROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+void pins_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd); /* closing drops the flock */
+}
+
+int pacer_remove_pin_dir(const char *dir)
+{
+	char path[320], *slash;
+	int i, err = 0;
+
+	for (i = 0; i <= PACER_MAP_MAX; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, i < PACER_MAP_MAX ? pacer_pin_names[i] : "prog");
+		if (unlink(path) && errno != ENOENT)
+			err = -errno;
+	}
+	if (rmdir(dir) && errno != ENOENT)
+		err = -errno;
+	/* The namespace's directory goes with its last interface. */
+	snprintf(path, sizeof(path), "%s", dir);
+	slash = strrchr(path, '/');
+	if (!err && slash) {
+		*slash = 0;
+		if (rmdir(path) && errno != ENOTEMPTY && errno != EEXIST && errno != ENOENT)
+			err = -errno;
+	}
+	return err;
+}
+
+uint32_t pinned_prog_id(const char *dir)
+{
+	struct bpf_prog_info info = {};
+	uint32_t len = sizeof(info);
+	char path[320];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/prog", dir);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return 0;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		info.id = 0;
+	close(fd);
+	return info.id;
+}
+
+/* Scans mountinfo (ip netns, container runtimes bind-mount namespaces) and /proc/PID/ns/net. */
+bool netns_alive(uint64_t ino)
+{
+	char want[40], link[64], path[300], line[1024];
+	struct dirent *de;
+	bool alive = false;
+	DIR *d;
+	FILE *f;
+	ssize_t n;
+
+	snprintf(want, sizeof(want), "net:[%llu]", (unsigned long long)ino);
+	f = fopen("/proc/self/mountinfo", "r");
+	while (f && !alive && fgets(line, sizeof(line), f))
+		alive = strstr(line, want) != NULL;
+	if (f)
+		fclose(f);
+	d = opendir("/proc");
+	while (d && !alive && (de = readdir(d))) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/ns/net", de->d_name);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n > 0) {
+			link[n] = 0;
+			alive = !strcmp(link, want);
+		}
+	}
+	if (d)
+		closedir(d);
+	return alive;
 }
 
 int ensure_bpffs(void)
@@ -273,6 +399,28 @@ static int resolve_dispatcher(int ifindex, uint32_t *prog_id)
 	return -ENOENT;
 }
 
+uint32_t attached_pacer_id(int ifindex)
+{
+	struct bpf_prog_info info = {};
+	uint32_t len = sizeof(info), id = 0;
+	const char *mode;
+	int fd;
+
+	if (find_prog_id(ifindex, &id, &mode))
+		return 0;
+	fd = bpf_prog_get_fd_by_id(id);
+	if (fd < 0)
+		return 0;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		id = 0;
+	else if (!strcmp(info.name, "xdp_dispatcher") && resolve_dispatcher(ifindex, &id))
+		id = 0;
+	else if (strcmp(info.name, "xdp_dispatcher") && strcmp(info.name, PACER_PROG_NAME))
+		id = 0;
+	close(fd);
+	return id;
+}
+
 static int map_slot(const char *name)
 {
 	size_t n = strlen(name);
@@ -304,8 +452,12 @@ int pacer_handle_open(const char *ifname, struct pacer_handle *h)
 	h->ncpus = num_cpus();
 	snprintf(h->ifname, sizeof(h->ifname), "%s", ifname);
 	err = ifname_to_index(ifname, &h->ifindex);
-	if (err)
+	if (err) {
+		if (!pin_dir(ifname, path, sizeof(path)) && !stat(path, &stt))
+			pr_err("pins for %s remain in %s (orphaned: the interface is gone); remove them with 'xdp-pacer unload %s'",
+			       ifname, path, ifname);
 		return err;
+	}
 
 	err = find_prog_id(h->ifindex, &h->prog_id, &h->mode);
 	if (err) {
@@ -421,7 +573,8 @@ int pacer_handle_open(const char *ifname, struct pacer_handle *h)
 		       strerror(-err));
 		goto fail;
 	}
-	if (!pin_dir(ifname, path, sizeof(path)) && !stat(path, &stt))
+	/* Pins of an earlier load that another loader replaced are not this program's. */
+	if (!pin_dir(ifname, path, sizeof(path)) && pinned_prog_id(path) == h->prog_id)
 		h->pinned = true;
 	return 0;
 fail:
@@ -573,5 +726,5 @@ int parse_ifname_only(int argc, char **argv, const char *usage_text, const char 
 		usage_hint(argv[0]);
 		return 2;
 	}
-	return 0;
+	return check_ifname_arg(*ifname);
 }

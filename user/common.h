@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <net/if.h>
 #include "pacer_abi.h"
+#include "pins.h"
 
 #define PACER_PIN_ROOT "/sys/fs/bpf/xdp-pacer"
 #define PACER_PROG_NAME "xdp_pacer"
@@ -32,13 +33,32 @@ void usage_hint(const char *verb);
  */
 int expect_positionals(int argc, char **argv, int want, const char *what);
 
+/* The same for a verb whose one positional argument is an interface name, checked. */
+int expect_ifname(int argc, char **argv, const char **ifname);
+
 /* Errors about options name the option and the value; return 2 (usage). */
 int bad_value(const char *opt, const char *val, const char *why);
 /* Parse a positive duration of at most max_ns for opt: 0, or 2 after saying why not. */
 int parse_duration_opt(const char *opt, const char *val, uint64_t max_ns, uint64_t *out);
 
 int ifname_to_index(const char *ifname, int *ifindex);
-int pin_dir(const char *ifname, char *buf, size_t len);
+/* 0, or 2 after saying why ifname cannot name an interface (usage error). */
+int check_ifname_arg(const char *ifname);
+
+/* Pins (see pins.h for the layout). */
+int netns_self(uint64_t *ino);                      /* this process's network namespace */
+int pin_dir(const char *ifname, char *buf, size_t len); /* ifname's pins in this namespace */
+/* Serialise everything that makes or removes pins: an flock on the pin root. fd or -errno. */
+int pins_lock(void);
+void pins_unlock(int fd);
+/* Remove a pin directory (and its namespace's directory once empty). 0 or -errno. */
+int pacer_remove_pin_dir(const char *dir);
+/* Id of the program pinned in dir, 0 if none. */
+uint32_t pinned_prog_id(const char *dir);
+/* Whether a process or a mount (ip netns, containers) still holds network namespace ino. */
+bool netns_alive(uint64_t ino);
+/* Id of the xdp-pacer program attached to ifindex (behind libxdp's dispatcher too), or 0. */
+uint32_t attached_pacer_id(int ifindex);
 int ensure_bpffs(void);
 int num_cpus(void);
 
@@ -99,9 +119,6 @@ int parse_placement(const char *s, uint32_t *out);
 int parse_layout(const char *s, uint32_t *out);
 int parse_clock(const char *s, uint32_t *out);
 int parse_malformed(const char *s, uint32_t *out);
-
-/* Remove every pin load made for ifname (load.c). */
-int pacer_remove_pins(const char *ifname);
 
 /* Parse a verb's lone IFNAME argument with -h/--help; see common.c. */
 int parse_ifname_only(int argc, char **argv, const char *usage_text, const char **ifname);

@@ -25,6 +25,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "common.h"
+#include "json_out.h"
 #include "parse.h"
 #include "gen_abi.h"
 #include "gen.skel.h"
@@ -288,6 +289,7 @@ static int parse_gen_opts(int argc, char **argv, struct gen_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *ifname;
 	uint64_t v;
 	char *end;
 	int c, i;
@@ -374,7 +376,7 @@ static int parse_gen_opts(int argc, char **argv, struct gen_opts *o)
 		usage_hint(argv[0]);
 		return 2;
 	}
-	return expect_positionals(argc, argv, 1, "an interface name");
+	return expect_ifname(argc, argv, &ifname);
 }
 
 struct gen_thread {
@@ -472,17 +474,22 @@ static void print_report(const struct gen_opts *o, const struct gen_report *r,
 	double pps = r->seconds > 0 ? (double)r->sent / r->seconds : 0;
 
 	if (o->json) {
-		printf("{\"dist\":\"%s\",\"family\":%u,\"threads\":%u,\"sent\":%llu,"
+		printf("{\"dist\":");
+		json_string(stdout, dist_names[o->dist]);
+		printf(",\"family\":%u,\"threads\":%u,\"sent\":%llu,"
 		       "\"seconds\":%.6f,\"pps\":%.0f,\"sources\":%u,\"distinct_sources\":%.0f,"
 		       "\"distinct_exact\":%s,\"good_sent\":%llu",
-		       dist_names[o->dist], o->family, o->threads, (unsigned long long)r->sent,
+		       o->family, o->threads, (unsigned long long)r->sent,
 		       r->seconds, pps, o->dist == GEN_DIST_MIX ? o->good : o->sources, r->distinct,
 		       r->distinct_exact ? "true" : "false", (unsigned long long)r->good_sent);
-		if (o->dist == GEN_DIST_MIX)
-			printf(",\"good_sources\":%u,\"good_first\":\"%s\",\"good_last\":\"%s\","
-			       "\"good_sport\":%u,\"flood_sport\":%u,\"flood_sent\":%llu",
-			       o->good, good_first, good_last, GEN_SPORT_GOOD, GEN_SPORT_FLOOD,
-			       (unsigned long long)(r->sent - r->good_sent));
+		if (o->dist == GEN_DIST_MIX) {
+			printf(",\"good_sources\":%u,\"good_first\":", o->good);
+			json_string(stdout, good_first);
+			printf(",\"good_last\":");
+			json_string(stdout, good_last);
+			printf(",\"good_sport\":%u,\"flood_sport\":%u,\"flood_sent\":%llu", GEN_SPORT_GOOD,
+			       GEN_SPORT_FLOOD, (unsigned long long)(r->sent - r->good_sent));
+		}
 		printf("}\n");
 		return;
 	}

@@ -21,7 +21,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: xdp-pacer load IFNAME [OPTIONS]\n\n"
-		"Attach the limiter to IFNAME and pin its maps under " PACER_PIN_ROOT "/IFNAME.\n\n"
+		"Attach the limiter to IFNAME and pin its maps under\n"
+		PACER_PIN_ROOT "/netns-INODE/IFNAME (INODE: this network namespace's).\n\n"
 		"Live options (change later with 'xdp-pacer set'):\n"
 		"  --interval DUR        minimum gap between admitted packets of a source (1s);\n"
 		"                        DUR takes ns, us, ms or s, e.g. 250ms, 1.5s; at most 69269.233s\n"
@@ -102,7 +103,7 @@ static int parse_opts(int argc, char **argv, struct load_opts *o, const char **i
 			o->rows = (uint32_t)v;
 			break;
 		case 'w':
-			if (parse_u64_range(optarg, 64, 1ULL << 30, &v) || log2_exact(v) < 0)
+			if (parse_u64_range(optarg, PACER_MIN_WIDTH, PACER_MAX_WIDTH, &v) || log2_exact(v) < 0)
 				return bad_value("--width", optarg,
 						 "expected a power of two from 64 to 1073741824");
 			o->width = v;
@@ -153,10 +154,7 @@ static int parse_opts(int argc, char **argv, struct load_opts *o, const char **i
 			return 2;
 		}
 	}
-	if (expect_positionals(argc, argv, 1, "an interface name"))
-		return 2;
-	*ifname = argv[optind];
-	return 0;
+	return expect_ifname(argc, argv, ifname);
 }
 
 /* Smallest power-of-two tick that keeps the threshold at most 48 ticks. */
@@ -171,7 +169,7 @@ static uint32_t default_tick_shift(uint64_t interval_ns)
 
 static int build_layout(const struct load_opts *o, struct pacer_layout *lay, uint32_t *thresh)
 {
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[64];
 	uint64_t lines, min_ns, max_ns;
 	int lg;
 
@@ -206,10 +204,10 @@ static int build_layout(const struct load_opts *o, struct pacer_layout *lay, uin
 	interval_range(lay->tick_shift, &min_ns, &max_ns);
 	*thresh = pacer_thresh_ticks(o->interval_ns, lay->tick_shift);
 	if (o->interval_ns < min_ns || o->interval_ns > max_ns || !*thresh) {
-		pr_err("--interval %s does not fit tick %s: with this tick the interval must be within [%s, %s]",
+		pr_err("--interval %s does not fit tick %s: with this tick the interval must be within %s",
 		       format_duration(o->interval_ns, a, sizeof(a)),
 		       format_duration(1ULL << lay->tick_shift, b, sizeof(b)),
-		       format_duration(min_ns, c, sizeof(c)), format_duration(max_ns, b, sizeof(b)));
+		       format_duration_range(min_ns, max_ns, c, sizeof(c)));
 		return 2;
 	}
 	return 0;
@@ -253,34 +251,8 @@ static int check_memory(const struct load_opts *o, const struct pacer_layout *la
 	return 0;
 }
 
-static int remove_pins(const char *dir)
-{
-	char path[300];
-	int i, err = 0;
-
-	for (i = 0; i < PACER_MAP_MAX; i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, pacer_pin_names[i]);
-		if (unlink(path) && errno != ENOENT)
-			err = -errno;
-	}
-	snprintf(path, sizeof(path), "%s/prog", dir);
-	if (unlink(path) && errno != ENOENT)
-		err = -errno;
-	if (rmdir(dir) && errno != ENOENT)
-		err = -errno;
-	return err;
-}
-
-int pacer_remove_pins(const char *ifname)
-{
-	char dir[256];
-
-	if (pin_dir(ifname, dir, sizeof(dir)))
-		return -ENAMETOOLONG;
-	return remove_pins(dir);
-}
-
-static int pin_all(struct xdp_pacer_bpf *skel, const char *dir)
+/* Sets *created once this run made dir: only then is it this run's to remove. */
+static int pin_all(struct xdp_pacer_bpf *skel, const char *dir, bool *created)
 {
 	struct bpf_map *maps[PACER_MAP_MAX] = {
 		[PACER_MAP_SK_PCPU] = skel->maps.pacer_sk_pcpu,
@@ -291,13 +263,17 @@ static int pin_all(struct xdp_pacer_bpf *skel, const char *dir)
 		[PACER_MAP_RODATA] = skel->maps.rodata,
 		[PACER_MAP_CLOCK] = skel->maps.pacer_clock,
 	};
-	char path[300], eb[128];
+	char path[300], eb[128], *slash;
 	int i, err;
 
-	if (mkdir(PACER_PIN_ROOT, 0700) && errno != EEXIST)
+	snprintf(path, sizeof(path), "%s", dir);
+	slash = strrchr(path, '/');
+	*slash = 0;
+	if (mkdir(path, 0700) && errno != EEXIST)
 		return -errno;
 	if (mkdir(dir, 0700))
 		return -errno;
+	*created = true;
 	for (i = 0; i < PACER_MAP_MAX; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, pacer_pin_names[i]);
 		err = bpf_obj_pin(bpf_map__fd(maps[i]), path);
@@ -352,8 +328,8 @@ int cmd_load(int argc, char **argv)
 	char dir[256], eb[128], mb[32], ib[32], tb[32];
 	uint32_t thresh;
 	uint64_t lines, bytes;
-	int ifindex, err, ncpus = num_cpus();
-	bool attached = false, pinned = false;
+	int ifindex, err, ncpus = num_cpus(), lock_fd;
+	bool attached = false, created_dir = false;
 	struct stat st;
 
 	optind = 1;
@@ -368,35 +344,44 @@ int cmd_load(int argc, char **argv)
 	if (ifname_to_index(ifname, &ifindex))
 		return 1;
 	if (pin_dir(ifname, dir, sizeof(dir))) {
-		pr_err("interface name '%s' makes the pin path too long", ifname);
+		pr_err("cannot name the pin directory of %s in this network namespace", ifname);
+		return 1;
+	}
+	if (ensure_bpffs())
+		return 1;
+	/* A concurrent load of the same interface waits here, then finds it busy. */
+	lock_fd = pins_lock();
+	if (lock_fd < 0) {
+		pr_err("cannot lock %s: %s", PACER_PIN_ROOT, strerror(-lock_fd));
 		return 1;
 	}
 	err = bpf_xdp_query(ifindex, 0, &q);
 	if (err) {
 		pr_err("cannot query XDP state of %s: %s", ifname, err_str(err, eb, sizeof(eb)));
-		return 1;
+		goto out;
 	}
 	if (q.attach_mode != XDP_ATTACHED_NONE) {
 		pr_err("%s already has an XDP program attached (id %u); run 'xdp-pacer unload %s' or detach it first",
 		       ifname, q.prog_id ? q.prog_id : (q.drv_prog_id ? q.drv_prog_id : q.skb_prog_id),
 		       ifname);
-		return 1;
+		err = -EBUSY;
+		goto out;
 	}
-	if (ensure_bpffs())
-		return 1;
 	if (!stat(dir, &st)) {
 		pr_err("removing stale pins in %s left by an earlier load (nothing is attached to %s)",
 		       dir, ifname);
-		if (remove_pins(dir)) {
+		err = pacer_remove_pin_dir(dir);
+		if (err) {
 			pr_err("cannot remove stale pins in %s", dir);
-			return 1;
+			goto out;
 		}
 	}
 
 	skel = xdp_pacer_bpf__open();
 	if (!skel) {
-		pr_err("cannot open the BPF object: %s", err_str(-errno, eb, sizeof(eb)));
-		return 1;
+		err = -errno;
+		pr_err("cannot open the BPF object: %s", err_str(err, eb, sizeof(eb)));
+		goto out;
 	}
 	skel->rodata->pacer_layout = lay;
 	cfg = &skel->data->pacer_cfg;
@@ -442,10 +427,9 @@ int cmd_load(int argc, char **argv)
 		goto out;
 	}
 	attached = true;
-	err = pin_all(skel, dir);
+	err = pin_all(skel, dir, &created_dir);
 	if (err)
 		goto out;
-	pinned = true;
 
 	bytes = lines * PACER_LINE_BYTES * (o.placement == PACER_PLACEMENT_PERCPU ? (uint64_t)ncpus : 1);
 	pr_info("xdp-pacer: attached to %s (ifindex %d) in %s mode as %s, program id %u", ifname,
@@ -468,8 +452,9 @@ out:
 		if (derr)
 			pr_err("could not detach after failure: %s", err_str(derr, eb, sizeof(eb)));
 	}
-	if (err && !pinned && !stat(dir, &st))
-		remove_pins(dir);
+	if (err && created_dir)
+		pacer_remove_pin_dir(dir);
+	pins_unlock(lock_fd);
 	xdp_program__close(prog);
 	xdp_pacer_bpf__destroy(skel);
 	return err ? 1 : 0;

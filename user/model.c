@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common.h"
+#include "json_out.h"
 #include "parse.h"
 #include "sketch_sim.h"
 
@@ -27,6 +28,15 @@ static int lines_log2_for(uint32_t kind, uint32_t rows, uint64_t width)
 	return (1ULL << lg) == lines ? lg : -1;
 }
 
+static void print_json(uint64_t n, uint64_t rows, uint64_t width, uint32_t kind, double p)
+{
+	printf("{\"sources\":%llu,\"rows\":%llu,\"width\":%llu,\"layout\":",
+	       (unsigned long long)n, (unsigned long long)rows, (unsigned long long)width);
+	json_string(stdout, layout_name(kind));
+	printf(",\"false_drop\":%.6g,\"bytes\":%llu,\"bytes_per_source\":%.3f}\n", p,
+	       (unsigned long long)(rows * width), (double)(rows * width) / (double)n);
+}
+
 int cmd_model(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -40,7 +50,7 @@ int cmd_model(int argc, char **argv)
 	double target = 0;
 	bool json = false;
 	char *end, mb[32];
-	int c, lg;
+	int c, lg, met = 0;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -54,7 +64,7 @@ int cmd_model(int argc, char **argv)
 				return bad_value("--rows", optarg, "expected an integer from 1 to 8");
 			break;
 		case 'w':
-			if (parse_u64_range(optarg, 64, 1ULL << 30, &width) || (width & (width - 1)))
+			if (parse_u64_range(optarg, PACER_MIN_WIDTH, PACER_MAX_WIDTH, &width) || (width & (width - 1)))
 				return bad_value("--width", optarg, "expected a power of two from 64 to 1073741824");
 			break;
 		case 'l':
@@ -92,11 +102,7 @@ int cmd_model(int argc, char **argv)
 		double p = sketch_model_false_drop(kind, (uint32_t)rows, (uint32_t)lg, (double)n);
 
 		if (json)
-			printf("{\"sources\":%llu,\"rows\":%llu,\"width\":%llu,\"layout\":\"%s\","
-			       "\"false_drop\":%.6g,\"bytes\":%llu,\"bytes_per_source\":%.3f}\n",
-			       (unsigned long long)n, (unsigned long long)rows, (unsigned long long)width,
-			       layout_name(kind), p, (unsigned long long)(rows * width),
-			       (double)(rows * width) / (double)n);
+			print_json(n, rows, width, kind, p);
 		else
 			printf("%llu sources, %llu rows x %llu cells (%s): false drops %.4f%%, %s per copy, %.2f bytes per source\n",
 			       (unsigned long long)n, (unsigned long long)rows, (unsigned long long)width,
@@ -109,7 +115,7 @@ int cmd_model(int argc, char **argv)
 
 		if (kind == PACER_LAYOUT_BLOCKED && (d & (d - 1)))
 			continue;
-		for (w = 64; w <= (1ULL << 30); w <<= 1) {
+		for (w = PACER_MIN_WIDTH; w <= PACER_MAX_WIDTH; w <<= 1) {
 			double p;
 
 			lg = lines_log2_for(kind, d, w);
@@ -118,9 +124,15 @@ int cmd_model(int argc, char **argv)
 				printf("rows %u: width %llu, %s per copy, %.2f bytes per source, false drops %.4f%%\n",
 				       d, (unsigned long long)w, format_bytes(d * w, mb, sizeof(mb)),
 				       (double)(d * w) / (double)n, 100 * p);
+				met++;
 				break;
 			}
 		}
+	}
+	if (!met) {
+		pr_err("no geometry meets a false-drop rate of %g for %llu sources: the largest sketch (%d rows x %u cells, %s layout) does not",
+		       target, (unsigned long long)n, PACER_MAX_ROWS, PACER_MAX_WIDTH, layout_name(kind));
+		return 1;
 	}
 	return 0;
 }

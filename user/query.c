@@ -7,6 +7,7 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include "common.h"
+#include "json_out.h"
 #include "parse.h"
 #include "pacer_sketch.h"
 
@@ -68,7 +69,7 @@ int cmd_query(int argc, char **argv)
 	uint64_t hash, now, tick, q;
 	uint32_t age = PACER_AGE_STALE, prefix;
 	bool json = false, keyed, drop;
-	char ab[64], d1[32], d2[32];
+	char ab[64], d1[32], d2[32], key[80];
 	int c, err;
 
 	optind = 1;
@@ -87,8 +88,13 @@ int cmd_query(int argc, char **argv)
 	}
 	if (expect_positionals(argc, argv, 2, "an interface name and an address"))
 		return 2;
+	if (check_ifname_arg(argv[optind]))
+		return 2;
 	if (parse_address(argv[optind + 1], &addr))
 		return bad_value("ADDRESS", argv[optind + 1], "expected an IPv4 or IPv6 address");
+	if (pacer_addr_unmap_v4(&addr) && !json)
+		printf("%s is IPv4-mapped: the datapath sees that host as the IPv4 source %s\n",
+		       argv[optind + 1], format_address(&addr, ab, sizeof(ab)));
 	if (pacer_handle_open(argv[optind], &h))
 		return 1;
 
@@ -111,9 +117,11 @@ int cmd_query(int argc, char **argv)
 	drop = pacer_is_recent(age, h.cfg->thresh_ticks);
 	format_address(&addr, ab, sizeof(ab));
 	if (json) {
-		printf("{\"key\":\"%s/%u\",\"age_ticks\":%d,\"tick_ns\":%llu,\"threshold_ticks\":%u,"
-		       "\"would_drop\":%s}\n",
-		       ab, prefix, age >= PACER_AGE_STALE || age >= PACER_MAX_THRESH ? -1 : (int)age,
+		snprintf(key, sizeof(key), "%s/%u", ab, prefix);
+		printf("{\"key\":");
+		json_string(stdout, key);
+		printf(",\"age_ticks\":%d,\"tick_ns\":%llu,\"threshold_ticks\":%u,\"would_drop\":%s}\n",
+		       age >= PACER_AGE_STALE || age >= PACER_MAX_THRESH ? -1 : (int)age,
 		       (unsigned long long)q, h.cfg->thresh_ticks, drop ? "true" : "false");
 	} else if (age >= PACER_MAX_THRESH) {
 		printf("%s/%u: not seen within the sketch's memory (%llu ticks); a packet now would pass\n",

@@ -13,11 +13,11 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/file.h>
 #include <bpf/libbpf.h>
 #include "common.h"
 #include "pacer_file.h"
 #include "parse.h"
+#include "safe_file.h"
 
 #define DEFAULT_SOURCES_ONE_IN 64
 
@@ -34,8 +34,8 @@ static void usage(FILE *f)
 		"Usage: xdp-pacer record IFNAME -o FILE [--sources 1/N|off] [--packets 1/M|off]\n"
 		"                        [--duration DUR] [--count N] [--csv]\n\n"
 		"Record the limiter's decisions on IFNAME for 'xdp-pacer analyze'.\n"
-		"  -o, --output FILE   where to write; the recording goes to FILE.tmp and is\n"
-		"                      renamed to FILE when complete\n"
+		"  -o, --output FILE   where to write (mode 0600); the recording goes to FILE.tmp,\n"
+		"                      which must not exist, and is renamed to FILE when complete\n"
 		"  --sources 1/N|off   record every packet of 1 in N sources, chosen by keyed hash\n"
 		"                      (default 1/%d); complete per-source streams make the audit exact\n"
 		"  --packets 1/M|off   also record 1 in M packets at random (default off)\n"
@@ -121,28 +121,34 @@ static uint64_t mono_ns(void)
  * One recorder per program: two would split the ring buffer's records
  * between them and each would restore sampling under the other's feet.
  * Keyed by program id, which (unlike an ifindex) is unique across network
- * namespaces.
+ * namespaces.  The lock file is removed when the recording ends.
  */
-static int lock_program(const struct pacer_handle *h)
+static int lock_program(const struct pacer_handle *h, char *path, size_t len)
 {
-	char path[128];
 	int fd;
 
-	snprintf(path, sizeof(path), "/run/xdp-pacer-record.prog%u.lock", h->prog_id);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		snprintf(path, sizeof(path), "/tmp/xdp-pacer-record.prog%u.lock", h->prog_id);
-		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	}
-	if (fd < 0)
-		return -errno;
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		int err = errno == EWOULDBLOCK ? -EBUSY : -errno;
-
-		close(fd);
-		return err;
+	snprintf(path, len, "/run/xdp-pacer-record.prog%u.lock", h->prog_id);
+	fd = lock_file_acquire(path, 1);
+	if (fd < 0 && fd != -EBUSY) {
+		snprintf(path, len, "/tmp/xdp-pacer-record.prog%u.lock", h->prog_id);
+		fd = lock_file_acquire(path, 1);
 	}
 	return fd;
+}
+
+/* Interval and threshold as one consistent pair, even while 'set' changes them. */
+static void read_interval(const struct pacer_handle *h, struct pacer_file_header *hdr)
+{
+	volatile struct pacer_config *c = h->cfg;
+	int tries;
+
+	for (tries = 0; tries < 100; tries++) {
+		hdr->interval_ns = c->interval_ns;
+		hdr->thresh_ticks = c->thresh_ticks;
+		__sync_synchronize();
+		if (c->interval_ns == hdr->interval_ns && c->thresh_ticks == hdr->thresh_ticks)
+			return;
+	}
 }
 
 int cmd_record(int argc, char **argv)
@@ -157,6 +163,7 @@ int cmd_record(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *ifname_arg;
 	uint64_t src_thresh = sample_thresh_one_in(DEFAULT_SOURCES_ONE_IN), pkt_thresh = 0;
 	uint64_t duration = 0, count = 0, prev_src, prev_pkt, deadline = 0, next_flush;
 	uint64_t before[PACER_STAT_MAX], after[PACER_STAT_MAX], lost = 0, end_mono;
@@ -171,7 +178,7 @@ int cmd_record(int argc, char **argv)
 	struct timespec rt;
 	const char *out = NULL;
 	bool tty = isatty(STDERR_FILENO), sampling_on = false, counters_ok;
-	char eb[128], a[32], sbuf[32], pbuf[32];
+	char eb[128], a[32], sbuf[64], lock_path[64];
 	int c, err, lock_fd, ret = 1, stopped_by = 0;
 
 	optind = 1;
@@ -208,7 +215,7 @@ int cmd_record(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (expect_positionals(argc, argv, 1, "an interface name"))
+	if (expect_ifname(argc, argv, &ifname_arg))
 		return 2;
 	if (!out || !*out) {
 		pr_err("record needs -o FILE");
@@ -225,7 +232,7 @@ int cmd_record(int argc, char **argv)
 	}
 	if (pacer_handle_open(argv[optind], &h))
 		return 1;
-	lock_fd = lock_program(&h);
+	lock_fd = lock_program(&h, lock_path, sizeof(lock_path));
 	if (lock_fd < 0) {
 		if (lock_fd == -EBUSY)
 			pr_err("another 'xdp-pacer record' is already recording %s", h.ifname);
@@ -257,8 +264,7 @@ int cmd_record(int argc, char **argv)
 	sigaction(SIGHUP, &sa, &old_hup);
 
 	pacer_file_header_init(&hdr);
-	hdr.interval_ns = h.cfg->interval_ns;
-	hdr.thresh_ticks = h.cfg->thresh_ticks;
+	read_interval(&h, &hdr);
 	hdr.tick_shift = h.layout.tick_shift;
 	hdr.rows = h.layout.rows;
 	hdr.lines_log2 = h.layout.lines_log2;
@@ -300,10 +306,8 @@ int cmd_record(int argc, char **argv)
 	}
 	cons.w = &w;
 	cons.limit = count;
-	pr_info("recording %s into %s.tmp (renamed to %s when done): sources %s, packets %s%s%s",
-		h.ifname, out, out,
-		src_thresh ? (snprintf(sbuf, sizeof(sbuf), "1/%" PRIu64, ((uint64_t)1 << 32) / src_thresh), sbuf) : "off",
-		pkt_thresh ? (snprintf(pbuf, sizeof(pbuf), "1/%" PRIu64, ((uint64_t)1 << 32) / pkt_thresh), pbuf) : "off",
+	pr_info("recording %s into %s.tmp (renamed to %s when done): %s%s%s", h.ifname, out, out,
+		format_sampling(src_thresh, pkt_thresh, sbuf, sizeof(sbuf)),
 		duration ? ", for " : "", duration ? format_duration(duration, a, sizeof(a)) : "");
 	fflush(stdout);
 
@@ -396,7 +400,7 @@ out:
 		sigaction(SIGHUP, &old_hup, NULL);
 	}
 	ring_buffer__free(rb);
-	close(lock_fd);
+	lock_file_release(lock_fd, lock_path);
 	pacer_handle_close(&h);
 	return ret;
 }

@@ -58,6 +58,7 @@ int cmd_set(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *ifname_arg;
 	struct pacer_config want;
 	struct pacer_handle h;
 	uint64_t v, interval = 0, src_thresh = 0, pkt_thresh = 0;
@@ -119,7 +120,7 @@ int cmd_set(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (expect_positionals(argc, argv, 1, "an interface name"))
+	if (expect_ifname(argc, argv, &ifname_arg))
 		return 2;
 	if (!(set_i || set_p || set_m || set_4 || set_6 || set_s || set_k)) {
 		pr_err("set needs at least one option to change");

@@ -83,6 +83,7 @@ int cmd_stats(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *ifname_arg;
 	uint64_t cur[PACER_STAT_MAX], prev[PACER_STAT_MAX], watch = 0, count = 0, done = 0;
 	struct pacer_handle h;
 	bool json = false;
@@ -111,7 +112,7 @@ int cmd_stats(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (expect_positionals(argc, argv, 1, "an interface name"))
+	if (expect_ifname(argc, argv, &ifname_arg))
 		return 2;
 	if (count && !watch) {
 		pr_err("--count only applies with --watch");
@@ -136,6 +137,13 @@ int cmd_stats(int argc, char **argv)
 		sleep((unsigned)watch);
 		if (stop)
 			break;
+		/* Our map fds keep the counters readable after an unload: they would read as zero rates. */
+		if (attached_pacer_id(h.ifindex) != h.prog_id) {
+			pr_err("the pacer on %s was unloaded (program id %u is no longer attached); stopping",
+			       h.ifname, h.prog_id);
+			err = -ENOENT;
+			break;
+		}
 		err = pacer_read_counters(&h, cur);
 		if (err) {
 			pr_err("cannot read counters (was the program unloaded?): %s", strerror(-err));

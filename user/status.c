@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* xdp-pacer status: what is attached where, and how it is configured. */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,7 +16,10 @@
 static const char usage_text[] =
 	"Usage: xdp-pacer status [IFNAME]\n\n"
 	"Show the xdp-pacer program on IFNAME, or on every interface that has one:\n"
-	"attach mode, sketch geometry (fixed at load), live configuration, map memory.\n";
+	"attach mode, sketch geometry (fixed at load), live configuration, map memory.\n"
+	"Without IFNAME, also list pins no running pacer owns: orphaned ones (the\n"
+	"interface was deleted, or the program detached by other means) and those\n"
+	"of other network namespaces, each with the command that removes them.\n";
 
 static void show(const struct pacer_handle *h)
 {
@@ -24,28 +28,23 @@ static void show(const struct pacer_handle *h)
 	uint64_t cells = (PACER_LINE_BYTES << l->lines_log2) /
 			 (l->kind == PACER_LAYOUT_BLOCKED ? l->rows : 1);
 	uint64_t min_ns, max_ns;
-	char a[32], b[32], d[32], e[32];
+	char a[32], b[32], d[64], dir[256];
 
 	interval_range(l->tick_shift, &min_ns, &max_ns);
+	if (!h->pinned || pin_dir(h->ifname, dir, sizeof(dir)))
+		snprintf(dir, sizeof(dir), "attached by another loader (no pins)");
 	printf("%s (ifindex %d): program id %u, %s mode, %s%s\n", h->ifname, h->ifindex, h->prog_id,
-	       h->mode, h->pinned ? "loaded by xdp-pacer, pins in " PACER_PIN_ROOT "/" : "attached by another loader (no pins)",
-	       h->pinned ? h->ifname : "");
+	       h->mode, h->pinned ? "loaded by xdp-pacer, pins in " : "", dir);
 	printf("  sketch (fixed at load): %u rows x %llu cells, %s layout, %s, tick %s, clock %s\n",
 	       l->rows, (unsigned long long)cells, layout_name(l->kind), placement_name(l->placement),
 	       format_duration(1ULL << l->tick_shift, a, sizeof(a)), clock_name(l->clock));
-	printf("  live: interval %s (threshold %u ticks; settable within [%s, %s]), policy %s\n",
+	printf("  live: interval %s (threshold %u ticks; settable within %s), policy %s\n",
 	       format_duration(c->interval_ns, b, sizeof(b)), c->thresh_ticks,
-	       format_duration(min_ns, d, sizeof(d)), format_duration(max_ns, e, sizeof(e)),
-	       policy_name(c->policy));
+	       format_duration_range(min_ns, max_ns, d, sizeof(d)), policy_name(c->policy));
 	printf("  live: prefix4 /%u, prefix6 /%u, malformed %s, hash key %s\n", c->prefix4,
 	       c->prefix6, c->malformed ? "drop" : "pass",
 	       c->hash_key[0] && c->hash_key[1] ? "set" : "not yet drawn (no packet seen)");
-	if (c->sample_src_thresh || c->sample_pkt_thresh)
-		printf("  sampling: sources 1/%llu, packets 1/%llu\n",
-		       c->sample_src_thresh ? (unsigned long long)((1ULL << 32) / c->sample_src_thresh) : 0ULL,
-		       c->sample_pkt_thresh ? (unsigned long long)((1ULL << 32) / c->sample_pkt_thresh) : 0ULL);
-	else
-		printf("  sampling: off\n");
+	printf("  sampling: %s\n", format_sampling(c->sample_src_thresh, c->sample_pkt_thresh, d, sizeof(d)));
 	printf("  map memory: %s (%d CPUs)\n", format_bytes(pacer_map_bytes(h), a, sizeof(a)),
 	       h->ncpus);
 }
@@ -68,6 +67,85 @@ static int has_pacer(int ifindex)
 	     (!strcmp(info.name, PACER_PROG_NAME) || !strcmp(info.name, "xdp_dispatcher"));
 	close(fd);
 	return ok;
+}
+
+/* Pins in this namespace that no attached program owns. */
+static int show_own_orphan(const char *dir, const char *ifname)
+{
+	uint32_t id = pinned_prog_id(dir);
+	unsigned int ifindex = if_nametoindex(ifname);
+
+	if (ifindex && id && attached_pacer_id((int)ifindex) == id)
+		return 0; /* live: shown above */
+	printf("%s: ORPHANED pins in %s (program id %u): %s; remove them with 'xdp-pacer unload %s'\n",
+	       ifname, dir, id,
+	       !ifindex ? "the interface no longer exists" : "the program is no longer attached to it",
+	       ifname);
+	return 1;
+}
+
+static int show_foreign(const char *dir, const char *ifname, uint64_t ns)
+{
+	bool alive = netns_alive(ns);
+
+	printf("%s in network namespace %llu (not this one): pins in %s (program id %u); ", ifname,
+	       (unsigned long long)ns, dir, pinned_prog_id(dir));
+	if (alive)
+		printf("that namespace exists: run 'xdp-pacer status' inside it\n");
+	else
+		printf("ORPHANED: that namespace is gone; remove them with 'xdp-pacer unload --netns %llu %s'\n",
+		       (unsigned long long)ns, ifname);
+	return 1;
+}
+
+/* Pins an older xdp-pacer made directly under the root, keyed by name only. */
+static int show_legacy(const char *name)
+{
+	char dir[300];
+	uint32_t id;
+
+	if (!ifname_valid(name) || snprintf(dir, sizeof(dir), "%s/%s", PACER_PIN_ROOT, name) < 0)
+		return 0;
+	id = pinned_prog_id(dir);
+	if (!id)
+		return 0;
+	printf("%s: pins of an older xdp-pacer in %s (program id %u), namespace unknown; remove them with 'rm -r %s' once nothing uses them\n",
+	       name, dir, id, dir);
+	return 1;
+}
+
+/* Every pin directory under the root that the interface scan did not show. */
+static int show_other_pins(void)
+{
+	char nsdir[300], dir[300];
+	struct dirent *ns_ent, *if_ent;
+	uint64_t self = 0, ns;
+	DIR *root, *d;
+	int shown = 0;
+
+	root = opendir(PACER_PIN_ROOT);
+	if (!root || netns_self(&self)) {
+		if (root)
+			closedir(root);
+		return 0;
+	}
+	while ((ns_ent = readdir(root))) {
+		if (pin_netns_parse(ns_ent->d_name, &ns)) {
+			shown += show_legacy(ns_ent->d_name);
+			continue;
+		}
+		if (pin_netns_dir(PACER_PIN_ROOT, ns, nsdir, sizeof(nsdir)) || !(d = opendir(nsdir)))
+			continue;
+		while ((if_ent = readdir(d))) {
+			if (pin_if_dir(PACER_PIN_ROOT, ns, if_ent->d_name, dir, sizeof(dir)))
+				continue; /* ".", "..", or not an interface's directory */
+			shown += ns == self ? show_own_orphan(dir, if_ent->d_name)
+					    : show_foreign(dir, if_ent->d_name, ns);
+		}
+		closedir(d);
+	}
+	closedir(root);
+	return shown;
 }
 
 int cmd_status(int argc, char **argv)
@@ -105,5 +183,6 @@ int cmd_status(int argc, char **argv)
 	if_freenameindex(ifs);
 	if (!found)
 		printf("xdp-pacer is not attached to any interface\n");
+	show_other_pins();
 	return 0;
 }

@@ -1,19 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* xdp-pacer unload: detach the pacer from an interface and remove its pins. */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <net/if.h>
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 #include "common.h"
+#include "parse.h"
 
 static const char usage_text[] =
-	"Usage: xdp-pacer unload IFNAME\n\n"
+	"Usage: xdp-pacer unload IFNAME [--netns INODE]\n\n"
 	"Detach the xdp-pacer program from IFNAME, whether the CLI or 'ip link' attached it,\n"
-	"and remove the pins under " PACER_PIN_ROOT "/IFNAME. Other XDP programs are left alone.\n";
+	"and remove the pins 'load' made for IFNAME in this network namespace\n"
+	"(" PACER_PIN_ROOT "/netns-INODE/IFNAME). Other XDP programs are left alone.\n"
+	"If IFNAME no longer exists, its orphaned pins are removed (which frees the\n"
+	"program and its sketch).\n"
+	"  --netns INODE   remove the pins of IFNAME in another network namespace, as\n"
+	"                  'status' lists them; refused while that namespace still exists\n"
+	"                  (unload from inside it instead)\n";
 
 static int detach(struct pacer_handle *h)
 {
@@ -42,25 +51,89 @@ static int detach(struct pacer_handle *h)
 	return err;
 }
 
-int cmd_unload(int argc, char **argv)
+static int parse_args(int argc, char **argv, const char **ifname, uint64_t *netns)
+{
+	static const struct option longopts[] = {
+		{ "netns", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			if (parse_u64_range(optarg, 1, UINT64_MAX, netns))
+				return bad_value("--netns", optarg,
+						 "expected the namespace's inode number, as 'status' prints it");
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return -1;
+		default:
+			usage_hint(argv[0]);
+			return 2;
+		}
+	}
+	return expect_ifname(argc, argv, ifname);
+}
+
+static int remove_dir_pins(const char *dir, const char *why)
+{
+	uint32_t id = pinned_prog_id(dir);
+	int err = pacer_remove_pin_dir(dir);
+
+	if (err) {
+		pr_err("cannot remove pins in %s: %s", dir, strerror(-err));
+		return 1;
+	}
+	if (id)
+		pr_info("xdp-pacer: removed %spins in %s (program id %u)", why, dir, id);
+	else
+		pr_info("xdp-pacer: removed %spins in %s", why, dir);
+	return 0;
+}
+
+/* Pins of another namespace: only once nothing holds that namespace any more. */
+static int unload_foreign(const char *ifname, uint64_t netns)
+{
+	char dir[256];
+	struct stat st;
+
+	if (pin_if_dir(PACER_PIN_ROOT, netns, ifname, dir, sizeof(dir)) || stat(dir, &st)) {
+		pr_err("no pins for %s of network namespace %llu", ifname, (unsigned long long)netns);
+		return 1;
+	}
+	if (netns_alive(netns)) {
+		pr_err("network namespace %llu still exists: run 'xdp-pacer unload %s' inside it (e.g. with nsenter --net=...)",
+		       (unsigned long long)netns, ifname);
+		return 1;
+	}
+	return remove_dir_pins(dir, "orphaned ");
+}
+
+/* The interface is gone: what is left of it is its pins. */
+static int unload_orphan(const char *ifname, const char *dir, bool had_pins)
+{
+	if (!had_pins) {
+		pr_err("no such interface '%s', and no pins for it in %s", ifname, dir);
+		return 1;
+	}
+	pr_info("xdp-pacer: %s no longer exists; its pins were orphaned", ifname);
+	return remove_dir_pins(dir, "orphaned ");
+}
+
+static int unload_locked(const char *ifname, const char *dir, bool had_pins)
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	struct pacer_handle h;
-	const char *ifname;
-	char dir[256];
-	struct stat st;
-	int ifindex, err, had_pins;
+	unsigned int ifindex = if_nametoindex(ifname);
+	int err;
 
-	err = parse_ifname_only(argc, argv, usage_text, &ifname);
-	if (err)
-		return err < 0 ? 0 : err;
-	if (ifname_to_index(ifname, &ifindex))
-		return 1;
-	if (pin_dir(ifname, dir, sizeof(dir)))
-		return 1;
-	had_pins = !stat(dir, &st);
-
-	if (!bpf_xdp_query(ifindex, 0, &q) && q.attach_mode != XDP_ATTACHED_NONE) {
+	if (!ifindex)
+		return unload_orphan(ifname, dir, had_pins);
+	if (!bpf_xdp_query((int)ifindex, 0, &q) && q.attach_mode != XDP_ATTACHED_NONE) {
 		if (pacer_handle_open(ifname, &h))
 			return 1; /* not ours, or unreadable: leave it alone */
 		err = detach(&h);
@@ -72,13 +145,31 @@ int cmd_unload(int argc, char **argv)
 		pr_err("nothing to unload: no XDP program on %s and no pins in %s", ifname, dir);
 		return 1;
 	}
-	if (had_pins) {
-		err = pacer_remove_pins(ifname);
-		if (err) {
-			pr_err("cannot remove pins in %s: %s", dir, strerror(-err));
-			return 1;
-		}
-		pr_info("xdp-pacer: removed pins in %s", dir);
+	return had_pins ? remove_dir_pins(dir, "") : 0;
+}
+
+int cmd_unload(int argc, char **argv)
+{
+	const char *ifname = NULL;
+	uint64_t netns = 0, self = 0;
+	char dir[256];
+	struct stat st;
+	int err, lock_fd;
+
+	err = parse_args(argc, argv, &ifname, &netns);
+	if (err)
+		return err < 0 ? 0 : err;
+	if (netns_self(&self) || pin_dir(ifname, dir, sizeof(dir))) {
+		pr_err("cannot find this process's network namespace (is /proc mounted?)");
+		return 1;
 	}
-	return 0;
+	lock_fd = pins_lock();
+	if (lock_fd < 0)
+		pr_debug("no pin lock (%s): unloading without it", strerror(-lock_fd));
+	if (netns && netns != self)
+		err = unload_foreign(ifname, netns);
+	else
+		err = unload_locked(ifname, dir, !stat(dir, &st));
+	pins_unlock(lock_fd);
+	return err;
 }

@@ -340,22 +340,6 @@ int an_report_text(FILE *f, const struct an_report *r)
 
 /* ---- JSON ---- */
 
-void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 /* JSON has no NaN or infinity. */
 static void json_num(FILE *f, double v)
 {

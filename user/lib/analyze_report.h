@@ -8,6 +8,7 @@
 #include "analyze_sizing.h"
 #include "analyze_stream.h"
 #include "analyze_table1.h"
+#include "json_out.h"
 
 struct an_report {
 	const char *path;
@@ -51,8 +52,7 @@ struct svg_chart {
 
 void svg_chart_write(FILE *f, const struct svg_chart *c);
 
-/* Escapes for the two output languages. */
-void json_string(FILE *f, const char *s);
+/* HTML escape (JSON strings: json_out.h). */
 void html_text(FILE *f, const char *s);
 
 #endif

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,6 +177,34 @@ static void describe_start(const uint8_t *buf, size_t len, char *out, size_t out
 /* A header field out of range: the checksum held, so the writer wrote it. */
 #define INVALID(off, ...) fail(err, PACER_FILE_HEADER_INVALID, -EBADMSG, (off), __VA_ARGS__)
 
+/*
+ * Fields that are each in range can still describe a limiter `load` never
+ * makes: a sketch outside the --width range, or a threshold that is not the
+ * one the interval and tick give.
+ */
+static int check_plausible(const struct pacer_file_header *h, struct pacer_file_error *err)
+{
+	uint64_t per_row = (uint64_t)PACER_LINE_BYTES << h->lines_log2;
+	uint32_t want;
+
+	if (h->kind == PACER_LAYOUT_BLOCKED) {
+		if (h->rows & (h->rows - 1))
+			return INVALID(OFF_ROWS, "blocked layout with %u rows; it needs a power of two",
+				       h->rows);
+		per_row /= h->rows;
+	}
+	if (per_row < PACER_MIN_WIDTH || per_row > PACER_MAX_WIDTH)
+		return INVALID(OFF_LINES,
+			       "lines_log2 %u gives %" PRIu64 " cells per row; load makes %u to %u",
+			       h->lines_log2, per_row, PACER_MIN_WIDTH, PACER_MAX_WIDTH);
+	want = pacer_thresh_ticks(h->interval_ns, h->tick_shift);
+	if (want != h->thresh_ticks)
+		return INVALID(OFF_THRESH,
+			       "threshold %u ticks does not match the interval (%" PRIu64 " ns with %" PRIu64 " ns ticks gives %u)",
+			       h->thresh_ticks, h->interval_ns, (uint64_t)1 << h->tick_shift, want);
+	return 0;
+}
+
 int pacer_file_header_decode(const uint8_t *buf, size_t len, struct pacer_file_header *h,
 			     struct pacer_file_error *err)
 {
@@ -291,7 +318,7 @@ int pacer_file_header_decode(const uint8_t *buf, size_t len, struct pacer_file_h
 		return INVALID(OFF_NCPUS, "CPU count %u is outside 1..65536", h->ncpus);
 	if (h->sample_src_thresh > (1ULL << 32) || h->sample_pkt_thresh > (1ULL << 32))
 		return INVALID(OFF_SRC_THRESH, "sampling thresholds exceed 2^32");
-	return 0;
+	return check_plausible(h, err);
 }
 
 void pacer_file_record_encode(const struct pacer_record *r, uint8_t *buf)
@@ -386,6 +413,31 @@ static void warn(struct pacer_file_reader *r, const struct pacer_file_error *e)
 		r->warnings[r->n_warnings++] = *e;
 }
 
+/*
+ * Open non-blocking and check the type before reading: opening a FIFO
+ * blocks until a writer comes, and reading a device or a FIFO never ends.
+ * The fd (blocking again), or negative errno.
+ */
+static int open_regular(const char *path, struct stat *st, struct pacer_file_error *err)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return fail(err, PACER_FILE_IO, -errno, 0, "cannot open %s: %s", path, strerror(errno));
+	if (fstat(fd, st))
+		ret = fail(err, PACER_FILE_IO, -errno, 0, "cannot stat %s: %s", path, strerror(errno));
+	else if (!S_ISREG(st->st_mode))
+		ret = fail(err, PACER_FILE_IO, -EINVAL, 0,
+			   "%s is not a regular file (a recording is a file written by 'xdp-pacer record')",
+			   path);
+	else if (fcntl(fd, F_SETFL, 0))
+		ret = fail(err, PACER_FILE_IO, -errno, 0, "cannot open %s: %s", path, strerror(errno));
+	else
+		return fd;
+	close(fd);
+	return ret;
+}
+
 int pacer_file_open(const char *path, struct pacer_file_reader *r, struct pacer_file_error *err)
 {
 	struct pacer_file_error w;
@@ -398,16 +450,14 @@ int pacer_file_open(const char *path, struct pacer_file_reader *r, struct pacer_
 	memset(r, 0, sizeof(*r));
 	if (err)
 		memset(err, 0, sizeof(*err));
-	r->f = fopen(path, "rb");
-	if (!r->f)
-		return fail(err, PACER_FILE_IO, -errno, 0, "cannot open %s: %s", path, strerror(errno));
-	if (fstat(fileno(r->f), &st)) {
-		ret = fail(err, PACER_FILE_IO, -errno, 0, "cannot stat %s: %s", path, strerror(errno));
-		goto out_close;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		ret = fail(err, PACER_FILE_IO, -EINVAL, 0, "%s is not a regular file", path);
-		goto out_close;
+	ret = open_regular(path, &st, err);
+	if (ret < 0)
+		return ret;
+	r->f = fdopen(ret, "rb");
+	if (!r->f) {
+		ret = fail(err, PACER_FILE_IO, -errno, 0, "cannot open %s: %s", path, strerror(errno));
+		close(ret);
+		return ret;
 	}
 	r->file_size = (uint64_t)st.st_size;
 	want = r->file_size < PACER_FILE_HEADER_MAX_LEN ? (size_t)r->file_size : PACER_FILE_HEADER_MAX_LEN;
@@ -508,8 +558,8 @@ int pacer_file_writer_open(struct pacer_file_writer *w, const char *path,
 			   struct pacer_file_error *err)
 {
 	uint8_t buf[PACER_FILE_HEADER_V1_LEN];
-	size_t n = strlen(path);
-	int fd, ret;
+	char why[200];
+	int ret;
 
 	memset(w, 0, sizeof(*w));
 	w->format = format;
@@ -520,26 +570,11 @@ int pacer_file_writer_open(struct pacer_file_writer *w, const char *path,
 	if (pacer_file_header_encode(&w->hdr, buf, sizeof(buf)))
 		return fail(err, PACER_FILE_HEADER_INVALID, -EINVAL, 0,
 			    "header lengths are not those of format version 1");
-	w->path = strdup(path);
-	w->tmp_path = malloc(n + 5);
-	if (!w->path || !w->tmp_path) {
-		ret = fail(err, PACER_FILE_IO, -ENOMEM, 0, "out of memory");
-		goto out;
-	}
-	snprintf(w->tmp_path, n + 5, "%s.tmp", path);
-	fd = open(w->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		ret = fail(err, PACER_FILE_IO, -errno, 0, "cannot create %s: %s", w->tmp_path,
-			   strerror(errno));
-		goto out;
-	}
-	w->f = fdopen(fd, "wb");
-	if (!w->f) {
-		ret = fail(err, PACER_FILE_IO, -errno, 0, "fdopen: %s", strerror(errno));
-		close(fd);
-		unlink(w->tmp_path);
-		goto out;
-	}
+	ret = safe_out_open(&w->out, path, ".tmp", SAFE_FILE_MODE, why, sizeof(why));
+	if (ret)
+		return fail(err, PACER_FILE_IO, ret, 0, "%s", why);
+	w->f = w->out.f;
+	w->tmp_path = w->out.tmp_path;
 	setvbuf(w->f, NULL, _IOFBF, 1 << 16);
 	if (format == PACER_FORMAT_CSV)
 		ret = pacer_csv_write_header(w->f, &w->hdr);
@@ -554,11 +589,6 @@ int pacer_file_writer_open(struct pacer_file_writer *w, const char *path,
 		return ret;
 	}
 	return 0;
-out:
-	free(w->path);
-	free(w->tmp_path);
-	w->path = w->tmp_path = NULL;
-	return ret;
 }
 
 int pacer_file_writer_append(struct pacer_file_writer *w, const struct pacer_record *rec)
@@ -588,8 +618,8 @@ int pacer_file_writer_finish(struct pacer_file_writer *w, uint64_t end_mono_ns,
 			     uint64_t records_lost, struct pacer_file_error *err)
 {
 	uint8_t buf[PACER_FILE_HEADER_V1_LEN];
-	char *dir;
-	int ret = 0, dfd;
+	char why[200];
+	int ret = 0;
 
 	w->hdr.flags |= PACER_FILE_F_COMPLETE;
 	w->hdr.end_mono_ns = end_mono_ns;
@@ -608,54 +638,32 @@ int pacer_file_writer_finish(struct pacer_file_writer *w, uint64_t end_mono_ns,
 		if (pwrite(fileno(w->f), buf, sizeof(buf), 0) != (ssize_t)sizeof(buf))
 			ret = errno ? -errno : -EIO;
 	}
-	if (!ret && fsync(fileno(w->f)))
-		ret = -errno;
-	if (fclose(w->f) && !ret)
-		ret = -errno;
-	w->f = NULL;
-	if (!ret && rename(w->tmp_path, w->path))
-		ret = -errno;
 	if (ret) {
 		fail(err, PACER_FILE_IO, ret, 0, "cannot finish %s: %s (the records so far stay in %s)",
-		     w->path, strerror(-ret), w->tmp_path);
-	} else {
-		/* Make the rename itself durable. */
-		dir = strdup(w->path);
-		if (dir) {
-			dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-			if (dfd >= 0) {
-				fsync(dfd);
-				close(dfd);
-			}
-			free(dir);
-		}
+		     w->out.path, strerror(-ret), w->tmp_path);
+		pacer_file_writer_abandon(w);
+		return ret;
 	}
-	free(w->path);
-	free(w->tmp_path);
-	w->path = w->tmp_path = NULL;
+	ret = safe_out_commit(&w->out, why, sizeof(why));
+	if (ret)
+		fail(err, PACER_FILE_IO, ret, 0, "%s", why);
+	w->f = NULL;
+	w->tmp_path = NULL;
 	return ret;
 }
 
 void pacer_file_writer_abandon(struct pacer_file_writer *w)
 {
-	if (w->f)
-		fclose(w->f);
+	safe_out_abandon(&w->out);
 	w->f = NULL;
-	free(w->path);
-	free(w->tmp_path);
-	w->path = w->tmp_path = NULL;
+	w->tmp_path = NULL;
 }
 
 void pacer_file_writer_discard(struct pacer_file_writer *w)
 {
-	if (w->f)
-		fclose(w->f);
+	safe_out_discard(&w->out);
 	w->f = NULL;
-	if (w->tmp_path)
-		unlink(w->tmp_path);
-	free(w->path);
-	free(w->tmp_path);
-	w->path = w->tmp_path = NULL;
+	w->tmp_path = NULL;
 }
 
 /* ---- CSV ---- */

@@ -50,6 +50,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "pacer_abi.h"
+#include "safe_file.h"
 
 #define PACER_FILE_MAGIC "\x89XPR\r\n\x1a\n"
 #define PACER_FILE_MAGIC_LEN 8
@@ -179,17 +180,20 @@ enum pacer_file_format {
 /*
  * A recording in progress.  It is written to "<path>.tmp" and renamed to
  * path by pacer_file_writer_finish(), so a file under the final name is
- * always complete.  Records reach the .tmp file in whole-record writes
- * through stdio; a writer killed mid-way leaves a .tmp whose header says
- * "incomplete" and whose last record may be cut short: both are what the
- * reader detects and reports, and every whole record stays readable.
+ * always complete.  The .tmp is created exclusively and never through a
+ * link (safe_file.h), mode 0600: an existing "<path>.tmp" is an error.
+ * Records reach the .tmp file in whole-record writes through stdio; a
+ * writer killed mid-way leaves a .tmp whose header says "incomplete" and
+ * whose last record may be cut short: both are what the reader detects and
+ * reports, and every whole record stays readable.
  */
 struct pacer_file_writer {
-	FILE *f;
+	FILE *f;                 /* out.f */
+	struct safe_out out;
 	enum pacer_file_format format;
 	struct pacer_file_header hdr;
 	uint64_t n_records;
-	char *path, *tmp_path;
+	const char *tmp_path;    /* out.tmp_path while open */
 };
 
 /* 0 or negative errno (err describes it). */
@@ -201,8 +205,9 @@ int pacer_file_writer_append(struct pacer_file_writer *w, const struct pacer_rec
 int pacer_file_writer_flush(struct pacer_file_writer *w);
 /*
  * Fill in end time, count and losses, mark complete, fsync, rename into
- * place.  0 or negative errno; on failure the .tmp file is left for the
- * user and err says where.
+ * place.  0 or negative errno (err says where); when writing the records
+ * or the header fails the .tmp file is left for the user, when only the
+ * final fsync or rename fails it is removed.
  */
 int pacer_file_writer_finish(struct pacer_file_writer *w, uint64_t end_mono_ns,
 			     uint64_t records_lost, struct pacer_file_error *err);

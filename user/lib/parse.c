@@ -102,6 +102,35 @@ const char *format_duration(uint64_t ns, char *buf, size_t len)
 	return buf;
 }
 
+const char *format_duration_range(uint64_t lo_ns, uint64_t hi_ns, char *buf, size_t len)
+{
+	char lo[32], hi[32];
+
+	snprintf(buf, len, "[%s, %s]", format_duration(lo_ns, lo, sizeof(lo)),
+		 format_duration(hi_ns, hi, sizeof(hi)));
+	return buf;
+}
+
+static const char *one_in(uint64_t thresh, char *buf, size_t len)
+{
+	if (!thresh)
+		return "off";
+	snprintf(buf, len, "1/%llu", (unsigned long long)((1ULL << 32) / thresh));
+	return buf;
+}
+
+const char *format_sampling(uint64_t src_thresh, uint64_t pkt_thresh, char *buf, size_t len)
+{
+	char a[32], b[32];
+
+	if (!src_thresh && !pkt_thresh)
+		snprintf(buf, len, "off");
+	else
+		snprintf(buf, len, "sources %s, packets %s", one_in(src_thresh, a, sizeof(a)),
+			 one_in(pkt_thresh, b, sizeof(b)));
+	return buf;
+}
+
 const char *format_bytes(uint64_t bytes, char *buf, size_t len)
 {
 	if (bytes >= (1ULL << 30))
@@ -148,6 +177,21 @@ const char *format_address(const struct pacer_addr *a, char *buf, size_t len)
 	if (!inet_ntop(a->family == 4 ? AF_INET : AF_INET6, a->bytes, buf, (socklen_t)len))
 		snprintf(buf, len, "?");
 	return buf;
+}
+
+int pacer_addr_unmap_v4(struct pacer_addr *a)
+{
+	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	uint8_t v4[4];
+
+	if (a->family != 6 || memcmp(a->bytes, mapped, sizeof(mapped)))
+		return 0;
+	memcpy(v4, a->bytes + 12, 4);
+	memset(a->bytes, 0, sizeof(a->bytes));
+	memcpy(a->bytes, v4, 4);
+	a->family = 4;
+	addr_words(a);
+	return 1;
 }
 
 void pacer_addr_mask(struct pacer_addr *a, unsigned prefix)

@@ -21,6 +21,15 @@ int parse_u64_range(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /* Human form of a duration: "1s", "33.554ms", ... into buf. */
 const char *format_duration(uint64_t ns, char *buf, size_t len);
 
+/* "[lo, hi]" in format_duration's form, e.g. "[33.554 ms, 528.482 ms]". */
+const char *format_duration_range(uint64_t lo_ns, uint64_t hi_ns, char *buf, size_t len);
+
+/*
+ * Sampling settings as status and record print them: "off" when both are
+ * off, else "sources 1/N, packets 1/M" with "off" for a zero threshold.
+ */
+const char *format_sampling(uint64_t src_thresh, uint64_t pkt_thresh, char *buf, size_t len);
+
 /* Human form of a byte count: "4.0 MiB". */
 const char *format_bytes(uint64_t bytes, char *buf, size_t len);
 
@@ -36,6 +45,13 @@ struct pacer_addr {
 
 int parse_address(const char *s, struct pacer_addr *out);
 const char *format_address(const struct pacer_addr *a, char *buf, size_t len);
+
+/*
+ * An IPv4-mapped IPv6 address (::ffff:a.b.c.d) as the IPv4 address it
+ * stands for: such a host reaches the datapath as an IPv4 source.  Returns
+ * whether it was one.
+ */
+int pacer_addr_unmap_v4(struct pacer_addr *a);
 
 /* Apply a prefix mask in place (same masks as the datapath). */
 void pacer_addr_mask(struct pacer_addr *a, unsigned prefix);
