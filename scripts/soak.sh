@@ -9,6 +9,7 @@
 # This script owns clean-up (namespaces, pins, recordings), whatever happens.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/pair_lib.sh
 if [ "$(id -u)" -ne 0 ]; then
 	echo "soak: needs root (namespaces, XDP)" >&2
 	exit 1
@@ -26,15 +27,8 @@ cleanup() {
 		kill -TERM "$py_pid" 2>/dev/null || true
 		wait "$py_pid" 2>/dev/null || true
 	fi
-	# unload inside the namespace first, so pins go with the program
-	nsenter --net="/run/netns/xpb-rx-$XPB_RUN" "$BUILD/xdp-pacer" unload "xpbr$XPB_RUN" >/dev/null 2>&1 || true
-	# what unload could not remove: pins are per namespace, netns-<inode>/<ifname>
-	local pins
-	pins=/sys/fs/bpf/xdp-pacer/netns-$(stat -L -c %i "/run/netns/xpb-rx-$XPB_RUN" 2>/dev/null || echo none)
-	rm -rf "$pins/xpbr$XPB_RUN" "$WORK"
-	rmdir "$pins" 2>/dev/null || true
-	ip netns del "xpb-rx-$XPB_RUN" 2>/dev/null || true
-	ip netns del "xpb-tx-$XPB_RUN" 2>/dev/null || true
+	xpb_remove_pair "$XPB_RUN" "$BUILD/xdp-pacer"
+	rm -rf "$WORK"
 	exit "$rc"
 }
 trap cleanup EXIT
