@@ -23,6 +23,18 @@ echo "    $q"
 check "query: a never-sent source is not seen" grep -q "not seen.*would pass" <<<"$q"
 q=$(rx "$CLI" query "$IF_RX" 10.214.1.3)
 check "query: a sender is seen and would be dropped" grep -q "DROPPED" <<<"$q"
+# The largest tick and interval load takes, analyze takes too.
+REC=$(mktemp -u /tmp/xpb-boot.XXXXXX.xpr)
+rx "$CLI" record "$IF_RX" -o "$REC" --sources 1/1 --duration 2s >/dev/null 2>&1 &
+rec=$!
+sleep 0.5
+send 10.214.2.1 20 --per-source 2 >/dev/null
+wait $rec
+check "record on the 2^40 ns tick (exit 0)" test $? -eq 0
+out=$("$CLI" analyze "$REC" 2>&1)
+check "analyze accepts the recording (exit 0)" test $? -eq 0
+check "... and sees its 40 records" grep -q "records: 40\b\|40 records" <<<"$out"
+rm -f "$REC"
 st=$(rx "$CLI" status "$IF_RX")
 check "status: settable range [4 ticks, 63 ticks] of 2^40 ns" grep -q "settable within \[4398.047 s, 69269.233 s\]" <<<"$st"
 out=$(rx "$CLI" set "$IF_RX" --interval 69270s 2>&1)
