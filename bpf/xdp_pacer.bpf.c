@@ -208,12 +208,12 @@ static __always_inline int rebase_word_shared(__u64 *w, __u64 *last, __u16 stale
 static __noinline void rebase_line(struct pacer_line *l, __u64 tick)
 {
 	__u64 *w = (__u64 *)l->bytes, *last = &w[PACER_LINE_WORDS - 1], old, new, seen;
-	__u16 epoch = pacer_epoch(tick), stale, behind;
+	__u16 stale, behind;
 	int i, expire_all;
 
 	old = *(volatile __u64 *)last;
 	stale = (__u16)(old >> 48);
-	behind = (__u16)(epoch - stale);
+	behind = pacer_line_behind(stale, tick);
 	if (pacer_line_current(behind))
 		return; /* current, or re-based by a CPU ahead of us */
 	expire_all = behind >= 2;
@@ -300,7 +300,7 @@ static __always_inline int admit_exclusive(struct pacer_line *const line[PACER_M
 	l = line[rstar];
 	c = cell[rstar];
 	/* Same re-base rule as pacer_cell_touch(), so the swap sees a current line. */
-	if (!pacer_line_current((__u16)(pacer_epoch(tick) - l->epoch))) {
+	if (!pacer_line_current(pacer_line_behind(l->epoch, tick))) {
 		rebase_line(l, tick);
 		st->c[PACER_STAT_LINE_REFRESH]++;
 	}

@@ -10,7 +10,7 @@
 #include <linux/types.h>
 #include <linux/bpf.h>
 
-#define PACER_ABI_VERSION 2
+#define PACER_ABI_VERSION 3
 #define PACER_LAYOUT_MAGIC 0x70616365u /* "pace" */
 
 /* Per-CPU counters; PACER_STAT_MAX must stay last. */
@@ -85,6 +85,16 @@ struct pacer_clock_state {
 #define PACER_EPOCH_SHIFT 6  /* an epoch is 64 ticks */
 #define PACER_MAX_THRESH 64  /* threshold ticks; needs 2*epoch + thresh <= 256 */
 #define PACER_MIN_THRESH 2
+
+/*
+ * Bounds on the tick and the interval, one definition for load, set, the
+ * record file's header, analyze and the simulator: a tick of at most 2^40
+ * ns (18.3 minutes), an interval of at most PACER_MAX_THRESH - 1 such ticks
+ * (19.2 hours).  They keep every tick and threshold computation in 64 bits.
+ */
+#define PACER_TICK_SHIFT_MAX 40
+#define PACER_TICK_MAX_NS (1ULL << PACER_TICK_SHIFT_MAX)
+#define PACER_INTERVAL_MAX_NS ((PACER_MAX_THRESH - 1ULL) << PACER_TICK_SHIFT_MAX)
 
 /*
  * Defaults, used by the object as compiled (so `ip link set dev X xdp obj`

@@ -18,6 +18,12 @@
  * the epoch is two or more behind, every cell is at least 64 ticks old and the
  * whole line reads as expired without looking at the cells.
  *
+ * The epoch field is 15 bits of epoch and a "written" flag (the top bit).
+ * Maps start zeroed, and a zero line is not "written at tick 0": it has
+ * never been written, and reads as expired whatever the clock says (right
+ * after boot, fewer than 64 ticks have passed and a zero line would
+ * otherwise be current, every source in it "seen at boot").
+ *
  * Verdict.  A source is dropped when its age, the largest over its rows of
  * the cell ages (the minimum of the timestamps), is below thresh_ticks =
  * ceil(interval / tick) + 1.  The extra tick absorbs quantisation: with
@@ -46,7 +52,10 @@
 #endif
 
 #define PACER_AGE_STALE 0x100u  /* line too old to hold any recent cell */
-#define PACER_EPOCH_MASK 0xffffu
+#define PACER_EPOCH_MASK 0x7fffu     /* the epoch's bits in a line's epoch field */
+#define PACER_EPOCH_WRITTEN 0x8000u  /* set in every line the sketch has written */
+/* How far behind a never-written line is: stale, and never "ahead". */
+#define PACER_BEHIND_NEVER ((PACER_EPOCH_MASK + 1) / 2)
 
 /* murmur3's 64-bit finaliser: a bijection with full avalanche. */
 PACER_INLINE __u64 pacer_mix64(__u64 x)
@@ -170,9 +179,18 @@ PACER_INLINE __u64 pacer_now_tick(__u64 now_ns, __u32 tick_shift)
 	return now_ns >> tick_shift;
 }
 
+/* The epoch field a line re-based at this tick carries. */
 PACER_INLINE __u16 pacer_epoch(__u64 tick)
 {
-	return (__u16)(tick >> PACER_EPOCH_SHIFT);
+	return (__u16)((tick >> PACER_EPOCH_SHIFT) & PACER_EPOCH_MASK) | PACER_EPOCH_WRITTEN;
+}
+
+/* Epochs from a line's epoch field to now, modulo 2^15; PACER_BEHIND_NEVER if never written. */
+PACER_INLINE __u16 pacer_line_behind(__u16 line_epoch, __u64 tick)
+{
+	if (!(line_epoch & PACER_EPOCH_WRITTEN))
+		return PACER_BEHIND_NEVER;
+	return (__u16)(pacer_epoch(tick) - line_epoch) & PACER_EPOCH_MASK;
 }
 
 /*
@@ -197,7 +215,7 @@ PACER_INLINE __u16 pacer_epoch(__u64 tick)
  * expired, and every CPU would then read it as stale.  The lagging packet's
  * own verdict is exact while its lag is under 64 ticks (2.1 s at the
  * default tick; cells written further ahead alias).  The price of the
- * exception: a line idle for 2^16 - 16 to 2^16 - 1 epochs (39 hours at the
+ * exception: a line idle for 2^15 - 16 to 2^15 - 1 epochs (19.5 hours at the
  * default tick) reads as current instead of stale until it is written:
  * false drops at worst, the safe side.
  */
@@ -207,13 +225,13 @@ PACER_INLINE __u16 pacer_epoch(__u64 tick)
 /* Is a line whose epoch is `behind` ours current (the same or a little ahead)? */
 PACER_INLINE int pacer_line_current(__u16 behind)
 {
-	return behind == 0 || behind > (__u16)(0xffff - PACER_EPOCH_AHEAD_MAX);
+	return behind == 0 || behind > (__u16)(PACER_EPOCH_MASK - PACER_EPOCH_AHEAD_MAX);
 }
 
 /* Age of one cell in ticks, or PACER_AGE_STALE if its line is too old to tell. */
 PACER_INLINE __u32 pacer_cell_age(const struct pacer_line *l, __u32 cell, __u64 tick)
 {
-	__u16 behind = (__u16)(pacer_epoch(tick) - l->epoch);
+	__u16 behind = pacer_line_behind(l->epoch, tick);
 	__u8 age;
 
 	if (behind >= 2 && !pacer_line_current(behind))
@@ -273,7 +291,7 @@ PACER_INLINE __u64 pacer_rebase_last_word(__u64 w, __u64 tick, int expire_all)
  */
 PACER_INLINE void pacer_line_rebase(struct pacer_line *l, __u64 tick)
 {
-	__u16 behind = (__u16)(pacer_epoch(tick) - l->epoch);
+	__u16 behind = pacer_line_behind(l->epoch, tick);
 	int expire_all = behind >= 2;
 	__u64 w;
 	__u32 i;
@@ -301,7 +319,7 @@ PACER_INLINE int pacer_cell_touch(struct pacer_line *l, __u32 cell, __u64 tick)
 	__u8 age;
 
 	/* A line already re-based into a later epoch by a CPU ahead of us is current. */
-	if (!pacer_line_current((__u16)(pacer_epoch(tick) - l->epoch))) {
+	if (!pacer_line_current(pacer_line_behind(l->epoch, tick))) {
 		PACER_LINE_REBASE(l, tick);
 		rebased = 1;
 	}
@@ -404,12 +422,28 @@ PACER_INLINE int pacer_should_update(__u32 policy, int drop)
 /* ceil(interval / tick) + 1; 0 if out of the representable range. */
 PACER_INLINE __u32 pacer_thresh_ticks(__u64 interval_ns, __u32 tick_shift)
 {
-	__u64 q = 1ULL << tick_shift;
-	__u64 t = (interval_ns + q - 1) / q + 1;
+	__u64 q, t;
 
-	if (interval_ns == 0 || t < PACER_MIN_THRESH || t > PACER_MAX_THRESH)
+	if (interval_ns == 0 || interval_ns > PACER_INTERVAL_MAX_NS ||
+	    tick_shift > PACER_TICK_SHIFT_MAX)
+		return 0;
+	q = 1ULL << tick_shift;
+	t = (interval_ns + q - 1) / q + 1;
+	if (t < PACER_MIN_THRESH || t > PACER_MAX_THRESH)
 		return 0;
 	return (__u32)t;
+}
+
+/* The tick a --tick duration asks for: 2^floor(log2(tick_ns)); -1 out of bounds. */
+PACER_INLINE int pacer_tick_shift_of(__u64 tick_ns)
+{
+	int s = 0;
+
+	if (tick_ns == 0 || tick_ns > PACER_TICK_MAX_NS)
+		return -1;
+	while ((2ULL << s) <= tick_ns)
+		s++;
+	return s;
 }
 
 #endif /* PACER_SKETCH_H */

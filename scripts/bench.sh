@@ -10,6 +10,7 @@
 # kernel.bpf_stats_enabled back if the run had to change it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/pair_lib.sh
 if [ "$(id -u)" -ne 0 ]; then
 	echo "bench: needs root (namespaces, XDP, BPF statistics)" >&2
 	exit 1
@@ -32,13 +33,8 @@ cleanup() {
 	if [ -s "$XPB_STATE/sysctl" ]; then
 		sysctl -qw kernel.bpf_stats_enabled="$(cat "$XPB_STATE/sysctl")" || true
 	fi
-	# load pins per network namespace: /sys/fs/bpf/xdp-pacer/netns-<inode>/<ifname>
-	local pins
-	pins=/sys/fs/bpf/xdp-pacer/netns-$(stat -L -c %i "/run/netns/xpb-rx-$XPB_RUN" 2>/dev/null || echo none)
-	rm -rf "$pins/xpbr$XPB_RUN" "$XPB_STATE"
-	rmdir "$pins" 2>/dev/null || true
-	ip netns del "xpb-rx-$XPB_RUN" 2>/dev/null || true
-	ip netns del "xpb-tx-$XPB_RUN" 2>/dev/null || true
+	xpb_remove_pair "$XPB_RUN" "$BUILD/xdp-pacer"
+	rm -rf "$XPB_STATE"
 	exit "$rc"
 }
 trap cleanup EXIT

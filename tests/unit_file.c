@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "pacer_file.h"
+#include "pacer_sketch.h"
 
 static char dir[] = "/tmp/unit_file.XXXXXX";
 
@@ -487,6 +488,40 @@ START_TEST(test_invalid_header_fields)
 }
 END_TEST
 
+/*
+ * The file takes every tick and interval load takes (the largest: tick
+ * 2^40 ns, interval 63 such ticks) and nothing beyond (PACER_TICK_SHIFT_MAX
+ * and PACER_INTERVAL_MAX_NS, shared with load and set).
+ */
+START_TEST(test_tick_and_interval_bounds)
+{
+	uint8_t buf[PACER_FILE_HEADER_V1_LEN];
+	struct pacer_file_header h, got;
+	struct pacer_file_error e;
+
+	sample_header(&h);
+	h.tick_shift = PACER_TICK_SHIFT_MAX;
+	h.interval_ns = PACER_INTERVAL_MAX_NS;
+	h.thresh_ticks = pacer_thresh_ticks(h.interval_ns, h.tick_shift);
+	ck_assert_uint_eq(h.thresh_ticks, PACER_MAX_THRESH);
+	pacer_file_header_encode(&h, buf, sizeof(buf));
+	ck_assert_int_eq(pacer_file_header_decode(buf, sizeof(buf), &got, &e), 0);
+	ck_assert_uint_eq(got.tick_shift, 40);
+
+	h.tick_shift = PACER_TICK_SHIFT_MAX + 1; /* the issue's --tick 2199023255552ns */
+	h.interval_ns = 10800000000000ULL;
+	pacer_file_header_encode(&h, buf, sizeof(buf));
+	ck_assert_int_eq(pacer_file_header_decode(buf, sizeof(buf), &got, &e), -EBADMSG);
+	ck_assert_ptr_nonnull(strstr(e.msg, "tick_shift 41"));
+
+	sample_header(&h);
+	h.interval_ns = PACER_INTERVAL_MAX_NS + 1;
+	pacer_file_header_encode(&h, buf, sizeof(buf));
+	ck_assert_int_eq(pacer_file_header_decode(buf, sizeof(buf), &got, &e), -EBADMSG);
+	ck_assert_ptr_nonnull(strstr(e.msg, "69269232549889 ns"));
+}
+END_TEST
+
 START_TEST(test_implausible_header_contents)
 {
 	uint8_t buf[PACER_FILE_HEADER_V1_LEN];
@@ -631,6 +666,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_implausible_header_contents);
 	tcase_add_test(tc, test_fifo_refused_without_blocking);
 	tcase_add_test(tc, test_writer_never_follows_links);
+	tcase_add_test(tc, test_tick_and_interval_bounds);
 	tcase_add_test(tc, test_csv);
 	suite_add_tcase(s, tc);
 	return s;

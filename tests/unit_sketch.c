@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Unit tests of the logic the datapath shares with userspace: hashing, slot
- * derivation, prefix masks, modular ages and epochs, thresholds, and the CLI's
- * parsers.
+ * derivation, prefix masks, modular ages and epochs, thresholds, the model
+ * (the CLI's parsers are in unit_parse.c).
  */
 #include <check.h>
 #include "check_run.h"
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pacer_sketch.h"
-#include "parse.h"
+#include "parse.h" /* addresses for the mask tests */
 #include "sketch_sim.h"
 
 static const __u64 test_key[2] = { 0x0123456789abcdefULL, 0xfedcba9876543210ULL };
@@ -192,8 +192,59 @@ START_TEST(test_cell_age_modular_and_stale)
 	/* Still exact one epoch later. */
 	ck_assert_uint_eq(pacer_cell_age(&l, 3, tick + 100), 100);
 	/* Two epochs behind: the whole line is stale whatever the cells say. */
-	ck_assert_uint_eq(pacer_cell_age(&l, 3, (pacer_epoch(tick) + 2ULL) << PACER_EPOCH_SHIFT),
+	ck_assert_uint_eq(pacer_cell_age(&l, 3, ((tick >> PACER_EPOCH_SHIFT) + 2) << PACER_EPOCH_SHIFT),
 			  PACER_AGE_STALE);
+}
+END_TEST
+
+/*
+ * A line nothing has written (all zero, as maps start) holds no source,
+ * whatever the clock says: at boot (fewer than 64 ticks since it) and
+ * around every wrap of the epoch counter.
+ */
+START_TEST(test_never_written_line_is_never_seen)
+{
+	const __u64 wrap = (__u64)(PACER_EPOCH_MASK + 1) << PACER_EPOCH_SHIFT;
+	const __u64 bases[] = { 0, wrap - 64, 2 * wrap, 3 * wrap + 5, 1ULL << 40 };
+	struct pacer_line l;
+	__u64 t;
+	__u32 b, c;
+
+	memset(&l, 0, sizeof(l));
+	for (b = 0; b < sizeof(bases) / sizeof(bases[0]); b++)
+		for (t = bases[b]; t < bases[b] + 4 * 64; t++)
+			for (c = 0; c < PACER_LINE_CELLS; c++)
+				ck_assert_msg(pacer_cell_age(&l, c, t) == PACER_AGE_STALE,
+					      "tick %llu cell %u: a never-written line looks seen (age %u)",
+					      (unsigned long long)t, c, pacer_cell_age(&l, c, t));
+}
+END_TEST
+
+/*
+ * The issue's case: up 18 minutes, interval 3600 s (tick 2^37 ns, 137 s):
+ * new sources pass once each, and the guarantee still holds for them.
+ */
+START_TEST(test_new_sources_pass_soon_after_boot)
+{
+	const __u64 key[2] = { 0x1234567, 0x89abcdef };
+	uint32_t tick_shift = 37, src;
+	uint64_t interval = 3600000000000ULL, boot = 18 * 60 * 1000000000ULL;
+	struct sketch_sim s;
+
+	ck_assert_int_eq(sketch_sim_init(&s, 4, PACER_LAYOUT_ROWS, 10, tick_shift,
+					 pacer_thresh_ticks(interval, tick_shift), PACER_POLICY_PACE, key), 0);
+	for (src = 0; src < 5; src++) {
+		uint64_t h = sketch_sim_hash(&s, 4, 0x0a636300u + src, 0);
+
+		ck_assert_uint_eq(sketch_sim_age(&s, h, boot), PACER_AGE_STALE);
+		ck_assert_int_eq(sketch_sim_packet(&s, h, boot + src, NULL), 0);
+		ck_assert_int_eq(sketch_sim_packet(&s, h, boot + src + 1, NULL), 1);
+		ck_assert_int_eq(sketch_sim_packet(&s, h, boot + interval - 1, NULL), 1);
+	}
+	/* At the very start of the clock too. */
+	ck_assert_int_eq(sketch_sim_packet(&s, sketch_sim_hash(&s, 4, 0x0a010101u, 0), 0, NULL), 0);
+	ck_assert_int_eq(sketch_sim_packet(&s, sketch_sim_hash(&s, 4, 0x0a010101u, 0), 1, NULL), 1);
+	sketch_sim_free(&s);
 }
 END_TEST
 
@@ -207,7 +258,7 @@ START_TEST(test_rebase_expires_old_cells_only)
 	for (i = 0; i < PACER_LINE_CELLS; i++)
 		pacer_cell_touch(&l, (__u32)i, t0 + (__u64)i);
 	/* Into the next epoch: cells younger than 64 ticks keep their age. */
-	t1 = ((pacer_epoch(t0 + 61) + 1ULL) << PACER_EPOCH_SHIFT) + 10;
+	t1 = ((((t0 + 61) >> PACER_EPOCH_SHIFT) + 1) << PACER_EPOCH_SHIFT) + 10;
 	pacer_cell_touch(&l, 0, t1);
 	ck_assert_uint_eq(l.epoch, pacer_epoch(t1));
 	ck_assert_uint_eq(pacer_cell_age(&l, 0, t1), 0);
@@ -335,56 +386,32 @@ START_TEST(test_thresh_ticks)
 }
 END_TEST
 
-START_TEST(test_parse_duration)
+/*
+ * The shared tick and interval bounds at and beyond their edges, including
+ * the values that once hung load or overflowed (run under UBSan: no shift
+ * of 64 or more, no overflow).
+ */
+START_TEST(test_tick_and_interval_bounds)
 {
-	uint64_t v;
-
-	ck_assert_int_eq(parse_duration_ns("1s", &v), 0);
-	ck_assert_uint_eq(v, 1000000000ULL);
-	ck_assert_int_eq(parse_duration_ns("250ms", &v), 0);
-	ck_assert_uint_eq(v, 250000000ULL);
-	ck_assert_int_eq(parse_duration_ns("10us", &v), 0);
-	ck_assert_uint_eq(v, 10000ULL);
-	ck_assert_int_eq(parse_duration_ns("7ns", &v), 0);
-	ck_assert_uint_eq(v, 7ULL);
-	ck_assert_int_eq(parse_duration_ns("1.5s", &v), 0);
-	ck_assert_uint_eq(v, 1500000000ULL);
-	ck_assert_int_eq(parse_duration_ns("0.001ms", &v), 0);
-	ck_assert_uint_eq(v, 1000ULL);
-	ck_assert_int_eq(parse_duration_ns("1", &v), -EINVAL);     /* no unit */
-	ck_assert_int_eq(parse_duration_ns("1 s", &v), -EINVAL);
-	ck_assert_int_eq(parse_duration_ns("s", &v), -EINVAL);
-	ck_assert_int_eq(parse_duration_ns("-1s", &v), -EINVAL);
-	ck_assert_int_eq(parse_duration_ns("1.5ns", &v), -EINVAL); /* sub-ns */
-	ck_assert_int_eq(parse_duration_ns("1h", &v), -EINVAL);
-	ck_assert_int_eq(parse_duration_ns("99999999999999999999s", &v), -ERANGE);
-	ck_assert_int_eq(parse_duration_ns("20000000000s", &v), -ERANGE);
-	ck_assert_int_eq(parse_duration_ns("", &v), -EINVAL);
-}
-END_TEST
-
-START_TEST(test_parse_numbers_and_addresses)
-{
-	struct pacer_addr a;
-	uint64_t v;
-
-	ck_assert_int_eq(parse_u64_range("8", 1, 8, &v), 0);
-	ck_assert_int_eq(parse_u64_range("9", 1, 8, &v), -ERANGE);
-	ck_assert_int_eq(parse_u64_range("0", 1, 8, &v), -ERANGE);
-	ck_assert_int_eq(parse_u64_range("4x", 1, 8, &v), -EINVAL);
-	ck_assert_int_eq(parse_u64_range("-4", 0, 8, &v), -EINVAL);
-	ck_assert_int_eq(parse_u64_range("", 0, 8, &v), -EINVAL);
-	ck_assert_int_eq(parse_one_in("1/1000", &v), 0);
-	ck_assert_uint_eq(v, 1000);
-	ck_assert_int_eq(parse_one_in("1/0", &v), -ERANGE);
-	ck_assert_uint_eq(sample_thresh_one_in(1), 1ULL << 32);
-	ck_assert_uint_eq(sample_thresh_one_in(2), 1ULL << 31);
-	ck_assert_int_eq(parse_address("10.1.2.3", &a), 0);
-	ck_assert_int_eq(a.family, 4);
-	ck_assert_int_eq(parse_address("fd00::1", &a), 0);
-	ck_assert_int_eq(a.family, 6);
-	ck_assert_int_eq(parse_address("10.1.2", &a), -EINVAL);
-	ck_assert_int_eq(parse_address("fd00:::1", &a), -EINVAL);
+	ck_assert_uint_eq(PACER_INTERVAL_MAX_NS, 63ULL << 40);
+	ck_assert_int_eq(pacer_tick_shift_of(1), 0);
+	ck_assert_int_eq(pacer_tick_shift_of(3), 1);
+	ck_assert_int_eq(pacer_tick_shift_of(33554432), 25);
+	ck_assert_int_eq(pacer_tick_shift_of(PACER_TICK_MAX_NS), PACER_TICK_SHIFT_MAX);
+	ck_assert_int_eq(pacer_tick_shift_of(PACER_TICK_MAX_NS + 1), -1);
+	ck_assert_int_eq(pacer_tick_shift_of(2199023255552ULL), -1);       /* 2^41 */
+	ck_assert_int_eq(pacer_tick_shift_of(4611686018427387904ULL), -1); /* 2^62 */
+	ck_assert_int_eq(pacer_tick_shift_of(10000000000ULL * 1000000000ULL), -1);
+	ck_assert_int_eq(pacer_tick_shift_of(UINT64_MAX), -1);
+	ck_assert_int_eq(pacer_tick_shift_of(0), -1);
+	ck_assert_uint_eq(pacer_thresh_ticks(PACER_INTERVAL_MAX_NS, PACER_TICK_SHIFT_MAX), 64);
+	ck_assert_uint_eq(pacer_thresh_ticks(PACER_INTERVAL_MAX_NS + 1, PACER_TICK_SHIFT_MAX), 0);
+	ck_assert_uint_eq(pacer_thresh_ticks(10800000000000ULL, 41), 0);
+	ck_assert_uint_eq(pacer_thresh_ticks(1000000000ULL, 62), 0);
+	ck_assert_uint_eq(pacer_thresh_ticks(1000000000ULL, 64), 0);
+	ck_assert_uint_eq(pacer_thresh_ticks(1000000000ULL, 200), 0);
+	ck_assert_uint_eq(pacer_thresh_ticks(UINT64_MAX, PACER_TICK_SHIFT_MAX), 0);
+	ck_assert_uint_eq(pacer_thresh_ticks(UINT64_MAX - 5, 0), 0);
 }
 END_TEST
 
@@ -418,14 +445,15 @@ int main(void)
 	tcase_add_test(tc, test_slots_in_range);
 	tcase_add_test(tc, test_rows_are_independent);
 	tcase_add_test(tc, test_cell_age_modular_and_stale);
+	tcase_add_test(tc, test_never_written_line_is_never_seen);
+	tcase_add_test(tc, test_new_sources_pass_soon_after_boot);
 	tcase_add_test(tc, test_rebase_expires_old_cells_only);
 	tcase_add_test(tc, test_touch_keeps_a_newer_cell);
 	tcase_add_test(tc, test_line_ahead_is_current_and_not_rebased_back);
 	tcase_add_test(tc, test_rebase_word_matches_cell_rule);
 	tcase_add_test(tc, test_wrapped_cell_never_looks_recent_after_rebase);
 	tcase_add_test(tc, test_thresh_ticks);
-	tcase_add_test(tc, test_parse_duration);
-	tcase_add_test(tc, test_parse_numbers_and_addresses);
+	tcase_add_test(tc, test_tick_and_interval_bounds);
 	tcase_add_test(tc, test_model_values);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

@@ -269,6 +269,18 @@ int conf_expand_argv(int *argc, char ***argv, int live_only, struct pacer_conf *
 	return 0;
 }
 
+int parse_duration_opt(const char *opt, const char *val, uint64_t max_ns, uint64_t *out)
+{
+	char why[128], d[32];
+
+	if (!parse_duration_max(val, max_ns, out))
+		return 0;
+	snprintf(why, sizeof(why),
+		 "expected a positive duration of at most %s (ns, us, ms or s, e.g. 250ms, 1.5s)",
+		 format_duration(max_ns, d, sizeof(d)));
+	return bad_value(opt, val, why);
+}
+
 int ifname_to_index(const char *ifname, int *ifindex)
 {
 	unsigned int idx;
@@ -645,7 +657,7 @@ int pacer_handle_open(const char *ifname, struct pacer_handle *h)
 	}
 	err = bpf_map_lookup_elem(h->map_fd[PACER_MAP_RODATA], &zero, &h->layout);
 	if (err || h->layout.magic != PACER_LAYOUT_MAGIC ||
-	    h->layout.abi_version != PACER_ABI_VERSION) {
+	    h->layout.abi_version != PACER_ABI_VERSION || h->layout.tick_shift > PACER_TICK_SHIFT_MAX) {
 		pr_err("program id %u on %s: layout ABI mismatch (want version %d)", h->prog_id,
 		       ifname, PACER_ABI_VERSION);
 		err = -EPROTO;

@@ -38,6 +38,8 @@ int expect_ifname(int argc, char **argv, const char **ifname);
 
 /* Errors about options name the option and the value; return 2 (usage). */
 int bad_value(const char *opt, const char *val, const char *why);
+/* Parse a positive duration of at most max_ns for opt: 0, or 2 after saying why not. */
+int parse_duration_opt(const char *opt, const char *val, uint64_t max_ns, uint64_t *out);
 
 /* --prefix4 (max 32) / --prefix6 (max 128): 0, or 2 after bad_value(). */
 int parse_prefix_arg(const char *opt, const char *val, uint32_t max, uint32_t *out);

@@ -30,7 +30,7 @@ static void usage(FILE *f)
 		PACER_PIN_ROOT "/netns-INODE/IFNAME (INODE: this network namespace's).\n\n"
 		"Live options (change later with 'xdp-pacer set'):\n"
 		"  --interval DUR        minimum gap between admitted packets of a source (1s);\n"
-		"                        DUR takes ns, us, ms or s, e.g. 250ms, 1.5s\n"
+		"                        DUR takes ns, us, ms or s, e.g. 250ms, 1.5s; at most 69269.233s\n"
 		"  --policy pace|quiet   pace: update on admit only, one packet per interval (default);\n"
 		"                        quiet: update on every packet, a source must stay quiet a whole interval\n"
 		"  --prefix4 N           IPv4 source prefix length forming the key, 0..32 (32)\n"
@@ -46,7 +46,7 @@ static void usage(FILE *f)
 		"                        one CPU; shared: one sketch for all CPUs, exact everywhere;\n"
 		"                        auto (default): percpu where the RSS hash (ethtool\n"
 		"                        rx-flow-hash) or a single RX queue makes it exact, else shared\n"
-		"  --tick DUR            clock quantum, rounded down to a power of two ns\n"
+		"  --tick DUR            clock quantum, rounded down to a power of two ns, at most 2^40 ns\n"
 		"                        (default: interval/47 rounded up); sets the live interval range\n"
 		"  --clock cached|coarse|precise  datapath clock: cached (default): the coarse clock\n"
 		"                        refreshed by a BPF timer, no helper call per packet;\n"
@@ -103,13 +103,12 @@ static int parse_opts(int argc, char **argv, struct load_opts *o, const char **i
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
-			if (parse_duration_ns(optarg, &o->interval_ns) || !o->interval_ns)
-				return bad_value("--interval", optarg,
-						 "expected a positive duration such as 1s, 250ms, 500us");
+			if (parse_duration_opt("--interval", optarg, PACER_INTERVAL_MAX_NS, &o->interval_ns))
+				return 2;
 			break;
 		case 't':
-			if (parse_duration_ns(optarg, &o->tick_ns) || !o->tick_ns)
-				return bad_value("--tick", optarg, "expected a positive duration");
+			if (parse_duration_opt("--tick", optarg, PACER_TICK_MAX_NS, &o->tick_ns))
+				return 2;
 			break;
 		case 'r':
 			if (parse_u64_range(optarg, 1, PACER_MAX_ROWS, &v))
@@ -204,11 +203,7 @@ static int build_layout(const struct load_opts *o, struct pacer_layout *lay, uin
 	}
 	lay->lines_log2 = (uint32_t)lg;
 	if (o->tick_ns) {
-		uint32_t s = 0;
-
-		while ((2ULL << s) <= o->tick_ns)
-			s++;
-		lay->tick_shift = s;
+		lay->tick_shift = (uint32_t)pacer_tick_shift_of(o->tick_ns); /* bounded by parse */
 	} else {
 		lay->tick_shift = pacer_default_tick_shift(o->interval_ns);
 	}

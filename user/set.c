@@ -124,9 +124,8 @@ static int set_main(int argc, char **argv, const struct pacer_conf *conf)
 	while ((c = getopt_long(argc, argv, "h", longopts, &idx)) != -1) {
 		switch (c) {
 		case 'i':
-			if (parse_duration_ns(optarg, &interval) || !interval)
-				return bad_value("--interval", optarg,
-						 "expected a positive duration such as 1s, 250ms");
+			if (parse_duration_opt("--interval", optarg, PACER_INTERVAL_MAX_NS, &interval))
+				return 2;
 			set_i = true;
 			break;
 		case 'p':

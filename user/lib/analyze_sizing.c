@@ -108,7 +108,7 @@ static int prepare(const struct an_stream *s, const struct sizing_params *p, str
 		   struct sizing_result *out)
 {
 	int percpu = p->placement == PACER_PLACEMENT_PERCPU, ins;
-	uint64_t *src_hash = NULL, i, n = 0, base, window = NO_TICK, *seen = NULL;
+	uint64_t *src_hash = NULL, i, n = 0, window = NO_TICK, *seen = NULL;
 	uint64_t *per_copy = NULL, windows = 0, sum = 0;
 	struct an_map views = { 0 };
 	int ret = -ENOMEM;
@@ -126,12 +126,6 @@ static int prepare(const struct an_stream *s, const struct sizing_params *p, str
 		goto out;
 	for (i = 0; i < s->nsrc; i++)
 		src_hash[i] = source_hash(&s->src[i], p->key);
-	/*
-	 * Fresh simulated lines have epoch 0.  Shift time (by whole epochs, so
-	 * tick and epoch boundaries stay where they were) to start 4 epochs in:
-	 * untouched lines are then stale, as "never seen" must be.
-	 */
-	base = (s->first_ts >> (p->tick_shift + PACER_EPOCH_SHIFT)) << (p->tick_shift + PACER_EPOCH_SHIFT);
 	for (i = 0; i < s->n; i++) {
 		const struct an_record *a = &s->rec[i];
 		uint64_t *v;
@@ -141,7 +135,7 @@ static int prepare(const struct an_stream *s, const struct sizing_params *p, str
 		v = an_map_get(&views, percpu ? (uint64_t)a->src << 16 | a->cpu : a->src, views.n, &ins);
 		if (!v)
 			goto out;
-		r->ts[n] = a->ts_ns - base + (4ULL << (p->tick_shift + PACER_EPOCH_SHIFT));
+		r->ts[n] = a->ts_ns;
 		r->hash[n] = src_hash[a->src];
 		r->view[n] = (uint32_t)*v;
 		r->cpu[n] = percpu ? a->cpu : 0;

@@ -295,13 +295,15 @@ int pacer_file_header_decode(const uint8_t *buf, size_t len, struct pacer_file_h
 		return INVALID(OFF_KIND, "layout kind %u is neither rows (0) nor blocked (1)", h->kind);
 	if (h->lines_log2 > 30)
 		return INVALID(OFF_LINES, "lines_log2 %u is larger than 30", h->lines_log2);
-	if (h->tick_shift > 40)
-		return INVALID(OFF_TICK, "tick_shift %u is larger than 40", h->tick_shift);
+	if (h->tick_shift > PACER_TICK_SHIFT_MAX)
+		return INVALID(OFF_TICK, "tick_shift %u is larger than %d", h->tick_shift,
+			       PACER_TICK_SHIFT_MAX);
 	if (h->thresh_ticks < PACER_MIN_THRESH || h->thresh_ticks > PACER_MAX_THRESH)
 		return INVALID(OFF_THRESH, "threshold %u ticks is outside %d..%d", h->thresh_ticks,
 			       PACER_MIN_THRESH, PACER_MAX_THRESH);
-	if (h->interval_ns == 0)
-		return INVALID(OFF_INTERVAL, "interval is 0 ns");
+	if (h->interval_ns == 0 || h->interval_ns > PACER_INTERVAL_MAX_NS)
+		return INVALID(OFF_INTERVAL, "interval %" PRIu64 " ns is outside 1..%llu ns",
+			       h->interval_ns, PACER_INTERVAL_MAX_NS);
 	if (h->policy >= PACER_POLICY_MAX)
 		return INVALID(OFF_POLICY, "policy %u is neither pace (0) nor quiet (1)", h->policy);
 	if (h->placement > PACER_PLACEMENT_SHARED)

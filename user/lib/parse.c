@@ -55,6 +55,21 @@ int parse_duration_ns(const char *s, uint64_t *out)
 	return 0;
 }
 
+int parse_duration_max(const char *s, uint64_t max_ns, uint64_t *out)
+{
+	uint64_t v;
+	int err = parse_duration_ns(s, &v);
+
+	if (err)
+		return err;
+	if (!v)
+		return -EINVAL;
+	if (v > max_ns)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
 int parse_u64_range(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
 	unsigned long long v;
@@ -210,7 +225,7 @@ uint32_t pacer_default_tick_shift(uint64_t interval_ns)
 {
 	uint32_t s = 0;
 
-	while (s < 40 && (interval_ns + (1ULL << s) - 1) >> s > 47)
+	while (s < PACER_TICK_SHIFT_MAX && (interval_ns + (1ULL << s) - 1) >> s > 47)
 		s++;
 	return s;
 }

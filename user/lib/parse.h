@@ -12,6 +12,9 @@
  */
 int parse_duration_ns(const char *s, uint64_t *out);
 
+/* A duration in [1 ns, max_ns]: -EINVAL on junk or zero, -ERANGE above max_ns. */
+int parse_duration_max(const char *s, uint64_t max_ns, uint64_t *out);
+
 /* Decimal integer in [min, max]; -EINVAL on junk, -ERANGE outside. */
 int parse_u64_range(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 

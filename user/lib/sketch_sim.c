@@ -9,7 +9,7 @@ int sketch_sim_init(struct sketch_sim *s, uint32_t rows, uint32_t kind, uint32_t
 		    uint32_t tick_shift, uint32_t thresh, uint32_t policy, const __u64 key[2])
 {
 	memset(s, 0, sizeof(*s));
-	if (rows < 1 || rows > PACER_MAX_ROWS || lines_log2 > 30 || tick_shift > 40 ||
+	if (rows < 1 || rows > PACER_MAX_ROWS || lines_log2 > 30 || tick_shift > PACER_TICK_SHIFT_MAX ||
 	    (kind != PACER_LAYOUT_ROWS && kind != PACER_LAYOUT_BLOCKED) ||
 	    thresh < PACER_MIN_THRESH || thresh > PACER_MAX_THRESH || policy >= PACER_POLICY_MAX)
 		return -EINVAL;

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Parsing of operator input (user/lib/parse.c): durations, integers, addresses. */
+#include <check.h>
+#include "check_run.h"
+#include <errno.h>
+#include <stdint.h>
+#include "parse.h"
+
+START_TEST(test_parse_duration)
+{
+	uint64_t v;
+
+	ck_assert_int_eq(parse_duration_ns("1s", &v), 0);
+	ck_assert_uint_eq(v, 1000000000ULL);
+	ck_assert_int_eq(parse_duration_ns("250ms", &v), 0);
+	ck_assert_uint_eq(v, 250000000ULL);
+	ck_assert_int_eq(parse_duration_ns("10us", &v), 0);
+	ck_assert_uint_eq(v, 10000ULL);
+	ck_assert_int_eq(parse_duration_ns("7ns", &v), 0);
+	ck_assert_uint_eq(v, 7ULL);
+	ck_assert_int_eq(parse_duration_ns("1.5s", &v), 0);
+	ck_assert_uint_eq(v, 1500000000ULL);
+	ck_assert_int_eq(parse_duration_ns("0.001ms", &v), 0);
+	ck_assert_uint_eq(v, 1000ULL);
+	ck_assert_int_eq(parse_duration_ns("1", &v), -EINVAL);     /* no unit */
+	ck_assert_int_eq(parse_duration_ns("1 s", &v), -EINVAL);
+	ck_assert_int_eq(parse_duration_ns("s", &v), -EINVAL);
+	ck_assert_int_eq(parse_duration_ns("-1s", &v), -EINVAL);
+	ck_assert_int_eq(parse_duration_ns("1.5ns", &v), -EINVAL); /* sub-ns */
+	ck_assert_int_eq(parse_duration_ns("1h", &v), -EINVAL);
+	ck_assert_int_eq(parse_duration_ns("99999999999999999999s", &v), -ERANGE);
+	ck_assert_int_eq(parse_duration_ns("20000000000s", &v), -ERANGE);
+	ck_assert_int_eq(parse_duration_ns("", &v), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_parse_duration_max)
+{
+	uint64_t v = 7;
+
+	ck_assert_int_eq(parse_duration_max("1099511627776ns", 1ULL << 40, &v), 0);
+	ck_assert_uint_eq(v, 1ULL << 40);
+	ck_assert_int_eq(parse_duration_max("1099511627777ns", 1ULL << 40, &v), -ERANGE);
+	ck_assert_int_eq(parse_duration_max("10000000000s", 1ULL << 40, &v), -ERANGE);
+	ck_assert_int_eq(parse_duration_max("4611686018427387904ns", 1ULL << 40, &v), -ERANGE);
+	ck_assert_int_eq(parse_duration_max("0s", 1ULL << 40, &v), -EINVAL);
+	ck_assert_int_eq(parse_duration_max("1x", 1ULL << 40, &v), -EINVAL);
+	ck_assert_int_eq(parse_duration_max("99999999999999999999s", UINT64_MAX, &v), -ERANGE);
+	ck_assert_uint_eq(v, 1ULL << 40); /* untouched by failures */
+}
+END_TEST
+
+START_TEST(test_parse_numbers_and_addresses)
+{
+	struct pacer_addr a;
+	uint64_t v;
+
+	ck_assert_int_eq(parse_u64_range("8", 1, 8, &v), 0);
+	ck_assert_int_eq(parse_u64_range("9", 1, 8, &v), -ERANGE);
+	ck_assert_int_eq(parse_u64_range("0", 1, 8, &v), -ERANGE);
+	ck_assert_int_eq(parse_u64_range("4x", 1, 8, &v), -EINVAL);
+	ck_assert_int_eq(parse_u64_range("-4", 0, 8, &v), -EINVAL);
+	ck_assert_int_eq(parse_u64_range("", 0, 8, &v), -EINVAL);
+	ck_assert_int_eq(parse_one_in("1/1000", &v), 0);
+	ck_assert_uint_eq(v, 1000);
+	ck_assert_int_eq(parse_one_in("1/0", &v), -ERANGE);
+	ck_assert_uint_eq(sample_thresh_one_in(1), 1ULL << 32);
+	ck_assert_uint_eq(sample_thresh_one_in(2), 1ULL << 31);
+	ck_assert_int_eq(parse_address("10.1.2.3", &a), 0);
+	ck_assert_int_eq(a.family, 4);
+	ck_assert_int_eq(parse_address("fd00::1", &a), 0);
+	ck_assert_int_eq(a.family, 6);
+	ck_assert_int_eq(parse_address("10.1.2", &a), -EINVAL);
+	ck_assert_int_eq(parse_address("fd00:::1", &a), -EINVAL);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("parse");
+	TCase *tc = tcase_create("operator input");
+
+	tcase_add_test(tc, test_parse_duration);
+	tcase_add_test(tc, test_parse_duration_max);
+	tcase_add_test(tc, test_parse_numbers_and_addresses);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
