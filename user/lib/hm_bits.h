@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Packed bit arrays: fields of 1..64 bits at any bit offset of a uint64_t
+ * array (a field may straddle two words), and the word-parallel (SWAR)
+ * search for fields holding one value.
+ */
+#ifndef PACER_HM_BITS_H
+#define PACER_HM_BITS_H
+
+#include <stdint.h>
+
+static inline uint64_t low_mask(unsigned width)
+{
+	return width >= 64 ? ~0ULL : (1ULL << width) - 1;
+}
+
+static inline uint64_t bits_get(const uint64_t *words, uint64_t off, unsigned width)
+{
+	uint64_t idx = off >> 6, v;
+	unsigned sh = off & 63;
+
+	v = words[idx] >> sh;
+	if (sh + width > 64)
+		v |= words[idx + 1] << (64 - sh);
+	return v & low_mask(width);
+}
+
+static inline void bits_put(uint64_t *words, uint64_t off, unsigned width, uint64_t v)
+{
+	uint64_t idx = off >> 6, mask = low_mask(width);
+	unsigned sh = off & 63;
+
+	v &= mask;
+	words[idx] = (words[idx] & ~(mask << sh)) | (v << sh);
+	if (sh + width > 64) {
+		unsigned done = 64 - sh;
+
+		words[idx + 1] = (words[idx + 1] & ~(mask >> done)) | (v >> done);
+	}
+}
+
+/* v copied into each of `count` fields of `width` bits (count * width <= 64). */
+static inline uint64_t bits_broadcast(uint64_t v, unsigned width, unsigned count)
+{
+	uint64_t out = 0;
+	unsigned i;
+
+	for (i = 0; i < count; i++)
+		out |= v << (i * width);
+	return out;
+}
+
+/*
+ * The top bit of every field of x that is zero, and nothing else: exact
+ * per field (the additions cannot carry across fields).  high has the top
+ * bit of each field set, low the bits below it.
+ */
+static inline uint64_t bits_zero_fields(uint64_t x, uint64_t low, uint64_t high)
+{
+	return ~(((x & low) + low) | x | low) & high;
+}
+
+#endif

@@ -1,0 +1,630 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * HashSM, the compact bucketized cuckoo table of hm_table.h.
+ *
+ * Bucket of a signature: primary b1 = sig mod nbuckets, quotient
+ * q = sig / nbuckets (one multiply-high by a precomputed reciprocal and a
+ * correction, no division), alternate b2 = b1 + 1 + (mix(q) reduced to
+ * [0, nbuckets - 1)) mod nbuckets.  The slot stores q and whether it is in
+ * b2, so sig = q * nbuckets + b1 is recoverable.
+ *
+ * Slot metadata (class << 1 | alt) is packed apart from the quotients, so
+ * a bucket's four metadata fields are one read and the scan reads several
+ * buckets per word.  When n = active + 1 (HistoricalMembership levels) an
+ * expired entry can only hold the class now + 1, and the scan finds such
+ * fields word-parallel (bits_zero_fields); otherwise it tests each field.
+ */
+#include "hm_table.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hm_bits.h"
+
+#define HSM_WAYS 4u
+/* Grow before the load passes 23/25 = 0.92; grow by 1/16 of the buckets. */
+#define HSM_LOAD_NUM 23u
+#define HSM_LOAD_DEN 25u
+#define HSM_GROW_SHIFT 4
+#define HSM_MAX_KICKS 500u
+/* Overflow entries kept beside the table before growing it. */
+#define HSM_STASH 2u
+
+struct hashsm {
+	uint64_t *words;          /* metadata fields, then quotients (+1 spare word) */
+	uint64_t *quots;
+	uint64_t nbuckets, recip;  /* recip = floor((2^64 - 1) / nbuckets) */
+	uint64_t max_sig;
+	uint64_t items, grow_at;
+	uint64_t lap, scan_per_call, scan_next;
+	uint64_t rehashes, rng;
+	uint64_t swar_low, swar_high, swar_cls;  /* per-field masks of one scan chunk */
+	hashsm_evict_fn evict;
+	void *ctx;
+	uint64_t stash_sig[HSM_STASH];
+	uint32_t stash_cls[HSM_STASH];
+	uint32_t n, active, now, cls_empty;
+	uint8_t meta_bits, quot_bits, chunk_buckets, stash_used;
+	bool in_rebuild;
+};
+
+static uint64_t quotient_mix(uint64_t q)
+{
+	q ^= q >> 33;
+	q *= 0xff51afd7ed558ccdULL;
+	q ^= q >> 33;
+	q *= 0xc4ceb9fe1a85ec53ULL;
+	return q ^ (q >> 33);
+}
+
+static unsigned bit_length(uint64_t v)
+{
+	return v ? 64 - (unsigned)__builtin_clzll(v) : 0;
+}
+
+static uint64_t div_ceil(uint64_t a, uint64_t b)
+{
+	return a / b + (a % b != 0);
+}
+
+/* sig = quot * nbuckets + bucket. */
+static inline uint64_t hsm_split(const struct hashsm *s, uint64_t sig, uint64_t *bucket)
+{
+	uint64_t q = (uint64_t)(((unsigned __int128)sig * s->recip) >> 64), r = sig - q * s->nbuckets;
+
+	while (r >= s->nbuckets) {
+		q++;
+		r -= s->nbuckets;
+	}
+	*bucket = r;
+	return q;
+}
+
+static inline uint64_t alt_offset(const struct hashsm *s, uint64_t quot)
+{
+	uint64_t span = s->nbuckets - 1;
+
+	if (span <= UINT32_MAX)
+		return 1 + (((quotient_mix(quot) >> 32) * span) >> 32);
+	return 1 + quotient_mix(quot) % span;
+}
+
+static inline uint64_t other_bucket(const struct hashsm *s, uint64_t bucket, uint64_t off)
+{
+	return bucket + off >= s->nbuckets ? bucket + off - s->nbuckets : bucket + off;
+}
+
+static inline uint64_t back_bucket(const struct hashsm *s, uint64_t bucket, uint64_t off)
+{
+	return bucket >= off ? bucket - off : bucket + s->nbuckets - off;
+}
+
+static inline uint32_t slot_meta(const struct hashsm *s, uint64_t slot)
+{
+	return (uint32_t)bits_get(s->words, slot * s->meta_bits, s->meta_bits);
+}
+
+static inline uint64_t slot_quot(const struct hashsm *s, uint64_t slot)
+{
+	return s->quot_bits ? bits_get(s->quots, slot * s->quot_bits, s->quot_bits) : 0;
+}
+
+static inline void slot_write(struct hashsm *s, uint64_t slot, uint64_t quot, unsigned alt,
+			      uint32_t cls)
+{
+	bits_put(s->words, slot * s->meta_bits, s->meta_bits, (uint64_t)cls << 1 | alt);
+	if (s->quot_bits)
+		bits_put(s->quots, slot * s->quot_bits, s->quot_bits, quot);
+}
+
+static inline void slot_clear(struct hashsm *s, uint64_t slot)
+{
+	bits_put(s->words, slot * s->meta_bits, s->meta_bits, (uint64_t)s->cls_empty << 1);
+}
+
+static inline bool cls_expired(const struct hashsm *s, uint32_t cls)
+{
+	uint32_t age = s->now >= cls ? s->now - cls : s->now + s->n - cls;
+
+	return age >= s->active;
+}
+
+static uint64_t slot_sig(const struct hashsm *s, uint64_t slot)
+{
+	uint64_t quot = slot_quot(s, slot), bucket = slot / HSM_WAYS;
+
+	if (slot_meta(s, slot) & 1)
+		bucket = back_bucket(s, bucket, alt_offset(s, quot));
+	return quot * s->nbuckets + bucket;
+}
+
+static uint64_t next_random(struct hashsm *s)
+{
+	s->rng ^= s->rng >> 12;
+	s->rng ^= s->rng << 25;
+	s->rng ^= s->rng >> 27;
+	return s->rng * 0x2545f4914f6cdd1dULL;
+}
+
+/* Allocate an empty table of nbuckets buckets (s->words is replaced, not freed). */
+static int hsm_geometry(struct hashsm *s, uint64_t nbuckets)
+{
+	uint64_t slots, meta_words, quot_words;
+	unsigned fields;
+
+	if (nbuckets > (UINT64_MAX >> 8) / HSM_WAYS)
+		return -ENOMEM;
+	slots = nbuckets * HSM_WAYS;
+	s->nbuckets = nbuckets;
+	s->recip = UINT64_MAX / nbuckets;
+	s->quot_bits = (uint8_t)bit_length(s->max_sig / nbuckets);
+	s->grow_at = slots * HSM_LOAD_NUM / HSM_LOAD_DEN;
+	s->scan_per_call = div_ceil(nbuckets, s->lap);
+	meta_words = div_ceil(slots * s->meta_bits, 64);
+	quot_words = div_ceil(slots * s->quot_bits, 64) + 1;
+	if (meta_words + quot_words > SIZE_MAX / sizeof(uint64_t))
+		return -ENOMEM;
+	s->words = malloc((meta_words + quot_words) * sizeof(uint64_t));
+	if (!s->words)
+		return -ENOMEM;
+	s->quots = s->words + meta_words;
+	/* All-ones class fields mark every slot empty. */
+	memset(s->words, 0xff, meta_words * sizeof(uint64_t));
+	memset(s->quots, 0, quot_words * sizeof(uint64_t));
+	/* A scan chunk: as many whole buckets of metadata as fit in 64 bits. */
+	s->chunk_buckets = (uint8_t)(64 / (HSM_WAYS * s->meta_bits));
+	fields = s->chunk_buckets * HSM_WAYS;
+	s->swar_high = fields ? bits_broadcast(1ULL << (s->meta_bits - 1), s->meta_bits, fields) : 0;
+	s->swar_low = fields ? bits_broadcast(low_mask(s->meta_bits - 1), s->meta_bits, fields) : 0;
+	s->swar_cls = fields ? bits_broadcast((uint64_t)s->cls_empty << 1, s->meta_bits, fields) : 0;
+	return 0;
+}
+
+struct hashsm *hashsm_new(uint64_t max_items, unsigned sig_bits, uint32_t n, uint32_t active,
+			  uint64_t lap, hashsm_evict_fn evict, void *ctx)
+{
+	struct hashsm *s;
+	uint64_t slots;
+
+	if (!sig_bits || sig_bits > 64 || !n || !active || active > n || !lap || !max_items ||
+	    max_items > (UINT64_MAX >> 8) || n >= (1u << 30)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->max_sig = low_mask(sig_bits);
+	s->n = n;
+	s->active = active;
+	s->lap = lap;
+	s->evict = evict;
+	s->ctx = ctx;
+	/* Class values 0..n-1 plus the all-ones empty marker, then the alternate bit. */
+	s->meta_bits = (uint8_t)(bit_length(n) + 1);
+	s->cls_empty = (uint32_t)low_mask(s->meta_bits - 1);
+	s->rng = (0x853c49e6748fea9bULL ^ (max_items * 0x9e3779b97f4a7c15ULL)) | 1;
+	slots = div_ceil(max_items * HSM_LOAD_DEN, HSM_LOAD_NUM);
+	if (hsm_geometry(s, div_ceil(slots, HSM_WAYS))) {
+		free(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return s;
+}
+
+void hashsm_free(struct hashsm *s)
+{
+	if (!s)
+		return;
+	free(s->words);
+	free(s);
+}
+
+void hashsm_set_now(struct hashsm *s, uint32_t now)
+{
+	s->now = now;
+}
+
+/* Slot of (quot, alt) in bucket, or -1. */
+static inline int64_t bucket_find(const struct hashsm *s, uint64_t bucket, uint64_t quot,
+				  unsigned alt)
+{
+	uint64_t slot = bucket * HSM_WAYS;
+	unsigned w;
+
+	for (w = 0; w < HSM_WAYS; w++) {
+		uint32_t m = slot_meta(s, slot + w);
+
+		if ((m >> 1) != s->cls_empty && (m & 1) == alt && slot_quot(s, slot + w) == quot)
+			return (int64_t)(slot + w);
+	}
+	return -1;
+}
+
+static int64_t hsm_find(const struct hashsm *s, uint64_t sig)
+{
+	uint64_t b1, quot = hsm_split(s, sig, &b1);
+	int64_t slot = bucket_find(s, b1, quot, 0);
+
+	if (slot >= 0 || s->nbuckets == 1)
+		return slot;
+	return bucket_find(s, other_bucket(s, b1, alt_offset(s, quot)), quot, 1);
+}
+
+static int hsm_stash_find(const struct hashsm *s, uint64_t sig)
+{
+	unsigned i;
+
+	for (i = 0; i < s->stash_used; i++)
+		if (s->stash_sig[i] == sig)
+			return (int)i;
+	return -1;
+}
+
+static void hsm_stash_remove(struct hashsm *s, unsigned i)
+{
+	s->stash_used--;
+	s->stash_sig[i] = s->stash_sig[s->stash_used];
+	s->stash_cls[i] = s->stash_cls[s->stash_used];
+	s->items--;
+}
+
+int64_t hashsm_get(const struct hashsm *s, uint64_t sig)
+{
+	int64_t slot = hsm_find(s, sig);
+	int i;
+
+	if (slot >= 0)
+		return slot_meta(s, (uint64_t)slot) >> 1;
+	i = s->stash_used ? hsm_stash_find(s, sig) : -1;
+	return i < 0 ? -1 : (int64_t)s->stash_cls[i];
+}
+
+int64_t hashsm_take(struct hashsm *s, uint64_t sig)
+{
+	int64_t slot = hsm_find(s, sig), cls;
+	int i;
+
+	if (slot >= 0) {
+		cls = slot_meta(s, (uint64_t)slot) >> 1;
+		slot_clear(s, (uint64_t)slot);
+		s->items--;
+		return cls;
+	}
+	i = s->stash_used ? hsm_stash_find(s, sig) : -1;
+	if (i < 0)
+		return -1;
+	cls = s->stash_cls[i];
+	hsm_stash_remove(s, (unsigned)i);
+	return cls;
+}
+
+/* Remove an expired entry and hand it on. */
+static int hsm_evict_slot(struct hashsm *s, uint64_t slot)
+{
+	uint64_t sig = slot_sig(s, slot);
+	uint32_t cls = slot_meta(s, slot) >> 1;
+
+	slot_clear(s, slot);
+	s->items--;
+	return s->evict ? s->evict(s->ctx, sig, cls) : 0;
+}
+
+/*
+ * Put (quot, alt, cls) into an empty slot of bucket, or into one holding an
+ * expired entry (evicted first).  1 if placed (rc gets the eviction's
+ * result), 0 if the bucket is full of active entries.
+ */
+static int hsm_settle(struct hashsm *s, uint64_t bucket, uint64_t quot, unsigned alt,
+		      uint32_t cls, int *rc)
+{
+	uint64_t slot = bucket * HSM_WAYS;
+	uint32_t m[HSM_WAYS];
+	unsigned w;
+
+	for (w = 0; w < HSM_WAYS; w++) {
+		m[w] = slot_meta(s, slot + w) >> 1;
+		if (m[w] == s->cls_empty) {
+			slot_write(s, slot + w, quot, alt, cls);
+			s->items++;
+			return 1;
+		}
+	}
+	for (w = 0; w < HSM_WAYS; w++) {
+		if (cls_expired(s, m[w])) {
+			*rc = hsm_evict_slot(s, slot + w);
+			slot_write(s, slot + w, quot, alt, cls);
+			s->items++;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int hsm_grow(struct hashsm *s, uint64_t sig, uint32_t cls);
+
+/* Random-walk cuckoo from a full pair of buckets; the homeless entry ends in the stash. */
+static int hsm_kick(struct hashsm *s, uint64_t sig, uint32_t cls, uint64_t quot, uint64_t b1,
+		    uint64_t b2)
+{
+	uint64_t bucket = next_random(s) & 1 ? b2 : b1;
+	unsigned kicks;
+	int rc = 0;
+
+	for (kicks = 0; kicks < HSM_MAX_KICKS; kicks++) {
+		uint64_t slot = bucket * HSM_WAYS + next_random(s) % HSM_WAYS;
+		uint64_t vsig = slot_sig(s, slot), vquot, vb1, vb2, vnext;
+		uint32_t vcls = slot_meta(s, slot) >> 1;
+
+		slot_write(s, slot, quot, bucket != b1, cls);
+		/* A moved entry may skip a scan lap: examine it now. */
+		if (cls_expired(s, vcls))
+			return s->evict ? s->evict(s->ctx, vsig, vcls) : 0;
+		vquot = hsm_split(s, vsig, &vb1);
+		vb2 = other_bucket(s, vb1, alt_offset(s, vquot));
+		vnext = bucket == vb1 ? vb2 : vb1;
+		if (hsm_settle(s, vnext, vquot, vnext != vb1, vcls, &rc))
+			return rc;
+		sig = vsig;
+		cls = vcls;
+		quot = vquot;
+		b1 = vb1;
+		b2 = vb2;
+		bucket = vnext;
+	}
+	if (s->in_rebuild)
+		return -EAGAIN;
+	if (s->stash_used < HSM_STASH) {
+		s->stash_sig[s->stash_used] = sig;
+		s->stash_cls[s->stash_used] = cls;
+		s->stash_used++;
+		s->items++;
+		return 0;
+	}
+	return hsm_grow(s, sig, cls);
+}
+
+/* Place a signature known to be absent. */
+static int hsm_place(struct hashsm *s, uint64_t sig, uint32_t cls)
+{
+	uint64_t b1, quot = hsm_split(s, sig, &b1), b2;
+	int rc = 0;
+
+	if (hsm_settle(s, b1, quot, 0, cls, &rc))
+		return rc;
+	if (s->nbuckets == 1)
+		return s->in_rebuild ? -EAGAIN : hsm_grow(s, sig, cls);
+	b2 = other_bucket(s, b1, alt_offset(s, quot));
+	if (hsm_settle(s, b2, quot, 1, cls, &rc))
+		return rc;
+	return hsm_kick(s, sig, cls, quot, b1, b2);
+}
+
+struct hsm_entry {
+	uint64_t sig;
+	uint32_t cls;
+};
+
+/* Active entries (plus the homeless one) to keep, expired ones to evict after a rebuild. */
+static int hsm_collect(const struct hashsm *s, struct hsm_entry *keep, uint64_t *nkeep,
+		       struct hsm_entry *gone, uint64_t *ngone)
+{
+	uint64_t slot, nslots = s->nbuckets * HSM_WAYS;
+	unsigned i;
+
+	for (slot = 0; slot < nslots; slot++) {
+		uint32_t c = slot_meta(s, slot) >> 1;
+		struct hsm_entry e;
+
+		if (c == s->cls_empty)
+			continue;
+		e.sig = slot_sig(s, slot);
+		e.cls = c;
+		if (cls_expired(s, c))
+			gone[(*ngone)++] = e;
+		else
+			keep[(*nkeep)++] = e;
+	}
+	for (i = 0; i < s->stash_used; i++) {
+		struct hsm_entry e = { s->stash_sig[i], s->stash_cls[i] };
+
+		if (cls_expired(s, e.cls))
+			gone[(*ngone)++] = e;
+		else
+			keep[(*nkeep)++] = e;
+	}
+	return 0;
+}
+
+/*
+ * Grow by 1/16 (more if the entries do not fit): rebuild with every active
+ * entry plus the homeless one; expired entries found on the way are evicted
+ * after the rebuild.  On failure the homeless entry is lost, the rest intact.
+ */
+static int hsm_grow(struct hashsm *s, uint64_t sig, uint32_t cls)
+{
+	struct hsm_entry *keep, *gone;
+	uint64_t nkeep = 0, ngone = 0, i, nbuckets = s->nbuckets;
+	struct hashsm fresh;
+	int rc = 0;
+
+	keep = malloc((s->items + 1) * sizeof(*keep));
+	gone = malloc((s->items + 1) * sizeof(*gone));
+	if (!keep || !gone) {
+		free(keep);
+		free(gone);
+		return -ENOMEM;
+	}
+	hsm_collect(s, keep, &nkeep, gone, &ngone);
+	keep[nkeep].sig = sig;
+	keep[nkeep].cls = cls;
+	nkeep++;
+	for (;;) {
+		nbuckets += nbuckets >> HSM_GROW_SHIFT ? nbuckets >> HSM_GROW_SHIFT : 1;
+		fresh = *s;
+		fresh.items = 0;
+		fresh.stash_used = 0;
+		fresh.scan_next = 0;
+		fresh.in_rebuild = true;
+		if (hsm_geometry(&fresh, nbuckets)) {
+			rc = -ENOMEM;
+			break;
+		}
+		for (i = 0; i < nkeep; i++)
+			if (hsm_place(&fresh, keep[i].sig, keep[i].cls))
+				break;
+		if (i == nkeep && fresh.items <= fresh.grow_at) {
+			free(s->words);
+			fresh.in_rebuild = false;
+			fresh.rehashes++;
+			*s = fresh;
+			break;
+		}
+		free(fresh.words);
+	}
+	for (i = 0; rc == 0 && i < ngone; i++) {
+		int r = s->evict ? s->evict(s->ctx, gone[i].sig, gone[i].cls) : 0;
+
+		rc = rc ? rc : r;
+	}
+	free(keep);
+	free(gone);
+	return rc;
+}
+
+int hashsm_add(struct hashsm *s, uint64_t sig, uint32_t cls)
+{
+	if (s->items + 1 > s->grow_at)
+		return hsm_grow(s, sig, cls);
+	return hsm_place(s, sig, cls);
+}
+
+int hashsm_put(struct hashsm *s, uint64_t sig, uint32_t cls)
+{
+	int64_t slot = hsm_find(s, sig);
+	int i;
+
+	if (slot >= 0) {
+		bits_put(s->words, (uint64_t)slot * s->meta_bits + 1, s->meta_bits - 1, cls);
+		return 0;
+	}
+	i = s->stash_used ? hsm_stash_find(s, sig) : -1;
+	if (i >= 0) {
+		s->stash_cls[i] = cls;
+		return 0;
+	}
+	return hashsm_add(s, sig, cls);
+}
+
+static int hsm_scan_stash(struct hashsm *s)
+{
+	unsigned j = 0;
+	int rc = 0;
+
+	while (j < s->stash_used) {
+		uint64_t sig = s->stash_sig[j];
+		uint32_t cls = s->stash_cls[j];
+
+		if (cls_expired(s, cls)) {
+			int r;
+
+			hsm_stash_remove(s, j);
+			r = s->evict ? s->evict(s->ctx, sig, cls) : 0;
+			rc = rc ? rc : r;
+		} else {
+			j++;
+		}
+	}
+	return rc;
+}
+
+/* Expired entries among the count buckets from first: one field at a time. */
+static int hsm_scan_fields(struct hashsm *s, uint64_t first, uint64_t count)
+{
+	uint64_t slot, end = (first + count) * HSM_WAYS;
+	int rc = 0;
+
+	for (slot = first * HSM_WAYS; slot < end; slot++) {
+		uint32_t c = slot_meta(s, slot) >> 1;
+
+		if (c != s->cls_empty && cls_expired(s, c)) {
+			int r = hsm_evict_slot(s, slot);
+
+			rc = rc ? rc : r;
+		}
+	}
+	return rc;
+}
+
+/* n = active + 1: every expired entry holds class now + 1; find them a word at a time. */
+static int hsm_scan_swar(struct hashsm *s, uint64_t first, uint64_t count)
+{
+	uint32_t expired = s->now + 1 == s->n ? 0 : s->now + 1;
+	uint64_t target = bits_broadcast((uint64_t)expired << 1, s->meta_bits,
+					 s->chunk_buckets * HSM_WAYS);
+	uint64_t b = first, end = first + count;
+	int rc = 0;
+
+	while (b < end) {
+		unsigned g = end - b < s->chunk_buckets ? (unsigned)(end - b) : s->chunk_buckets;
+		uint64_t chunk = bits_get(s->words, b * HSM_WAYS * s->meta_bits, g * HSM_WAYS * s->meta_bits);
+		uint64_t hits = bits_zero_fields((chunk & s->swar_cls) ^ target, s->swar_low, s->swar_high);
+
+		hits &= low_mask(g * HSM_WAYS * s->meta_bits);
+		while (hits) {
+			unsigned field = (unsigned)__builtin_ctzll(hits) / s->meta_bits;
+			int r = hsm_evict_slot(s, b * HSM_WAYS + field);
+
+			rc = rc ? rc : r;
+			hits &= hits - 1;
+		}
+		b += g;
+	}
+	return rc;
+}
+
+int hashsm_scan(struct hashsm *s)
+{
+	uint64_t left = s->scan_per_call;
+	int rc = s->stash_used ? hsm_scan_stash(s) : 0, r;
+
+	while (left) {
+		uint64_t count = s->nbuckets - s->scan_next < left ? s->nbuckets - s->scan_next : left;
+
+		if (s->n == s->active + 1 && s->chunk_buckets)
+			r = hsm_scan_swar(s, s->scan_next, count);
+		else
+			r = hsm_scan_fields(s, s->scan_next, count);
+		rc = rc ? rc : r;
+		left -= count;
+		s->scan_next += count;
+		if (s->scan_next == s->nbuckets)
+			s->scan_next = 0;
+	}
+	return rc;
+}
+
+uint64_t hashsm_items(const struct hashsm *s)
+{
+	return s->items;
+}
+
+uint64_t hashsm_slots(const struct hashsm *s)
+{
+	return s->nbuckets * HSM_WAYS;
+}
+
+uint64_t hashsm_rehashes(const struct hashsm *s)
+{
+	return s->rehashes;
+}
+
+size_t hashsm_memory_bytes(const struct hashsm *s)
+{
+	uint64_t slots = s->nbuckets * HSM_WAYS;
+
+	return sizeof(*s) + (div_ceil(slots * s->meta_bits, 64) + div_ceil(slots * s->quot_bits, 64) + 1) *
+				    sizeof(uint64_t);
+}
