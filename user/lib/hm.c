@@ -96,7 +96,7 @@
  *    remainder modulo the bucket count is its bucket and only the quotient
  *    is stored, so a slot spends about log2(N / m) + 3 bits on the
  *    signature (B(N, m) / m is log2(N / m) + 1.44) plus the class field, at
- *    a load of 0.87 to 0.92; measured bits are reported beside the paper's
+ *    a load of 0.89 to 0.95; measured bits are reported beside the paper's
  *    bound.  The key mix is fixed, not keyed: crafted keys can fill the
  *    stash and force growth (memory), but cannot make an answer wrong.
  *    Signatures: a bijective 64-bit mix of the key (hm_new), its top bits

@@ -8,6 +8,7 @@
 #define PACER_HM_BITS_H
 
 #include <stdint.h>
+#include <string.h>
 
 static inline uint64_t low_mask(unsigned width)
 {
@@ -37,6 +38,18 @@ static inline void bits_put(uint64_t *words, uint64_t off, unsigned width, uint6
 
 		words[idx + 1] = (words[idx + 1] & ~(mask >> done)) | (v >> done);
 	}
+}
+
+/*
+ * A field of at most 57 bits by one unaligned load: the array must have at
+ * least 8 readable bytes from the field's first byte (callers pad a word).
+ */
+static inline uint64_t bits_get57(const uint64_t *words, uint64_t off, unsigned width)
+{
+	uint64_t v;
+
+	memcpy(&v, (const uint8_t *)words + (off >> 3), sizeof(v));
+	return (v >> (off & 7)) & low_mask(width);
 }
 
 /* v copied into each of `count` fields of `width` bits (count * width <= 64). */

@@ -23,9 +23,9 @@
 #include "hm_bits.h"
 
 #define HSM_WAYS 4u
-/* Grow before the load passes 23/25 = 0.92; grow by 1/16 of the buckets. */
-#define HSM_LOAD_NUM 23u
-#define HSM_LOAD_DEN 25u
+/* Grow before the load passes 19/20 = 0.95; grow by 1/16 of the buckets. */
+#define HSM_LOAD_NUM 19u
+#define HSM_LOAD_DEN 20u
 #define HSM_GROW_SHIFT 4
 #define HSM_MAX_KICKS 500u
 /* Overflow entries kept beside the table before growing it. */
@@ -45,8 +45,9 @@ struct hashsm {
 	uint64_t stash_sig[HSM_STASH];
 	uint32_t stash_cls[HSM_STASH];
 	uint32_t n, active, now, cls_empty;
+	uint64_t swar_expired;    /* class now + 1 in every field of a chunk */
 	uint8_t meta_bits, quot_bits, chunk_buckets, stash_used;
-	bool in_rebuild;
+	bool in_rebuild, bucket_fits;
 };
 
 static uint64_t quotient_mix(uint64_t q)
@@ -102,12 +103,20 @@ static inline uint64_t back_bucket(const struct hashsm *s, uint64_t bucket, uint
 
 static inline uint32_t slot_meta(const struct hashsm *s, uint64_t slot)
 {
-	return (uint32_t)bits_get(s->words, slot * s->meta_bits, s->meta_bits);
+	return (uint32_t)bits_get57(s->words, slot * s->meta_bits, s->meta_bits);
+}
+
+/* The metadata fields of a bucket's four slots, when they fit one load. */
+static inline uint64_t bucket_metas(const struct hashsm *s, uint64_t bucket)
+{
+	return bits_get57(s->words, bucket * HSM_WAYS * s->meta_bits, HSM_WAYS * s->meta_bits);
 }
 
 static inline uint64_t slot_quot(const struct hashsm *s, uint64_t slot)
 {
-	return s->quot_bits ? bits_get(s->quots, slot * s->quot_bits, s->quot_bits) : 0;
+	if (s->quot_bits <= 57)
+		return bits_get57(s->quots, slot * s->quot_bits, s->quot_bits);
+	return bits_get(s->quots, slot * s->quot_bits, s->quot_bits);
 }
 
 static inline void slot_write(struct hashsm *s, uint64_t slot, uint64_t quot, unsigned alt,
@@ -161,7 +170,7 @@ static int hsm_geometry(struct hashsm *s, uint64_t nbuckets)
 	s->quot_bits = (uint8_t)bit_length(s->max_sig / nbuckets);
 	s->grow_at = slots * HSM_LOAD_NUM / HSM_LOAD_DEN;
 	s->scan_per_call = div_ceil(nbuckets, s->lap);
-	meta_words = div_ceil(slots * s->meta_bits, 64);
+	meta_words = div_ceil(slots * s->meta_bits, 64) + 1;
 	quot_words = div_ceil(slots * s->quot_bits, 64) + 1;
 	if (meta_words + quot_words > SIZE_MAX / sizeof(uint64_t))
 		return -ENOMEM;
@@ -173,7 +182,8 @@ static int hsm_geometry(struct hashsm *s, uint64_t nbuckets)
 	memset(s->words, 0xff, meta_words * sizeof(uint64_t));
 	memset(s->quots, 0, quot_words * sizeof(uint64_t));
 	/* A scan chunk: as many whole buckets of metadata as fit in 64 bits. */
-	s->chunk_buckets = (uint8_t)(64 / (HSM_WAYS * s->meta_bits));
+	s->chunk_buckets = (uint8_t)(57 / (HSM_WAYS * s->meta_bits));
+	s->bucket_fits = s->chunk_buckets > 0;
 	fields = s->chunk_buckets * HSM_WAYS;
 	s->swar_high = fields ? bits_broadcast(1ULL << (s->meta_bits - 1), s->meta_bits, fields) : 0;
 	s->swar_low = fields ? bits_broadcast(low_mask(s->meta_bits - 1), s->meta_bits, fields) : 0;
@@ -211,6 +221,7 @@ struct hashsm *hashsm_new(uint64_t max_items, unsigned sig_bits, uint32_t n, uin
 		errno = ENOMEM;
 		return NULL;
 	}
+	hashsm_set_now(s, 0);
 	return s;
 }
 
@@ -224,21 +235,49 @@ void hashsm_free(struct hashsm *s)
 
 void hashsm_set_now(struct hashsm *s, uint32_t now)
 {
+	uint32_t expired = now + 1 == s->n ? 0 : now + 1;
+
 	s->now = now;
+	if (s->chunk_buckets)
+		s->swar_expired = bits_broadcast((uint64_t)expired << 1, s->meta_bits,
+						 s->chunk_buckets * HSM_WAYS);
+}
+
+/* Fields of one bucket's metadata (bucket_fits): the top bit of each empty one. */
+static inline uint64_t bucket_empties(const struct hashsm *s, uint64_t metas)
+{
+	uint64_t four = low_mask(HSM_WAYS * s->meta_bits);
+
+	return bits_zero_fields(~metas & s->swar_cls & four, s->swar_low & four, s->swar_high & four);
 }
 
 /* Slot of (quot, alt) in bucket, or -1. */
 static inline int64_t bucket_find(const struct hashsm *s, uint64_t bucket, uint64_t quot,
 				  unsigned alt)
 {
-	uint64_t slot = bucket * HSM_WAYS;
+	uint64_t slot = bucket * HSM_WAYS, metas, four, alt_bits, cand;
 	unsigned w;
 
-	for (w = 0; w < HSM_WAYS; w++) {
-		uint32_t m = slot_meta(s, slot + w);
+	if (!s->bucket_fits) {
+		for (w = 0; w < HSM_WAYS; w++) {
+			uint32_t m = slot_meta(s, slot + w);
 
-		if ((m >> 1) != s->cls_empty && (m & 1) == alt && slot_quot(s, slot + w) == quot)
+			if ((m >> 1) != s->cls_empty && (m & 1) == alt && slot_quot(s, slot + w) == quot)
+				return (int64_t)(slot + w);
+		}
+		return -1;
+	}
+	/* Candidates: occupied slots whose alternate bit matches; then compare quotients. */
+	metas = bucket_metas(s, bucket);
+	four = low_mask(HSM_WAYS * s->meta_bits);
+	alt_bits = (metas ^ (alt ? ~0ULL : 0)) & (s->swar_high >> (s->meta_bits - 1)) & four;
+	cand = bits_zero_fields(alt_bits, s->swar_low & four, s->swar_high & four) &
+	       ~bucket_empties(s, metas);
+	while (cand) {
+		w = (unsigned)__builtin_ctzll(cand) / s->meta_bits;
+		if (slot_quot(s, slot + w) == quot)
 			return (int64_t)(slot + w);
+		cand &= cand - 1;
 	}
 	return -1;
 }
@@ -320,20 +359,31 @@ static int hsm_evict_slot(struct hashsm *s, uint64_t slot)
 static int hsm_settle(struct hashsm *s, uint64_t bucket, uint64_t quot, unsigned alt,
 		      uint32_t cls, int *rc)
 {
-	uint64_t slot = bucket * HSM_WAYS;
-	uint32_t m[HSM_WAYS];
+	uint64_t slot = bucket * HSM_WAYS, metas = 0, empties;
 	unsigned w;
 
-	for (w = 0; w < HSM_WAYS; w++) {
-		m[w] = slot_meta(s, slot + w) >> 1;
-		if (m[w] == s->cls_empty) {
-			slot_write(s, slot + w, quot, alt, cls);
+	if (s->bucket_fits) {
+		metas = bucket_metas(s, bucket);
+		empties = bucket_empties(s, metas);
+		if (empties) {
+			slot_write(s, slot + (unsigned)__builtin_ctzll(empties) / s->meta_bits, quot, alt, cls);
 			s->items++;
 			return 1;
 		}
+	} else {
+		for (w = 0; w < HSM_WAYS; w++) {
+			if ((slot_meta(s, slot + w) >> 1) == s->cls_empty) {
+				slot_write(s, slot + w, quot, alt, cls);
+				s->items++;
+				return 1;
+			}
+		}
 	}
 	for (w = 0; w < HSM_WAYS; w++) {
-		if (cls_expired(s, m[w])) {
+		uint32_t c = (s->bucket_fits ? (uint32_t)(metas >> (w * s->meta_bits)) & (uint32_t)low_mask(s->meta_bits)
+					     : slot_meta(s, slot + w)) >> 1;
+
+		if (cls_expired(s, c)) {
 			*rc = hsm_evict_slot(s, slot + w);
 			slot_write(s, slot + w, quot, alt, cls);
 			s->items++;
@@ -561,15 +611,13 @@ static int hsm_scan_fields(struct hashsm *s, uint64_t first, uint64_t count)
 /* n = active + 1: every expired entry holds class now + 1; find them a word at a time. */
 static int hsm_scan_swar(struct hashsm *s, uint64_t first, uint64_t count)
 {
-	uint32_t expired = s->now + 1 == s->n ? 0 : s->now + 1;
-	uint64_t target = bits_broadcast((uint64_t)expired << 1, s->meta_bits,
-					 s->chunk_buckets * HSM_WAYS);
+	uint64_t target = s->swar_expired;
 	uint64_t b = first, end = first + count;
 	int rc = 0;
 
 	while (b < end) {
 		unsigned g = end - b < s->chunk_buckets ? (unsigned)(end - b) : s->chunk_buckets;
-		uint64_t chunk = bits_get(s->words, b * HSM_WAYS * s->meta_bits, g * HSM_WAYS * s->meta_bits);
+		uint64_t chunk = bits_get57(s->words, b * HSM_WAYS * s->meta_bits, g * HSM_WAYS * s->meta_bits);
 		uint64_t hits = bits_zero_fields((chunk & s->swar_cls) ^ target, s->swar_low, s->swar_high);
 
 		hits &= low_mask(g * HSM_WAYS * s->meta_bits);
@@ -625,6 +673,6 @@ size_t hashsm_memory_bytes(const struct hashsm *s)
 {
 	uint64_t slots = s->nbuckets * HSM_WAYS;
 
-	return sizeof(*s) + (div_ceil(slots * s->meta_bits, 64) + div_ceil(slots * s->quot_bits, 64) + 1) *
+	return sizeof(*s) + (div_ceil(slots * s->meta_bits, 64) + div_ceil(slots * s->quot_bits, 64) + 2) *
 				    sizeof(uint64_t);
 }
