@@ -295,6 +295,19 @@ static void text_table1(FILE *f, const struct an_report *r)
 	fprintf(f, "  %s\n", t1_smallest(t, rec, sizeof(rec)));
 }
 
+/* The smallest geometry with this many rows that meets the target, or NULL. */
+static const struct sizing_point *smallest_meeting(const struct sizing_result *z, uint32_t rows)
+{
+	const struct sizing_point *best = NULL;
+	size_t i;
+
+	for (i = 0; i < z->npts; i++)
+		if (z->pts[i].rows == rows && z->pts[i].meets &&
+		    (!best || z->pts[i].target_bytes < best->target_bytes))
+			best = &z->pts[i];
+	return best;
+}
+
 static void text_sizing(FILE *f, const struct an_report *r)
 {
 	const struct sizing_result *z = r->sizing;
@@ -320,13 +333,8 @@ static void text_sizing(FILE *f, const struct an_report *r)
 		fprintf(f, "  recorded geometry not simulated (narrower than one line at this sampling rate, or too large)\n");
 	fprintf(f, "  smallest width meeting the target, per row count (simulated; '*' = the model extrapolates past 0 observed):\n");
 	for (rows = 1; rows <= PACER_MAX_ROWS; rows++) {
-		const struct sizing_point *best = NULL;
-		size_t i;
+		const struct sizing_point *best = smallest_meeting(z, rows);
 
-		for (i = 0; i < z->npts; i++)
-			if (z->pts[i].rows == rows && z->pts[i].meets &&
-			    (!best || z->pts[i].target_bytes < best->target_bytes))
-				best = &z->pts[i];
 		if (!best)
 			continue;
 		if (best->simulated)
@@ -1056,13 +1064,8 @@ static void html_sizing(FILE *f, const struct an_report *r)
 		   "<th>simulated false drops</th><th>rate</th><th>model</th></tr>\n",
 		z->n_mean, z->n_peak, z->n_peak * z->scale);
 	for (rows = 1; rows <= PACER_MAX_ROWS; rows++) {
-		const struct sizing_point *best = NULL;
-		size_t i;
+		const struct sizing_point *best = smallest_meeting(z, rows);
 
-		for (i = 0; i < z->npts; i++)
-			if (z->pts[i].rows == rows && z->pts[i].meets &&
-			    (!best || z->pts[i].target_bytes < best->target_bytes))
-				best = &z->pts[i];
 		if (!best)
 			continue;
 		fprintf(f, "<tr><td>%u</td><td>%" PRIu64 "</td><td>%s</td>", rows, best->width_cells,

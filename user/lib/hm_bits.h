@@ -52,6 +52,18 @@ static inline uint64_t bits_get57(const uint64_t *words, uint64_t off, unsigned 
 	return (v >> (off & 7)) & low_mask(width);
 }
 
+/* Store a field of at most 57 bits by one unaligned load and store (same padding). */
+static inline void bits_put57(uint64_t *words, uint64_t off, unsigned width, uint64_t v)
+{
+	uint8_t *at = (uint8_t *)words + (off >> 3);
+	unsigned sh = off & 7;
+	uint64_t w, mask = low_mask(width) << sh;
+
+	memcpy(&w, at, sizeof(w));
+	w = (w & ~mask) | ((v << sh) & mask);
+	memcpy(at, &w, sizeof(w));
+}
+
 /* v copied into each of `count` fields of `width` bits (count * width <= 64). */
 static inline uint64_t bits_broadcast(uint64_t v, unsigned width, unsigned count)
 {

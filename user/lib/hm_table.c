@@ -22,7 +22,8 @@
 #include <string.h>
 #include "hm_bits.h"
 
-#define HSM_WAYS 4u
+#define HSM_WAYS_LOG2 3
+#define HSM_WAYS (1u << HSM_WAYS_LOG2)
 /* Grow before the load passes 19/20 = 0.95; grow by 1/16 of the buckets. */
 #define HSM_LOAD_NUM 19u
 #define HSM_LOAD_DEN 20u
@@ -40,6 +41,8 @@ struct hashsm {
 	uint64_t lap, scan_per_call, scan_next;
 	uint64_t rehashes, rng;
 	uint64_t swar_low, swar_high, swar_cls;  /* per-field masks of one scan chunk */
+	uint64_t b4_low, b4_high, b4_cls, b4_ones;  /* the same for one bucket's four fields */
+	uint64_t b4_expired;      /* class now + 1 in each of a bucket's four fields */
 	hashsm_evict_fn evict;
 	void *ctx;
 	uint64_t stash_sig[HSM_STASH];
@@ -47,7 +50,7 @@ struct hashsm {
 	uint32_t n, active, now, cls_empty;
 	uint64_t swar_expired;    /* class now + 1 in every field of a chunk */
 	uint8_t meta_bits, quot_bits, chunk_buckets, stash_used;
-	bool in_rebuild, bucket_fits;
+	bool in_rebuild, bucket_fits, one_expired;
 };
 
 static uint64_t quotient_mix(uint64_t q)
@@ -86,8 +89,9 @@ static inline uint64_t alt_offset(const struct hashsm *s, uint64_t quot)
 {
 	uint64_t span = s->nbuckets - 1;
 
+	/* Multiplicative hash of the quotient, reduced by multiply-shift. */
 	if (span <= UINT32_MAX)
-		return 1 + (((quotient_mix(quot) >> 32) * span) >> 32);
+		return 1 + ((((quot * 0x9e3779b97f4a7c15ULL) >> 32) * span) >> 32);
 	return 1 + quotient_mix(quot) % span;
 }
 
@@ -122,14 +126,16 @@ static inline uint64_t slot_quot(const struct hashsm *s, uint64_t slot)
 static inline void slot_write(struct hashsm *s, uint64_t slot, uint64_t quot, unsigned alt,
 			      uint32_t cls)
 {
-	bits_put(s->words, slot * s->meta_bits, s->meta_bits, (uint64_t)cls << 1 | alt);
-	if (s->quot_bits)
+	bits_put57(s->words, slot * s->meta_bits, s->meta_bits, (uint64_t)cls << 1 | alt);
+	if (s->quot_bits > 57)
 		bits_put(s->quots, slot * s->quot_bits, s->quot_bits, quot);
+	else if (s->quot_bits)
+		bits_put57(s->quots, slot * s->quot_bits, s->quot_bits, quot);
 }
 
 static inline void slot_clear(struct hashsm *s, uint64_t slot)
 {
-	bits_put(s->words, slot * s->meta_bits, s->meta_bits, (uint64_t)s->cls_empty << 1);
+	bits_put57(s->words, slot * s->meta_bits, s->meta_bits, (uint64_t)s->cls_empty << 1);
 }
 
 static inline bool cls_expired(const struct hashsm *s, uint32_t cls)
@@ -188,6 +194,12 @@ static int hsm_geometry(struct hashsm *s, uint64_t nbuckets)
 	s->swar_high = fields ? bits_broadcast(1ULL << (s->meta_bits - 1), s->meta_bits, fields) : 0;
 	s->swar_low = fields ? bits_broadcast(low_mask(s->meta_bits - 1), s->meta_bits, fields) : 0;
 	s->swar_cls = fields ? bits_broadcast((uint64_t)s->cls_empty << 1, s->meta_bits, fields) : 0;
+	s->b4_low = s->swar_low & low_mask(HSM_WAYS * s->meta_bits);
+	s->b4_high = s->swar_high & low_mask(HSM_WAYS * s->meta_bits);
+	s->b4_cls = s->swar_cls & low_mask(HSM_WAYS * s->meta_bits);
+	s->b4_ones = s->b4_high >> (s->meta_bits - 1);
+	/* n = active + 1: an expired entry can only hold class now + 1 (see hashsm_set_now). */
+	s->one_expired = s->bucket_fits && s->n == s->active + 1;
 	return 0;
 }
 
@@ -238,24 +250,24 @@ void hashsm_set_now(struct hashsm *s, uint32_t now)
 	uint32_t expired = now + 1 == s->n ? 0 : now + 1;
 
 	s->now = now;
-	if (s->chunk_buckets)
+	if (s->chunk_buckets) {
 		s->swar_expired = bits_broadcast((uint64_t)expired << 1, s->meta_bits,
 						 s->chunk_buckets * HSM_WAYS);
+		s->b4_expired = s->swar_expired & low_mask(HSM_WAYS * s->meta_bits);
+	}
 }
 
 /* Fields of one bucket's metadata (bucket_fits): the top bit of each empty one. */
 static inline uint64_t bucket_empties(const struct hashsm *s, uint64_t metas)
 {
-	uint64_t four = low_mask(HSM_WAYS * s->meta_bits);
-
-	return bits_zero_fields(~metas & s->swar_cls & four, s->swar_low & four, s->swar_high & four);
+	return bits_zero_fields(~metas & s->b4_cls, s->b4_low, s->b4_high);
 }
 
 /* Slot of (quot, alt) in bucket, or -1. */
 static inline int64_t bucket_find(const struct hashsm *s, uint64_t bucket, uint64_t quot,
 				  unsigned alt)
 {
-	uint64_t slot = bucket * HSM_WAYS, metas, four, alt_bits, cand;
+	uint64_t slot = bucket * HSM_WAYS, metas, cand;
 	unsigned w;
 
 	if (!s->bucket_fits) {
@@ -269,9 +281,7 @@ static inline int64_t bucket_find(const struct hashsm *s, uint64_t bucket, uint6
 	}
 	/* Candidates: occupied slots whose alternate bit matches; then compare quotients. */
 	metas = bucket_metas(s, bucket);
-	four = low_mask(HSM_WAYS * s->meta_bits);
-	alt_bits = (metas ^ (alt ? ~0ULL : 0)) & (s->swar_high >> (s->meta_bits - 1)) & four;
-	cand = bits_zero_fields(alt_bits, s->swar_low & four, s->swar_high & four) &
+	cand = bits_zero_fields((metas ^ (alt ? ~0ULL : 0)) & s->b4_ones, s->b4_low, s->b4_high) &
 	       ~bucket_empties(s, metas);
 	while (cand) {
 		w = (unsigned)__builtin_ctzll(cand) / s->meta_bits;
@@ -379,6 +389,17 @@ static int hsm_settle(struct hashsm *s, uint64_t bucket, uint64_t quot, unsigned
 			}
 		}
 	}
+	if (s->one_expired) {
+		uint64_t hits = bits_zero_fields((metas & s->b4_cls) ^ s->b4_expired, s->b4_low, s->b4_high);
+
+		if (!hits)
+			return 0;
+		w = (unsigned)__builtin_ctzll(hits) / s->meta_bits;
+		*rc = hsm_evict_slot(s, slot + w);
+		slot_write(s, slot + w, quot, alt, cls);
+		s->items++;
+		return 1;
+	}
 	for (w = 0; w < HSM_WAYS; w++) {
 		uint32_t c = (s->bucket_fits ? (uint32_t)(metas >> (w * s->meta_bits)) & (uint32_t)low_mask(s->meta_bits)
 					     : slot_meta(s, slot + w)) >> 1;
@@ -404,7 +425,7 @@ static int hsm_kick(struct hashsm *s, uint64_t sig, uint32_t cls, uint64_t quot,
 	int rc = 0;
 
 	for (kicks = 0; kicks < HSM_MAX_KICKS; kicks++) {
-		uint64_t slot = bucket * HSM_WAYS + next_random(s) % HSM_WAYS;
+		uint64_t slot = bucket * HSM_WAYS + (next_random(s) >> (64 - HSM_WAYS_LOG2));
 		uint64_t vsig = slot_sig(s, slot), vquot, vb1, vb2, vnext;
 		uint32_t vcls = slot_meta(s, slot) >> 1;
 
@@ -641,7 +662,7 @@ int hashsm_scan(struct hashsm *s)
 	while (left) {
 		uint64_t count = s->nbuckets - s->scan_next < left ? s->nbuckets - s->scan_next : left;
 
-		if (s->n == s->active + 1 && s->chunk_buckets)
+		if (s->one_expired)
 			r = hsm_scan_swar(s, s->scan_next, count);
 		else
 			r = hsm_scan_fields(s, s->scan_next, count);
