@@ -112,6 +112,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include "hm_bits.h"
+#include "hm_ring.h"
 
 /* A level's table starts sized for this many entries (or its bound) and grows. */
 #define HM_INITIAL_ITEMS 32u
@@ -167,6 +168,9 @@ struct hm {
 	unsigned top;
 	unsigned sig_bits;
 	enum hm_sig_kind sig_kind;
+	unsigned base;          /* levels below it are the ring (note 8) */
+	uint64_t ring_pos;      /* ring slot of position t: t mod ring.len */
+	struct hm_ring ring;
 	struct hm_level level[];
 };
 
@@ -217,6 +221,8 @@ static int hm_level_init(struct hm *h, unsigned l, uint64_t top_active)
 		lv->bound = l ? (uint64_t)(h->k + 1) * width + width / 2 : (uint64_t)h->k + 2;
 	}
 	lv->n = lv->active + 1;
+	if (l < h->base)
+		return 0;
 	lv->table = hashsm_new(lv->bound < HM_INITIAL_ITEMS ? lv->bound : HM_INITIAL_ITEMS,
 			       h->sig_bits, lv->n, lv->active, lap, hm_promote, lv);
 	return lv->table ? 0 : -ENOMEM;
@@ -249,6 +255,13 @@ static struct hm *hm_create(uint64_t window, uint32_t inv_eps, unsigned sig_bits
 	h->top = top;
 	h->sig_bits = sig_bits;
 	h->sig_kind = kind;
+	/* The lower half of the levels, as the paper splits them (Section 5). */
+	h->base = (top + 1) / 2;
+	if (hm_ring_init(&h->ring, (uint64_t)(inv_eps + 1) * ((1ULL << h->base) - 1), sig_bits)) {
+		free(h);
+		errno = ENOMEM;
+		return NULL;
+	}
 	for (l = 0; l <= top; l++) {
 		if (hm_level_init(h, l, top_active)) {
 			hm_free(h);
@@ -282,6 +295,7 @@ void hm_free(struct hm *h)
 		return;
 	for (l = 0; l <= h->top; l++)
 		hashsm_free(h->level[l].table);
+	hm_ring_free(&h->ring);
 	free(h);
 }
 
@@ -295,24 +309,58 @@ static int64_t hm_estimate(const struct hm *h, unsigned l, uint32_t cls)
 	return estimate > h->window ? -1 : (int64_t)estimate;
 }
 
+/* Exact recency of the position in ring slot q: positions t - len + 1 .. t sit at t mod len. */
+static int64_t ring_recency(const struct hm *h, uint64_t q)
+{
+	return (int64_t)(h->ring_pos >= q ? h->ring_pos - q : h->ring_pos + h->ring.len - q);
+}
+
+/* The previous copy of sig, if any: its recency, then it goes (note 6). */
+static int64_t hm_take(struct hm *h, uint64_t sig)
+{
+	int64_t slot = hm_ring_find(&h->ring, sig);
+	unsigned l;
+
+	if (slot >= 0) {
+		hm_ring_kill(&h->ring, (uint64_t)slot);
+		return ring_recency(h, (uint64_t)slot);
+	}
+	for (l = h->base; l <= h->top; l++) {
+		int64_t cls = hashsm_take(h->level[l].table, sig);
+
+		if (cls >= 0)
+			return hm_estimate(h, l, (uint32_t)cls);
+	}
+	return -1;
+}
+
+/*
+ * Position t enters the ring; the position leaving it (t - len) enters the
+ * first table level in its contemporary class, b_base(p) = C_base(t) (note 8).
+ */
+static int hm_enter(struct hm *h, uint64_t sig)
+{
+	struct hm_level *first = &h->level[h->base];
+	uint64_t old;
+
+	if (!h->ring.len)
+		return hashsm_add(first->table, sig, first->now);
+	h->ring_pos = h->ring_pos + 1 == h->ring.len ? 0 : h->ring_pos + 1;
+	if (hm_ring_replace(&h->ring, h->ring_pos, sig, &old))
+		return hashsm_add(first->table, old, first->now);
+	return 0;
+}
+
 int hm_query_insert(struct hm *h, uint64_t key, int64_t *recency)
 {
 	uint64_t sig = signature(h, key);
-	int64_t before = -1;
+	int64_t before;
 	unsigned l;
 	int rc, r;
 
 	if (!key_fits(h, key))
 		return -EINVAL;
-	/* The previous copy, if any: its recency, then it goes (note 6). */
-	for (l = 0; l <= h->top; l++) {
-		int64_t cls = hashsm_take(h->level[l].table, sig);
-
-		if (cls >= 0) {
-			before = hm_estimate(h, l, (uint32_t)cls);
-			break;
-		}
-	}
+	before = hm_take(h, sig);
 	if (recency)
 		*recency = before;
 	h->t++;
@@ -321,11 +369,12 @@ int hm_query_insert(struct hm *h, uint64_t key, int64_t *recency)
 		struct hm_level *lv = &h->level[l];
 
 		lv->now = lv->now + 1 == lv->n ? 0 : lv->now + 1;
-		hashsm_set_now(lv->table, lv->now);
+		if (lv->table)
+			hashsm_set_now(lv->table, lv->now);
 	}
-	rc = hashsm_add(h->level[0].table, sig, h->level[0].now);
+	rc = hm_enter(h, sig);
 	/* Bottom-up, so promotions made by one level's scan are seen by the next. */
-	for (l = 0; l <= h->top; l++) {
+	for (l = h->base; l <= h->top; l++) {
 		r = hashsm_scan(h->level[l].table);
 		rc = rc ? rc : r;
 	}
@@ -340,11 +389,15 @@ int hm_insert(struct hm *h, uint64_t key)
 int64_t hm_query(const struct hm *h, uint64_t key)
 {
 	uint64_t sig = signature(h, key);
+	int64_t slot;
 	unsigned l;
 
 	if (!key_fits(h, key))
 		return -1;
-	for (l = 0; l <= h->top; l++) {
+	slot = hm_ring_find(&h->ring, sig);
+	if (slot >= 0)
+		return ring_recency(h, (uint64_t)slot);
+	for (l = h->base; l <= h->top; l++) {
 		int64_t cls = hashsm_get(h->level[l].table, sig);
 
 		if (cls >= 0)
@@ -380,17 +433,22 @@ unsigned hm_top_level(const struct hm *h)
 
 uint64_t hm_items(const struct hm *h)
 {
-	uint64_t sum = 0;
+	uint64_t sum = h->ring.live_count;
 	unsigned l;
 
-	for (l = 0; l <= h->top; l++)
+	for (l = h->base; l <= h->top; l++)
 		sum += hashsm_items(h->level[l].table);
 	return sum;
 }
 
+uint64_t hm_exact_span(const struct hm *h)
+{
+	return h->ring.len;
+}
+
 uint64_t hm_level_items(const struct hm *h, unsigned level)
 {
-	return level <= h->top ? hashsm_items(h->level[level].table) : 0;
+	return level <= h->top && h->level[level].table ? hashsm_items(h->level[level].table) : 0;
 }
 
 uint64_t hm_level_bound(const struct hm *h, unsigned level)
@@ -400,7 +458,7 @@ uint64_t hm_level_bound(const struct hm *h, unsigned level)
 
 uint64_t hm_level_slots(const struct hm *h, unsigned level)
 {
-	return level <= h->top ? hashsm_slots(h->level[level].table) : 0;
+	return level <= h->top && h->level[level].table ? hashsm_slots(h->level[level].table) : 0;
 }
 
 uint64_t hm_rehashes(const struct hm *h)
@@ -408,17 +466,17 @@ uint64_t hm_rehashes(const struct hm *h)
 	uint64_t sum = 0;
 	unsigned l;
 
-	for (l = 0; l <= h->top; l++)
+	for (l = h->base; l <= h->top; l++)
 		sum += hashsm_rehashes(h->level[l].table);
 	return sum;
 }
 
 size_t hm_memory_bytes(const struct hm *h)
 {
-	size_t bytes = sizeof(*h) + (h->top + 1) * sizeof(h->level[0]);
+	size_t bytes = sizeof(*h) + (h->top + 1) * sizeof(h->level[0]) + hm_ring_bytes(&h->ring);
 	unsigned l;
 
-	for (l = 0; l <= h->top; l++)
+	for (l = h->base; l <= h->top; l++)
 		bytes += hashsm_memory_bytes(h->level[l].table);
 	return bytes;
 }

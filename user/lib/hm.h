@@ -81,7 +81,10 @@ uint32_t hm_inv_eps(const struct hm *h);
 uint64_t hm_time(const struct hm *h);         /* insertions so far (t) */
 uint64_t hm_slack(const struct hm *h);        /* 2^L - 1 */
 unsigned hm_top_level(const struct hm *h);    /* L; levels are 0..L */
-uint64_t hm_items(const struct hm *h);        /* entries stored, all levels */
+uint64_t hm_items(const struct hm *h);        /* entries stored: ring and levels */
+/* Recencies below this are answered exactly (the ring of the lower levels). */
+uint64_t hm_exact_span(const struct hm *h);
+/* Entries of one level (0 for the levels the ring holds, below the first table level). */
 uint64_t hm_level_items(const struct hm *h, unsigned level);
 uint64_t hm_level_bound(const struct hm *h, unsigned level);  /* proven max entries */
 uint64_t hm_level_slots(const struct hm *h, unsigned level);

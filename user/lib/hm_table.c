@@ -27,7 +27,7 @@
 /* Grow before the load passes 19/20 = 0.95; grow by 1/16 of the buckets. */
 #define HSM_LOAD_NUM 19u
 #define HSM_LOAD_DEN 20u
-#define HSM_GROW_SHIFT 4
+#define HSM_GROW_SHIFT 3
 #define HSM_MAX_KICKS 500u
 /* Overflow entries kept beside the table before growing it. */
 #define HSM_STASH 2u
@@ -39,6 +39,7 @@ struct hashsm {
 	uint64_t max_sig;
 	uint64_t items, grow_at;
 	uint64_t lap, scan_per_call, scan_next;
+	uint64_t scan_left;       /* buckets the pass since the last tick has still to visit */
 	uint64_t rehashes, rng;
 	uint64_t swar_low, swar_high, swar_cls;  /* per-field masks of one scan chunk */
 	uint64_t b4_low, b4_high, b4_cls, b4_ones;  /* the same for one bucket's four fields */
@@ -49,6 +50,7 @@ struct hashsm {
 	uint32_t stash_cls[HSM_STASH];
 	uint32_t n, active, now, cls_empty;
 	uint64_t swar_expired;    /* class now + 1 in every field of a chunk */
+	uint16_t field_magic;     /* ceil(2^16 / meta_bits): field of a bit by multiply-shift */
 	uint8_t meta_bits, quot_bits, chunk_buckets, stash_used;
 	bool in_rebuild, bucket_fits, one_expired;
 };
@@ -103,6 +105,12 @@ static inline uint64_t other_bucket(const struct hashsm *s, uint64_t bucket, uin
 static inline uint64_t back_bucket(const struct hashsm *s, uint64_t bucket, uint64_t off)
 {
 	return bucket >= off ? bucket - off : bucket + s->nbuckets - off;
+}
+
+/* The metadata field holding bit `bit` (< 64) of a bucket's fields, without a division. */
+static inline unsigned field_of(const struct hashsm *s, int bit)
+{
+	return ((unsigned)bit * s->field_magic) >> 16;
 }
 
 static inline uint32_t slot_meta(const struct hashsm *s, uint64_t slot)
@@ -226,6 +234,7 @@ struct hashsm *hashsm_new(uint64_t max_items, unsigned sig_bits, uint32_t n, uin
 	/* Class values 0..n-1 plus the all-ones empty marker, then the alternate bit. */
 	s->meta_bits = (uint8_t)(bit_length(n) + 1);
 	s->cls_empty = (uint32_t)low_mask(s->meta_bits - 1);
+	s->field_magic = (uint16_t)((65536 + s->meta_bits - 1) / s->meta_bits);
 	s->rng = (0x853c49e6748fea9bULL ^ (max_items * 0x9e3779b97f4a7c15ULL)) | 1;
 	slots = div_ceil(max_items * HSM_LOAD_DEN, HSM_LOAD_NUM);
 	if (hsm_geometry(s, div_ceil(slots, HSM_WAYS))) {
@@ -249,6 +258,9 @@ void hashsm_set_now(struct hashsm *s, uint32_t now)
 {
 	uint32_t expired = now + 1 == s->n ? 0 : now + 1;
 
+	/* Entries expire only when the clock moves: one full pass after each tick finds them. */
+	if (now != s->now)
+		s->scan_left = s->nbuckets;
 	s->now = now;
 	if (s->chunk_buckets) {
 		s->swar_expired = bits_broadcast((uint64_t)expired << 1, s->meta_bits,
@@ -284,7 +296,7 @@ static inline int64_t bucket_find(const struct hashsm *s, uint64_t bucket, uint6
 	cand = bits_zero_fields((metas ^ (alt ? ~0ULL : 0)) & s->b4_ones, s->b4_low, s->b4_high) &
 	       ~bucket_empties(s, metas);
 	while (cand) {
-		w = (unsigned)__builtin_ctzll(cand) / s->meta_bits;
+		w = field_of(s, __builtin_ctzll(cand));
 		if (slot_quot(s, slot + w) == quot)
 			return (int64_t)(slot + w);
 		cand &= cand - 1;
@@ -376,7 +388,7 @@ static int hsm_settle(struct hashsm *s, uint64_t bucket, uint64_t quot, unsigned
 		metas = bucket_metas(s, bucket);
 		empties = bucket_empties(s, metas);
 		if (empties) {
-			slot_write(s, slot + (unsigned)__builtin_ctzll(empties) / s->meta_bits, quot, alt, cls);
+			slot_write(s, slot + field_of(s, __builtin_ctzll(empties)), quot, alt, cls);
 			s->items++;
 			return 1;
 		}
@@ -394,7 +406,7 @@ static int hsm_settle(struct hashsm *s, uint64_t bucket, uint64_t quot, unsigned
 
 		if (!hits)
 			return 0;
-		w = (unsigned)__builtin_ctzll(hits) / s->meta_bits;
+		w = field_of(s, __builtin_ctzll(hits));
 		*rc = hsm_evict_slot(s, slot + w);
 		slot_write(s, slot + w, quot, alt, cls);
 		s->items++;
@@ -538,6 +550,7 @@ static int hsm_grow(struct hashsm *s, uint64_t sig, uint32_t cls)
 		fresh.items = 0;
 		fresh.stash_used = 0;
 		fresh.scan_next = 0;
+		fresh.scan_left = 0;  /* every expired entry is evicted below */
 		fresh.in_rebuild = true;
 		if (hsm_geometry(&fresh, nbuckets)) {
 			rc = -ENOMEM;
@@ -643,7 +656,7 @@ static int hsm_scan_swar(struct hashsm *s, uint64_t first, uint64_t count)
 
 		hits &= low_mask(g * HSM_WAYS * s->meta_bits);
 		while (hits) {
-			unsigned field = (unsigned)__builtin_ctzll(hits) / s->meta_bits;
+			unsigned field = field_of(s, __builtin_ctzll(hits));
 			int r = hsm_evict_slot(s, b * HSM_WAYS + field);
 
 			rc = rc ? rc : r;
@@ -656,8 +669,13 @@ static int hsm_scan_swar(struct hashsm *s, uint64_t first, uint64_t count)
 
 int hashsm_scan(struct hashsm *s)
 {
-	uint64_t left = s->scan_per_call;
-	int rc = s->stash_used ? hsm_scan_stash(s) : 0, r;
+	uint64_t left = s->scan_per_call < s->scan_left ? s->scan_per_call : s->scan_left;
+	int rc, r;
+
+	if (!s->scan_left)
+		return 0;
+	s->scan_left -= left;
+	rc = s->stash_used ? hsm_scan_stash(s) : 0;
 
 	while (left) {
 		uint64_t count = s->nbuckets - s->scan_next < left ? s->nbuckets - s->scan_next : left;
