@@ -153,12 +153,10 @@ static uint64_t div_ceil(uint64_t a, uint64_t b)
 
 struct hm_level {
 	struct hashsm *table;
-	struct hm *owner;
-	uint64_t bound;      /* proven maximum of coexisting entries */
 	uint32_t n;          /* circular field of class IDs: active + 1 */
 	uint32_t active;     /* classes kept: k+1, or J+1 at the top */
 	uint32_t now;        /* contemporary class ID e_l */
-	unsigned index;
+	bool top;            /* entries leaving it are deleted */
 };
 
 struct hm {
@@ -195,9 +193,8 @@ static bool key_fits(const struct hm *h, uint64_t key)
 static int hm_promote(void *ctx, uint64_t sig, uint32_t cls)
 {
 	struct hm_level *lv = ctx;
-	struct hm *h = lv->owner;
 
-	if (lv->index == h->top)
+	if (lv->top)
 		return 0;
 	/* The scan deadline promotes every entry at age exactly `active` (d = 0). */
 	assert((lv->now >= cls ? lv->now - cls : lv->now + lv->n - cls) == lv->active);
@@ -209,21 +206,15 @@ static int hm_promote(void *ctx, uint64_t sig, uint32_t cls)
 static int hm_level_init(struct hm *h, unsigned l, uint64_t top_active)
 {
 	struct hm_level *lv = &h->level[l];
-	uint64_t lap = l ? 1ULL << (l - 1) : 1, width = 1ULL << l;
+	uint64_t lap = l ? 1ULL << (l - 1) : 1, bound;
 
-	lv->owner = h;
-	lv->index = l;
-	if (l == h->top) {
-		lv->active = (uint32_t)top_active;
-		lv->bound = l ? top_active * width + width / 2 : h->window + 2;
-	} else {
-		lv->active = h->k + 1;
-		lv->bound = l ? (uint64_t)(h->k + 1) * width + width / 2 : (uint64_t)h->k + 2;
-	}
+	lv->top = l == h->top;
+	lv->active = lv->top ? (uint32_t)top_active : h->k + 1;
 	lv->n = lv->active + 1;
 	if (l < h->base)
 		return 0;
-	lv->table = hashsm_new(lv->bound < HM_INITIAL_ITEMS ? lv->bound : HM_INITIAL_ITEMS,
+	bound = hm_level_bound(h, l);
+	lv->table = hashsm_new(bound < HM_INITIAL_ITEMS ? bound : HM_INITIAL_ITEMS,
 			       h->sig_bits, lv->n, lv->active, lap, hm_promote, lv);
 	return lv->table ? 0 : -ENOMEM;
 }
@@ -453,7 +444,13 @@ uint64_t hm_level_items(const struct hm *h, unsigned level)
 
 uint64_t hm_level_bound(const struct hm *h, unsigned level)
 {
-	return level <= h->top ? h->level[level].bound : 0;
+	uint64_t width = 1ULL << level;
+
+	if (level > h->top)
+		return 0;
+	if (!level)
+		return h->top ? (uint64_t)h->k + 2 : h->window + 2;
+	return (uint64_t)h->level[level].active * width + width / 2;
 }
 
 uint64_t hm_level_slots(const struct hm *h, unsigned level)

@@ -36,22 +36,20 @@ struct hashsm {
 	uint64_t *words;          /* metadata fields, then quotients (+1 spare word) */
 	uint64_t *quots;
 	uint64_t nbuckets, recip;  /* recip = floor((2^64 - 1) / nbuckets) */
-	uint64_t max_sig;
 	uint64_t items, grow_at;
 	uint64_t lap, scan_per_call, scan_next;
 	uint64_t scan_left;       /* buckets the pass since the last tick has still to visit */
-	uint64_t rehashes, rng;
-	uint64_t swar_low, swar_high, swar_cls;  /* per-field masks of one scan chunk */
-	uint64_t b4_low, b4_high, b4_cls, b4_ones;  /* the same for one bucket's four fields */
-	uint64_t b4_expired;      /* class now + 1 in each of a bucket's four fields */
+	uint64_t rng;
+	uint32_t rehashes;
+	/* Per-field masks over one bucket's metadata (bucket_fits): top bits, class bits, class now + 1. */
+	uint64_t bk_high, bk_cls, bk_expired;
 	hashsm_evict_fn evict;
 	void *ctx;
 	uint64_t stash_sig[HSM_STASH];
 	uint32_t stash_cls[HSM_STASH];
 	uint32_t n, active, now, cls_empty;
-	uint64_t swar_expired;    /* class now + 1 in every field of a chunk */
 	uint16_t field_magic;     /* ceil(2^16 / meta_bits): field of a bit by multiply-shift */
-	uint8_t meta_bits, quot_bits, chunk_buckets, stash_used;
+	uint8_t meta_bits, quot_bits, sig_bits, stash_used;
 	bool in_rebuild, bucket_fits, one_expired;
 };
 
@@ -118,7 +116,7 @@ static inline uint32_t slot_meta(const struct hashsm *s, uint64_t slot)
 	return (uint32_t)bits_get57(s->words, slot * s->meta_bits, s->meta_bits);
 }
 
-/* The metadata fields of a bucket's four slots, when they fit one load. */
+/* The metadata fields of a bucket's slots, when they fit one load. */
 static inline uint64_t bucket_metas(const struct hashsm *s, uint64_t bucket)
 {
 	return bits_get57(s->words, bucket * HSM_WAYS * s->meta_bits, HSM_WAYS * s->meta_bits);
@@ -174,14 +172,13 @@ static uint64_t next_random(struct hashsm *s)
 static int hsm_geometry(struct hashsm *s, uint64_t nbuckets)
 {
 	uint64_t slots, meta_words, quot_words;
-	unsigned fields;
 
 	if (nbuckets > (UINT64_MAX >> 8) / HSM_WAYS)
 		return -ENOMEM;
 	slots = nbuckets * HSM_WAYS;
 	s->nbuckets = nbuckets;
 	s->recip = UINT64_MAX / nbuckets;
-	s->quot_bits = (uint8_t)bit_length(s->max_sig / nbuckets);
+	s->quot_bits = (uint8_t)bit_length(low_mask(s->sig_bits) / nbuckets);
 	s->grow_at = slots * HSM_LOAD_NUM / HSM_LOAD_DEN;
 	s->scan_per_call = div_ceil(nbuckets, s->lap);
 	meta_words = div_ceil(slots * s->meta_bits, 64) + 1;
@@ -196,16 +193,10 @@ static int hsm_geometry(struct hashsm *s, uint64_t nbuckets)
 	memset(s->words, 0xff, meta_words * sizeof(uint64_t));
 	memset(s->quots, 0, quot_words * sizeof(uint64_t));
 	/* A scan chunk: as many whole buckets of metadata as fit in 64 bits. */
-	s->chunk_buckets = (uint8_t)(57 / (HSM_WAYS * s->meta_bits));
-	s->bucket_fits = s->chunk_buckets > 0;
-	fields = s->chunk_buckets * HSM_WAYS;
-	s->swar_high = fields ? bits_broadcast(1ULL << (s->meta_bits - 1), s->meta_bits, fields) : 0;
-	s->swar_low = fields ? bits_broadcast(low_mask(s->meta_bits - 1), s->meta_bits, fields) : 0;
-	s->swar_cls = fields ? bits_broadcast((uint64_t)s->cls_empty << 1, s->meta_bits, fields) : 0;
-	s->b4_low = s->swar_low & low_mask(HSM_WAYS * s->meta_bits);
-	s->b4_high = s->swar_high & low_mask(HSM_WAYS * s->meta_bits);
-	s->b4_cls = s->swar_cls & low_mask(HSM_WAYS * s->meta_bits);
-	s->b4_ones = s->b4_high >> (s->meta_bits - 1);
+	/* One load reads a bucket's metadata when its fields fit 57 bits. */
+	s->bucket_fits = HSM_WAYS * s->meta_bits <= 57;
+	s->bk_high = s->bucket_fits ? bits_broadcast(1ULL << (s->meta_bits - 1), s->meta_bits, HSM_WAYS) : 0;
+	s->bk_cls = s->bucket_fits ? bits_broadcast((uint64_t)s->cls_empty << 1, s->meta_bits, HSM_WAYS) : 0;
 	/* n = active + 1: an expired entry can only hold class now + 1 (see hashsm_set_now). */
 	s->one_expired = s->bucket_fits && s->n == s->active + 1;
 	return 0;
@@ -225,7 +216,7 @@ struct hashsm *hashsm_new(uint64_t max_items, unsigned sig_bits, uint32_t n, uin
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
-	s->max_sig = low_mask(sig_bits);
+	s->sig_bits = (uint8_t)sig_bits;
 	s->n = n;
 	s->active = active;
 	s->lap = lap;
@@ -262,17 +253,25 @@ void hashsm_set_now(struct hashsm *s, uint32_t now)
 	if (now != s->now)
 		s->scan_left = s->nbuckets;
 	s->now = now;
-	if (s->chunk_buckets) {
-		s->swar_expired = bits_broadcast((uint64_t)expired << 1, s->meta_bits,
-						 s->chunk_buckets * HSM_WAYS);
-		s->b4_expired = s->swar_expired & low_mask(HSM_WAYS * s->meta_bits);
-	}
+	if (s->bucket_fits)
+		s->bk_expired = bits_broadcast((uint64_t)expired << 1, s->meta_bits, HSM_WAYS);
+}
+
+/* The lowest bit of each field, and the bits below each top bit. */
+static inline uint64_t bk_ones(const struct hashsm *s)
+{
+	return s->bk_high >> (s->meta_bits - 1);
+}
+
+static inline uint64_t bk_low(const struct hashsm *s)
+{
+	return s->bk_high - bk_ones(s);
 }
 
 /* Fields of one bucket's metadata (bucket_fits): the top bit of each empty one. */
 static inline uint64_t bucket_empties(const struct hashsm *s, uint64_t metas)
 {
-	return bits_zero_fields(~metas & s->b4_cls, s->b4_low, s->b4_high);
+	return bits_zero_fields(~metas & s->bk_cls, bk_low(s), s->bk_high);
 }
 
 /* Slot of (quot, alt) in bucket, or -1. */
@@ -293,7 +292,7 @@ static inline int64_t bucket_find(const struct hashsm *s, uint64_t bucket, uint6
 	}
 	/* Candidates: occupied slots whose alternate bit matches; then compare quotients. */
 	metas = bucket_metas(s, bucket);
-	cand = bits_zero_fields((metas ^ (alt ? ~0ULL : 0)) & s->b4_ones, s->b4_low, s->b4_high) &
+	cand = bits_zero_fields((metas ^ (alt ? ~0ULL : 0)) & bk_ones(s), bk_low(s), s->bk_high) &
 	       ~bucket_empties(s, metas);
 	while (cand) {
 		w = field_of(s, __builtin_ctzll(cand));
@@ -402,7 +401,7 @@ static int hsm_settle(struct hashsm *s, uint64_t bucket, uint64_t quot, unsigned
 		}
 	}
 	if (s->one_expired) {
-		uint64_t hits = bits_zero_fields((metas & s->b4_cls) ^ s->b4_expired, s->b4_low, s->b4_high);
+		uint64_t hits = bits_zero_fields((metas & s->bk_cls) ^ s->bk_expired, bk_low(s), s->bk_high);
 
 		if (!hits)
 			return 0;
@@ -642,27 +641,22 @@ static int hsm_scan_fields(struct hashsm *s, uint64_t first, uint64_t count)
 	return rc;
 }
 
-/* n = active + 1: every expired entry holds class now + 1; find them a word at a time. */
+/* n = active + 1: every expired entry holds class now + 1; find them a bucket at a time. */
 static int hsm_scan_swar(struct hashsm *s, uint64_t first, uint64_t count)
 {
-	uint64_t target = s->swar_expired;
-	uint64_t b = first, end = first + count;
+	uint64_t b, end = first + count;
 	int rc = 0;
 
-	while (b < end) {
-		unsigned g = end - b < s->chunk_buckets ? (unsigned)(end - b) : s->chunk_buckets;
-		uint64_t chunk = bits_get57(s->words, b * HSM_WAYS * s->meta_bits, g * HSM_WAYS * s->meta_bits);
-		uint64_t hits = bits_zero_fields((chunk & s->swar_cls) ^ target, s->swar_low, s->swar_high);
+	for (b = first; b < end; b++) {
+		uint64_t hits = bits_zero_fields((bucket_metas(s, b) & s->bk_cls) ^ s->bk_expired, bk_low(s),
+						 s->bk_high);
 
-		hits &= low_mask(g * HSM_WAYS * s->meta_bits);
 		while (hits) {
-			unsigned field = field_of(s, __builtin_ctzll(hits));
-			int r = hsm_evict_slot(s, b * HSM_WAYS + field);
+			int r = hsm_evict_slot(s, b * HSM_WAYS + field_of(s, __builtin_ctzll(hits)));
 
 			rc = rc ? rc : r;
 			hits &= hits - 1;
 		}
-		b += g;
 	}
 	return rc;
 }
