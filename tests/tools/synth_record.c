@@ -65,8 +65,9 @@ static void header(struct pacer_file_header *h)
 {
 	pacer_file_header_init(h);
 	h->interval_ns = INTERVAL_NS;
-	h->thresh_ticks = 9;
 	h->tick_shift = 25;
+	/* The datapath's threshold: ceil(interval / tick) + 1. */
+	h->thresh_ticks = (uint32_t)((INTERVAL_NS + (1ULL << 25) - 1) >> 25) + 1;
 	h->rows = 4;
 	h->lines_log2 = 14;
 	h->kind = PACER_LAYOUT_ROWS;

@@ -58,10 +58,11 @@
  *    Algorithm 1 also initialises level L twice and Algorithm 2 inserts
  *    promotions into Lambda_l instead of Lambda_{l+1}; both read as typos.
  *
- * 5. Lazy promotion deadline.  Every insertion scans a fixed share of every
- *    level (also when nothing was inserted there, as the paper says): level
- *    l's scan covers all its buckets within lap_l = max(1, 2^(l-1))
- *    insertions.  Entries relocated by a cuckoo kick are checked on the
+ * 5. Lazy promotion deadline.  After each tick of level l (the only moment
+ *    its entries expire) its scan makes one pass over all its buckets within
+ *    lap_l = max(1, 2^(l-1)) insertions, a share per insertion (the paper
+ *    scans also when nothing was inserted at a level; between the pass and
+ *    the next tick there is nothing to find).  Entries relocated by a cuckoo kick are checked on the
  *    spot (the paper's "encounters an item with a lapsed class"), and a
  *    rehash checks all, so every entry is examined at least once per lap.
  *    Consequences: an expired entry is promoted before the next tick of its
@@ -92,17 +93,33 @@
  *
  * 7. Hash tables.  The paper puts backyard cuckoo hashing on the upper
  *    levels and a dynamic perfect hash on the lower ones.  All levels here
- *    use one compact bucketized cuckoo table (hm_table.c): the signature's
- *    remainder modulo the bucket count is its bucket and only the quotient
- *    is stored, so a slot spends about log2(N / m) + 3 bits on the
- *    signature (B(N, m) / m is log2(N / m) + 1.44) plus the class field, at
- *    a load of 0.89 to 0.95; measured bits are reported beside the paper's
- *    bound.  The key mix is fixed, not keyed: crafted keys can fill the
+ *    above the ring (note 8) use one compact bucketized cuckoo table each
+ *    (hm_table.c, 8-slot buckets): the signature's remainder modulo the
+ *    bucket count is its bucket and only the quotient is stored, so a slot
+ *    spends about log2(N / m) + 4 bits on the signature (B(N, m) / m is
+ *    log2(N / m) + 1.44) plus the class field, at a load of up to 0.95;
+ *    measured bits are reported beside the paper's bound.  The key mix is fixed, not keyed: crafted keys can fill the
  *    stash and force growth (memory), but cannot make an answer wrong.
  *    Signatures: a bijective 64-bit mix of the key (hm_new), its top bits
  *    (hm_new_sig, Corollary 12), or a bijective mix within key_bits bits
  *    when keys come from a universe of 2^key_bits (hm_new_keys: exact, and
  *    the stored quotients shrink with the universe).
+ *
+ * 8. The lower levels as one exact ring.  Section 5 lets the lower half of
+ *    the levels, O((1/eps + 1) sqrt(W)) entries, use any table.  Here
+ *    levels 0 .. base-1 (base = ceil(L/2), or 0 for a single level) are
+ *    one ring of the last R = A_base = (k+1)(2^base - 1) signatures, slot
+ *    p mod R, each with a live bit that the key's next occurrence clears.
+ *    With the alignment of (1), b_base(p) = floor((p + A_base) / 2^base),
+ *    so the position leaving the ring at t = p + R has b_base(p) =
+ *    floor(t / 2^base) = C_base(t): it enters level base in its
+ *    contemporary class, exactly where the promotion from level base-1
+ *    would have put it, and the levels above are unchanged.  Answers for
+ *    r < R are exact (hm_exact_span()).  A lookup compares four signatures
+ *    per SSE2 instruction: for a few hundred positions this is cheaper than
+ *    a probe and a promotion in each of `base` tables, and the ring (4
+ *    bytes per position for universes up to 2^32) costs less than their
+ *    tables and bookkeeping.
  */
 #include "hm.h"
 

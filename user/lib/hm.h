@@ -17,16 +17,19 @@
  * This holds deterministically for exact signatures (hm_new); with reduced
  * signatures (hm_new_sig) two keys sharing a signature are one item.
  *
- * Storage: one HashSM table per level (hm_table.h), holding one copy per
- * key (inserting a key removes its previous copy), so a level holds at most
- * the distinct keys of its span.  Tables start small and grow with what
- * they hold: memory follows the stream's distinct keys, not W.
+ * Storage: the lower half of the levels is one exact ring of the last
+ * (k+1)(2^ceil(L/2) - 1) signatures (hm_ring.h; recencies below that are
+ * exact); each upper level is a HashSM table (hm_table.h).  A key is stored
+ * once (inserting it removes its previous copy), so a level holds at most
+ * the distinct keys of its span; tables start small and grow with what
+ * they hold, so memory follows the stream's distinct keys, not W.
  * hm_memory_bytes() is every byte malloc'd.
  *
- * Not thread-safe.  An insertion scans O(1/eps) slots per level for
- * expired entries (a word of packed class fields at a time) and makes
- * amortized O(L) promotions; a query probes at most 2 buckets per level,
- * stopping at the level that holds the key.
+ * Not thread-safe.  An insertion searches the ring, makes at most one
+ * promotion per upper level and, after a level's clock ticks, scans a
+ * share of it for expired entries (a bucket's class fields at a time); a
+ * query searches the ring and probes at most 2 buckets per upper level,
+ * stopping where the key is.
  */
 #ifndef PACER_HM_H
 #define PACER_HM_H

@@ -8,11 +8,15 @@
  * [0, nbuckets - 1)) mod nbuckets.  The slot stores q and whether it is in
  * b2, so sig = q * nbuckets + b1 is recoverable.
  *
- * Slot metadata (class << 1 | alt) is packed apart from the quotients, so
- * a bucket's four metadata fields are one read and the scan reads several
- * buckets per word.  When n = active + 1 (HistoricalMembership levels) an
- * expired entry can only hold the class now + 1, and the scan finds such
- * fields word-parallel (bits_zero_fields); otherwise it tests each field.
+ * Slot metadata (class, the quotient's low bits as a fingerprint where
+ * room is left, the alternate bit) is packed apart from the quotients, so
+ * a bucket's eight metadata fields are one unaligned load (when they fit
+ * 57 bits) and occupied, empty or matching slots are found word-parallel
+ * (bits_zero_fields); only candidates' quotients are read.  When
+ * n = active + 1 (HistoricalMembership levels) an expired entry can only
+ * hold the class now + 1, found the same way; otherwise the scan tests each
+ * field.  Entries expire only when the clock moves, so the scan makes one
+ * pass after each hashsm_set_now() that changes it and then rests.
  */
 #include "hm_table.h"
 
@@ -24,7 +28,7 @@
 
 #define HSM_WAYS_LOG2 3
 #define HSM_WAYS (1u << HSM_WAYS_LOG2)
-/* Grow before the load passes 19/20 = 0.95; grow by 1/16 of the buckets. */
+/* Grow before the load passes 19/20 = 0.95; grow by 1/8 of the buckets. */
 #define HSM_LOAD_NUM 19u
 #define HSM_LOAD_DEN 20u
 #define HSM_GROW_SHIFT 3
@@ -50,6 +54,7 @@ struct hashsm {
 	uint32_t n, active, now, cls_empty;
 	uint16_t field_magic;     /* ceil(2^16 / meta_bits): field of a bit by multiply-shift */
 	uint8_t meta_bits, quot_bits, sig_bits, stash_used;
+	uint8_t cls_bits, fp_bits, cls_shift;  /* metadata: class << cls_shift | fingerprint << 1 | alt */
 	bool in_rebuild, bucket_fits, one_expired;
 };
 
@@ -122,26 +127,40 @@ static inline uint64_t bucket_metas(const struct hashsm *s, uint64_t bucket)
 	return bits_get57(s->words, bucket * HSM_WAYS * s->meta_bits, HSM_WAYS * s->meta_bits);
 }
 
-static inline uint64_t slot_quot(const struct hashsm *s, uint64_t slot)
+/* The stored high part of a slot's quotient (its low fp_bits are in the metadata). */
+static inline uint64_t slot_qhigh(const struct hashsm *s, uint64_t slot)
 {
+	if (!s->quot_bits)
+		return 0;
 	if (s->quot_bits <= 57)
 		return bits_get57(s->quots, slot * s->quot_bits, s->quot_bits);
 	return bits_get(s->quots, slot * s->quot_bits, s->quot_bits);
 }
 
+static inline uint64_t slot_quot(const struct hashsm *s, uint64_t slot)
+{
+	return slot_qhigh(s, slot) << s->fp_bits | ((slot_meta(s, slot) >> 1) & low_mask(s->fp_bits));
+}
+
+static inline uint32_t meta_cls(const struct hashsm *s, uint32_t meta)
+{
+	return meta >> s->cls_shift;
+}
+
 static inline void slot_write(struct hashsm *s, uint64_t slot, uint64_t quot, unsigned alt,
 			      uint32_t cls)
 {
-	bits_put57(s->words, slot * s->meta_bits, s->meta_bits, (uint64_t)cls << 1 | alt);
+	bits_put57(s->words, slot * s->meta_bits, s->meta_bits,
+		   (uint64_t)cls << s->cls_shift | (quot & low_mask(s->fp_bits)) << 1 | alt);
 	if (s->quot_bits > 57)
-		bits_put(s->quots, slot * s->quot_bits, s->quot_bits, quot);
+		bits_put(s->quots, slot * s->quot_bits, s->quot_bits, quot >> s->fp_bits);
 	else if (s->quot_bits)
-		bits_put57(s->quots, slot * s->quot_bits, s->quot_bits, quot);
+		bits_put57(s->quots, slot * s->quot_bits, s->quot_bits, quot >> s->fp_bits);
 }
 
 static inline void slot_clear(struct hashsm *s, uint64_t slot)
 {
-	bits_put57(s->words, slot * s->meta_bits, s->meta_bits, (uint64_t)s->cls_empty << 1);
+	bits_put57(s->words, slot * s->meta_bits, s->meta_bits, (uint64_t)s->cls_empty << s->cls_shift);
 }
 
 static inline bool cls_expired(const struct hashsm *s, uint32_t cls)
@@ -178,7 +197,15 @@ static int hsm_geometry(struct hashsm *s, uint64_t nbuckets)
 	slots = nbuckets * HSM_WAYS;
 	s->nbuckets = nbuckets;
 	s->recip = UINT64_MAX / nbuckets;
-	s->quot_bits = (uint8_t)bit_length(low_mask(s->sig_bits) / nbuckets);
+	unsigned total = bit_length(low_mask(s->sig_bits) / nbuckets);
+	/* Room in a one-load bucket of metadata moves the quotient's low bits there. */
+	unsigned room = 57 / HSM_WAYS > s->cls_bits + 1u ? 57 / HSM_WAYS - s->cls_bits - 1u : 0;
+
+	s->fp_bits = (uint8_t)(total < room ? total : room);
+	s->quot_bits = (uint8_t)(total - s->fp_bits);
+	s->cls_shift = (uint8_t)(1 + s->fp_bits);
+	s->meta_bits = (uint8_t)(s->cls_bits + s->cls_shift);
+	s->field_magic = (uint16_t)((65536 + s->meta_bits - 1) / s->meta_bits);
 	s->grow_at = slots * HSM_LOAD_NUM / HSM_LOAD_DEN;
 	s->scan_per_call = div_ceil(nbuckets, s->lap);
 	meta_words = div_ceil(slots * s->meta_bits, 64) + 1;
@@ -196,7 +223,7 @@ static int hsm_geometry(struct hashsm *s, uint64_t nbuckets)
 	/* One load reads a bucket's metadata when its fields fit 57 bits. */
 	s->bucket_fits = HSM_WAYS * s->meta_bits <= 57;
 	s->bk_high = s->bucket_fits ? bits_broadcast(1ULL << (s->meta_bits - 1), s->meta_bits, HSM_WAYS) : 0;
-	s->bk_cls = s->bucket_fits ? bits_broadcast((uint64_t)s->cls_empty << 1, s->meta_bits, HSM_WAYS) : 0;
+	s->bk_cls = s->bucket_fits ? bits_broadcast((uint64_t)s->cls_empty << s->cls_shift, s->meta_bits, HSM_WAYS) : 0;
 	/* n = active + 1: an expired entry can only hold class now + 1 (see hashsm_set_now). */
 	s->one_expired = s->bucket_fits && s->n == s->active + 1;
 	return 0;
@@ -223,9 +250,8 @@ struct hashsm *hashsm_new(uint64_t max_items, unsigned sig_bits, uint32_t n, uin
 	s->evict = evict;
 	s->ctx = ctx;
 	/* Class values 0..n-1 plus the all-ones empty marker, then the alternate bit. */
-	s->meta_bits = (uint8_t)(bit_length(n) + 1);
-	s->cls_empty = (uint32_t)low_mask(s->meta_bits - 1);
-	s->field_magic = (uint16_t)((65536 + s->meta_bits - 1) / s->meta_bits);
+	s->cls_bits = (uint8_t)bit_length(n);
+	s->cls_empty = (uint32_t)low_mask(s->cls_bits);
 	s->rng = (0x853c49e6748fea9bULL ^ (max_items * 0x9e3779b97f4a7c15ULL)) | 1;
 	slots = div_ceil(max_items * HSM_LOAD_DEN, HSM_LOAD_NUM);
 	if (hsm_geometry(s, div_ceil(slots, HSM_WAYS))) {
@@ -254,7 +280,7 @@ void hashsm_set_now(struct hashsm *s, uint32_t now)
 		s->scan_left = s->nbuckets;
 	s->now = now;
 	if (s->bucket_fits)
-		s->bk_expired = bits_broadcast((uint64_t)expired << 1, s->meta_bits, HSM_WAYS);
+		s->bk_expired = bits_broadcast((uint64_t)expired << s->cls_shift, s->meta_bits, HSM_WAYS);
 }
 
 /* The lowest bit of each field, and the bits below each top bit. */
@@ -278,25 +304,27 @@ static inline uint64_t bucket_empties(const struct hashsm *s, uint64_t metas)
 static inline int64_t bucket_find(const struct hashsm *s, uint64_t bucket, uint64_t quot,
 				  unsigned alt)
 {
-	uint64_t slot = bucket * HSM_WAYS, metas, cand;
+	uint64_t slot = bucket * HSM_WAYS, metas, cand, want;
 	unsigned w;
 
 	if (!s->bucket_fits) {
 		for (w = 0; w < HSM_WAYS; w++) {
 			uint32_t m = slot_meta(s, slot + w);
 
-			if ((m >> 1) != s->cls_empty && (m & 1) == alt && slot_quot(s, slot + w) == quot)
+			if (meta_cls(s, m) != s->cls_empty && (m & 1) == alt && slot_quot(s, slot + w) == quot)
 				return (int64_t)(slot + w);
 		}
 		return -1;
 	}
-	/* Candidates: occupied slots whose alternate bit matches; then compare quotients. */
+	/* Candidates: occupied slots whose alternate bit and fingerprint match; then the stored quotient. */
 	metas = bucket_metas(s, bucket);
-	cand = bits_zero_fields((metas ^ (alt ? ~0ULL : 0)) & bk_ones(s), bk_low(s), s->bk_high) &
+	want = (quot & low_mask(s->fp_bits)) << 1 | alt;
+	cand = bits_zero_fields((metas ^ bk_ones(s) * want) & bk_ones(s) * low_mask(s->cls_shift), bk_low(s),
+				s->bk_high) &
 	       ~bucket_empties(s, metas);
 	while (cand) {
 		w = field_of(s, __builtin_ctzll(cand));
-		if (slot_quot(s, slot + w) == quot)
+		if (slot_qhigh(s, slot + w) == quot >> s->fp_bits)
 			return (int64_t)(slot + w);
 		cand &= cand - 1;
 	}
@@ -337,7 +365,7 @@ int64_t hashsm_get(const struct hashsm *s, uint64_t sig)
 	int i;
 
 	if (slot >= 0)
-		return slot_meta(s, (uint64_t)slot) >> 1;
+		return meta_cls(s, slot_meta(s, (uint64_t)slot));
 	i = s->stash_used ? hsm_stash_find(s, sig) : -1;
 	return i < 0 ? -1 : (int64_t)s->stash_cls[i];
 }
@@ -348,7 +376,7 @@ int64_t hashsm_take(struct hashsm *s, uint64_t sig)
 	int i;
 
 	if (slot >= 0) {
-		cls = slot_meta(s, (uint64_t)slot) >> 1;
+		cls = meta_cls(s, slot_meta(s, (uint64_t)slot));
 		slot_clear(s, (uint64_t)slot);
 		s->items--;
 		return cls;
@@ -365,7 +393,7 @@ int64_t hashsm_take(struct hashsm *s, uint64_t sig)
 static int hsm_evict_slot(struct hashsm *s, uint64_t slot)
 {
 	uint64_t sig = slot_sig(s, slot);
-	uint32_t cls = slot_meta(s, slot) >> 1;
+	uint32_t cls = meta_cls(s, slot_meta(s, slot));
 
 	slot_clear(s, slot);
 	s->items--;
@@ -393,7 +421,7 @@ static int hsm_settle(struct hashsm *s, uint64_t bucket, uint64_t quot, unsigned
 		}
 	} else {
 		for (w = 0; w < HSM_WAYS; w++) {
-			if ((slot_meta(s, slot + w) >> 1) == s->cls_empty) {
+			if (meta_cls(s, slot_meta(s, slot + w)) == s->cls_empty) {
 				slot_write(s, slot + w, quot, alt, cls);
 				s->items++;
 				return 1;
@@ -413,7 +441,7 @@ static int hsm_settle(struct hashsm *s, uint64_t bucket, uint64_t quot, unsigned
 	}
 	for (w = 0; w < HSM_WAYS; w++) {
 		uint32_t c = (s->bucket_fits ? (uint32_t)(metas >> (w * s->meta_bits)) & (uint32_t)low_mask(s->meta_bits)
-					     : slot_meta(s, slot + w)) >> 1;
+					     : slot_meta(s, slot + w)) >> s->cls_shift;
 
 		if (cls_expired(s, c)) {
 			*rc = hsm_evict_slot(s, slot + w);
@@ -438,7 +466,7 @@ static int hsm_kick(struct hashsm *s, uint64_t sig, uint32_t cls, uint64_t quot,
 	for (kicks = 0; kicks < HSM_MAX_KICKS; kicks++) {
 		uint64_t slot = bucket * HSM_WAYS + (next_random(s) >> (64 - HSM_WAYS_LOG2));
 		uint64_t vsig = slot_sig(s, slot), vquot, vb1, vb2, vnext;
-		uint32_t vcls = slot_meta(s, slot) >> 1;
+		uint32_t vcls = meta_cls(s, slot_meta(s, slot));
 
 		slot_write(s, slot, quot, bucket != b1, cls);
 		/* A moved entry may skip a scan lap: examine it now. */
@@ -497,7 +525,7 @@ static int hsm_collect(const struct hashsm *s, struct hsm_entry *keep, uint64_t 
 	unsigned i;
 
 	for (slot = 0; slot < nslots; slot++) {
-		uint32_t c = slot_meta(s, slot) >> 1;
+		uint32_t c = meta_cls(s, slot_meta(s, slot));
 		struct hsm_entry e;
 
 		if (c == s->cls_empty)
@@ -521,7 +549,7 @@ static int hsm_collect(const struct hashsm *s, struct hsm_entry *keep, uint64_t 
 }
 
 /*
- * Grow by 1/16 (more if the entries do not fit): rebuild with every active
+ * Grow by 1/8 (more if the entries do not fit): rebuild with every active
  * entry plus the homeless one; expired entries found on the way are evicted
  * after the rebuild.  On failure the homeless entry is lost, the rest intact.
  */
@@ -590,7 +618,7 @@ int hashsm_put(struct hashsm *s, uint64_t sig, uint32_t cls)
 	int i;
 
 	if (slot >= 0) {
-		bits_put(s->words, (uint64_t)slot * s->meta_bits + 1, s->meta_bits - 1, cls);
+		bits_put(s->words, (uint64_t)slot * s->meta_bits + s->cls_shift, s->cls_bits, cls);
 		return 0;
 	}
 	i = s->stash_used ? hsm_stash_find(s, sig) : -1;
@@ -630,7 +658,7 @@ static int hsm_scan_fields(struct hashsm *s, uint64_t first, uint64_t count)
 	int rc = 0;
 
 	for (slot = first * HSM_WAYS; slot < end; slot++) {
-		uint32_t c = slot_meta(s, slot) >> 1;
+		uint32_t c = meta_cls(s, slot_meta(s, slot));
 
 		if (c != s->cls_empty && cls_expired(s, c)) {
 			int r = hsm_evict_slot(s, slot);
