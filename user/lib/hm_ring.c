@@ -7,6 +7,10 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define HM_RING_AVX2 1
+#endif
 
 /* Slots are allocated in groups of four (one SSE2 compare); padding is never live. */
 static uint64_t padded(uint64_t len)
@@ -62,6 +66,13 @@ static int64_t live_in(const struct hm_ring *r, uint64_t base, unsigned match)
 	return -1;
 }
 
+/* Bit j set when slot i + j holds sig (live or not). */
+static inline unsigned match4(const struct hm_ring *r, uint64_t i, uint32_t sig)
+{
+	return (r->sig32[i] == sig) | (r->sig32[i + 1] == sig) << 1 | (r->sig32[i + 2] == sig) << 2 |
+	       (r->sig32[i + 3] == sig) << 3;
+}
+
 static int64_t find32(const struct hm_ring *r, uint32_t sig)
 {
 	uint64_t i, slots = padded(r->len);
@@ -98,8 +109,7 @@ static int64_t find32(const struct hm_ring *r, uint32_t sig)
 	}
 #else
 	for (i = 0; i < slots; i += 4) {
-		unsigned match = (r->sig32[i] == sig) | (r->sig32[i + 1] == sig) << 1 |
-				 (r->sig32[i + 2] == sig) << 2 | (r->sig32[i + 3] == sig) << 3;
+		unsigned match = match4(r, i, sig);
 
 		if (match && (hit = live_in(r, i, match)) >= 0)
 			return hit;
@@ -107,6 +117,41 @@ static int64_t find32(const struct hm_ring *r, uint32_t sig)
 #endif
 	return -1;
 }
+
+#ifdef HM_RING_AVX2
+/* Thirty-two signatures per step with AVX2, chosen at run time (the build targets plain x86-64). */
+__attribute__((target("avx2"))) static int64_t find32_avx2(const struct hm_ring *r, uint32_t sig)
+{
+	__m256i want = _mm256_set1_epi32((int)sig);
+	uint64_t i, slots = padded(r->len);
+	int64_t hit;
+
+	for (i = 0; i + 32 <= slots; i += 32) {
+		const __m256i *at = (const __m256i *)(r->sig32 + i);
+		__m256i any = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi32(_mm256_loadu_si256(at), want),
+							      _mm256_cmpeq_epi32(_mm256_loadu_si256(at + 1), want)),
+					      _mm256_or_si256(_mm256_cmpeq_epi32(_mm256_loadu_si256(at + 2), want),
+							      _mm256_cmpeq_epi32(_mm256_loadu_si256(at + 3), want)));
+		unsigned j;
+
+		if (_mm256_testz_si256(any, any))
+			continue;
+		for (j = 0; j < 32; j += 4) {
+			unsigned match = match4(r, i + j, sig);
+
+			if (match && (hit = live_in(r, i + j, match)) >= 0)
+				return hit;
+		}
+	}
+	for (; i < slots; i += 4) {
+		unsigned match = match4(r, i, sig);
+
+		if (match && (hit = live_in(r, i, match)) >= 0)
+			return hit;
+	}
+	return -1;
+}
+#endif
 
 static int64_t find64(const struct hm_ring *r, uint64_t sig)
 {
@@ -122,6 +167,14 @@ int64_t hm_ring_find(const struct hm_ring *r, uint64_t sig)
 {
 	if (!r->live_count)
 		return -1;
+#ifdef HM_RING_AVX2
+	static int avx2 = -1;
+
+	if (avx2 < 0)
+		avx2 = __builtin_cpu_supports("avx2");
+	if (r->sig32 && avx2)
+		return find32_avx2(r, (uint32_t)sig);
+#endif
 	return r->sig32 ? find32(r, (uint32_t)sig) : find64(r, sig);
 }
 

@@ -47,6 +47,7 @@ struct hashsm {
 	uint32_t rehashes;
 	/* Per-field masks over one bucket's metadata (bucket_fits): top bits, class bits, class now + 1. */
 	uint64_t bk_high, bk_cls, bk_expired;
+	uint64_t bk_low, bk_ones, bk_key;  /* below each top bit; lowest bits; alternate + fingerprint bits */
 	hashsm_evict_fn evict;
 	void *ctx;
 	uint64_t stash_sig[HSM_STASH];
@@ -224,6 +225,9 @@ static int hsm_geometry(struct hashsm *s, uint64_t nbuckets)
 	s->bucket_fits = HSM_WAYS * s->meta_bits <= 57;
 	s->bk_high = s->bucket_fits ? bits_broadcast(1ULL << (s->meta_bits - 1), s->meta_bits, HSM_WAYS) : 0;
 	s->bk_cls = s->bucket_fits ? bits_broadcast((uint64_t)s->cls_empty << s->cls_shift, s->meta_bits, HSM_WAYS) : 0;
+	s->bk_ones = s->bucket_fits ? s->bk_high >> (s->meta_bits - 1) : 0;
+	s->bk_low = s->bk_high - s->bk_ones;
+	s->bk_key = s->bk_ones * low_mask(s->cls_shift);
 	/* n = active + 1: an expired entry can only hold class now + 1 (see hashsm_set_now). */
 	s->one_expired = s->bucket_fits && s->n == s->active + 1;
 	return 0;
@@ -283,21 +287,10 @@ void hashsm_set_now(struct hashsm *s, uint32_t now)
 		s->bk_expired = bits_broadcast((uint64_t)expired << s->cls_shift, s->meta_bits, HSM_WAYS);
 }
 
-/* The lowest bit of each field, and the bits below each top bit. */
-static inline uint64_t bk_ones(const struct hashsm *s)
-{
-	return s->bk_high >> (s->meta_bits - 1);
-}
-
-static inline uint64_t bk_low(const struct hashsm *s)
-{
-	return s->bk_high - bk_ones(s);
-}
-
 /* Fields of one bucket's metadata (bucket_fits): the top bit of each empty one. */
 static inline uint64_t bucket_empties(const struct hashsm *s, uint64_t metas)
 {
-	return bits_zero_fields(~metas & s->bk_cls, bk_low(s), s->bk_high);
+	return bits_zero_fields(~metas & s->bk_cls, s->bk_low, s->bk_high);
 }
 
 /* Slot of (quot, alt) in bucket, or -1. */
@@ -319,8 +312,7 @@ static inline int64_t bucket_find(const struct hashsm *s, uint64_t bucket, uint6
 	/* Candidates: occupied slots whose alternate bit and fingerprint match; then the stored quotient. */
 	metas = bucket_metas(s, bucket);
 	want = (quot & low_mask(s->fp_bits)) << 1 | alt;
-	cand = bits_zero_fields((metas ^ bk_ones(s) * want) & bk_ones(s) * low_mask(s->cls_shift), bk_low(s),
-				s->bk_high) &
+	cand = bits_zero_fields((metas ^ s->bk_ones * want) & s->bk_key, s->bk_low, s->bk_high) &
 	       ~bucket_empties(s, metas);
 	while (cand) {
 		w = field_of(s, __builtin_ctzll(cand));
@@ -429,7 +421,7 @@ static int hsm_settle(struct hashsm *s, uint64_t bucket, uint64_t quot, unsigned
 		}
 	}
 	if (s->one_expired) {
-		uint64_t hits = bits_zero_fields((metas & s->bk_cls) ^ s->bk_expired, bk_low(s), s->bk_high);
+		uint64_t hits = bits_zero_fields((metas & s->bk_cls) ^ s->bk_expired, s->bk_low, s->bk_high);
 
 		if (!hits)
 			return 0;
@@ -676,7 +668,7 @@ static int hsm_scan_swar(struct hashsm *s, uint64_t first, uint64_t count)
 	int rc = 0;
 
 	for (b = first; b < end; b++) {
-		uint64_t hits = bits_zero_fields((bucket_metas(s, b) & s->bk_cls) ^ s->bk_expired, bk_low(s),
+		uint64_t hits = bits_zero_fields((bucket_metas(s, b) & s->bk_cls) ^ s->bk_expired, s->bk_low,
 						 s->bk_high);
 
 		while (hits) {
