@@ -946,6 +946,14 @@ out:
 	free(y);
 }
 
+/* A paragraph saying why a section is missing. */
+static void html_note(FILE *f, const char *what, const char *why)
+{
+	fprintf(f, "<p>%s: ", what);
+	html_text(f, why);
+	fputs("</p>\n", f);
+}
+
 static void html_cell(FILE *f, const char *tag, const char *text)
 {
 	fprintf(f, "<%s>", tag);
@@ -975,9 +983,7 @@ static void html_audit(FILE *f, const struct an_report *r)
 
 	fputs("<h2>Audit of the recorded verdicts</h2>\n", f);
 	if (!au) {
-		fputs("<p>Not run: ", f);
-		html_text(f, r->audit_note ? r->audit_note : "?");
-		fputs("</p>\n", f);
+		html_note(f, "Not run", r->audit_note ? r->audit_note : "?");
 		return;
 	}
 	fputs("<table class='kv'>\n", f);
@@ -1006,9 +1012,7 @@ static void html_table1(FILE *f, const struct an_report *r)
 
 	fputs("<h2>Recency structures (the paper's Table 1, measured)</h2>\n", f);
 	if (!t) {
-		fputs("<p>Not run: ", f);
-		html_text(f, r->t1_note ? r->t1_note : "?");
-		fputs("</p>\n", f);
+		html_note(f, "Not run", r->t1_note ? r->t1_note : "?");
 		return;
 	}
 	fprintf(f, "<p>%" PRIu64 " items, window W = %" PRIu64 " items (~%.3g s), eps = 1/%u, block D = %" PRIu64
@@ -1054,9 +1058,7 @@ static void html_sizing(FILE *f, const struct an_report *r)
 
 	fprintf(f, "<h2>Sizing for a false-drop rate of at most %g</h2>\n", r->target);
 	if (!z) {
-		fputs("<p>Not run: ", f);
-		html_text(f, r->sizing_note ? r->sizing_note : "?");
-		fputs("</p>\n", f);
+		html_note(f, "Not run", r->sizing_note ? r->sizing_note : "?");
 		return;
 	}
 	fprintf(f, "<p>Load: %.1f sampled sources per interval per sketch copy (peak %.0f), ~%.0f sources per interval "
@@ -1120,17 +1122,13 @@ int an_report_html(FILE *f, const struct an_report *r)
 		      "packet, shown as the policy truth).</p>\n", f);
 		plot_recency(f, r);
 	} else {
-		fputs("<p>Not available: ", f);
-		html_text(f, r->t1_note ? r->t1_note : "");
-		fputs("</p>\n", f);
+		html_note(f, "Not available", r->t1_note ? r->t1_note : "");
 	}
 	fputs("<h2>False drops over time</h2>\n", f);
 	if (r->audit && r->audit->nbins) {
 		plot_timeline(f, r);
 	} else {
-		fputs("<p>Not available: ", f);
-		html_text(f, r->audit_note ? r->audit_note : "no source-sampled packets");
-		fputs("</p>\n", f);
+		html_note(f, "Not available", r->audit_note ? r->audit_note : "no source-sampled packets");
 	}
 	fputs("<h2>Sizing</h2>\n", f);
 	if (r->sizing && r->sizing->npts) {
@@ -1138,9 +1136,7 @@ int an_report_html(FILE *f, const struct an_report *r)
 		      "the full stream (a 1-in-N source sample on a sketch N times narrower has the same load).</p>\n", f);
 		plot_sizing(f, r);
 	} else {
-		fputs("<p>Not available: ", f);
-		html_text(f, r->sizing_note ? r->sizing_note : "");
-		fputs("</p>\n", f);
+		html_note(f, "Not available", r->sizing_note ? r->sizing_note : "");
 	}
 	fputs("</body></html>\n", f);
 	return ferror(f) ? -EIO : 0;

@@ -73,53 +73,44 @@ static inline unsigned match4(const struct hm_ring *r, uint64_t i, uint32_t sig)
 	       (r->sig32[i + 3] == sig) << 3;
 }
 
-static int64_t find32(const struct hm_ring *r, uint32_t sig)
+/* The live slot holding sig among slots [from, to) (multiples of four), or -1. */
+static int64_t find32_scalar(const struct hm_ring *r, uint64_t from, uint64_t to, uint32_t sig)
 {
-	uint64_t i, slots = padded(r->len);
 	int64_t hit;
 
+	for (; from < to; from += 4) {
+		unsigned match = match4(r, from, sig);
+
+		if (match && (hit = live_in(r, from, match)) >= 0)
+			return hit;
+	}
+	return -1;
+}
+
+/* SSE2 (x86-64's baseline) only rules out blocks of sixteen; a block with a match is read again. */
+static int64_t find32(const struct hm_ring *r, uint32_t sig)
+{
+	uint64_t i = 0, slots = padded(r->len);
 #ifdef __SSE2__
 	__m128i want = _mm_set1_epi32((int)sig);
+	int64_t hit;
 
-	/* Sixteen at a time: one test for the common case of no match at all. */
-	for (i = 0; i + 16 <= slots; i += 16) {
+	for (; i + 16 <= slots; i += 16) {
 		const __m128i *at = (const __m128i *)(r->sig32 + i);
 		__m128i any = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi32(_mm_loadu_si128(at), want),
 							_mm_cmpeq_epi32(_mm_loadu_si128(at + 1), want)),
 					   _mm_or_si128(_mm_cmpeq_epi32(_mm_loadu_si128(at + 2), want),
 							_mm_cmpeq_epi32(_mm_loadu_si128(at + 3), want)));
-		unsigned j;
 
-		if (!_mm_movemask_epi8(any))
-			continue;
-		for (j = 0; j < 16; j += 4) {
-			__m128i eq = _mm_cmpeq_epi32(_mm_loadu_si128(at + j / 4), want);
-			unsigned match = (unsigned)_mm_movemask_ps(_mm_castsi128_ps(eq));
-
-			if (match && (hit = live_in(r, i + j, match)) >= 0)
-				return hit;
-		}
-	}
-	for (; i < slots; i += 4) {
-		__m128i eq = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(r->sig32 + i)), want);
-		unsigned match = (unsigned)_mm_movemask_ps(_mm_castsi128_ps(eq));
-
-		if (match && (hit = live_in(r, i, match)) >= 0)
-			return hit;
-	}
-#else
-	for (i = 0; i < slots; i += 4) {
-		unsigned match = match4(r, i, sig);
-
-		if (match && (hit = live_in(r, i, match)) >= 0)
+		if (_mm_movemask_epi8(any) && (hit = find32_scalar(r, i, i + 16, sig)) >= 0)
 			return hit;
 	}
 #endif
-	return -1;
+	return find32_scalar(r, i, slots, sig);
 }
 
 #ifdef HM_RING_AVX2
-/* Thirty-two signatures per step with AVX2, chosen at run time (the build targets plain x86-64). */
+/* The same, thirty-two at a time with AVX2, chosen at run time (the build targets plain x86-64). */
 __attribute__((target("avx2"))) static int64_t find32_avx2(const struct hm_ring *r, uint32_t sig)
 {
 	__m256i want = _mm256_set1_epi32((int)sig);
@@ -132,24 +123,11 @@ __attribute__((target("avx2"))) static int64_t find32_avx2(const struct hm_ring 
 							      _mm256_cmpeq_epi32(_mm256_loadu_si256(at + 1), want)),
 					      _mm256_or_si256(_mm256_cmpeq_epi32(_mm256_loadu_si256(at + 2), want),
 							      _mm256_cmpeq_epi32(_mm256_loadu_si256(at + 3), want)));
-		unsigned j;
 
-		if (_mm256_testz_si256(any, any))
-			continue;
-		for (j = 0; j < 32; j += 4) {
-			unsigned match = match4(r, i + j, sig);
-
-			if (match && (hit = live_in(r, i + j, match)) >= 0)
-				return hit;
-		}
-	}
-	for (; i < slots; i += 4) {
-		unsigned match = match4(r, i, sig);
-
-		if (match && (hit = live_in(r, i, match)) >= 0)
+		if (!_mm256_testz_si256(any, any) && (hit = find32_scalar(r, i, i + 32, sig)) >= 0)
 			return hit;
 	}
-	return -1;
+	return find32_scalar(r, i, slots, sig);
 }
 #endif
 
