@@ -41,26 +41,28 @@ static inline void bits_put(uint64_t *words, uint64_t off, unsigned width, uint6
 }
 
 /*
- * A field of at most 57 bits by one unaligned load: the array must have at
- * least 8 readable bytes from the field's first byte (callers pad a word).
+ * A field of at most 57 bits (mask = low_mask(width)) by one unaligned
+ * load: the array must have at least 8 readable bytes from the field's
+ * first byte (callers pad a word).
  */
-static inline uint64_t bits_get57(const uint64_t *words, uint64_t off, unsigned width)
+static inline uint64_t bits_get57m(const uint64_t *words, uint64_t off, uint64_t mask)
 {
 	uint64_t v;
 
 	memcpy(&v, (const uint8_t *)words + (off >> 3), sizeof(v));
-	return (v >> (off & 7)) & low_mask(width);
+	return (v >> (off & 7)) & mask;
 }
 
-/* Store a field of at most 57 bits by one unaligned load and store (same padding). */
-static inline void bits_put57(uint64_t *words, uint64_t off, unsigned width, uint64_t v)
+
+/* Store a field of at most 57 bits by one unaligned load and store (same padding and mask). */
+static inline void bits_put57m(uint64_t *words, uint64_t off, uint64_t mask, uint64_t v)
 {
 	uint8_t *at = (uint8_t *)words + (off >> 3);
 	unsigned sh = off & 7;
-	uint64_t w, mask = low_mask(width) << sh;
+	uint64_t w;
 
 	memcpy(&w, at, sizeof(w));
-	w = (w & ~mask) | ((v << sh) & mask);
+	w = (w & ~(mask << sh)) | ((v & mask) << sh);
 	memcpy(at, &w, sizeof(w));
 }
 

@@ -47,7 +47,8 @@ struct hashsm {
 	uint32_t rehashes;
 	/* Per-field masks over one bucket's metadata (bucket_fits): top bits, class bits, class now + 1. */
 	uint64_t bk_high, bk_cls, bk_expired;
-	uint64_t bk_low, bk_ones, bk_key;  /* below each top bit; lowest bits; alternate + fingerprint bits */
+	uint64_t bk_low, bk_ones, bk_key;
+	uint64_t meta_mask, quot_mask, bucket_mask, fp_mask;  /* low_mask of each width */  /* below each top bit; lowest bits; alternate + fingerprint bits */
 	hashsm_evict_fn evict;
 	void *ctx;
 	uint64_t stash_sig[HSM_STASH];
@@ -119,13 +120,13 @@ static inline unsigned field_of(const struct hashsm *s, int bit)
 
 static inline uint32_t slot_meta(const struct hashsm *s, uint64_t slot)
 {
-	return (uint32_t)bits_get57(s->words, slot * s->meta_bits, s->meta_bits);
+	return (uint32_t)bits_get57m(s->words, slot * s->meta_bits, s->meta_mask);
 }
 
 /* The metadata fields of a bucket's slots, when they fit one load. */
 static inline uint64_t bucket_metas(const struct hashsm *s, uint64_t bucket)
 {
-	return bits_get57(s->words, bucket * HSM_WAYS * s->meta_bits, HSM_WAYS * s->meta_bits);
+	return bits_get57m(s->words, bucket * HSM_WAYS * s->meta_bits, s->bucket_mask);
 }
 
 /* The stored high part of a slot's quotient (its low fp_bits are in the metadata). */
@@ -134,13 +135,13 @@ static inline uint64_t slot_qhigh(const struct hashsm *s, uint64_t slot)
 	if (!s->quot_bits)
 		return 0;
 	if (s->quot_bits <= 57)
-		return bits_get57(s->quots, slot * s->quot_bits, s->quot_bits);
+		return bits_get57m(s->quots, slot * s->quot_bits, s->quot_mask);
 	return bits_get(s->quots, slot * s->quot_bits, s->quot_bits);
 }
 
 static inline uint64_t slot_quot(const struct hashsm *s, uint64_t slot)
 {
-	return slot_qhigh(s, slot) << s->fp_bits | ((slot_meta(s, slot) >> 1) & low_mask(s->fp_bits));
+	return slot_qhigh(s, slot) << s->fp_bits | ((slot_meta(s, slot) >> 1) & s->fp_mask);
 }
 
 static inline uint32_t meta_cls(const struct hashsm *s, uint32_t meta)
@@ -151,17 +152,17 @@ static inline uint32_t meta_cls(const struct hashsm *s, uint32_t meta)
 static inline void slot_write(struct hashsm *s, uint64_t slot, uint64_t quot, unsigned alt,
 			      uint32_t cls)
 {
-	bits_put57(s->words, slot * s->meta_bits, s->meta_bits,
-		   (uint64_t)cls << s->cls_shift | (quot & low_mask(s->fp_bits)) << 1 | alt);
+	bits_put57m(s->words, slot * s->meta_bits, s->meta_mask,
+		    (uint64_t)cls << s->cls_shift | (quot & s->fp_mask) << 1 | alt);
 	if (s->quot_bits > 57)
 		bits_put(s->quots, slot * s->quot_bits, s->quot_bits, quot >> s->fp_bits);
 	else if (s->quot_bits)
-		bits_put57(s->quots, slot * s->quot_bits, s->quot_bits, quot >> s->fp_bits);
+		bits_put57m(s->quots, slot * s->quot_bits, s->quot_mask, quot >> s->fp_bits);
 }
 
 static inline void slot_clear(struct hashsm *s, uint64_t slot)
 {
-	bits_put57(s->words, slot * s->meta_bits, s->meta_bits, (uint64_t)s->cls_empty << s->cls_shift);
+	bits_put57m(s->words, slot * s->meta_bits, s->meta_mask, (uint64_t)s->cls_empty << s->cls_shift);
 }
 
 static inline bool cls_expired(const struct hashsm *s, uint32_t cls)
@@ -207,6 +208,10 @@ static int hsm_geometry(struct hashsm *s, uint64_t nbuckets)
 	s->cls_shift = (uint8_t)(1 + s->fp_bits);
 	s->meta_bits = (uint8_t)(s->cls_bits + s->cls_shift);
 	s->field_magic = (uint16_t)((65536 + s->meta_bits - 1) / s->meta_bits);
+	s->meta_mask = low_mask(s->meta_bits);
+	s->quot_mask = low_mask(s->quot_bits);
+	s->fp_mask = low_mask(s->fp_bits);
+	s->bucket_mask = low_mask(HSM_WAYS * s->meta_bits);
 	s->grow_at = slots * HSM_LOAD_NUM / HSM_LOAD_DEN;
 	s->scan_per_call = div_ceil(nbuckets, s->lap);
 	meta_words = div_ceil(slots * s->meta_bits, 64) + 1;
@@ -311,7 +316,7 @@ static inline int64_t bucket_find(const struct hashsm *s, uint64_t bucket, uint6
 	}
 	/* Candidates: occupied slots whose alternate bit and fingerprint match; then the stored quotient. */
 	metas = bucket_metas(s, bucket);
-	want = (quot & low_mask(s->fp_bits)) << 1 | alt;
+	want = (quot & s->fp_mask) << 1 | alt;
 	cand = bits_zero_fields((metas ^ s->bk_ones * want) & s->bk_key, s->bk_low, s->bk_high) &
 	       ~bucket_empties(s, metas);
 	while (cand) {
