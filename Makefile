@@ -39,6 +39,8 @@ CLI       := $(BUILD)/xdp-pacer
 UNIT_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/unit_*.c))
 PROG_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/prog_*.c))
 TEST_LIB_OBJS := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(wildcard tests/lib_*.c))
+# Measurement tools (synthetic recordings, HM timing); built with the tests.
+TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(wildcard tests/tools/*.c))
 
 .DELETE_ON_ERROR:
 .SECONDARY:
@@ -59,7 +61,7 @@ all: bpf cli tests
 
 bpf: $(BPF_OBJS) $(SKELS)
 cli: $(CLI)
-tests: $(UNIT_BINS) $(PROG_BINS)
+tests: $(UNIT_BINS) $(PROG_BINS) $(TOOL_BINS)
 
 $(BUILD)/%.bpf.o: bpf/%.bpf.c | $(BUILD) $(BUILD)/.deps-ok
 	$(call msg,BPF,$@)
@@ -97,7 +99,11 @@ $(BUILD)/tests/prog_%: $(BUILD)/tests/prog_%.o $(TEST_LIB_OBJS) $(LIB_A)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LIBS)
 
-$(BUILD) $(BUILD)/lib $(BUILD)/cli $(BUILD)/tests:
+$(BUILD)/tests/tools/%: tests/tools/%.c $(LIB_A) | $(BUILD)/tests/tools
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(XCFLAGS) -o $@ $< $(LIB_A) -lm
+
+$(BUILD) $(BUILD)/lib $(BUILD)/cli $(BUILD)/tests $(BUILD)/tests/tools:
 	$(Q)mkdir -p $@
 
 # Missing tools are installed (as root) or named before anything is compiled.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <stdarg.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -215,10 +216,42 @@ static void text_audit(FILE *f, const struct an_report *r)
 			h->records_lost ? "records were lost" : "loss count unknown (incomplete file)");
 }
 
+/*
+ * Which structure is smallest on this stream, and why: HistoricalMembership
+ * holds one entry per distinct source of the window (its tables grow with
+ * them), the oracle and the block baseline are sized for W.
+ */
+static const char *t1_smallest(const struct t1_result *t, char *buf, size_t len)
+{
+	int i, best = -1;
+
+	for (i = 0; i < T1_NSTRUCT; i++)
+		if (t->row[i].ok && (best < 0 || t->row[i].bytes < t->row[best].bytes))
+			best = i;
+	if (best < 0)
+		return "no structure was built";
+	snprintf(buf, len,
+		 "smallest here: %s.  The window holds at most %" PRIu64 " distinct sources (mean %.0f) of W = %" PRIu64
+		 " items: HistoricalMembership stores one entry per distinct source (%.1f bits each), the exact oracle and "
+		 "the block baseline keep slots for every item of W (%.1f and %.1f bits per item)%s",
+		 t->row[best].name, t->distinct_max, t->distinct_mean, t->window,
+		 t->distinct_max ? (double)t->row[T1_HM].bytes * 8 / (double)t->distinct_max : 0,
+		 t->row[T1_EXACT].bits_per_item, t->row[T1_BLOCK].bits_per_item,
+		 t->distinct_max * 2 < t->window ? "; with many repeats per window that favours HistoricalMembership"
+						  : "; with every source distinct all three hold W entries and the "
+						    "oracle's wide timestamps cost most");
+	return buf;
+}
+
+static double hm_bound_ratio(const struct t1_result *t)
+{
+	return t->paper_hm_distinct_bits > 0 ? (double)t->row[T1_HM].bytes * 8 / t->paper_hm_distinct_bits : 0;
+}
+
 static void text_table1(FILE *f, const struct an_report *r)
 {
 	const struct t1_result *t = r->t1;
-	char a[32], b[32];
+	char a[32], b[32], rec[512];
 	int i;
 
 	fprintf(f, "\nRecency structures on the same stream (the paper's Table 1, measured)\n");
@@ -255,6 +288,24 @@ static void text_table1(FILE *f, const struct an_report *r)
 		t->universe_log2, t->b_bits, t->b_bits / (double)t->window, t->paper_hm_bits,
 		bytes_str((uint64_t)(t->paper_hm_bits / 8), a, sizeof(a)), t->paper_block_bits,
 		bytes_str((uint64_t)(t->paper_block_bits / 8), b, sizeof(b)));
+	fprintf(f, "  for the stream's own distinct count (at most %" PRIu64 " sources in any W + 1 items): HistoricalMembership\n"
+		   "    bound %.0f bits (%s); measured %.2fx that\n",
+		t->distinct_max, t->paper_hm_distinct_bits, bytes_str((uint64_t)(t->paper_hm_distinct_bits / 8), a, sizeof(a)),
+		hm_bound_ratio(t));
+	fprintf(f, "  %s\n", t1_smallest(t, rec, sizeof(rec)));
+}
+
+/* The smallest geometry with this many rows that meets the target, or NULL. */
+static const struct sizing_point *smallest_meeting(const struct sizing_result *z, uint32_t rows)
+{
+	const struct sizing_point *best = NULL;
+	size_t i;
+
+	for (i = 0; i < z->npts; i++)
+		if (z->pts[i].rows == rows && z->pts[i].meets &&
+		    (!best || z->pts[i].target_bytes < best->target_bytes))
+			best = &z->pts[i];
+	return best;
 }
 
 static void text_sizing(FILE *f, const struct an_report *r)
@@ -282,13 +333,8 @@ static void text_sizing(FILE *f, const struct an_report *r)
 		fprintf(f, "  recorded geometry not simulated (narrower than one line at this sampling rate, or too large)\n");
 	fprintf(f, "  smallest width meeting the target, per row count (simulated; '*' = the model extrapolates past 0 observed):\n");
 	for (rows = 1; rows <= PACER_MAX_ROWS; rows++) {
-		const struct sizing_point *best = NULL;
-		size_t i;
+		const struct sizing_point *best = smallest_meeting(z, rows);
 
-		for (i = 0; i < z->npts; i++)
-			if (z->pts[i].rows == rows && z->pts[i].meets &&
-			    (!best || z->pts[i].target_bytes < best->target_bytes))
-				best = &z->pts[i];
 		if (!best)
 			continue;
 		if (best->simulated)
@@ -456,7 +502,12 @@ int an_report_json(FILE *f, const struct an_report *r)
 		json_num(f, t->paper_hm_bits);
 		fputs(",\"optimal_sm\":", f);
 		json_num(f, t->paper_block_bits);
-		fputs("},\"structures\":[", f);
+		fputs(",\"historical_membership_distinct\":", f);
+		json_num(f, t->paper_hm_distinct_bits);
+		fprintf(f, "},\"key_bits\":%u,\"distinct_max\":%" PRIu64 ",\"distinct_mean\":", t->key_bits,
+			t->distinct_max);
+		json_num(f, t->distinct_mean);
+		fputs(",\"structures\":[", f);
 		for (i = 0; i < T1_NSTRUCT; i++) {
 			const struct t1_row *w = &t->row[i];
 
@@ -745,8 +796,14 @@ static void plot_recency(FILE *f, const struct an_report *r)
 				hi = b > hi ? b : hi;
 			}
 	if (lo > hi)
-		lo = hi = 0;
-	lo = lo ? lo - 1 : 0;
+		lo = hi = 1;
+	/*
+	 * Bin 0 (gaps under 1 us: items sharing a timestamp) has no place on a
+	 * log axis; drawn at the left edge it looked like a spike.  Its share is
+	 * printed under the plot instead.
+	 */
+	lo = lo > 2 ? lo - 1 : 1;
+	hi = hi < lo ? lo : hi;
 	hi = hi + 2 < T1_HIST_BINS ? hi + 1 : T1_HIST_BINS - 2;
 	for (b = 0; b + 1 < T1_HIST_BINS; b++)
 		x[b] = t1_hist_edge(b + 1) / 1e9; /* plotted at the bin's upper edge, in s */
@@ -777,6 +834,15 @@ static void plot_recency(FILE *f, const struct an_report *r)
 	c.vline = (double)r->rd->hdr.interval_ns / 1e9;
 	c.vline_label = lab;
 	svg_chart_write(f, &c);
+	fputs("<p>Gaps under 1 &micro;s (same timestamp), not plotted:", f);
+	for (h = 0; h < T1_NHIST; h++) {
+		uint64_t total = 0;
+
+		for (b = 0; b < T1_HIST_BINS; b++)
+			total += t->hist[h][b];
+		fprintf(f, "%s %s %.2f%%", h ? ";" : "", names[h], total ? 100.0 * (double)t->hist[h][0] / (double)total : 0);
+	}
+	fputs(".</p>\n", f);
 }
 
 static void plot_timeline(FILE *f, const struct an_report *r)
@@ -870,32 +936,173 @@ out:
 	free(y);
 }
 
+/* A paragraph saying why a section is missing. */
+static void html_note(FILE *f, const char *what, const char *why)
+{
+	fprintf(f, "<p>%s: ", what);
+	html_text(f, why);
+	fputs("</p>\n", f);
+}
+
+static void html_cell(FILE *f, const char *tag, const char *text)
+{
+	fprintf(f, "<%s>", tag);
+	html_text(f, text);
+	fprintf(f, "</%s>", tag);
+}
+
+/* A two-column row: label, then printf-formatted value. */
+static void html_kv(FILE *f, const char *label, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fputs("<tr>", f);
+	html_cell(f, "th", label);
+	html_cell(f, "td", buf);
+	fputs("</tr>\n", f);
+}
+
+static void html_audit(FILE *f, const struct an_report *r)
+{
+	const struct audit_result *au = r->audit;
+	char a[32];
+
+	fputs("<h2>Audit of the recorded verdicts</h2>\n", f);
+	if (!au) {
+		html_note(f, "Not run", r->audit_note ? r->audit_note : "?");
+		return;
+	}
+	fputs("<table class='kv'>\n", f);
+	html_kv(f, "packets judged", "%" PRIu64 " of %" PRIu64 " source-sampled sources", au->judged_records, au->sources);
+	html_kv(f, "admitted / dropped", "%" PRIu64 " / %" PRIu64, au->passes, au->drops);
+	html_kv(f, "owed a pass", "%" PRIu64 " (truth >= interval %s)", au->eligible, dur(au->interval_ns, a, sizeof(a)));
+	html_kv(f, "false drops", "%" PRIu64 " (%.4f%% of owed passes)", au->false_drops, 100.0 * audit_false_drop_rate(au));
+	html_kv(f, "  quantisation (by design)", "%" PRIu64, au->false_drops_quant);
+	html_kv(f, "  collisions", "%" PRIu64 " (%.4f%% of owed passes)", au->false_drops_collision,
+		pct(au->false_drops_collision, au->eligible));
+	html_kv(f, "false passes", "%" PRIu64 "%s", au->false_passes,
+		r->rd->hdr.placement == PACER_PLACEMENT_PERCPU ? " (per-CPU placement: expected)" : " (must be 0)");
+	html_kv(f, "not judged", "%" PRIu64 " (truth unknown)", au->unknown);
+	if (au->est_older_than_truth)
+		html_kv(f, "estimates older than truth", "%" PRIu64, au->est_older_than_truth);
+	fputs("</table>\n", f);
+}
+
+static void html_table1(FILE *f, const struct an_report *r)
+{
+	static const char *const heads[] = { "structure", "memory", "bits/W", "ns/item", "mean err", "max err",
+					      "in bound", "missed", "stale", "verdicts" };
+	const struct t1_result *t = r->t1;
+	char a[32], buf[512];
+	unsigned i;
+
+	fputs("<h2>Recency structures (the paper's Table 1, measured)</h2>\n", f);
+	if (!t) {
+		html_note(f, "Not run", r->t1_note ? r->t1_note : "?");
+		return;
+	}
+	fprintf(f, "<p>%" PRIu64 " items, window W = %" PRIu64 " items (~%.3g s), eps = 1/%u, block D = %" PRIu64
+		   "; at most %" PRIu64 " distinct sources in any W + 1 items (mean %.0f).</p>\n<table><tr>",
+		t->items, t->window, t->window_span_s, t->inv_eps, t->block_d, t->distinct_max, t->distinct_mean);
+	for (i = 0; i < sizeof(heads) / sizeof(heads[0]); i++)
+		html_cell(f, "th", heads[i]);
+	fputs("</tr>\n", f);
+	for (i = 0; i < T1_NSTRUCT; i++) {
+		const struct t1_row *w = &t->row[i];
+
+		fputs("<tr>", f);
+		html_cell(f, "td", w->name ? w->name : "?");
+		if (!w->ok) {
+			fprintf(f, "<td colspan='9'>not built: ");
+			html_text(f, t->note);
+			fputs("</td></tr>\n", f);
+			continue;
+		}
+		fprintf(f, "<td>%s</td><td>%.1f</td><td>%.1f</td><td>%.3f%%</td><td>%.3f%%</td><td>%.3f%%</td>"
+			   "<td>%" PRIu64 "</td><td>%" PRIu64 "</td><td>%" PRIu64 "</td></tr>\n",
+			bytes_str(w->bytes, a, sizeof(a)), w->bits_per_item, w->ns_per_item, 100 * w->mean_rel_err,
+			100 * w->max_rel_err, pct(w->within_bound, w->in_window), w->missed, w->stale, w->verdict_diff);
+	}
+	fprintf(f, "</table>\n<p>ns/item: query + insert, each structure alone on the first %" PRIu64
+		   " items. Errors are relative over the %" PRIu64 " items with r &le; W.</p>\n<table class='kv'>\n",
+		t->timed_items, t->row[T1_EXACT].in_window);
+	html_kv(f, "B = log2 C(N, W)", "%.0f bits (universe 2^%.0f)", t->b_bits, t->universe_log2);
+	html_kv(f, "HM bound for W", "%.0f bits (%s)", t->paper_hm_bits, bytes_str((uint64_t)(t->paper_hm_bits / 8), a, sizeof(a)));
+	html_kv(f, "OptimalSM bound for W", "%.0f bits", t->paper_block_bits);
+	html_kv(f, "HM bound for the distinct count", "%.0f bits (%s); HM measured %.2fx that", t->paper_hm_distinct_bits,
+		bytes_str((uint64_t)(t->paper_hm_distinct_bits / 8), a, sizeof(a)), hm_bound_ratio(t));
+	fputs("</table>\n<p>", f);
+	html_text(f, t1_smallest(t, buf, sizeof(buf)));
+	fputs("</p>\n", f);
+}
+
+static void html_sizing(FILE *f, const struct an_report *r)
+{
+	const struct sizing_result *z = r->sizing;
+	char a[32];
+	uint32_t rows;
+
+	fprintf(f, "<h2>Sizing for a false-drop rate of at most %g</h2>\n", r->target);
+	if (!z) {
+		html_note(f, "Not run", r->sizing_note ? r->sizing_note : "?");
+		return;
+	}
+	fprintf(f, "<p>Load: %.1f sampled sources per interval per sketch copy (peak %.0f), ~%.0f sources per interval "
+		   "in the full stream (peak).</p>\n<table><tr><th>rows</th><th>--width</th><th>memory</th>"
+		   "<th>simulated false drops</th><th>rate</th><th>model</th></tr>\n",
+		z->n_mean, z->n_peak, z->n_peak * z->scale);
+	for (rows = 1; rows <= PACER_MAX_ROWS; rows++) {
+		const struct sizing_point *best = smallest_meeting(z, rows);
+
+		if (!best)
+			continue;
+		fprintf(f, "<tr><td>%u</td><td>%" PRIu64 "</td><td>%s</td>", rows, best->width_cells,
+			bytes_str(best->target_bytes, a, sizeof(a)));
+		if (best->simulated)
+			fprintf(f, "<td>%" PRIu64 " / %" PRIu64 "</td><td>%.4f%%</td><td>%.3g</td></tr>\n",
+				best->false_drops, best->eligible, 100 * best->rate, best->model_rate);
+		else
+			fprintf(f, "<td>not simulated</td><td></td><td>%.3g</td></tr>\n", best->model_rate);
+	}
+	fputs("</table>\n", f);
+}
+
 int an_report_html(FILE *f, const struct an_report *r)
 {
 	char *text = NULL, rec[256];
 	size_t len = 0;
 	FILE *mem;
 
-	/* The text summary, verbatim, is the report's body; the plots follow it. */
+	/* The recording's header as text; the tables follow as HTML tables. */
 	mem = open_memstream(&text, &len);
 	if (!mem)
 		return -ENOMEM;
-	an_report_text(mem, r);
+	text_header(mem, r);
 	fclose(mem);
 
 	fputs("<!doctype html>\n<html lang='en'><head><meta charset='utf-8'><title>xdp-pacer analysis: ", f);
 	html_text(f, r->path);
 	fputs("</title>\n<style>body{font:14px sans-serif;margin:24px;max-width:1100px;color:#111}"
-	      "pre{background:#f6f6f6;padding:12px;overflow-x:auto;font-size:12px}"
+	      "pre{background:#f6f6f6;padding:12px;white-space:pre-wrap;font-size:12px}"
+	      "table{border-collapse:collapse;margin:8px 0}th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}"
+	      "th{background:#f0f0f0}td:first-child{text-align:left}table.kv th{text-align:left;white-space:pre}"
+	      "table.kv td{text-align:left}"
 	      "h2{margin-top:28px;border-bottom:1px solid #ccc}.rec{font:bold 14px monospace;background:#eef6ee;padding:8px}"
 	      "</style></head><body>\n<h1>xdp-pacer analysis</h1>\n<p>", f);
 	html_text(f, r->path);
 	fputs("</p>\n<p class='rec'>", f);
 	html_text(f, an_recommendation(r, rec, sizeof(rec)));
-	fputs("</p>\n<h2>Summary</h2>\n<pre>", f);
+	fputs("</p>\n<h2>Recording</h2>\n<pre>", f);
 	html_text(f, text ? text : "");
 	fputs("</pre>\n", f);
 	free(text);
+	html_audit(f, r);
+	html_table1(f, r);
+	html_sizing(f, r);
 
 	fputs("<h2>Recency distribution</h2>\n", f);
 	if (r->t1) {
@@ -905,17 +1112,13 @@ int an_report_html(FILE *f, const struct an_report *r)
 		      "packet, shown as the policy truth).</p>\n", f);
 		plot_recency(f, r);
 	} else {
-		fputs("<p>Not available: ", f);
-		html_text(f, r->t1_note ? r->t1_note : "");
-		fputs("</p>\n", f);
+		html_note(f, "Not available", r->t1_note ? r->t1_note : "");
 	}
 	fputs("<h2>False drops over time</h2>\n", f);
 	if (r->audit && r->audit->nbins) {
 		plot_timeline(f, r);
 	} else {
-		fputs("<p>Not available: ", f);
-		html_text(f, r->audit_note ? r->audit_note : "no source-sampled packets");
-		fputs("</p>\n", f);
+		html_note(f, "Not available", r->audit_note ? r->audit_note : "no source-sampled packets");
 	}
 	fputs("<h2>Sizing</h2>\n", f);
 	if (r->sizing && r->sizing->npts) {
@@ -923,9 +1126,7 @@ int an_report_html(FILE *f, const struct an_report *r)
 		      "the full stream (a 1-in-N source sample on a sketch N times narrower has the same load).</p>\n", f);
 		plot_sizing(f, r);
 	} else {
-		fputs("<p>Not available: ", f);
-		html_text(f, r->sizing_note ? r->sizing_note : "");
-		fputs("</p>\n", f);
+		html_note(f, "Not available", r->sizing_note ? r->sizing_note : "");
 	}
 	fputs("</body></html>\n", f);
 	return ferror(f) ? -EIO : 0;

@@ -22,7 +22,7 @@ const char *t1_struct_name(enum t1_kind kind)
 }
 
 int t1_struct_init(struct t1_struct *s, enum t1_kind kind, uint64_t window, uint32_t inv_eps,
-		   uint64_t block_d)
+		   uint64_t block_d, unsigned key_bits)
 {
 	s->kind = kind;
 	s->block_d = block_d;
@@ -31,7 +31,7 @@ int t1_struct_init(struct t1_struct *s, enum t1_kind kind, uint64_t window, uint
 		s->impl = exact_recency_new(window);
 		break;
 	case T1_HM:
-		s->impl = hm_new(window, inv_eps);
+		s->impl = hm_new_keys(window, inv_eps, key_bits);
 		break;
 	case T1_BLOCK:
 		s->impl = block_recency_new(window, block_d);
@@ -43,30 +43,19 @@ int t1_struct_init(struct t1_struct *s, enum t1_kind kind, uint64_t window, uint
 	return s->impl ? 0 : (errno ? -errno : -ENOMEM);
 }
 
-int64_t t1_struct_query(struct t1_struct *s, uint64_t key)
+int t1_struct_query_insert(struct t1_struct *s, uint64_t key, int64_t *recency)
 {
 	switch (s->kind) {
 	case T1_EXACT:
-		return exact_recency_query(s->impl, key);
-	case T1_HM:
-		return hm_query(s->impl, key);
-	case T1_BLOCK:
-		return block_recency_query(s->impl, key);
-	default:
-		return -1;
-	}
-}
-
-int t1_struct_insert(struct t1_struct *s, uint64_t key)
-{
-	switch (s->kind) {
-	case T1_EXACT:
+		*recency = exact_recency_query(s->impl, key);
 		return exact_recency_insert(s->impl, key);
 	case T1_HM:
-		return hm_insert(s->impl, key);
+		return hm_query_insert(s->impl, key, recency);
 	case T1_BLOCK:
+		*recency = block_recency_query(s->impl, key);
 		return block_recency_insert(s->impl, key);
 	default:
+		*recency = -1;
 		return -EINVAL;
 	}
 }

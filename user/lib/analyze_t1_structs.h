@@ -17,12 +17,18 @@ struct t1_struct {
 };
 
 const char *t1_struct_name(enum t1_kind kind);
-/* 0, -ENOMEM, -EINVAL, or -ENOSYS when the structure is not part of this build. */
+/*
+ * Keys are below 2^key_bits (64: any); HistoricalMembership stores
+ * signatures of that width.  0, -ENOMEM or -EINVAL.
+ */
 int t1_struct_init(struct t1_struct *s, enum t1_kind kind, uint64_t window, uint32_t inv_eps,
-		   uint64_t block_d);
-int64_t t1_struct_query(struct t1_struct *s, uint64_t key);
-/* 0, or -ENOMEM when a table could not grow (an item may have been lost). */
-int t1_struct_insert(struct t1_struct *s, uint64_t key);
+		   uint64_t block_d, unsigned key_bits);
+/*
+ * The recency of key before this item (-1: absent) into *recency,
+ * then record the item.  0, or -ENOMEM when a table could not grow (an
+ * item may have been lost).
+ */
+int t1_struct_query_insert(struct t1_struct *s, uint64_t key, int64_t *recency);
 /* Memory the structure accounts for, in bytes. */
 uint64_t t1_struct_bytes(const struct t1_struct *s);
 /* Items past W it may still report (0 for the exact oracle). */

@@ -76,10 +76,38 @@ static double log2_binom(double log2_n, double w)
 	return w * (log2_n - log2(w)) + w * log2(exp(1.0)) - 0.5 * log2(2 * M_PI * w);
 }
 
-/* The key a structure sees: the source id's 64-bit mix (ids are dense; structures may hash). */
-static uint64_t item_key(uint32_t src)
+/*
+ * The key a structure sees: on IPv4-only streams the masked address itself
+ * (below 2^max_prefix, the universe the bounds use), else the source id's
+ * 64-bit mix (ids are dense; structures may hash).
+ */
+static uint64_t item_key(const struct an_stream *s, uint32_t src, unsigned key_bits)
 {
-	return pacer_mix64((uint64_t)src + 0x9e3779b97f4a7c15ULL);
+	const uint8_t *a = s->src[src].addr;
+	uint32_t v4 = (uint32_t)a[0] << 24 | (uint32_t)a[1] << 16 | (uint32_t)a[2] << 8 | a[3];
+
+	if (key_bits == 64)
+		return pacer_mix64((uint64_t)src + 0x9e3779b97f4a7c15ULL);
+	return key_bits ? v4 >> (32 - key_bits) : 0;
+}
+
+/*
+ * Distinct sources among the last W + 1 items (what a recency structure
+ * must hold), kept as item i arrives; last_pos holds positions before i.
+ */
+static void distinct_step(struct t1_result *out, const uint32_t *item_src, const uint64_t *last_pos,
+			  uint64_t i, uint64_t *count, double *sum)
+{
+	uint64_t w = out->window;
+
+	if (i > w && last_pos[item_src[i - w - 1]] == i - w - 1)
+		(*count)--;  /* the item leaving was its source's last */
+	if (last_pos[item_src[i]] == ABSENT || last_pos[item_src[i]] + w < i)
+		(*count)++;
+	if (*count > out->distinct_max)
+		out->distinct_max = *count;
+	if (i >= w)
+		*sum += (double)*count;
 }
 
 /*
@@ -119,7 +147,8 @@ int t1_run(const struct an_stream *s, const struct t1_params *p, struct t1_resul
 	double t_total[T1_NSTRUCT];
 	uint64_t *keys = NULL;
 	int built[T1_NSTRUCT] = { 0 }, ret = -ENOMEM, v4_only = 1, max_prefix = 0;
-	uint64_t span_sum = 0, span_n = 0, timed;
+	uint64_t span_sum = 0, span_n = 0, timed, distinct = 0;
+	double distinct_sum = 0;
 
 	memset(out, 0, sizeof(*out));
 	memset(jd, 0, sizeof(jd));
@@ -150,7 +179,6 @@ int t1_run(const struct an_stream *s, const struct t1_params *p, struct t1_resul
 		item_src[n] = a->src;
 		item_drop[n] = a->verdict == PACER_REC_DROP;
 		item_est[n] = a->est_age_ticks;
-		keys[n] = item_key(a->src);
 		n++;
 		if (s->src[a->src].family == 6)
 			v4_only = 0;
@@ -158,6 +186,9 @@ int t1_run(const struct an_stream *s, const struct t1_params *p, struct t1_resul
 			max_prefix = s->src[a->src].prefix;
 	}
 	out->items = n;
+	out->key_bits = v4_only ? (max_prefix ? (unsigned)max_prefix : 32) : 64;
+	for (i = 0; i < n; i++)
+		keys[i] = item_key(s, item_src[i], out->key_bits);
 	for (i = 0; i < s->nsrc; i++)
 		last_pos[i] = last_admit[i] = ABSENT;
 
@@ -169,7 +200,8 @@ int t1_run(const struct an_stream *s, const struct t1_params *p, struct t1_resul
 				(out->b_bits + (double)out->window * log2((double)out->window / (double)out->block_d));
 
 	for (k = 0; k < T1_NSTRUCT; k++) {
-		ret = t1_struct_init(&st[k], (enum t1_kind)k, out->window, p->inv_eps, out->block_d);
+		ret = t1_struct_init(&st[k], (enum t1_kind)k, out->window, p->inv_eps, out->block_d,
+				     out->key_bits);
 		out->row[k].name = t1_struct_name((enum t1_kind)k);
 		if (ret) {
 			snprintf(out->note, sizeof(out->note), "%s could not be built: %s",
@@ -191,6 +223,7 @@ int t1_run(const struct an_stream *s, const struct t1_params *p, struct t1_resul
 		int exact_beyond = exact == ABSENT || exact_gap >= p->interval_ns;
 		uint64_t policy_ref = p->policy == PACER_POLICY_QUIET ? last_pos[src] : last_admit[src];
 
+		distinct_step(out, item_src, last_pos, i, &distinct, &distinct_sum);
 		if (exact != ABSENT && exact <= out->window) {
 			span_sum += exact_gap;
 			span_n += exact + 1;
@@ -206,8 +239,7 @@ int t1_run(const struct an_stream *s, const struct t1_params *p, struct t1_resul
 
 			if (!built[k])
 				continue;
-			est = t1_struct_query(&st[k], key);
-			if (t1_struct_insert(&st[k], key))
+			if (t1_struct_query_insert(&st[k], key, &est))
 				row->insert_failures++;
 
 			/*
@@ -268,14 +300,17 @@ int t1_run(const struct an_stream *s, const struct t1_params *p, struct t1_resul
 		 * the judging pass above does too much per item to time fairly.
 		 */
 		t1_struct_free(&st[k]);
-		if (t1_struct_init(&st[k], (enum t1_kind)k, out->window, p->inv_eps, out->block_d)) {
+		if (t1_struct_init(&st[k], (enum t1_kind)k, out->window, p->inv_eps, out->block_d,
+				     out->key_bits)) {
 			built[k] = 0; /* judged above, but no memory left to time it */
 			continue;
 		}
 		t0 = now_s();
 		for (i = 0; i < timed; i++) {
-			sink += t1_struct_query(&st[k], keys[i]);
-			t1_struct_insert(&st[k], keys[i]);
+			int64_t est;
+
+			t1_struct_query_insert(&st[k], keys[i], &est);
+			sink += est;
 		}
 		t_total[k] = now_s() - t0;
 		(void)sink;
@@ -283,6 +318,10 @@ int t1_run(const struct an_stream *s, const struct t1_params *p, struct t1_resul
 			progress(ctx, "timing", k + 1, T1_NSTRUCT);
 		row->ns_per_item = timed ? t_total[k] * 1e9 / (double)timed : 0;
 	}
+	out->distinct_mean = n > out->window ? distinct_sum / (double)(n - out->window) : (double)distinct;
+	out->paper_hm_distinct_bits = (1 + 1.0 / p->inv_eps) *
+				      (log2_binom(out->universe_log2, (double)out->distinct_max) +
+				       (double)out->distinct_max * log2((double)p->inv_eps));
 	out->window_span_s = span_n ? (double)span_sum / (double)span_n * (double)out->window / 1e9 : 0;
 	if (progress)
 		progress(ctx, "table 1", n, n);

@@ -75,6 +75,10 @@ struct t1_result {
 	double b_bits;           /* log2 C(N, W): information-theoretic minimum for the window's set */
 	double paper_hm_bits;    /* (1 + eps)(B + W log2(1/eps)) */
 	double paper_block_bits; /* (1 + D/W)(B + W log2(W/D)) */
+	unsigned key_bits;       /* keys given to the structures are below 2^key_bits */
+	uint64_t distinct_max;   /* most distinct sources among any W + 1 consecutive items */
+	double distinct_mean;    /* mean over the windows ending at each item from W on */
+	double paper_hm_distinct_bits; /* the HM bound with W replaced by distinct_max */
 	struct t1_row row[T1_NSTRUCT];
 	uint64_t hist[T1_NHIST][T1_HIST_BINS];
 	char note[256];

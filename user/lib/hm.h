@@ -17,28 +17,26 @@
  * This holds deterministically for exact signatures (hm_new); with reduced
  * signatures (hm_new_sig) two keys sharing a signature are one item.
  *
- * Storage (all levels): a bucketized cuckoo table (2 candidate buckets of 4
- * slots) holding, per slot and bit-packed, the quotient sig / nbuckets
- * (bits: length of (2^sig_bits - 1) / nbuckets), one bit saying whether the
- * slot is in the item's alternate bucket, and the circular class ID
- * (bit length of the class field n_l; all-ones marks an empty slot).  The
- * remainder sig mod nbuckets is the primary bucket, so the signature is
- * recoverable for promotion.  Each level is sized for a proven worst-case
- * occupancy ((k+1.5)*2^l, top (J+1.5)*2^L, see hm.c) at a load of at most
- * 0.92, plus a 4-entry stash for failed cuckoo walks; only if the stash is
- * full does the level grow by 25% and rehash (hm_rehashes()).
- * hm_memory_bytes() is every byte malloc'd: the structs (stashes included)
- * plus the packed slot arrays.
+ * Storage: the lower half of the levels is one exact ring of the last
+ * (k+1)(2^ceil(L/2) - 1) signatures (hm_ring.h; recencies below that are
+ * exact); each upper level is a HashSM table (hm_table.h).  A key is stored
+ * once (inserting it removes its previous copy), so a level holds at most
+ * the distinct keys of its span; tables start small and grow with what
+ * they hold, so memory follows the stream's distinct keys, not W.
+ * hm_memory_bytes() is every byte malloc'd.
  *
- * Not thread-safe.  An insertion reads O(L/eps) slots (each level's share
- * of the expiry scan) plus amortized O(L) promotions; a query probes at
- * most 2 buckets per level, O(L).
+ * Not thread-safe.  An insertion searches the ring, makes at most one
+ * promotion per upper level and, after a level's clock ticks, scans a
+ * share of it for expired entries (a bucket's class fields at a time); a
+ * query searches the ring and probes at most 2 buckets per upper level,
+ * stopping where the key is.
  */
 #ifndef PACER_HM_H
 #define PACER_HM_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include "hm_table.h"
 
 struct hm;
 
@@ -55,6 +53,14 @@ struct hm *hm_new(uint64_t window, uint32_t inv_eps);
  */
 struct hm *hm_new_sig(uint64_t window, uint32_t inv_eps, unsigned sig_bits);
 
+/*
+ * As hm_new for keys below 2^key_bits (1..64): signatures are a bijective
+ * mix within key_bits bits, so answers stay exact while each slot stores
+ * about key_bits - log2(buckets) bits of quotient.  Larger keys: hm_insert
+ * returns -EINVAL, hm_query -1.
+ */
+struct hm *hm_new_keys(uint64_t window, uint32_t inv_eps, unsigned key_bits);
+
 void hm_free(struct hm *h);
 
 /*
@@ -62,6 +68,13 @@ void hm_free(struct hm *h);
  * structure stays usable but one stored item may have been lost.
  */
 int hm_insert(struct hm *h, uint64_t key);
+
+/*
+ * hm_query then hm_insert in one pass over the levels (the lookup that
+ * answers the query also removes the previous copy).  *recency (if not
+ * NULL) gets what hm_query would have answered before the insertion.
+ */
+int hm_query_insert(struct hm *h, uint64_t key, int64_t *recency);
 
 /* Estimated recency of key in items (see the guarantee above), or -1. */
 int64_t hm_query(const struct hm *h, uint64_t key);
@@ -71,11 +84,14 @@ uint32_t hm_inv_eps(const struct hm *h);
 uint64_t hm_time(const struct hm *h);         /* insertions so far (t) */
 uint64_t hm_slack(const struct hm *h);        /* 2^L - 1 */
 unsigned hm_top_level(const struct hm *h);    /* L; levels are 0..L */
-uint64_t hm_items(const struct hm *h);        /* entries stored, all levels */
+uint64_t hm_items(const struct hm *h);        /* entries stored: ring and levels */
+/* Recencies below this are answered exactly (the ring of the lower levels). */
+uint64_t hm_exact_span(const struct hm *h);
+/* Entries of one level (0 for the levels the ring holds, below the first table level). */
 uint64_t hm_level_items(const struct hm *h, unsigned level);
 uint64_t hm_level_bound(const struct hm *h, unsigned level);  /* proven max entries */
 uint64_t hm_level_slots(const struct hm *h, unsigned level);
-uint64_t hm_rehashes(const struct hm *h);     /* emergency growths so far */
+uint64_t hm_rehashes(const struct hm *h);     /* table growths so far */
 size_t hm_memory_bytes(const struct hm *h);
 double hm_bits_per_item(const struct hm *h);  /* memory bits / W */
 
@@ -88,36 +104,9 @@ double hm_log2_binomial(double log2_universe, uint64_t m);
 /* The paper's space bound (1+eps)(B + W log2(1/eps)) in bits, B = log2 C(N, W). */
 double hm_paper_bound_bits(uint64_t window, uint32_t inv_eps, double log2_universe);
 
-/*
- * HashSM: the sliding dictionary each level is made of (also used by the
- * fixed-block baseline).  Stores (signature, class ID) with class IDs on a
- * circular field of n values; an entry is active while (now - class) mod n
- * < active and expired after.  Expired entries met while inserting, while
- * relocating (cuckoo kicks) or by the incremental scan are handed to the
- * evict callback (NULL drops them).  The scan visits every bucket (and
- * the whole stash) within `lap` calls of hashsm_scan(); sizing max_items
- * for the entries that can coexist, expired-but-unscanned ones included,
- * is the caller's job.
- */
-struct hashsm;
-typedef int (*hashsm_evict_fn)(void *ctx, uint64_t sig, uint32_t cls);
-
-struct hashsm *hashsm_new(uint64_t max_items, unsigned sig_bits, uint32_t n, uint32_t active,
-			  uint64_t lap, hashsm_evict_fn evict, void *ctx);
-void hashsm_free(struct hashsm *s);
-void hashsm_set_now(struct hashsm *s, uint32_t now);
-/* Insert or overwrite (the caller guarantees the new class is the newer). */
-int hashsm_put(struct hashsm *s, uint64_t sig, uint32_t cls);
-/* Class stored for sig (active or expired), or -1. */
-int64_t hashsm_get(const struct hashsm *s, uint64_t sig);
-/* One insertion's share of the expiry scan. */
-int hashsm_scan(struct hashsm *s);
-uint64_t hashsm_items(const struct hashsm *s);
-uint64_t hashsm_slots(const struct hashsm *s);
-uint64_t hashsm_rehashes(const struct hashsm *s);
-size_t hashsm_memory_bytes(const struct hashsm *s);
-
 /* Bijective 64-bit mix used to turn keys into signatures. */
 uint64_t hm_mix64(uint64_t x);
+/* Bijective mix of the low `bits` bits (x must be below 2^bits). */
+uint64_t hm_mix_bits(uint64_t x, unsigned bits);
 
 #endif
