@@ -32,6 +32,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "pacer_sketch.h"
+#include "pacer_budget.h"
 #include "xdp_pacer.skel.h"
 
 #define HOT 64                   /* sources both CPUs send all the time */

@@ -14,7 +14,9 @@
 #include <xdp/libxdp.h>
 #include "common.h"
 #include "parse.h"
+#include "budget.h"
 #include "pacer_sketch.h"
+#include "pacer_budget.h"
 #include "xdp_pacer.skel.h"
 
 static void usage(FILE *f)
@@ -29,8 +31,11 @@ static void usage(FILE *f)
 		"                        quiet: update on every packet, a source must stay quiet a whole interval\n"
 		"  --prefix4 N           IPv4 source prefix length forming the key, 0..32 (32)\n"
 		"  --prefix6 N           IPv6 source prefix length forming the key, 0..128 (64)\n"
-		"  --malformed pass|drop verdict for truncated or invalid IP headers (pass)\n\n"
-		"Fixed at load (change needs unload + load):\n"
+		"  --malformed pass|drop verdict for truncated or invalid IP headers (pass)\n");
+	fputs(budget_usage, f);
+	fprintf(f,
+		"\nFixed at load (change needs unload + load):\n"
+		"  --reserve-cells N     returning-source filter cells, power of two 1024..2097152 (262144)\n"
 		"  --rows D              sketch rows, 1..8 (4)\n"
 		"  --width W             cells per row, power of two, >= 64 (1048576); a cell is 1 byte\n"
 		"  --layout rows|blocked rows: each row its own array (a cache line per row);\n"
@@ -50,6 +55,8 @@ struct load_opts {
 	uint32_t rows, kind, placement, policy, prefix4, prefix6, malformed, clock;
 	uint64_t width;
 	enum xdp_attach_mode mode;
+	struct budget_opts budget;
+	uint32_t seen_log2;
 };
 
 static int log2_exact(uint64_t v)
@@ -80,6 +87,8 @@ static int parse_opts(int argc, char **argv, struct load_opts *o, const char **i
 		{ "malformed", required_argument, NULL, 'M' },
 		{ "tick", required_argument, NULL, 't' },
 		{ "clock", required_argument, NULL, 'c' },
+		{ "reserve-cells", required_argument, NULL, 'S' },
+		BUDGET_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -145,6 +154,21 @@ static int parse_opts(int argc, char **argv, struct load_opts *o, const char **i
 		case 'c':
 			if (parse_clock(optarg, &o->clock))
 				return bad_value("--clock", optarg, "expected cached, coarse or precise");
+			break;
+		case 'S':
+			if (parse_u64_range(optarg, 1024, 1u << PACER_BUDGET_MAX_SEEN_LOG2, &v) ||
+			    log2_exact(v) < 0)
+				return bad_value("--reserve-cells", optarg,
+						 "expected a power of two from 1024 to 2097152");
+			o->seen_log2 = (uint32_t)log2_exact(v);
+			break;
+		case BUDGET_OPT_BUDGET:
+		case BUDGET_OPT_SLACK_TIME:
+		case BUDGET_OPT_SLACK_COUNT:
+		case BUDGET_OPT_RESERVE:
+		case BUDGET_OPT_HORIZON:
+			if (budget_cli_opt(c, optarg, &o->budget))
+				return 2;
 			break;
 		case 'h':
 			usage(stdout);
@@ -215,6 +239,20 @@ static int build_layout(const struct load_opts *o, struct pacer_layout *lay, uin
 		       format_duration(o->interval_ns, a, sizeof(a)),
 		       format_duration(1ULL << lay->tick_shift, b, sizeof(b)),
 		       format_duration(min_ns, c, sizeof(c)), format_duration(max_ns, b, sizeof(b)));
+		return 2;
+	}
+	return 0;
+}
+
+/* The budget's live configuration (with the filter's size); 0 or 2 (said why). */
+static int build_budget(const struct load_opts *o, struct pacer_budget_cfg *cfg)
+{
+	struct pacer_budget_cfg cur = { .seen_cells_log2 = o->seen_log2 };
+	char e[256];
+
+	*cfg = cur;
+	if (budget_opts_any(&o->budget) && budget_apply(&o->budget, &cur, cfg, e, sizeof(e))) {
+		pr_err("%s", e);
 		return 2;
 	}
 	return 0;
@@ -295,6 +333,9 @@ static int pin_all(struct xdp_pacer_bpf *skel, const char *dir)
 		[PACER_MAP_DATA] = skel->maps.data,
 		[PACER_MAP_RODATA] = skel->maps.rodata,
 		[PACER_MAP_CLOCK] = skel->maps.pacer_clock,
+		[PACER_MAP_BUDGET] = skel->maps.pacer_budget,
+		[PACER_MAP_BUDGET_CFG] = skel->maps.data_budget,
+		[PACER_MAP_SEEN] = skel->maps.pacer_seen,
 	};
 	char path[300], eb[128];
 	int i, err;
@@ -347,14 +388,16 @@ int cmd_load(int argc, char **argv)
 		.malformed = PACER_MALFORMED_PASS,
 		.clock = PACER_CLOCK_CACHED,
 		.mode = XDP_MODE_NATIVE,
+		.seen_log2 = PACER_BUDGET_DEFAULT_SEEN_LOG2,
 	};
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	struct xdp_pacer_bpf *skel = NULL;
 	struct xdp_program *prog = NULL;
 	struct pacer_layout lay;
 	struct pacer_config *cfg;
+	struct pacer_budget_cfg bcfg;
 	const char *ifname = NULL;
-	char dir[256], eb[128], mb[32], ib[32], tb[32];
+	char dir[256], eb[128], mb[32], ib[32], tb[32], mb2[256];
 	uint32_t thresh;
 	uint64_t lines, bytes;
 	int ifindex, err, ncpus = num_cpus();
@@ -368,6 +411,8 @@ int cmd_load(int argc, char **argv)
 	err = build_layout(&o, &lay, &thresh);
 	if (!err)
 		err = check_memory(&o, &lay, ncpus);
+	if (!err)
+		err = build_budget(&o, &bcfg);
 	if (err)
 		return err;
 	if (ifname_to_index(ifname, &ifindex))
@@ -414,6 +459,13 @@ int cmd_load(int argc, char **argv)
 	if (getrandom(cfg->hash_key, sizeof(cfg->hash_key), 0) != sizeof(cfg->hash_key)) {
 		pr_err("getrandom failed: %s", strerror(errno));
 		err = -errno;
+		goto out;
+	}
+	skel->data_budget->pacer_budget_cfg = bcfg;
+	err = bpf_map__set_max_entries(skel->maps.pacer_seen,
+				       1u << (o.seen_log2 - 5 /* 32 cells a line */));
+	if (err) {
+		pr_err("cannot size the returning-source filter: %s", err_str(err, eb, sizeof(eb)));
 		goto out;
 	}
 	cfg->hash_key[0] |= 1; /* zero words mean "draw a key in the datapath" */
@@ -464,6 +516,7 @@ int cmd_load(int argc, char **argv)
 		format_duration(o.interval_ns, ib, sizeof(ib)), policy_name(o.policy),
 		format_duration(1ULL << lay.tick_shift, tb, sizeof(tb)), thresh,
 		clock_name(lay.clock));
+	pr_info("  budget: %s", budget_describe(&skel->data_budget->pacer_budget_cfg, mb2, sizeof(mb2)));
 	pr_info("  pins: %s", dir);
 	err = 0;
 out:

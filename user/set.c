@@ -6,6 +6,7 @@
 #include <string.h>
 #include "common.h"
 #include "parse.h"
+#include "budget.h"
 #include "pacer_sketch.h"
 
 static void usage(FILE *f)
@@ -20,7 +21,12 @@ static void usage(FILE *f)
 		"  --malformed pass|drop\n"
 		"  --sample-sources 1/N|off  record every packet of 1 in N sources\n"
 		"  --sample-packets 1/N|off  also record 1 in N packets at random\n"
-		"Rows, width, layout, placement, tick, clock and mode are fixed at load:\n"
+		);
+	fputs(budget_usage, f);
+	fprintf(f,
+		"  A budget change keeps the ring: held buckets stay and are released by the\n"
+		"  new T; the new K applies to what is in flight (README, Global budget).\n"
+		"Rows, width, layout, placement, tick, clock, mode and reserve cells are fixed at load:\n"
 		"changing them needs 'xdp-pacer unload' and 'xdp-pacer load'.\n");
 }
 
@@ -55,10 +61,13 @@ int cmd_set(int argc, char **argv)
 		{ "tick", required_argument, NULL, 'R' },
 		{ "clock", required_argument, NULL, 'R' },
 		{ "mode", required_argument, NULL, 'R' },
+		{ "reserve-cells", required_argument, NULL, 'R' },
+		BUDGET_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct pacer_config want;
+	struct budget_opts budget = { 0 };
 	struct pacer_handle h;
 	uint64_t v, interval = 0, src_thresh = 0, pkt_thresh = 0;
 	uint32_t policy = 0, malformed = 0, p4 = 0, p6 = 0;
@@ -108,6 +117,14 @@ int cmd_set(int argc, char **argv)
 				return 2;
 			set_k = true;
 			break;
+		case BUDGET_OPT_BUDGET:
+		case BUDGET_OPT_SLACK_TIME:
+		case BUDGET_OPT_SLACK_COUNT:
+		case BUDGET_OPT_RESERVE:
+		case BUDGET_OPT_HORIZON:
+			if (budget_cli_opt(c, optarg, &budget))
+				return 2;
+			break;
 		case 'R':
 			pr_err("--%s is fixed at load: run 'xdp-pacer unload' and 'xdp-pacer load' with the new value",
 			       longopts[idx].name);
@@ -122,7 +139,7 @@ int cmd_set(int argc, char **argv)
 	}
 	if (expect_positionals(argc, argv, 1, "an interface name"))
 		return 2;
-	if (!(set_i || set_p || set_m || set_4 || set_6 || set_s || set_k)) {
+	if (!(set_i || set_p || set_m || set_4 || set_6 || set_s || set_k || budget_opts_any(&budget))) {
 		pr_err("set needs at least one option to change");
 		usage_hint(argv[0]);
 		return 2;
@@ -147,6 +164,14 @@ int cmd_set(int argc, char **argv)
 		}
 		want.interval_ns = interval;
 		want.thresh_ticks = t;
+	}
+	/* The budget last among the checks: it is stored when valid, and nothing else can fail. */
+	if (budget_opts_any(&budget)) {
+		err = budget_set(&h, &budget);
+		if (err || !(set_i || set_p || set_m || set_4 || set_6 || set_s || set_k)) {
+			pacer_handle_close(&h);
+			return err;
+		}
 	}
 	/* Word-sized stores into the mmapped .data: the datapath sees each field change atomically. */
 	if (set_i) {

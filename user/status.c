@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 #include "common.h"
 #include "parse.h"
+#include "budget.h"
 #include "pacer_sketch.h"
 
 static const char usage_text[] =
@@ -46,6 +47,7 @@ static void show(const struct pacer_handle *h)
 		       c->sample_pkt_thresh ? (unsigned long long)((1ULL << 32) / c->sample_pkt_thresh) : 0ULL);
 	else
 		printf("  sampling: off\n");
+	budget_show(h);
 	printf("  map memory: %s (%d CPUs)\n", format_bytes(pacer_map_bytes(h), a, sizeof(a)),
 	       h->ncpus);
 }
