@@ -106,28 +106,75 @@ PACER_INLINE __u64 pacer_budget_div_up(__u64 a, __u64 b)
 }
 
 /*
- * Buckets the ring can hold at once, the new one included (K >= 1; at
- * least one of slack_ns, slack_count set).  With a = min(ceil(T/S), K - 1)
- * (0 without a time seal) and C the slack count:
- *   a + floor((K - 1 - a) / C) + 1       (the middle term 0 without a count seal)
- * Held buckets opened after the oldest one's last admission lie within
- * less than T, so at most ceil(T/S) - 1 of them were sealed by time, plus
- * the oldest; buckets sealed by count hold C each and every held bucket at
- * least one, all within the K - 1 in flight before the admission.
+ * Buckets held at once (the new one included) if the oldest held bucket
+ * holds n1 admissions and at most a_max later held buckets were sealed by
+ * time: those cost one admission each, buckets sealed by count C each, all
+ * within the K - 1 in flight before the admission that opens the new one.
+ * 0 if that case cannot happen.
+ */
+PACER_INLINE __u64 pacer_budget_case(__u64 limit, __u64 slack_count, __u64 n1, __s64 a_max)
+{
+	__u64 a;
+
+	if (a_max < 0 || n1 > limit - 1)
+		return 0;
+	a = (__u64)a_max < limit - 1 - n1 ? (__u64)a_max : limit - 1 - n1;
+	return 2 + a + (slack_count ? (limit - 1 - n1 - a) / slack_count : 0);
+}
+
+/*
+ * The oldest held bucket sealed by time, its admissions spanning d ns
+ * (0 <= d < S).  Its gaps are under T (a longer one would have released it),
+ * so it holds at least 1 + ceil(d / (T - 1)).  It is still held, so the
+ * later buckets opened within T - 1 of its last admission and at least S
+ * after its opening: within d + T - 1 - S, which fits
+ * floor((d + T - 1 - S) / S) buckets sealed by time.
+ */
+PACER_INLINE __u64 pacer_budget_case_oldest_by_time(__u64 limit, __u64 window_ns, __u64 slack_ns,
+						    __u64 slack_count, __u64 d)
+{
+	__u64 n1 = 1 + (d ? pacer_budget_div_up(d, window_ns - 1) : 0);
+
+	if (d >= slack_ns || d + window_ns - 1 < slack_ns || (slack_count && n1 >= slack_count))
+		return 0;
+	return pacer_budget_case(limit, slack_count, n1,
+				 (__s64)((d + window_ns - 1 - slack_ns) / slack_ns));
+}
+
+/*
+ * The exact number of buckets the ring can hold at once, the new one
+ * included, in integer time (ns); K >= 1, at least one of S (slack_ns) and
+ * C (slack_count) set.  Every held bucket but the oldest opened at or after
+ * the oldest one's last admission, which is inside the window, so the later
+ * ones span at most T - 1 ns, each one sealed by time at least S of it.
+ * The oldest is sealed by count (C admissions; floor((T - 1) / S) later
+ * ones sealed by time), or by time (above: the count of later buckets steps
+ * up once as d grows, and admissions grow with d, so only the smallest d
+ * of each step, 0 and d*, can be best).  With C = 1 every bucket is sealed
+ * by count.  README "Global budget" has the argument; tests/unit_budget.c
+ * checks by exhaustive search over small parameters that it is exact.
  */
 PACER_INLINE __u64 pacer_budget_ring_size(__u64 limit, __u64 window_ns, __u64 slack_ns,
 					  __u64 slack_count)
 {
-	__u64 a = 0;
+	__u64 best = 1, n, dstar;
+	int by_time = slack_ns && slack_count != 1;
 
 	if (!limit)
 		return 0;
-	if (slack_ns) {
-		a = pacer_budget_div_up(window_ns, slack_ns);
-		if (a > limit - 1)
-			a = limit - 1;
+	if (slack_count) {
+		n = pacer_budget_case(limit, slack_count, slack_count,
+				      by_time ? (__s64)((window_ns - 1) / slack_ns) : 0);
+		best = n > best ? n : best;
 	}
-	return a + (slack_count ? (limit - 1 - a) / slack_count : 0) + 1;
+	if (by_time && window_ns >= 2) {
+		dstar = slack_ns * ((window_ns - 2) / slack_ns) + slack_ns + 1 - window_ns;
+		n = pacer_budget_case_oldest_by_time(limit, window_ns, slack_ns, slack_count, 0);
+		best = n > best ? n : best;
+		n = pacer_budget_case_oldest_by_time(limit, window_ns, slack_ns, slack_count, dstar);
+		best = n > best ? n : best;
+	}
+	return best;
 }
 
 /* The document's guess for AB (buckets_A + buckets_B), for comparison. */
