@@ -21,26 +21,6 @@ int budget_cli_opt(int c, const char *arg, struct budget_opts *o)
 	return 0;
 }
 
-void budget_cfg_store(struct pacer_budget_cfg *live, const struct pacer_budget_cfg *cfg)
-{
-	volatile struct pacer_budget_cfg *d = live;
-	uint64_t seq = d->seq;
-
-	d->seq = seq | 1; /* odd: being written */
-	__sync_synchronize();
-	d->limit = cfg->limit;
-	d->window_ns = cfg->window_ns;
-	d->slack_ns = cfg->slack_ns;
-	d->slack_count = cfg->slack_count;
-	d->new_limit = cfg->new_limit;
-	d->horizon_ns = cfg->horizon_ns;
-	d->buckets = cfg->buckets;
-	d->reserve_pct = cfg->reserve_pct;
-	d->seen_cells_log2 = cfg->seen_cells_log2;
-	__sync_synchronize();
-	d->seq = (seq | 1) + 1;
-}
-
 static struct pacer_budget_cfg *cfg_map(const struct pacer_handle *h)
 {
 	void *p = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE, MAP_SHARED,

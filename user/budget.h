@@ -17,12 +17,6 @@
 /* A getopt result that is a budget option: parse it into o; 0 or 2 (said why). */
 int budget_cli_opt(int c, const char *arg, struct budget_opts *o);
 
-/*
- * Write cfg into the live configuration under its sequence count, so the
- * datapath never uses a half-written one.
- */
-void budget_cfg_store(struct pacer_budget_cfg *live, const struct pacer_budget_cfg *cfg);
-
 /* Apply o to the running program on h; prints the result.  0, 1 or 2. */
 int budget_set(const struct pacer_handle *h, const struct budget_opts *o);
 

@@ -156,3 +156,23 @@ const char *budget_describe(const struct pacer_budget_cfg *c, char *buf, size_t 
 		 (unsigned long long)c->new_limit, format_duration(c->horizon_ns, h, sizeof(h)));
 	return buf;
 }
+
+void budget_cfg_store(struct pacer_budget_cfg *live, const struct pacer_budget_cfg *cfg)
+{
+	volatile struct pacer_budget_cfg *d = live;
+	uint64_t seq = d->seq;
+
+	d->seq = seq | 1; /* odd: being written */
+	__sync_synchronize();
+	d->limit = cfg->limit;
+	d->window_ns = cfg->window_ns;
+	d->slack_ns = cfg->slack_ns;
+	d->slack_count = cfg->slack_count;
+	d->new_limit = cfg->new_limit;
+	d->horizon_ns = cfg->horizon_ns;
+	d->buckets = cfg->buckets;
+	d->reserve_pct = cfg->reserve_pct;
+	d->seen_cells_log2 = cfg->seen_cells_log2;
+	__sync_synchronize();
+	d->seq = (seq | 1) + 1;
+}

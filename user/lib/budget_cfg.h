@@ -50,6 +50,12 @@ int budget_parse_rate(const char *s, uint64_t *limit, uint64_t *window_ns);
 int budget_apply(const struct budget_opts *o, const struct pacer_budget_cfg *cur,
 		 struct pacer_budget_cfg *out, char *err, size_t len);
 
+/*
+ * Write cfg into the live (mmapped) configuration under its sequence count,
+ * so the datapath never uses a half-written one.
+ */
+void budget_cfg_store(struct pacer_budget_cfg *live, const struct pacer_budget_cfg *cfg);
+
 /* Whether any budget option was given. */
 bool budget_opts_any(const struct budget_opts *o);
 
