@@ -64,33 +64,30 @@ static __always_inline struct pacer_seen_line *seen_line(__u64 h, __u32 i, __u32
 	return bpf_map_lookup_elem(&pacer_seen, &idx);
 }
 
-/* Whether every probe cell of h was stamped within the horizon. */
-static __always_inline int seen_returning(__u64 h, const struct pacer_budget_cfg *c, __u64 now)
+/*
+ * Whether every probe cell of h was stamped within the horizon; with
+ * `stamp`, also stamp them now (the budget admitted the source).
+ */
+static __always_inline int seen_probe(__u64 h, const struct pacer_budget_cfg *c, __u64 now,
+				      int stamp)
 {
 	struct pacer_seen_line *l;
 	__u32 i, cell;
+	int recent = 1;
 
 #pragma unroll
 	for (i = 0; i < PACER_SEEN_PROBES; i++) {
+		__u16 *st;
+
 		l = seen_line(h, i, c->seen_cells_log2, &cell);
-		if (!l || !pacer_seen_recent(l->stamp[cell & (PACER_SEEN_CELLS_PER_LINE - 1)], now,
-					     c->horizon_ns))
+		if (!l)
 			return 0;
+		st = &l->stamp[cell & (PACER_SEEN_CELLS_PER_LINE - 1)];
+		recent &= pacer_seen_recent(*st, now, c->horizon_ns);
+		if (stamp)
+			*st = pacer_seen_stamp(now);
 	}
-	return 1;
-}
-
-static __always_inline void seen_stamp(__u64 h, const struct pacer_budget_cfg *c, __u64 now)
-{
-	struct pacer_seen_line *l;
-	__u32 i, cell;
-
-#pragma unroll
-	for (i = 0; i < PACER_SEEN_PROBES; i++) {
-		l = seen_line(h, i, c->seen_cells_log2, &cell);
-		if (l)
-			l->stamp[cell & (PACER_SEEN_CELLS_PER_LINE - 1)] = pacer_seen_stamp(now);
-	}
+	return recent;
 }
 
 /*
@@ -123,7 +120,7 @@ static __always_inline int budget_stage(__u64 h, __u64 *now_ns, struct pacer_cou
 	}
 	limit = c.limit;
 	if (c.new_limit < c.limit) {
-		returning = seen_returning(h, &c, t);
+		returning = seen_probe(h, &c, t, 0);
 		if (!returning)
 			limit = c.new_limit;
 	}
@@ -142,7 +139,7 @@ static __always_inline int budget_stage(__u64 h, __u64 *now_ns, struct pacer_cou
 		return 1;
 	}
 	if (c.new_limit < c.limit) {
-		seen_stamp(h, &c, t);
+		seen_probe(h, &c, t, 1);
 		st->c[PACER_STAT_BUDGET_RETURNING] += returning;
 	}
 	*now_ns = t;

@@ -92,7 +92,7 @@ struct pacer_budget_cfg {
 
 #define PACER_BUDGET_DEFAULT_SEEN_LOG2 18 /* 2^18 cells of 2 bytes: 512 KiB */
 #define PACER_BUDGET_DEFAULT_SEEN_LINES (1u << (PACER_BUDGET_DEFAULT_SEEN_LOG2 - 5))
-#define PACER_BUDGET_MAX_SEEN_LOG2 21     /* probes take 21 hash bits each */
+#define PACER_BUDGET_MAX_SEEN_LOG2 25     /* 64 MiB */
 
 /* Values derived from a configuration, used under the lock. */
 struct pacer_budget_params {
@@ -275,12 +275,10 @@ PACER_INLINE __u16 pacer_seen_stamp(__u64 now_ns)
 	return s ? s : 1; /* 0 means never written */
 }
 
-/* Cell index of probe i of hash h in a filter of 2^cells_log2 cells. */
+/* Cell index of probe i of hash h in a filter of 2^cells_log2 cells: one mix per probe. */
 PACER_INLINE __u32 pacer_seen_cell(__u64 h, __u32 i, __u32 cells_log2)
 {
-	__u64 m = pacer_mix64(h ^ PACER_SEEN_SALT);
-
-	return (__u32)(m >> (i * 21)) & ((1u << cells_log2) - 1);
+	return (__u32)pacer_mix64(h ^ (PACER_SEEN_SALT + i)) & ((1u << cells_log2) - 1);
 }
 
 /* Whether a stamp is within the horizon (in quanta, rounded up) of now. */

@@ -27,6 +27,7 @@
 #include "pacer_budget.h"
 #include "budget_cfg.h"
 #include "xdp_pacer.skel.h"
+#include "lib_frames.h"
 
 #define PACKETS_PER_CPU 60000u
 #define RING_BYTES (16u << 20)
@@ -48,10 +49,7 @@ static struct xdp_pacer_bpf *open_pacer(uint32_t clock, uint32_t tick_shift, uin
 	cfg = &skel->data->pacer_cfg;
 	cfg->interval_ns = interval_ns;
 	cfg->thresh_ticks = pacer_thresh_ticks(interval_ns, tick_shift);
-	cfg->policy = PACER_POLICY_PACE;
-	cfg->prefix4 = 32;
-	cfg->prefix6 = 64;
-	cfg->hash_key[0] = 0x0123456789abcdefULL;
+	cfg->hash_key[0] = 0x0123456789abcdefULL; /* policy pace, prefixes /32 /64: the object's */
 	cfg->hash_key[1] = 0xfedcba9876543211ULL;
 	ck_assert_int_eq(bpf_map__set_max_entries(skel->maps.pacer_sk_shared,
 						  (uint32_t)pacer_total_lines(lay.kind, lay.rows, 12)), 0);
@@ -75,19 +73,6 @@ static void budget_cfg(struct pacer_budget_cfg *c, const char *rate, const char 
 	if (reserve)
 		ck_assert_int_eq(budget_parse_opt(BUDGET_OPT_RESERVE, reserve, &o, err, sizeof(err)), 0);
 	ck_assert_msg(budget_apply(&o, &cur, c, err, sizeof(err)) == 0, "%s", err);
-}
-
-static void frame_v4(uint8_t *f, uint32_t src)
-{
-	memset(f, 0, 64);
-	f[12] = 0x08; /* IPv4 */
-	f[14] = 0x45;
-	f[17] = 50;    /* total length */
-	f[22] = 64;
-	f[23] = 17;
-	memcpy(&f[26], &src, 4);
-	f[30] = 10;
-	f[33] = 1;
 }
 
 static int send_one(int prog_fd, uint32_t host_src)

@@ -469,7 +469,7 @@ START_TEST(test_seen_stamps)
 	ck_assert(!pacer_seen_recent(st, now + h + 2 * q, h));
 	ck_assert(!pacer_seen_recent(0, now, h)); /* never written */
 	ck_assert_uint_ne(pacer_seen_stamp(0), 0);
-	/* probes use independent bits and stay inside the filter */
+	/* probes are independent and stay inside the filter */
 	ck_assert_uint_lt(pacer_seen_cell(12345, 2, 10), 1024);
 	ck_assert_uint_ne(pacer_seen_cell(12345, 0, 21), pacer_seen_cell(12345, 1, 21));
 }

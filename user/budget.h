@@ -14,6 +14,14 @@
 	{ "reserve", required_argument, NULL, BUDGET_OPT_RESERVE },            \
 	{ "horizon", required_argument, NULL, BUDGET_OPT_HORIZON }
 
+/* switch labels for the budget options in a verb's getopt loop */
+#define BUDGET_OPT_CASES                                                       \
+	case BUDGET_OPT_BUDGET:                                                \
+	case BUDGET_OPT_SLACK_TIME:                                            \
+	case BUDGET_OPT_SLACK_COUNT:                                           \
+	case BUDGET_OPT_RESERVE:                                               \
+	case BUDGET_OPT_HORIZON
+
 /* A getopt result that is a budget option: parse it into o; 0 or 2 (said why). */
 int budget_cli_opt(int c, const char *arg, struct budget_opts *o);
 

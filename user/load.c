@@ -35,7 +35,8 @@ static void usage(FILE *f)
 	fputs(budget_usage, f);
 	fprintf(f,
 		"\nFixed at load (change needs unload + load):\n"
-		"  --reserve-cells N     returning-source filter cells, power of two 1024..2097152 (262144)\n"
+		"  --reserve-cells N     returning-source filter cells (2 bytes each), power of two\n"
+		"                        1024..33554432 (262144)\n"
 		"  --rows D              sketch rows, 1..8 (4)\n"
 		"  --width W             cells per row, power of two, >= 64 (1048576); a cell is 1 byte\n"
 		"  --layout rows|blocked rows: each row its own array (a cache line per row);\n"
@@ -159,14 +160,10 @@ static int parse_opts(int argc, char **argv, struct load_opts *o, const char **i
 			if (parse_u64_range(optarg, 1024, 1u << PACER_BUDGET_MAX_SEEN_LOG2, &v) ||
 			    log2_exact(v) < 0)
 				return bad_value("--reserve-cells", optarg,
-						 "expected a power of two from 1024 to 2097152");
+						 "expected a power of two from 1024 to 33554432");
 			o->seen_log2 = (uint32_t)log2_exact(v);
 			break;
-		case BUDGET_OPT_BUDGET:
-		case BUDGET_OPT_SLACK_TIME:
-		case BUDGET_OPT_SLACK_COUNT:
-		case BUDGET_OPT_RESERVE:
-		case BUDGET_OPT_HORIZON:
+		BUDGET_OPT_CASES:
 			if (budget_cli_opt(c, optarg, &o->budget))
 				return 2;
 			break;

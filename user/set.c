@@ -117,11 +117,7 @@ int cmd_set(int argc, char **argv)
 				return 2;
 			set_k = true;
 			break;
-		case BUDGET_OPT_BUDGET:
-		case BUDGET_OPT_SLACK_TIME:
-		case BUDGET_OPT_SLACK_COUNT:
-		case BUDGET_OPT_RESERVE:
-		case BUDGET_OPT_HORIZON:
+		BUDGET_OPT_CASES:
 			if (budget_cli_opt(c, optarg, &budget))
 				return 2;
 			break;
