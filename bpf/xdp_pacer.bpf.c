@@ -134,6 +134,8 @@ static __always_inline __u64 clock_now(void)
 	return c->now_ns;
 }
 
+#include "budget_stage.h"
+
 static __always_inline struct pacer_line *line_at(__u32 idx)
 {
 	if (pacer_layout.placement == PACER_PLACEMENT_SHARED)
@@ -361,7 +363,7 @@ int xdp_pacer(struct xdp_md *ctx)
 	struct pacer_src src;
 	__u64 key[2], h, now_ns, tick;
 	__u32 zero = 0, prefix, thresh, age;
-	int kind, drop;
+	int kind, drop, budget_drop;
 
 	st = bpf_map_lookup_elem(&pacer_stats, &zero);
 	if (!st)
@@ -422,8 +424,12 @@ int xdp_pacer(struct xdp_md *ctx)
 		st->c[PACER_STAT_LINE_REFRESH] += pacer_key_update(line, cell, rows, tick);
 	}
 
+	/* After pacing: the global budget (counts its own drops; sets the admission time). */
+	budget_drop = !drop && budget_stage(h, &now_ns, st);
 	if (pacer_cfg.sample_src_thresh | pacer_cfg.sample_pkt_thresh)
-		record(h, &src, kind, prefix, now_ns, age, thresh, drop, st);
+		record(h, &src, kind, prefix, now_ns, age, thresh, drop | budget_drop, st);
+	if (budget_drop)
+		return XDP_DROP;
 
 	if (drop) {
 		st->c[PACER_STAT_DROPPED_RECENT]++;

@@ -28,6 +28,9 @@ enum pacer_stat {
 	PACER_STAT_RECORD_LOST,       /* sample records lost: ring buffer full */
 	PACER_STAT_KEY_INIT,          /* hash key words generated in the datapath */
 	PACER_STAT_MAP_ERROR,         /* sketch line lookup failed: dropped (fail closed) */
+	PACER_STAT_DROPPED_BUDGET,    /* admitted by pacing, dropped by the global budget */
+	PACER_STAT_BUDGET_NO_BUCKET,  /* ... of which: bucket ring full (after a live change) */
+	PACER_STAT_BUDGET_RETURNING,  /* budget admissions of returning sources (reserve on) */
 	PACER_STAT_MAX,
 };
 

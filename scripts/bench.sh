@@ -44,7 +44,7 @@ trap 'exit 129' HUP
 
 scripts/deps.sh
 make -s -j"$(nproc)" BUILD="$BUILD" bpf cli
-python3 scripts/bench.py "$@" &
+python3 "${BENCH_PY:-scripts/bench.py}" "$@" &
 py_pid=$!
 wait "$py_pid"
 rc=$?

@@ -32,7 +32,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "pacer_sketch.h"
+#include "pacer_budget.h"
 #include "xdp_pacer.skel.h"
+#include "lib_frames.h"
 
 #define HOT 64                   /* sources both CPUs send all the time */
 #define COLD 4096                /* sources each sent once in a while, by both CPUs */
@@ -55,20 +57,6 @@ struct sender {
 	int err;
 	unsigned long passed;
 };
-
-static void frame_v4(uint8_t *f, uint32_t src)
-{
-	memset(f, 0, 64);
-	f[12] = 0x08; /* IPv4 */
-	f[14] = 0x45;
-	f[16] = 0;
-	f[17] = 50;    /* total length */
-	f[22] = 64;
-	f[23] = 17;
-	memcpy(&f[26], &src, 4);
-	f[30] = 10;
-	f[33] = 1;
-}
 
 static void *send_loop(void *arg)
 {

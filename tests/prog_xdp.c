@@ -18,6 +18,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "pacer_sketch.h"
+#include "pacer_budget.h"
 #include "xdp_pacer.skel.h"
 
 #ifndef XDP_DROP

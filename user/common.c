@@ -24,6 +24,7 @@
 #include "parse.h"
 #include "prom.h"
 #include "pacer_conf.h"
+#include "pacer_budget.h"
 
 int verbose;
 
@@ -35,6 +36,9 @@ const char *const pacer_map_names[PACER_MAP_MAX] = {
 	[PACER_MAP_DATA] = ".data",
 	[PACER_MAP_RODATA] = ".rodata",
 	[PACER_MAP_CLOCK] = "pacer_clock",
+	[PACER_MAP_BUDGET] = "pacer_budget",
+	[PACER_MAP_BUDGET_CFG] = ".data.budget",
+	[PACER_MAP_SEEN] = "pacer_seen",
 };
 
 static const uint32_t pacer_map_value_size[PACER_MAP_MAX] = {
@@ -45,6 +49,9 @@ static const uint32_t pacer_map_value_size[PACER_MAP_MAX] = {
 	[PACER_MAP_DATA] = sizeof(struct pacer_config),
 	[PACER_MAP_RODATA] = sizeof(struct pacer_layout),
 	[PACER_MAP_CLOCK] = sizeof(struct pacer_clock_state),
+	[PACER_MAP_BUDGET] = sizeof(struct pacer_budget_state),
+	[PACER_MAP_BUDGET_CFG] = sizeof(struct pacer_budget_cfg),
+	[PACER_MAP_SEEN] = sizeof(struct pacer_seen_line),
 };
 
 const char *const pacer_pin_names[PACER_MAP_MAX] = {
@@ -55,6 +62,9 @@ const char *const pacer_pin_names[PACER_MAP_MAX] = {
 	[PACER_MAP_DATA] = "config",
 	[PACER_MAP_RODATA] = "layout",
 	[PACER_MAP_CLOCK] = "clock",
+	[PACER_MAP_BUDGET] = "budget",
+	[PACER_MAP_BUDGET_CFG] = "budget_config",
+	[PACER_MAP_SEEN] = "budget_seen",
 };
 
 const char *const pacer_stat_names[PACER_STAT_MAX] = {
@@ -71,6 +81,9 @@ const char *const pacer_stat_names[PACER_STAT_MAX] = {
 	[PACER_STAT_RECORD_LOST] = "record_lost",
 	[PACER_STAT_KEY_INIT] = "key_init",
 	[PACER_STAT_MAP_ERROR] = "map_error",
+	[PACER_STAT_DROPPED_BUDGET] = "dropped_budget",
+	[PACER_STAT_BUDGET_NO_BUCKET] = "budget_no_bucket",
+	[PACER_STAT_BUDGET_RETURNING] = "budget_returning",
 };
 
 static void vpr(const char *pfx, const char *fmt, va_list ap)

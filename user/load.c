@@ -14,9 +14,11 @@
 #include <xdp/libxdp.h>
 #include "common.h"
 #include "parse.h"
+#include "budget.h"
 #include "pacer_sketch.h"
 #include "pacer_conf.h"
 #include "rss_probe.h"
+#include "pacer_budget.h"
 #include "xdp_pacer.skel.h"
 
 /* --placement auto: decided from the interface's RSS hash once the options are read. */
@@ -35,8 +37,12 @@ static void usage(FILE *f)
 		"                        quiet: update on every packet, a source must stay quiet a whole interval\n"
 		"  --prefix4 N           IPv4 source prefix length forming the key, 0..32 (32)\n"
 		"  --prefix6 N           IPv6 source prefix length forming the key, 0..128 (64)\n"
-		"  --malformed pass|drop verdict for truncated or invalid IP headers (pass)\n\n"
-		"Fixed at load (change needs unload + load):\n"
+		"  --malformed pass|drop verdict for truncated or invalid IP headers (pass)\n");
+	fputs(budget_usage, f);
+	fprintf(f,
+		"\nFixed at load (change needs unload + load):\n"
+		"  --reserve-cells N     returning-source filter cells (2 bytes each), power of two\n"
+		"                        1024..33554432 (262144)\n"
 		"  --rows D              sketch rows, 1..8 (4)\n"
 		"  --width W             cells per row, power of two, >= 64 (1048576); a cell is 1 byte\n"
 		"  --layout rows|blocked rows: each row its own array (a cache line per row);\n"
@@ -63,6 +69,8 @@ struct load_opts {
 	uint32_t rows, kind, placement, policy, prefix4, prefix6, malformed, clock;
 	uint64_t width;
 	enum xdp_attach_mode mode;
+	struct budget_opts budget;
+	uint32_t seen_log2;
 };
 
 static int log2_exact(uint64_t v)
@@ -94,6 +102,8 @@ static int parse_opts(int argc, char **argv, struct load_opts *o, const char **i
 		{ "tick", required_argument, NULL, 't' },
 		{ "clock", required_argument, NULL, 'c' },
 		{ "config", required_argument, NULL, 'C' },
+		{ "reserve-cells", required_argument, NULL, 'S' },
+		BUDGET_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -162,6 +172,17 @@ static int parse_opts(int argc, char **argv, struct load_opts *o, const char **i
 		case 'C':
 			pr_err("--config may be given once");
 			return 2;
+		case 'S':
+			if (parse_u64_range(optarg, 1024, 1u << PACER_BUDGET_MAX_SEEN_LOG2, &v) ||
+			    log2_exact(v) < 0)
+				return bad_value("--reserve-cells", optarg,
+						 "expected a power of two from 1024 to 33554432");
+			o->seen_log2 = (uint32_t)log2_exact(v);
+			break;
+		BUDGET_OPT_CASES:
+			if (budget_cli_opt(c, optarg, &o->budget))
+				return 2;
+			break;
 		case 'h':
 			usage(stdout);
 			return -1;
@@ -219,6 +240,20 @@ static int build_layout(const struct load_opts *o, struct pacer_layout *lay, uin
 	return 0;
 }
 
+/* The budget's live configuration (with the filter's size); 0 or 2 (said why). */
+static int build_budget(const struct load_opts *o, struct pacer_budget_cfg *cfg)
+{
+	struct pacer_budget_cfg cur = { .seen_cells_log2 = o->seen_log2 };
+	char e[256];
+
+	*cfg = cur;
+	if (budget_opts_any(&o->budget) && budget_apply(&o->budget, &cur, cfg, e, sizeof(e))) {
+		pr_err("%s", e);
+		return 2;
+	}
+	return 0;
+}
+
 /* MemAvailable from /proc/meminfo, or 0 if unknown. */
 static uint64_t mem_available(void)
 {
@@ -268,6 +303,9 @@ static int pin_all(struct xdp_pacer_bpf *skel, const char *dir, bool *created)
 		[PACER_MAP_DATA] = skel->maps.data,
 		[PACER_MAP_RODATA] = skel->maps.rodata,
 		[PACER_MAP_CLOCK] = skel->maps.pacer_clock,
+		[PACER_MAP_BUDGET] = skel->maps.pacer_budget,
+		[PACER_MAP_BUDGET_CFG] = skel->maps.data_budget,
+		[PACER_MAP_SEEN] = skel->maps.pacer_seen,
 	};
 	char path[300], eb[128], *slash;
 	int i, err;
@@ -344,6 +382,7 @@ static void load_defaults(struct load_opts *o)
 		.malformed = PACER_MALFORMED_PASS,
 		.clock = PACER_CLOCK_CACHED,
 		.mode = XDP_MODE_NATIVE,
+		.seen_log2 = PACER_BUDGET_DEFAULT_SEEN_LOG2,
 	};
 }
 
@@ -412,8 +451,9 @@ static int load_main(int argc, char **argv)
 	struct pacer_config *cfg;
 	struct rss_verdict rss;
 	bool auto_placement;
+	struct pacer_budget_cfg bcfg;
 	const char *ifname = NULL;
-	char dir[256], eb[128], mb[32], ib[32], tb[32];
+	char dir[256], eb[128], mb[32], ib[32], tb[32], mb2[256];
 	uint32_t thresh;
 	uint64_t lines, bytes;
 	int ifindex, err, ncpus = num_cpus(), lock_fd;
@@ -429,6 +469,8 @@ static int load_main(int argc, char **argv)
 	err = build_layout(&o, &lay, &thresh);
 	if (!err)
 		err = check_memory(&o, &lay, ncpus);
+	if (!err)
+		err = build_budget(&o, &bcfg);
 	if (err)
 		return err;
 	if (ifname_to_index(ifname, &ifindex))
@@ -486,6 +528,13 @@ static int load_main(int argc, char **argv)
 		err = -errno;
 		goto out;
 	}
+	skel->data_budget->pacer_budget_cfg = bcfg;
+	err = bpf_map__set_max_entries(skel->maps.pacer_seen,
+				       1u << (o.seen_log2 - 5 /* 32 cells a line */));
+	if (err) {
+		pr_err("cannot size the returning-source filter: %s", err_str(err, eb, sizeof(eb)));
+		goto out;
+	}
 	cfg->hash_key[0] |= 1; /* zero words mean "draw a key in the datapath" */
 	cfg->hash_key[1] |= 1;
 	lines = pacer_total_lines(lay.kind, lay.rows, lay.lines_log2);
@@ -534,6 +583,7 @@ static int load_main(int argc, char **argv)
 		format_duration(o.interval_ns, ib, sizeof(ib)), policy_name(o.policy),
 		format_duration(1ULL << lay.tick_shift, tb, sizeof(tb)), thresh,
 		clock_name(lay.clock));
+	pr_info("  budget: %s", budget_describe(&skel->data_budget->pacer_budget_cfg, mb2, sizeof(mb2)));
 	pr_info("  pins: %s", dir);
 	err = 0;
 out:

@@ -7,6 +7,7 @@
 #include "common.h"
 #include "rss_probe.h"
 #include "parse.h"
+#include "budget.h"
 #include "pacer_sketch.h"
 #include "pacer_conf.h"
 
@@ -24,8 +25,12 @@ static void usage(FILE *f)
 		"  --sample-packets 1/N|off  also record 1 in N packets at random\n"
 		"  --config FILE           make the live settings what FILE says (the file 'load\n"
 		"                          --config' reads; live keys it omits go back to their\n"
-		"                          defaults); the whole file is checked as load would\n"
-		"Rows, width, layout, placement, tick, clock and mode are fixed at load:\n"
+		"                          defaults); the whole file is checked as load would\n");
+	fputs(budget_usage, f);
+	fprintf(f,
+		"  A budget change keeps the ring: held buckets stay and are released by the\n"
+		"  new T; the new K applies to what is in flight (README, Global budget).\n"
+		"Rows, width, layout, placement, tick, clock, mode and reserve cells are fixed at load:\n"
 		"changing them needs 'xdp-pacer unload' and 'xdp-pacer load'.\n");
 }
 
@@ -107,11 +112,14 @@ static int set_main(int argc, char **argv, const struct pacer_conf *conf)
 		{ "clock", required_argument, NULL, 'R' },
 		{ "mode", required_argument, NULL, 'R' },
 		{ "config", required_argument, NULL, 'C' },
+		{ "reserve-cells", required_argument, NULL, 'R' },
+		BUDGET_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *ifname_arg;
 	struct pacer_config want;
+	struct budget_opts budget = { 0 };
 	struct pacer_handle h;
 	uint64_t interval = 0, src_thresh = 0, pkt_thresh = 0;
 	uint32_t policy = 0, malformed = 0, p4 = 0, p6 = 0;
@@ -161,6 +169,10 @@ static int set_main(int argc, char **argv, const struct pacer_conf *conf)
 		case 'C':
 			pr_err("--config may be given once");
 			return 2;
+		BUDGET_OPT_CASES:
+			if (budget_cli_opt(c, optarg, &budget))
+				return 2;
+			break;
 		case 'R':
 			pr_err("--%s is fixed at load: run 'xdp-pacer unload' and 'xdp-pacer load' with the new value",
 			       longopts[idx].name);
@@ -175,7 +187,7 @@ static int set_main(int argc, char **argv, const struct pacer_conf *conf)
 	}
 	if (expect_ifname(argc, argv, &ifname_arg))
 		return 2;
-	if (!(set_i || set_p || set_m || set_4 || set_6 || set_s || set_k)) {
+	if (!(set_i || set_p || set_m || set_4 || set_6 || set_s || set_k || budget_opts_any(&budget))) {
 		pr_err("set needs at least one option to change");
 		usage_hint(argv[0]);
 		return 2;
@@ -204,6 +216,14 @@ static int set_main(int argc, char **argv, const struct pacer_conf *conf)
 		}
 		want.interval_ns = interval;
 		want.thresh_ticks = t;
+	}
+	/* The budget last among the checks: it is stored when valid, and nothing else can fail. */
+	if (budget_opts_any(&budget)) {
+		err = budget_set(&h, &budget);
+		if (err || !(set_i || set_p || set_m || set_4 || set_6 || set_s || set_k)) {
+			pacer_handle_close(&h);
+			return err;
+		}
 	}
 	/* Word-sized stores into the mmapped .data: the datapath sees each field change atomically. */
 	if (set_i) {

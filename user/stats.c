@@ -71,10 +71,11 @@ static void print_rates(const uint64_t *cur, const uint64_t *prev, double dt, bo
 			       (double)(cur[i] - prev[i]) / dt);
 		printf("}\n");
 	} else {
-		printf("seen %.0f/s  passed %.0f/s  dropped %.0f/s  non-IP %.0f/s  malformed %.0f/s  lost records %.0f/s\n",
+		printf("seen %.0f/s  passed %.0f/s  dropped %.0f/s  budget-dropped %.0f/s  non-IP %.0f/s  malformed %.0f/s  lost records %.0f/s\n",
 		       (double)(cur[PACER_STAT_SEEN] - prev[PACER_STAT_SEEN]) / dt,
 		       (double)(cur[PACER_STAT_PASSED] - prev[PACER_STAT_PASSED]) / dt,
 		       (double)(cur[PACER_STAT_DROPPED_RECENT] - prev[PACER_STAT_DROPPED_RECENT]) / dt,
+		       (double)(cur[PACER_STAT_DROPPED_BUDGET] - prev[PACER_STAT_DROPPED_BUDGET]) / dt,
 		       (double)(cur[PACER_STAT_NONIP_PASSED] - prev[PACER_STAT_NONIP_PASSED]) / dt,
 		       (double)(cur[PACER_STAT_MALFORMED_PASSED] + cur[PACER_STAT_MALFORMED_DROPPED] -
 				prev[PACER_STAT_MALFORMED_PASSED] - prev[PACER_STAT_MALFORMED_DROPPED]) / dt,

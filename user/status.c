@@ -11,6 +11,7 @@
 #include <bpf/libbpf.h>
 #include "common.h"
 #include "parse.h"
+#include "budget.h"
 #include "pacer_sketch.h"
 #include "rss_probe.h"
 
@@ -57,6 +58,7 @@ static void show(const struct pacer_handle *h)
 	       c->prefix6, c->malformed ? "drop" : "pass",
 	       c->hash_key[0] && c->hash_key[1] ? "set" : "not yet drawn (no packet seen)");
 	printf("  sampling: %s\n", format_sampling(c->sample_src_thresh, c->sample_pkt_thresh, d, sizeof(d)));
+	budget_show(h);
 	printf("  map memory: %s (%d CPUs)\n", format_bytes(pacer_map_bytes(h), a, sizeof(a)),
 	       h->ncpus);
 	show_rss(h);

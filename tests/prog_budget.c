@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The global budget in the real object under BPF_PROG_TEST_RUN:
+ *  - two threads pinned to CPU 0 and CPU 1 send new sources at once, every
+ *    packet recorded through the ring buffer with the time the budget
+ *    admitted it; no window of length T may hold more than K admissions,
+ *    and the budget must have been used (refusals and admissions on both
+ *    CPUs);
+ *  - off by default; budget drops counted apart from pacing drops; the
+ *    reserve lets a returning source in when new ones are refused; a live
+ *    change through the sequence count takes effect on the next packet.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include "check_run.h"
+#include <errno.h>
+#include <pthread.h>
+#include <arpa/inet.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "pacer_sketch.h"
+#include "pacer_budget.h"
+#include "budget_cfg.h"
+#include "xdp_pacer.skel.h"
+#include "lib_frames.h"
+
+#define PACKETS_PER_CPU 60000u
+#define RING_BYTES (16u << 20)
+#define RACE_K 40
+#define RACE_T_NS 1000000ULL /* 1 ms */
+
+static struct xdp_pacer_bpf *open_pacer(uint32_t clock, uint32_t tick_shift, uint64_t interval_ns)
+{
+	struct pacer_layout lay = {
+		.magic = PACER_LAYOUT_MAGIC, .abi_version = PACER_ABI_VERSION, .rows = 2,
+		.kind = PACER_LAYOUT_ROWS, .placement = PACER_PLACEMENT_SHARED, .clock = clock,
+		.tick_shift = tick_shift, .lines_log2 = 12,
+	};
+	struct xdp_pacer_bpf *skel = xdp_pacer_bpf__open();
+	struct pacer_config *cfg;
+
+	ck_assert_ptr_nonnull(skel);
+	skel->rodata->pacer_layout = lay;
+	cfg = &skel->data->pacer_cfg;
+	cfg->interval_ns = interval_ns;
+	cfg->thresh_ticks = pacer_thresh_ticks(interval_ns, tick_shift);
+	cfg->hash_key[0] = 0x0123456789abcdefULL; /* policy pace, prefixes /32 /64: the object's */
+	cfg->hash_key[1] = 0xfedcba9876543211ULL;
+	ck_assert_int_eq(bpf_map__set_max_entries(skel->maps.pacer_sk_shared,
+						  (uint32_t)pacer_total_lines(lay.kind, lay.rows, 12)), 0);
+	ck_assert_int_eq(bpf_map__set_max_entries(skel->maps.pacer_sk_pcpu, 1), 0);
+	ck_assert_int_eq(bpf_map__set_max_entries(skel->maps.pacer_events, RING_BYTES), 0);
+	return skel;
+}
+
+static void budget_cfg(struct pacer_budget_cfg *c, const char *rate, const char *slack_time,
+		       const char *slack_count, const char *reserve)
+{
+	struct budget_opts o = { 0 };
+	struct pacer_budget_cfg cur = *c;
+	char err[256];
+
+	ck_assert_int_eq(budget_parse_opt(BUDGET_OPT_BUDGET, rate, &o, err, sizeof(err)), 0);
+	if (slack_time)
+		ck_assert_int_eq(budget_parse_opt(BUDGET_OPT_SLACK_TIME, slack_time, &o, err, sizeof(err)), 0);
+	if (slack_count)
+		ck_assert_int_eq(budget_parse_opt(BUDGET_OPT_SLACK_COUNT, slack_count, &o, err, sizeof(err)), 0);
+	if (reserve)
+		ck_assert_int_eq(budget_parse_opt(BUDGET_OPT_RESERVE, reserve, &o, err, sizeof(err)), 0);
+	ck_assert_msg(budget_apply(&o, &cur, c, err, sizeof(err)) == 0, "%s", err);
+}
+
+static int send_one(int prog_fd, uint32_t host_src)
+{
+	uint8_t f[64], out[128];
+	uint32_t src = htonl(host_src);
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = f, .data_size_in = sizeof(f),
+		    .data_out = out, .data_size_out = sizeof(out), .repeat = 1);
+
+	frame_v4(f, src);
+	if (bpf_prog_test_run_opts(prog_fd, &o))
+		return -errno;
+	return (int)o.retval;
+}
+
+static void counters(struct xdp_pacer_bpf *skel, uint64_t out[PACER_STAT_MAX])
+{
+	int ncpus = libbpf_num_possible_cpus(), k, i;
+	struct pacer_counters *pc = calloc((size_t)ncpus, sizeof(*pc));
+	uint32_t zero = 0;
+
+	ck_assert_ptr_nonnull(pc);
+	ck_assert_int_eq(bpf_map_lookup_elem(bpf_map__fd(skel->maps.pacer_stats), &zero, pc), 0);
+	memset(out, 0, sizeof(uint64_t) * PACER_STAT_MAX);
+	for (k = 0; k < ncpus; k++)
+		for (i = 0; i < PACER_STAT_MAX; i++)
+			out[i] += pc[k].c[i];
+	free(pc);
+}
+
+/* ---- two CPUs ---- */
+
+struct race {
+	int prog_fd;
+	pthread_barrier_t start;
+};
+
+struct sender {
+	struct race *r;
+	int cpu, err;
+	unsigned long passed;
+};
+
+static void *send_loop(void *arg)
+{
+	struct sender *s = arg;
+	cpu_set_t set;
+	unsigned i;
+
+	CPU_ZERO(&set);
+	CPU_SET(s->cpu, &set);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set))
+		s->err = -1;
+	pthread_barrier_wait(&s->r->start);
+	for (i = 0; i < PACKETS_PER_CPU && !s->err; i++) {
+		/* a new source every packet: pacing admits them all, the budget decides */
+		int v = send_one(s->r->prog_fd, 0x0b000000u | (uint32_t)s->cpu << 20 | i);
+
+		if (v < 0)
+			s->err = v;
+		s->passed += v == 2;
+	}
+	return NULL;
+}
+
+struct recs {
+	uint64_t *ts;
+	unsigned long n, cap, records;
+};
+
+static int on_record(void *ctx, void *data, size_t len)
+{
+	struct recs *c = ctx;
+	const struct pacer_record *rec = data;
+
+	if (len < sizeof(*rec))
+		return 0;
+	c->records++;
+	if (rec->verdict == PACER_REC_PASS && c->n < c->cap)
+		c->ts[c->n++] = rec->ts_ns;
+	return 0;
+}
+
+static int by_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+START_TEST(test_budget_two_cpus)
+{
+	struct xdp_pacer_bpf *skel = open_pacer(PACER_CLOCK_PRECISE, 16, 1000000ULL);
+	struct sender s[2] = { { .cpu = 0 }, { .cpu = 1 } };
+	struct race r = { 0 };
+	struct recs c = { 0 };
+	struct ring_buffer *rb;
+	uint64_t st[PACER_STAT_MAX];
+	unsigned long i, j, worst = 0, windows_full = 0;
+	pthread_t t[2];
+	int k;
+
+	skel->data->pacer_cfg.sample_src_thresh = 1ULL << 32; /* record every packet */
+	skel->data_budget->pacer_budget_cfg.seen_cells_log2 = PACER_BUDGET_DEFAULT_SEEN_LOG2;
+	budget_cfg(&skel->data_budget->pacer_budget_cfg, "40/1ms", "100us", "4", "0");
+	ck_assert_int_eq(xdp_pacer_bpf__load(skel), 0);
+	r.prog_fd = bpf_program__fd(skel->progs.xdp_pacer);
+	ck_assert_int_eq(pthread_barrier_init(&r.start, NULL, 2), 0);
+	for (k = 0; k < 2; k++) {
+		s[k].r = &r;
+		ck_assert_int_eq(pthread_create(&t[k], NULL, send_loop, &s[k]), 0);
+	}
+	for (k = 0; k < 2; k++)
+		pthread_join(t[k], NULL);
+	ck_assert_msg(s[0].err == 0 && s[1].err == 0, "sender failed: %d %d", s[0].err, s[1].err);
+	counters(skel, st);
+
+	c.cap = 2 * PACKETS_PER_CPU;
+	c.ts = calloc(c.cap, sizeof(*c.ts));
+	ck_assert_ptr_nonnull(c.ts);
+	rb = ring_buffer__new(bpf_map__fd(skel->maps.pacer_events), on_record, &c, NULL);
+	ck_assert_ptr_nonnull(rb);
+	while (ring_buffer__consume(rb) > 0)
+		;
+	ring_buffer__free(rb);
+	qsort(c.ts, c.n, sizeof(*c.ts), by_u64);
+	/* every window (ts[j] - T, ts[j]] */
+	for (i = 0, j = 0; j < c.n; j++) {
+		while (c.ts[j] - c.ts[i] >= RACE_T_NS)
+			i++;
+		if (j - i + 1 > worst)
+			worst = j - i + 1;
+		windows_full += j - i + 1 == RACE_K;
+	}
+	printf("    %llu packets, %lu admitted on CPU 0 + %lu on CPU 1, %llu budget drops, "
+	       "%lu windows at K, fullest window %lu of K = %d\n",
+	       (unsigned long long)st[PACER_STAT_SEEN], s[0].passed, s[1].passed,
+	       (unsigned long long)st[PACER_STAT_DROPPED_BUDGET], windows_full, worst, RACE_K);
+	ck_assert_uint_eq(st[PACER_STAT_RECORD_LOST], 0);
+	ck_assert_uint_eq(c.records, 2 * PACKETS_PER_CPU);
+	ck_assert_uint_eq(c.n, s[0].passed + s[1].passed);
+	ck_assert_uint_eq(st[PACER_STAT_BUDGET_NO_BUCKET], 0);
+	/* stressed: both CPUs admitted and were refused, windows reached K */
+	ck_assert_uint_gt(s[0].passed, 100);
+	ck_assert_uint_gt(s[1].passed, 100);
+	ck_assert_uint_gt(st[PACER_STAT_DROPPED_BUDGET], 1000);
+	ck_assert_uint_gt(windows_full, 10);
+	ck_assert_msg(worst <= RACE_K, "a window of 1 ms held %lu admissions, budget %d", worst, RACE_K);
+	free(c.ts);
+	pthread_barrier_destroy(&r.start);
+	xdp_pacer_bpf__destroy(skel);
+}
+END_TEST
+
+/* ---- one CPU: counters, reserve, live change ---- */
+
+START_TEST(test_budget_counters_reserve_and_set)
+{
+	/* 16 us ticks, 500 us interval: a source may come back after a short sleep */
+	struct xdp_pacer_bpf *skel = open_pacer(PACER_CLOCK_PRECISE, 14, 500000ULL);
+	struct pacer_budget_cfg want;
+	uint64_t st[PACER_STAT_MAX];
+	int i;
+
+	skel->data_budget->pacer_budget_cfg.seen_cells_log2 = PACER_BUDGET_DEFAULT_SEEN_LOG2;
+	ck_assert_int_eq(bpf_map__set_max_entries(skel->maps.pacer_seen,
+						  PACER_BUDGET_DEFAULT_SEEN_LINES), 0);
+	ck_assert_int_eq(xdp_pacer_bpf__load(skel), 0);
+	int fd = bpf_program__fd(skel->progs.xdp_pacer);
+
+	/* off by default: every new source passes */
+	for (i = 0; i < 20; i++)
+		ck_assert_int_eq(send_one(fd, 0x0c000000u + (uint32_t)i), 2);
+	counters(skel, st);
+	ck_assert_uint_eq(st[PACER_STAT_DROPPED_BUDGET], 0);
+
+	/* 10 per 60 s, half reserved: 5 new sources, then refused */
+	want = skel->data_budget->pacer_budget_cfg;
+	budget_cfg(&want, "10/60s", NULL, NULL, "50");
+	ck_assert_uint_eq(want.new_limit, 5);
+	budget_cfg_store(&skel->data_budget->pacer_budget_cfg, &want);
+	for (i = 0; i < 5; i++)
+		ck_assert_int_eq(send_one(fd, 0x0d000000u + (uint32_t)i), 2);
+	ck_assert_int_eq(send_one(fd, 0x0d000100u), 1);
+	usleep(2000); /* past the per-source interval */
+	/* a source the budget admitted before is returning: the reserve lets it in */
+	ck_assert_int_eq(send_one(fd, 0x0d000000u), 2);
+	ck_assert_int_eq(send_one(fd, 0x0d000101u), 1);
+	/* a paced drop is not a budget drop */
+	ck_assert_int_eq(send_one(fd, 0x0d000000u), 1);
+	counters(skel, st);
+	ck_assert_uint_eq(st[PACER_STAT_DROPPED_BUDGET], 2);
+	ck_assert_uint_eq(st[PACER_STAT_BUDGET_RETURNING], 1);
+	ck_assert_uint_eq(st[PACER_STAT_DROPPED_RECENT], 1);
+
+	/* live: off, then a larger budget keeps the 6 in flight */
+	want.limit = 0;
+	budget_cfg_store(&skel->data_budget->pacer_budget_cfg, &want);
+	ck_assert_int_eq(send_one(fd, 0x0d000102u), 2);
+	budget_cfg(&want, "8/60s", NULL, NULL, "0");
+	budget_cfg_store(&skel->data_budget->pacer_budget_cfg, &want);
+	ck_assert_uint_eq(skel->data_budget->pacer_budget_cfg.seq % 2, 0);
+	ck_assert_int_eq(send_one(fd, 0x0d000103u), 2); /* 7th in flight */
+	ck_assert_int_eq(send_one(fd, 0x0d000104u), 2); /* 8th */
+	ck_assert_int_eq(send_one(fd, 0x0d000105u), 1);
+	/* a write in progress (odd count): fail closed */
+	skel->data_budget->pacer_budget_cfg.seq |= 1;
+	want.limit = 100;
+	skel->data_budget->pacer_budget_cfg.limit = 100;
+	ck_assert_int_eq(send_one(fd, 0x0d000106u), 1);
+	budget_cfg_store(&skel->data_budget->pacer_budget_cfg, &want);
+	counters(skel, st);
+	ck_assert_uint_eq(st[PACER_STAT_DROPPED_BUDGET], 4);
+	ck_assert_uint_eq(st[PACER_STAT_BUDGET_NO_BUCKET], 0);
+	xdp_pacer_bpf__destroy(skel);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("global budget (BPF_PROG_TEST_RUN)");
+	TCase *one = tcase_create("one CPU"), *two = tcase_create("two CPUs");
+
+	tcase_add_test(one, test_budget_counters_reserve_and_set);
+	suite_add_tcase(s, one);
+	if (sysconf(_SC_NPROCESSORS_ONLN) >= 2) {
+		tcase_set_timeout(two, 120);
+		tcase_add_test(two, test_budget_two_cpus);
+		suite_add_tcase(s, two);
+	} else {
+		printf("two-CPU test skipped: this machine has %ld CPU\n",
+		       sysconf(_SC_NPROCESSORS_ONLN));
+	}
+	return run_suite(s);
+}

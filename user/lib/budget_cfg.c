@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "budget_cfg.h"
+#include "parse.h"
+
+const char budget_usage[] =
+	"  --budget K/T|off      global budget: at most K admitted packets in any window T, over\n"
+	"                        all sources and CPUs, after per-source pacing (e.g. 50000/1s)\n"
+	"  --slack-time DUR|off  A: refuse early only when all K were used within T + DUR (T/10)\n"
+	"  --slack-count N|off   B: refuse early only when fewer than N would be free (ceil(K/10))\n"
+	"  --reserve PCT         keep PCT % of K (0..90) for sources admitted within the horizon (0)\n"
+	"  --horizon DUR         how long a source counts as returning (10 x T, at most 1h)\n";
+
+int budget_parse_rate(const char *s, uint64_t *limit, uint64_t *window_ns)
+{
+	const char *slash = strchr(s, '/');
+	char num[32];
+	size_t n;
+
+	if (!slash || slash == s || (n = (size_t)(slash - s)) >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	if (parse_u64_range(num, 1, BUDGET_MAX_LIMIT, limit))
+		return -EINVAL;
+	if (parse_duration_ns(slash + 1, window_ns) || !*window_ns)
+		return -EINVAL;
+	return 0;
+}
+
+static int fail(char *err, size_t len, const char *opt, const char *val, const char *why)
+{
+	snprintf(err, len, "invalid %s '%s': %s", opt, val, why);
+	return 2;
+}
+
+int budget_parse_opt(int c, const char *arg, struct budget_opts *o, char *err, size_t len)
+{
+	uint64_t v;
+
+	switch (c) {
+	case BUDGET_OPT_BUDGET:
+		o->off = !strcmp(arg, "off");
+		if (!o->off && budget_parse_rate(arg, &o->limit, &o->window_ns))
+			return fail(err, len, "--budget", arg,
+				    "expected K/T with K from 1 to 4294967296 and T a positive duration (50000/1s), or off");
+		o->set_budget = true;
+		return 0;
+	case BUDGET_OPT_SLACK_TIME:
+		o->slack_ns = 0;
+		if (strcmp(arg, "off") && (parse_duration_ns(arg, &o->slack_ns) || !o->slack_ns))
+			return fail(err, len, "--slack-time", arg, "expected a positive duration or off");
+		o->set_slack_time = true;
+		return 0;
+	case BUDGET_OPT_SLACK_COUNT:
+		o->slack_count = 0;
+		if (strcmp(arg, "off") && parse_u64_range(arg, 1, BUDGET_MAX_LIMIT, &o->slack_count))
+			return fail(err, len, "--slack-count", arg,
+				    "expected an integer from 1 to 4294967296, or off");
+		o->set_slack_count = true;
+		return 0;
+	case BUDGET_OPT_RESERVE:
+		if (parse_u64_range(arg, 0, BUDGET_MAX_RESERVE_PCT, &v))
+			return fail(err, len, "--reserve", arg, "expected a percentage from 0 to 90");
+		o->reserve_pct = (uint32_t)v;
+		o->set_reserve = true;
+		return 0;
+	case BUDGET_OPT_HORIZON:
+		if (parse_duration_ns(arg, &o->horizon_ns) || !o->horizon_ns ||
+		    o->horizon_ns > PACER_SEEN_MAX_HORIZON_NS)
+			return fail(err, len, "--horizon", arg, "expected a positive duration up to 1h");
+		o->set_horizon = true;
+		return 0;
+	}
+	return fail(err, len, "option", "?", "not a budget option");
+}
+
+bool budget_opts_any(const struct budget_opts *o)
+{
+	return o->set_budget || o->set_slack_time || o->set_slack_count || o->set_reserve ||
+	       o->set_horizon;
+}
+
+int budget_apply(const struct budget_opts *o, const struct pacer_budget_cfg *cur,
+		 struct pacer_budget_cfg *out, char *err, size_t len)
+{
+	char a[32], b[32];
+	uint64_t ring;
+
+	*out = *cur;
+	if (o->set_budget && o->off) {
+		if (o->set_slack_time || o->set_slack_count || o->set_reserve || o->set_horizon) {
+			snprintf(err, len, "--budget off takes no other budget option");
+			return 2;
+		}
+		out->limit = 0;
+		return 0;
+	}
+	if (o->set_budget) {
+		out->limit = o->limit;
+		out->window_ns = o->window_ns;
+		out->slack_ns = o->window_ns / BUDGET_DEFAULT_SLACK_DIV;
+		out->slack_count = (o->limit + BUDGET_DEFAULT_SLACK_DIV - 1) / BUDGET_DEFAULT_SLACK_DIV;
+		out->horizon_ns = o->window_ns * BUDGET_DEFAULT_HORIZON_MUL;
+		if (out->horizon_ns > PACER_SEEN_MAX_HORIZON_NS)
+			out->horizon_ns = PACER_SEEN_MAX_HORIZON_NS;
+	} else if (!cur->limit) {
+		snprintf(err, len, "no budget is set: give --budget K/T with the other budget options");
+		return 2;
+	}
+	if (o->set_slack_time)
+		out->slack_ns = o->slack_ns;
+	if (o->set_slack_count)
+		out->slack_count = o->slack_count;
+	if (o->set_reserve)
+		out->reserve_pct = o->reserve_pct;
+	if (o->set_horizon)
+		out->horizon_ns = o->horizon_ns;
+	if (!out->slack_ns && !out->slack_count) {
+		snprintf(err, len, "--slack-time and --slack-count cannot both be off: the ring would need a bucket per packet");
+		return 2;
+	}
+	ring = pacer_budget_ring_size(out->limit, out->window_ns, out->slack_ns, out->slack_count);
+	if (ring > PACER_BUDGET_MAX_BUCKETS) {
+		snprintf(err, len,
+			 "budget %llu/%s with slack time %s and slack count %llu needs %llu buckets, more than %u; raise --slack-time or --slack-count",
+			 (unsigned long long)out->limit, format_duration(out->window_ns, a, sizeof(a)),
+			 out->slack_ns ? format_duration(out->slack_ns, b, sizeof(b)) : "off",
+			 (unsigned long long)out->slack_count, (unsigned long long)ring,
+			 PACER_BUDGET_MAX_BUCKETS);
+		return 2;
+	}
+	out->buckets = (uint32_t)ring;
+	out->new_limit = out->limit - out->limit * out->reserve_pct / 100;
+	return 0;
+}
+
+const char *budget_describe(const struct pacer_budget_cfg *c, char *buf, size_t len)
+{
+	char t[32], s[32], h[32], sc[32];
+
+	if (!c->limit) {
+		snprintf(buf, len, "off");
+		return buf;
+	}
+	if (c->slack_count)
+		snprintf(sc, sizeof(sc), "%llu", (unsigned long long)c->slack_count);
+	snprintf(buf, len,
+		 "%llu per %s, slack time %s, slack count %s, ring of %u buckets; reserve %u%% (new sources stop at %llu in flight), horizon %s",
+		 (unsigned long long)c->limit, format_duration(c->window_ns, t, sizeof(t)),
+		 c->slack_ns ? format_duration(c->slack_ns, s, sizeof(s)) : "off",
+		 c->slack_count ? sc : "off", c->buckets, c->reserve_pct,
+		 (unsigned long long)c->new_limit, format_duration(c->horizon_ns, h, sizeof(h)));
+	return buf;
+}
+
+void budget_cfg_store(struct pacer_budget_cfg *live, const struct pacer_budget_cfg *cfg)
+{
+	volatile struct pacer_budget_cfg *d = live;
+	uint64_t seq = d->seq;
+
+	d->seq = seq | 1; /* odd: being written */
+	__sync_synchronize();
+	d->limit = cfg->limit;
+	d->window_ns = cfg->window_ns;
+	d->slack_ns = cfg->slack_ns;
+	d->slack_count = cfg->slack_count;
+	d->new_limit = cfg->new_limit;
+	d->horizon_ns = cfg->horizon_ns;
+	d->buckets = cfg->buckets;
+	d->reserve_pct = cfg->reserve_pct;
+	d->seen_cells_log2 = cfg->seen_cells_log2;
+	__sync_synchronize();
+	d->seq = (seq | 1) + 1;
+}
