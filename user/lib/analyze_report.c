@@ -1082,6 +1082,8 @@ int an_report_html(FILE *f, const struct an_report *r)
 	if (!mem)
 		return -ENOMEM;
 	text_header(mem, r);
+	if (r->pcap)
+		pcap_report_text(mem, r);
 	fclose(mem);
 
 	fputs("<!doctype html>\n<html lang='en'><head><meta charset='utf-8'><title>xdp-pacer analysis: ", f);
