@@ -11,22 +11,21 @@ struct pacer_line;
 static __noinline void rebase_line(struct pacer_line *l, __u64 tick);
 #define PACER_LINE_REBASE rebase_line
 #include "pacer_sketch.h"
+#include "pacer_place.h"
 #include "parsing.h"
 
-/* Sized by the loader; these defaults are what `ip link ... xdp obj` gets. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, PACER_DEFAULT_ROWS << PACER_DEFAULT_LINES_LOG2);
-	__type(key, __u32);
-	__type(value, struct pacer_line);
-} pacer_sk_pcpu SEC(".maps");
-
+/*
+ * Sized by the loader (copies x lines per copy); these defaults are what
+ * `ip link ... xdp obj` gets.  Mmapable: values start page-aligned, so each
+ * line is one cache line (pacer_place.h).
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, PACER_DEFAULT_COPIES * (PACER_DEFAULT_ROWS << PACER_DEFAULT_LINES_LOG2));
 	__type(key, __u32);
 	__type(value, struct pacer_line);
-} pacer_sk_shared SEC(".maps");
+} pacer_sk SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -56,6 +55,7 @@ const volatile struct pacer_layout pacer_layout = {
 	.clock = PACER_CLOCK_CACHED,
 	.tick_shift = PACER_DEFAULT_TICK_SHIFT,
 	.lines_log2 = PACER_DEFAULT_LINES_LOG2,
+	.copies = PACER_DEFAULT_COPIES,
 };
 
 struct pacer_config pacer_cfg = {
@@ -134,11 +134,19 @@ static __always_inline __u64 clock_now(void)
 	return c->now_ns;
 }
 
+/* First line of this CPU's copy of the sketch. */
+static __always_inline __u32 sketch_base(void)
+{
+	__u32 lines = (__u32)pacer_total_lines(pacer_layout.kind, pacer_layout.rows,
+					       pacer_layout.lines_log2);
+
+	return pacer_copy_base(pacer_layout.placement, pacer_layout.copies,
+			       bpf_get_smp_processor_id(), lines);
+}
+
 static __always_inline struct pacer_line *line_at(__u32 idx)
 {
-	if (pacer_layout.placement == PACER_PLACEMENT_SHARED)
-		return bpf_map_lookup_elem(&pacer_sk_shared, &idx);
-	return bpf_map_lookup_elem(&pacer_sk_pcpu, &idx);
+	return bpf_map_lookup_elem(&pacer_sk, &idx);
 }
 
 /*
@@ -231,10 +239,11 @@ static __noinline void rebase_line(struct pacer_line *l, __u64 tick)
 static __always_inline int lookup_lines(const __u32 idx[PACER_MAX_ROWS],
 					struct pacer_line *line[PACER_MAX_ROWS], __u32 rows)
 {
+	__u32 base = sketch_base();
 	int r;
 
 	if (pacer_layout.kind == PACER_LAYOUT_BLOCKED) {
-		struct pacer_line *l = line_at(idx[0]);
+		struct pacer_line *l = line_at(base + idx[0]);
 
 		if (!l)
 			return -1;
@@ -246,7 +255,7 @@ static __always_inline int lookup_lines(const __u32 idx[PACER_MAX_ROWS],
 #pragma unroll
 	for (r = 0; r < PACER_MAX_ROWS; r++) {
 		if (r < rows) {
-			line[r] = line_at(idx[r]);
+			line[r] = line_at(base + idx[r]);
 			if (!line[r])
 				return -1;
 		}

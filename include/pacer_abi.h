@@ -10,7 +10,7 @@
 #include <linux/types.h>
 #include <linux/bpf.h>
 
-#define PACER_ABI_VERSION 2
+#define PACER_ABI_VERSION 3
 #define PACER_LAYOUT_MAGIC 0x70616365u /* "pace" */
 
 /* Per-CPU counters; PACER_STAT_MAX must stay last. */
@@ -96,6 +96,8 @@ struct pacer_clock_state {
 #define PACER_DEFAULT_PREFIX4 32
 #define PACER_DEFAULT_PREFIX6 64
 #define PACER_DEFAULT_RINGBUF_BYTES (1u << 20)
+/* Per-CPU copies the object carries as compiled; CPUs beyond share them (see pacer_place.h). */
+#define PACER_DEFAULT_COPIES 4
 
 struct pacer_line {
 	union {
@@ -120,6 +122,8 @@ struct pacer_layout {
 	__u32 clock;          /* enum pacer_clock */
 	__u32 tick_shift;     /* a tick is 2^tick_shift ns */
 	__u32 lines_log2;     /* rows: lines per row; blocked: lines in total */
+	__u32 copies;         /* copies of the state in the map: possible CPUs (percpu) or 1 */
+	__u32 pad;
 };
 
 /*

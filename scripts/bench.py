@@ -207,7 +207,7 @@ def map_memory(map_ids):
         b = info.get("bytes_memlock", 0)
         total += b
         name = info.get("name", "")
-        if (name.startswith("pacer_sk_") and info.get("max_entries", 0) > 1) or \
+        if (name.startswith("pacer_sk") and info.get("max_entries", 0) > 1) or \
                 name == "lru_last_seen":
             state += b
     return total, state

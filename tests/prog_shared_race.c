@@ -149,6 +149,7 @@ START_TEST(test_pace_guarantee_under_two_cpus)
 		.magic = PACER_LAYOUT_MAGIC, .abi_version = PACER_ABI_VERSION, .rows = 4,
 		.kind = PACER_LAYOUT_ROWS, .placement = PACER_PLACEMENT_SHARED,
 		.clock = PACER_CLOCK_PRECISE, .tick_shift = TICK_SHIFT, .lines_log2 = LINES_LOG2,
+		.copies = 1,
 	};
 	struct check_state c = { 0 };
 	unsigned long violations = 0, j;
@@ -174,10 +175,9 @@ START_TEST(test_pace_guarantee_under_two_cpus)
 	cfg->hash_key[0] = 0x0123456789abcdefULL;
 	cfg->hash_key[1] = 0xfedcba9876543211ULL;
 	cfg->sample_src_thresh = 1ULL << 32; /* every source, every packet */
-	ck_assert_int_eq(bpf_map__set_max_entries(r.skel->maps.pacer_sk_shared,
+	ck_assert_int_eq(bpf_map__set_max_entries(r.skel->maps.pacer_sk,
 						  (uint32_t)pacer_total_lines(lay.kind, lay.rows,
 									      LINES_LOG2)), 0);
-	ck_assert_int_eq(bpf_map__set_max_entries(r.skel->maps.pacer_sk_pcpu, 1), 0);
 	ck_assert_int_eq(bpf_map__set_max_entries(r.skel->maps.pacer_events, RING_BYTES), 0);
 	ck_assert_int_eq(xdp_pacer_bpf__load(r.skel), 0);
 	r.prog_fd = bpf_program__fd(r.skel->progs.xdp_pacer);

@@ -5,7 +5,9 @@
  * live changes.  Time is moved by writing old ticks into the sketch, never
  * by sleeping.
  */
+#define _GNU_SOURCE
 #include <check.h>
+#include <sched.h>
 #include "check_run.h"
 #include <errno.h>
 #include <stdio.h>
@@ -13,11 +15,13 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <arpa/inet.h>
 #include <linux/if_ether.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "pacer_sketch.h"
+#include "pacer_place.h"
 #include "xdp_pacer.skel.h"
 
 #ifndef XDP_DROP
@@ -29,7 +33,10 @@ static const __u64 test_key[2] = { 0x1111222233334445ULL, 0x5555666677778889ULL 
 
 struct fixture {
 	struct xdp_pacer_bpf *skel;
-	int prog_fd, sketch_fd, ncpus;
+	int prog_fd, ncpus;
+	struct pacer_line *sk; /* the sketch map, mmapped: every copy */
+	size_t sk_len;
+	uint32_t lines;        /* lines per copy */
 	struct pacer_layout lay;
 };
 
@@ -44,6 +51,7 @@ static void fixture_load(uint32_t kind, uint32_t placement, uint32_t rows, uint3
 		.magic = PACER_LAYOUT_MAGIC, .abi_version = PACER_ABI_VERSION, .rows = rows,
 		.kind = kind, .placement = placement, .clock = fx_clock,
 		.tick_shift = 25, .lines_log2 = 10,
+		.copies = placement == PACER_PLACEMENT_PERCPU ? (uint32_t)libbpf_num_possible_cpus() : 1,
 	};
 	struct pacer_config *cfg;
 	uint32_t lines = (uint32_t)pacer_total_lines(kind, rows, lay.lines_log2);
@@ -63,17 +71,15 @@ static void fixture_load(uint32_t kind, uint32_t placement, uint32_t rows, uint3
 		cfg->hash_key[0] = test_key[0];
 		cfg->hash_key[1] = test_key[1];
 	}
-	ck_assert_int_eq(bpf_map__set_max_entries(placement == PACER_PLACEMENT_PERCPU
-							  ? fx.skel->maps.pacer_sk_pcpu
-							  : fx.skel->maps.pacer_sk_shared, lines), 0);
-	ck_assert_int_eq(bpf_map__set_max_entries(placement == PACER_PLACEMENT_PERCPU
-							  ? fx.skel->maps.pacer_sk_shared
-							  : fx.skel->maps.pacer_sk_pcpu, 1), 0);
+	ck_assert_int_eq(bpf_map__set_max_entries(fx.skel->maps.pacer_sk, lines * lay.copies), 0);
 	ck_assert_int_eq(xdp_pacer_bpf__load(fx.skel), 0);
 	fx.prog_fd = bpf_program__fd(fx.skel->progs.xdp_pacer);
-	fx.sketch_fd = bpf_map__fd(placement == PACER_PLACEMENT_PERCPU ? fx.skel->maps.pacer_sk_pcpu
-								       : fx.skel->maps.pacer_sk_shared);
-	fx.ncpus = placement == PACER_PLACEMENT_PERCPU ? libbpf_num_possible_cpus() : 1;
+	fx.ncpus = (int)lay.copies;
+	fx.lines = lines;
+	fx.sk_len = (size_t)lines * lay.copies * sizeof(struct pacer_line);
+	fx.sk = mmap(NULL, fx.sk_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		     bpf_map__fd(fx.skel->maps.pacer_sk), 0);
+	ck_assert_ptr_ne(fx.sk, MAP_FAILED);
 	fx.lay = lay;
 }
 
@@ -85,6 +91,7 @@ static void fixture_default(void)
 
 static void fixture_unload(void)
 {
+	munmap(fx.sk, fx.sk_len);
 	xdp_pacer_bpf__destroy(fx.skel);
 	fx.skel = NULL;
 }
@@ -237,50 +244,49 @@ static void key_slots(const char *addr, uint32_t prefix, uint32_t idx[PACER_MAX_
 	pacer_slots(fx.lay.kind, fx.lay.rows, fx.lay.lines_log2, h, idx, cell);
 }
 
+/* Row r's line of the key in CPU copy `cpu`. */
+static struct pacer_line *copy_line(int cpu, uint32_t idx)
+{
+	return &fx.sk[pacer_copy_base(fx.lay.placement, fx.lay.copies, (uint32_t)cpu, fx.lines) + idx];
+}
+
 /* Make every copy of the key's cells look written `age` ticks ago. */
 static void set_key_age(const char *addr, uint32_t prefix, uint32_t age)
 {
 	uint32_t idx[PACER_MAX_ROWS], cell[PACER_MAX_ROWS], r;
-	struct pacer_line *v = calloc((size_t)fx.ncpus, sizeof(*v));
 	uint64_t tick = now_tick();
 	int cpu;
 
-	ck_assert_ptr_nonnull(v);
 	key_slots(addr, prefix, idx, cell);
 	for (r = 0; r < fx.lay.rows; r++) {
-		ck_assert_int_eq(bpf_map_lookup_elem(fx.sketch_fd, &idx[r], v), 0);
 		for (cpu = 0; cpu < fx.ncpus; cpu++) {
-			if (v[cpu].epoch != pacer_epoch(tick))
-				pacer_line_rebase(&v[cpu], tick);
-			v[cpu].cell[cell[r]] = (uint8_t)(tick - age);
+			struct pacer_line *l = copy_line(cpu, idx[r]);
+
+			if (l->epoch != pacer_epoch(tick))
+				pacer_line_rebase(l, tick);
+			l->cell[cell[r]] = (uint8_t)(tick - age);
 		}
-		ck_assert_int_eq(bpf_map_update_elem(fx.sketch_fd, &idx[r], v, BPF_ANY), 0);
 	}
-	free(v);
 }
 
-/* The key's cell in row 0 on every CPU copy that has it set recently. */
+/* The key's age over every CPU copy: youngest copy per row, oldest row. */
 static uint32_t key_age(const char *addr, uint32_t prefix)
 {
 	uint32_t idx[PACER_MAX_ROWS], cell[PACER_MAX_ROWS], r, worst = 0;
-	struct pacer_line *v = calloc((size_t)fx.ncpus, sizeof(*v));
 	uint64_t tick = now_tick();
 	int cpu;
 
-	ck_assert_ptr_nonnull(v);
 	key_slots(addr, prefix, idx, cell);
 	for (r = 0; r < fx.lay.rows; r++) {
 		uint32_t best = PACER_AGE_STALE;
 
-		ck_assert_int_eq(bpf_map_lookup_elem(fx.sketch_fd, &idx[r], v), 0);
 		for (cpu = 0; cpu < fx.ncpus; cpu++) {
-			uint32_t a = pacer_cell_age(&v[cpu], cell[r], tick);
+			uint32_t a = pacer_cell_age(copy_line(cpu, idx[r]), cell[r], tick);
 
 			best = a < best ? a : best;
 		}
 		worst = best > worst ? best : worst;
 	}
-	free(v);
 	return worst;
 }
 
@@ -562,6 +568,43 @@ START_TEST(test_key_drawn_in_datapath_when_loaded_without_cli)
 }
 END_TEST
 
+/* Per-CPU placement: a packet handled on CPU c writes copy c of the map and no other. */
+START_TEST(test_percpu_copy_is_the_running_cpus)
+{
+	uint32_t idx[PACER_MAX_ROWS], cell[PACER_MAX_ROWS];
+	uint64_t tick;
+	cpu_set_t saved, one;
+	struct frame f;
+	int cpu, other;
+
+	if (libbpf_num_possible_cpus() < 2 || sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		return; /* nothing to tell apart on one CPU */
+	ck_assert_int_eq(sched_getaffinity(0, sizeof(saved), &saved), 0);
+	for (cpu = 0; cpu < 2; cpu++) {
+		fixture_load(PACER_LAYOUT_ROWS, PACER_PLACEMENT_PERCPU, 4, PACER_POLICY_PACE,
+			     PACER_MALFORMED_PASS, 32, 64, 0);
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		ck_assert_int_eq(sched_setaffinity(0, sizeof(one), &one), 0);
+		v4(&f, "10.14.0.1");
+		ck_assert_int_eq(run(&f), XDP_PASS);
+		ck_assert_int_eq(run(&f), XDP_DROP);
+		ck_assert_int_eq(sched_setaffinity(0, sizeof(saved), &saved), 0);
+		key_slots("10.14.0.1", 32, idx, cell);
+		tick = now_tick();
+		for (other = 0; other < fx.ncpus; other++) {
+			uint32_t age = pacer_cell_age(copy_line(other, idx[0]), cell[0], tick);
+
+			if (other == cpu)
+				ck_assert_uint_le(age, 1);
+			else
+				ck_assert_uint_ge(age, PACER_MAX_THRESH);
+		}
+		fixture_unload();
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("xdp program (BPF_PROG_TEST_RUN)");
@@ -584,6 +627,7 @@ int main(void)
 	tcase_add_test(tc, test_live_interval_and_policy_change);
 	tcase_add_test(tc, test_key_drawn_in_datapath_when_loaded_without_cli);
 	tcase_add_test(tc, test_cached_clock_is_armed_and_advances);
+	tcase_add_test(tc, test_percpu_copy_is_the_running_cpus);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

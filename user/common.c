@@ -21,8 +21,7 @@
 int verbose;
 
 const char *const pacer_map_names[PACER_MAP_MAX] = {
-	[PACER_MAP_SK_PCPU] = "pacer_sk_pcpu",
-	[PACER_MAP_SK_SHARED] = "pacer_sk_shared",
+	[PACER_MAP_SK] = "pacer_sk",
 	[PACER_MAP_STATS] = "pacer_stats",
 	[PACER_MAP_EVENTS] = "pacer_events",
 	[PACER_MAP_DATA] = ".data",
@@ -31,8 +30,7 @@ const char *const pacer_map_names[PACER_MAP_MAX] = {
 };
 
 static const uint32_t pacer_map_value_size[PACER_MAP_MAX] = {
-	[PACER_MAP_SK_PCPU] = sizeof(struct pacer_line),
-	[PACER_MAP_SK_SHARED] = sizeof(struct pacer_line),
+	[PACER_MAP_SK] = sizeof(struct pacer_line),
 	[PACER_MAP_STATS] = sizeof(struct pacer_counters),
 	[PACER_MAP_EVENTS] = 0, /* ring buffer: no values */
 	[PACER_MAP_DATA] = sizeof(struct pacer_config),
@@ -41,8 +39,7 @@ static const uint32_t pacer_map_value_size[PACER_MAP_MAX] = {
 };
 
 const char *const pacer_pin_names[PACER_MAP_MAX] = {
-	[PACER_MAP_SK_PCPU] = "sketch_percpu",
-	[PACER_MAP_SK_SHARED] = "sketch_shared",
+	[PACER_MAP_SK] = "sketch",
 	[PACER_MAP_STATS] = "stats",
 	[PACER_MAP_EVENTS] = "events",
 	[PACER_MAP_DATA] = "config",

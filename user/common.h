@@ -41,8 +41,7 @@ int ensure_bpffs(void);
 int num_cpus(void);
 
 enum pacer_map_id {
-	PACER_MAP_SK_PCPU,
-	PACER_MAP_SK_SHARED,
+	PACER_MAP_SK,
 	PACER_MAP_STATS,
 	PACER_MAP_EVENTS,
 	PACER_MAP_DATA,

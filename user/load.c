@@ -199,6 +199,12 @@ static int build_layout(const struct load_opts *o, struct pacer_layout *lay, uin
 		return 2;
 	}
 	lay->lines_log2 = (uint32_t)lg;
+	lay->copies = o->placement == PACER_PLACEMENT_PERCPU ? (uint32_t)num_cpus() : 1;
+	if (pacer_total_lines(o->kind, o->rows, (uint32_t)lg) * lay->copies > UINT32_MAX) {
+		pr_err("sketch of %u rows x %llu cells on %u CPUs is too large for one map", o->rows,
+		       (unsigned long long)o->width, lay->copies);
+		return 2;
+	}
 	if (o->tick_ns) {
 		uint32_t s = 0;
 
@@ -240,9 +246,9 @@ static uint64_t mem_available(void)
  * The kernel would try to allocate any size asked for (per-CPU arrays one
  * element at a time), so refuse up front what cannot reasonably fit.
  */
-static int check_memory(const struct load_opts *o, const struct pacer_layout *lay, int ncpus)
+static int check_memory(const struct load_opts *o, const struct pacer_layout *lay)
 {
-	uint64_t copies = o->placement == PACER_PLACEMENT_PERCPU ? (uint64_t)ncpus : 1;
+	uint64_t copies = lay->copies;
 	uint64_t bytes = pacer_total_lines(lay->kind, lay->rows, lay->lines_log2) *
 			 PACER_LINE_BYTES * copies;
 	uint64_t avail = mem_available();
@@ -288,8 +294,7 @@ int pacer_remove_pins(const char *ifname)
 static int pin_all(struct xdp_pacer_bpf *skel, const char *dir)
 {
 	struct bpf_map *maps[PACER_MAP_MAX] = {
-		[PACER_MAP_SK_PCPU] = skel->maps.pacer_sk_pcpu,
-		[PACER_MAP_SK_SHARED] = skel->maps.pacer_sk_shared,
+		[PACER_MAP_SK] = skel->maps.pacer_sk,
 		[PACER_MAP_STATS] = skel->maps.pacer_stats,
 		[PACER_MAP_EVENTS] = skel->maps.pacer_events,
 		[PACER_MAP_DATA] = skel->maps.data,
@@ -357,7 +362,7 @@ int cmd_load(int argc, char **argv)
 	char dir[256], eb[128], mb[32], ib[32], tb[32];
 	uint32_t thresh;
 	uint64_t lines, bytes;
-	int ifindex, err, ncpus = num_cpus();
+	int ifindex, err;
 	bool attached = false, pinned = false;
 	struct stat st;
 
@@ -367,7 +372,7 @@ int cmd_load(int argc, char **argv)
 		return err < 0 ? 0 : err;
 	err = build_layout(&o, &lay, &thresh);
 	if (!err)
-		err = check_memory(&o, &lay, ncpus);
+		err = check_memory(&o, &lay);
 	if (err)
 		return err;
 	if (ifname_to_index(ifname, &ifindex))
@@ -419,14 +424,7 @@ int cmd_load(int argc, char **argv)
 	cfg->hash_key[0] |= 1; /* zero words mean "draw a key in the datapath" */
 	cfg->hash_key[1] |= 1;
 	lines = pacer_total_lines(lay.kind, lay.rows, lay.lines_log2);
-	err = bpf_map__set_max_entries(o.placement == PACER_PLACEMENT_PERCPU ? skel->maps.pacer_sk_pcpu
-									   : skel->maps.pacer_sk_shared,
-				       (uint32_t)lines);
-	if (!err)
-		err = bpf_map__set_max_entries(o.placement == PACER_PLACEMENT_PERCPU
-						       ? skel->maps.pacer_sk_shared
-						       : skel->maps.pacer_sk_pcpu,
-					       1);
+	err = bpf_map__set_max_entries(skel->maps.pacer_sk, (uint32_t)(lines * lay.copies));
 	if (err) {
 		pr_err("cannot size the sketch map: %s", err_str(err, eb, sizeof(eb)));
 		goto out;
@@ -452,7 +450,7 @@ int cmd_load(int argc, char **argv)
 		goto out;
 	pinned = true;
 
-	bytes = lines * PACER_LINE_BYTES * (o.placement == PACER_PLACEMENT_PERCPU ? (uint64_t)ncpus : 1);
+	bytes = lines * PACER_LINE_BYTES * lay.copies;
 	pr_info("xdp-pacer: attached to %s (ifindex %d) in %s mode as %s, program id %u", ifname,
 		ifindex, o.mode == XDP_MODE_SKB ? "skb" : "native", attach_kind(ifindex),
 		xdp_program__id(prog));

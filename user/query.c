@@ -9,6 +9,7 @@
 #include "common.h"
 #include "parse.h"
 #include "pacer_sketch.h"
+#include "pacer_place.h"
 
 static void usage(FILE *f)
 {
@@ -26,32 +27,26 @@ static void usage(FILE *f)
 static int key_age(const struct pacer_handle *h, uint64_t hash, uint64_t tick, uint32_t *age)
 {
 	const struct pacer_layout *l = &h->layout;
-	int percpu = l->placement == PACER_PLACEMENT_PERCPU;
-	int fd = h->map_fd[percpu ? PACER_MAP_SK_PCPU : PACER_MAP_SK_SHARED];
-	int copies = percpu ? h->ncpus : 1, cpu;
+	uint32_t lines = (uint32_t)pacer_total_lines(l->kind, l->rows, l->lines_log2);
+	uint32_t copies = l->copies ? l->copies : 1, cpu;
 	uint32_t idx[PACER_MAX_ROWS] = { 0 }, cell[PACER_MAX_ROWS] = { 0 }, r, worst = 0;
-	struct pacer_line *vals;
+	struct pacer_line val;
 
-	vals = calloc((size_t)copies, sizeof(*vals));
-	if (!vals)
-		return -ENOMEM;
 	pacer_slots(l->kind, l->rows, l->lines_log2, hash, idx, cell);
 	for (r = 0; r < l->rows; r++) {
 		uint32_t best = PACER_AGE_STALE;
-		int err = bpf_map_lookup_elem(fd, &idx[r], vals);
 
-		if (err) {
-			free(vals);
-			return err;
-		}
 		for (cpu = 0; cpu < copies; cpu++) {
-			uint32_t a = pacer_cell_age(&vals[cpu], cell[r], tick);
+			uint32_t i = pacer_copy_base(l->placement, copies, cpu, lines) + idx[r], a;
+			int err = bpf_map_lookup_elem(h->map_fd[PACER_MAP_SK], &i, &val);
 
+			if (err)
+				return err;
+			a = pacer_cell_age(&val, cell[r], tick);
 			best = a < best ? a : best;
 		}
 		worst = best > worst ? best : worst;
 	}
-	free(vals);
 	*age = worst;
 	return 0;
 }
