@@ -56,6 +56,8 @@ const volatile struct pacer_layout pacer_layout = {
 	.tick_shift = PACER_DEFAULT_TICK_SHIFT,
 	.lines_log2 = PACER_DEFAULT_LINES_LOG2,
 	.copies = PACER_DEFAULT_COPIES,
+	.backend = PACER_BACKEND_SKETCH,
+	.on_full = PACER_TBL_FULL_DROP,
 };
 
 struct pacer_config pacer_cfg = {
@@ -148,6 +150,8 @@ static __always_inline struct pacer_line *line_at(__u32 idx)
 {
 	return bpf_map_lookup_elem(&pacer_sk, &idx);
 }
+
+#include "table.h"
 
 /*
  * Loaded without the CLI there was nobody to draw a key; draw it here.
@@ -324,6 +328,30 @@ static __always_inline int admit_exclusive(struct pacer_line *const line[PACER_M
 	return __sync_val_compare_and_swap(word, w, fresh) == w ? 0 : -1;
 }
 
+/* The sketch's verdict for a key with hash h: 1 to drop, -1 if a line is missing. */
+static __always_inline int sketch_verdict(__u64 h, __u64 tick, __u32 thresh, __u32 *age,
+					  struct pacer_counters *st)
+{
+	struct pacer_line *line[PACER_MAX_ROWS];
+	__u32 idx[PACER_MAX_ROWS], cell[PACER_MAX_ROWS];
+	__u32 rows = pacer_layout.rows;
+	int drop;
+
+	pacer_slots(pacer_layout.kind, rows, pacer_layout.lines_log2, h, idx, cell);
+	if (lookup_lines(idx, line, rows) < 0)
+		return -1;
+	*age = pacer_key_age(line, cell, rows, tick);
+	drop = pacer_is_recent(*age, thresh);
+	if (!drop && pacer_layout.placement == PACER_PLACEMENT_SHARED) {
+		/* Another CPU may be admitting the same source right now: only one wins. */
+		if (admit_exclusive(line, cell, rows, tick, thresh, st) < 0)
+			drop = 1;
+	} else if (pacer_should_update(pacer_cfg.policy, drop)) {
+		st->c[PACER_STAT_LINE_REFRESH] += pacer_key_update(line, cell, rows, tick);
+	}
+	return drop;
+}
+
 static __always_inline void record(__u64 h, const struct pacer_src *src, int kind, __u32 prefix,
 				   __u64 now_ns, __u32 age, __u32 thresh, int drop,
 				   struct pacer_counters *st)
@@ -364,9 +392,6 @@ int xdp_pacer(struct xdp_md *ctx)
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
 	struct pacer_counters *st;
-	struct pacer_line *line[PACER_MAX_ROWS];
-	__u32 idx[PACER_MAX_ROWS], cell[PACER_MAX_ROWS];
-	__u32 rows = pacer_layout.rows;
 	struct pacer_src src;
 	__u64 key[2], h, now_ns, tick;
 	__u32 zero = 0, prefix, thresh, age;
@@ -416,19 +441,13 @@ int xdp_pacer(struct xdp_md *ctx)
 	if (thresh < PACER_MIN_THRESH || thresh > PACER_MAX_THRESH)
 		thresh = PACER_MAX_THRESH;
 
-	pacer_slots(pacer_layout.kind, rows, pacer_layout.lines_log2, h, idx, cell);
-	if (lookup_lines(idx, line, rows) < 0) {
+	if (pacer_layout.backend == PACER_BACKEND_TABLE)
+		drop = table_verdict(h, tick, thresh, &age, st);
+	else
+		drop = sketch_verdict(h, tick, thresh, &age, st);
+	if (drop < 0) {
 		st->c[PACER_STAT_MAP_ERROR]++;
 		return XDP_DROP;
-	}
-	age = pacer_key_age(line, cell, rows, tick);
-	drop = pacer_is_recent(age, thresh);
-	if (!drop && pacer_layout.placement == PACER_PLACEMENT_SHARED) {
-		/* Another CPU may be admitting the same source right now: only one wins. */
-		if (admit_exclusive(line, cell, rows, tick, thresh, st) < 0)
-			drop = 1;
-	} else if (pacer_should_update(pacer_cfg.policy, drop)) {
-		st->c[PACER_STAT_LINE_REFRESH] += pacer_key_update(line, cell, rows, tick);
 	}
 
 	if (pacer_cfg.sample_src_thresh | pacer_cfg.sample_pkt_thresh)

@@ -28,6 +28,9 @@ enum pacer_stat {
 	PACER_STAT_RECORD_LOST,       /* sample records lost: ring buffer full */
 	PACER_STAT_KEY_INIT,          /* hash key words generated in the datapath */
 	PACER_STAT_MAP_ERROR,         /* sketch line lookup failed: dropped (fail closed) */
+	PACER_STAT_TABLE_FULL,        /* table: no free entry in either line: dropped (one-sided) */
+	PACER_STAT_TABLE_EVICT,       /* table: a fresh entry replaced (opposite mode) */
+	PACER_STAT_TABLE_RACE,        /* table, shared: lost an entry to another CPU: dropped */
 	PACER_STAT_MAX,
 };
 
@@ -50,6 +53,19 @@ enum pacer_placement {
 enum pacer_layout_kind {
 	PACER_LAYOUT_ROWS = 0,    /* each row its own array: d cache lines per key */
 	PACER_LAYOUT_BLOCKED = 1, /* all d cells of a key in one cache line */
+};
+
+/* What remembers the sources (fixed at load). */
+enum pacer_backend {
+	PACER_BACKEND_SKETCH = 0,
+	PACER_BACKEND_TABLE = 1,
+	PACER_BACKEND_MAX,
+};
+
+enum pacer_on_full {
+	PACER_TBL_FULL_DROP = 0,  /* table, one-sided: no slot -> drop */
+	PACER_TBL_FULL_EVICT = 1, /* table, opposite: no slot -> replace the oldest */
+	PACER_TBL_FULL_MAX,
 };
 
 enum pacer_clock {
@@ -123,6 +139,8 @@ struct pacer_layout {
 	__u32 tick_shift;     /* a tick is 2^tick_shift ns */
 	__u32 lines_log2;     /* rows: lines per row; blocked: lines in total */
 	__u32 copies;         /* copies of the state in the map: possible CPUs (percpu) or 1 */
+	__u32 backend;        /* enum pacer_backend */
+	__u32 on_full;        /* table: enum pacer_on_full */
 	__u32 pad;
 };
 

@@ -431,6 +431,8 @@ def main():
                     help="one run per cell, fewer programs, no sweep: about 1.5 minutes")
     ap.add_argument("--no-sweep", action="store_true",
                     help="skip the cost-against-sketch-size sweep (skipped with --quick)")
+    ap.add_argument("--perf-only", action="store_true",
+                    help="cost only: skip the guarantee and accuracy runs")
     ap.add_argument("--threads", type=int, default=0,
                     help="generator threads (default: one per CPU)")
     ap.add_argument("--programs", help="comma-separated subset (bare-drop and lru-exact, the "
@@ -484,13 +486,13 @@ def main():
                     row["sketch_bytes"] = 4 * w
                     results["sweep"].append(row)
                     log(f"  sweep {wl:10s} {name:25s} {row['ns_per_packet']:7.1f} ns/pkt")
-        for prog in pacers + [CONTROL]:
+        for prog in ([] if a.perf_only else pacers + [CONTROL]):
             for wl in ("uniform-1k", "zipf-1m"):
                 row = guarantee_cell(prog, wl, max(2.0, 2 * secs), threads)
                 results["guarantee"].append(row)
                 log(f"  guarantee {wl:10s} {prog:25s} false passes {row['false_passes']} "
                     f"of {row['passed']} passes")
-        for prog in pacers + ["lru-exact"]:
+        for prog in ([] if a.perf_only else pacers + ["lru-exact"]):
             row = accuracy_cell(prog, max(4.0, 4 * secs), threads, ncpus)
             results["accuracy"].append(row)
             log(f"  accuracy {prog:25s} {row['state_bytes_per_source']:6.1f} B/source "

@@ -61,6 +61,9 @@ const char *const pacer_stat_names[PACER_STAT_MAX] = {
 	[PACER_STAT_RECORD_LOST] = "record_lost",
 	[PACER_STAT_KEY_INIT] = "key_init",
 	[PACER_STAT_MAP_ERROR] = "map_error",
+	[PACER_STAT_TABLE_FULL] = "table_full",
+	[PACER_STAT_TABLE_EVICT] = "table_evict",
+	[PACER_STAT_TABLE_RACE] = "table_race",
 };
 
 static void vpr(const char *pfx, const char *fmt, va_list ap)
@@ -496,6 +499,8 @@ static const char *const placement_names[] = { "percpu", "shared" };
 static const char *const layout_names[] = { "rows", "blocked" };
 static const char *const clock_names[] = { "coarse", "precise", "cached" };
 static const char *const malformed_names[] = { "pass", "drop" };
+static const char *const backend_names[] = { "sketch", "table" };
+static const char *const on_full_names[] = { "drop", "evict-oldest" };
 
 #define NAME_OF(tab, v) ((v) < sizeof(tab) / sizeof(tab[0]) ? tab[v] : "?")
 
@@ -503,6 +508,8 @@ const char *policy_name(uint32_t p) { return NAME_OF(policy_names, p); }
 const char *placement_name(uint32_t p) { return NAME_OF(placement_names, p); }
 const char *layout_name(uint32_t k) { return NAME_OF(layout_names, k); }
 const char *clock_name(uint32_t c) { return NAME_OF(clock_names, c); }
+const char *backend_name(uint32_t b) { return NAME_OF(backend_names, b); }
+const char *on_full_name(uint32_t f) { return NAME_OF(on_full_names, f); }
 
 static int lookup_name(const char *const *tab, size_t n, const char *s, uint32_t *out)
 {
@@ -524,6 +531,8 @@ int parse_placement(const char *s, uint32_t *out) { return LOOKUP(placement_name
 int parse_layout(const char *s, uint32_t *out) { return LOOKUP(layout_names, s, out); }
 int parse_clock(const char *s, uint32_t *out) { return LOOKUP(clock_names, s, out); }
 int parse_malformed(const char *s, uint32_t *out) { return LOOKUP(malformed_names, s, out); }
+int parse_backend(const char *s, uint32_t *out) { return LOOKUP(backend_names, s, out); }
+int parse_on_full(const char *s, uint32_t *out) { return LOOKUP(on_full_names, s, out); }
 
 void interval_range(uint32_t tick_shift, uint64_t *min_ns, uint64_t *max_ns)
 {

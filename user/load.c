@@ -15,6 +15,7 @@
 #include "common.h"
 #include "parse.h"
 #include "pacer_sketch.h"
+#include "pacer_table.h"
 #include "xdp_pacer.skel.h"
 
 static void usage(FILE *f)
@@ -31,8 +32,14 @@ static void usage(FILE *f)
 		"  --prefix6 N           IPv6 source prefix length forming the key, 0..128 (64)\n"
 		"  --malformed pass|drop verdict for truncated or invalid IP headers (pass)\n\n"
 		"Fixed at load (change needs unload + load):\n"
+		"  --backend sketch|table  what remembers sources: the recency sketch (default) or the\n"
+		"                        recency table (4-byte entries, 2 cache lines per packet; see README)\n"
+		"  --on-full drop|evict-oldest  table only: with both of a key's lines full of fresh\n"
+		"                        entries, drop the packet (default: never a false pass) or evict\n"
+		"                        the oldest entry (no false drop but fingerprint collisions)\n"
 		"  --rows D              sketch rows, 1..8 (4)\n"
-		"  --width W             cells per row, power of two, >= 64 (1048576); a cell is 1 byte\n"
+		"  --width W             sketch: cells per row, power of two, >= 64 (1048576), 1 byte each;\n"
+		"                        table: entries, power of two, 32..268435456 (1048576), 4 bytes each\n"
 		"  --layout rows|blocked rows: each row its own array (a cache line per row);\n"
 		"                        blocked: a key's cells share one cache line (rows must be a power of two)\n"
 		"  --placement percpu|shared  one sketch per CPU (default) or one for all CPUs\n"
@@ -48,6 +55,8 @@ static void usage(FILE *f)
 struct load_opts {
 	uint64_t interval_ns, tick_ns;
 	uint32_t rows, kind, placement, policy, prefix4, prefix6, malformed, clock;
+	uint32_t backend, on_full;
+	bool sketch_opts, on_full_set; /* --rows or --layout given; --on-full given */
 	uint64_t width;
 	enum xdp_attach_mode mode;
 };
@@ -80,6 +89,8 @@ static int parse_opts(int argc, char **argv, struct load_opts *o, const char **i
 		{ "malformed", required_argument, NULL, 'M' },
 		{ "tick", required_argument, NULL, 't' },
 		{ "clock", required_argument, NULL, 'c' },
+		{ "backend", required_argument, NULL, 'b' },
+		{ "on-full", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -101,6 +112,7 @@ static int parse_opts(int argc, char **argv, struct load_opts *o, const char **i
 			if (parse_u64_range(optarg, 1, PACER_MAX_ROWS, &v))
 				return bad_value("--rows", optarg, "expected an integer from 1 to 8");
 			o->rows = (uint32_t)v;
+			o->sketch_opts = true;
 			break;
 		case 'w':
 			if (parse_u64_range(optarg, 64, 1ULL << 30, &v) || log2_exact(v) < 0)
@@ -111,6 +123,16 @@ static int parse_opts(int argc, char **argv, struct load_opts *o, const char **i
 		case 'l':
 			if (parse_layout(optarg, &o->kind))
 				return bad_value("--layout", optarg, "expected rows or blocked");
+			o->sketch_opts = true;
+			break;
+		case 'b':
+			if (parse_backend(optarg, &o->backend))
+				return bad_value("--backend", optarg, "expected sketch or table");
+			break;
+		case 'F':
+			if (parse_on_full(optarg, &o->on_full))
+				return bad_value("--on-full", optarg, "expected drop or evict-oldest");
+			o->on_full_set = true;
 			break;
 		case 'P':
 			if (parse_placement(optarg, &o->placement))
@@ -156,6 +178,16 @@ static int parse_opts(int argc, char **argv, struct load_opts *o, const char **i
 	}
 	if (expect_positionals(argc, argv, 1, "an interface name"))
 		return 2;
+	if (o->backend == PACER_BACKEND_TABLE && o->sketch_opts) {
+		pr_err("--rows and --layout size the sketch; the table takes --width (entries) only");
+		usage_hint(argv[0]);
+		return 2;
+	}
+	if (o->backend != PACER_BACKEND_TABLE && o->on_full_set) {
+		pr_err("--on-full applies to --backend table only");
+		usage_hint(argv[0]);
+		return 2;
+	}
 	*ifname = argv[optind];
 	return 0;
 }
@@ -183,8 +215,20 @@ static int build_layout(const struct load_opts *o, struct pacer_layout *lay, uin
 	lay->kind = o->kind;
 	lay->placement = o->placement;
 	lay->clock = o->clock;
+	lay->backend = o->backend;
+	lay->on_full = o->on_full;
 	lines = o->width / (PACER_LINE_BYTES / sizeof(uint8_t));
-	if (o->kind == PACER_LAYOUT_BLOCKED) {
+	if (o->backend == PACER_BACKEND_TABLE) {
+		/* One "row" of lines of PACER_TBL_WAYS entries. */
+		lay->rows = 1;
+		lay->kind = PACER_LAYOUT_ROWS;
+		lines = o->width / PACER_TBL_WAYS;
+		if (o->width < 2 * PACER_TBL_WAYS || lines > 1ULL << PACER_TBL_MAX_LINES_LOG2) {
+			pr_err("--width %llu: a table takes 32 to 268435456 entries",
+			       (unsigned long long)o->width);
+			return 2;
+		}
+	} else if (o->kind == PACER_LAYOUT_BLOCKED) {
 		lines *= o->rows;
 		if (log2_exact(o->rows) < 0) {
 			pr_err("--layout blocked needs --rows to be a power of two (1, 2, 4 or 8), not %u",
@@ -193,15 +237,15 @@ static int build_layout(const struct load_opts *o, struct pacer_layout *lay, uin
 		}
 	}
 	lg = log2_exact(lines);
-	if (lg < 0 || pacer_total_lines(o->kind, o->rows, (uint32_t)lg) > UINT32_MAX / 2) {
+	if (lg < 0 || pacer_total_lines(lay->kind, lay->rows, (uint32_t)lg) > UINT32_MAX / 2) {
 		pr_err("sketch of %u rows x %llu cells is too large for one map", o->rows,
 		       (unsigned long long)o->width);
 		return 2;
 	}
 	lay->lines_log2 = (uint32_t)lg;
 	lay->copies = o->placement == PACER_PLACEMENT_PERCPU ? (uint32_t)num_cpus() : 1;
-	if (pacer_total_lines(o->kind, o->rows, (uint32_t)lg) * lay->copies > UINT32_MAX) {
-		pr_err("sketch of %u rows x %llu cells on %u CPUs is too large for one map", o->rows,
+	if (pacer_total_lines(lay->kind, lay->rows, (uint32_t)lg) * lay->copies > UINT32_MAX) {
+		pr_err("%s of width %llu on %u CPUs is too large for one map", backend_name(lay->backend),
 		       (unsigned long long)o->width, lay->copies);
 		return 2;
 	}
@@ -255,8 +299,8 @@ static int check_memory(const struct load_opts *o, const struct pacer_layout *la
 	char a[32], b[32];
 
 	if (avail && bytes > avail / 2) {
-		pr_err("a sketch of %u rows x %llu cells%s needs %s, more than half the memory available (%s); choose a smaller --width or --rows",
-		       lay->rows, (unsigned long long)o->width,
+		pr_err("a %s of %u rows x width %llu%s needs %s, more than half the memory available (%s); choose a smaller --width or --rows",
+		       backend_name(lay->backend), lay->rows, (unsigned long long)o->width,
 		       copies > 1 ? " on every CPU" : "", format_bytes(bytes, a, sizeof(a)),
 		       format_bytes(avail, b, sizeof(b)));
 		return 2;
@@ -454,10 +498,16 @@ int cmd_load(int argc, char **argv)
 	pr_info("xdp-pacer: attached to %s (ifindex %d) in %s mode as %s, program id %u", ifname,
 		ifindex, o.mode == XDP_MODE_SKB ? "skb" : "native", attach_kind(ifindex),
 		xdp_program__id(prog));
-	pr_info("  sketch: %u rows x %llu cells, %s layout, %s (%s%s)", lay.rows,
-		(unsigned long long)o.width, layout_name(lay.kind), placement_name(lay.placement),
-		format_bytes(bytes, mb, sizeof(mb)),
-		o.placement == PACER_PLACEMENT_PERCPU ? " over all CPUs" : "");
+	if (lay.backend == PACER_BACKEND_TABLE)
+		pr_info("  table: %llu entries (2 lines of %u per key), on full: %s, %s (%s%s)",
+			(unsigned long long)o.width, PACER_TBL_WAYS, on_full_name(lay.on_full),
+			placement_name(lay.placement), format_bytes(bytes, mb, sizeof(mb)),
+			o.placement == PACER_PLACEMENT_PERCPU ? " over all CPUs" : "");
+	else
+		pr_info("  sketch: %u rows x %llu cells, %s layout, %s (%s%s)", lay.rows,
+			(unsigned long long)o.width, layout_name(lay.kind),
+			placement_name(lay.placement), format_bytes(bytes, mb, sizeof(mb)),
+			o.placement == PACER_PLACEMENT_PERCPU ? " over all CPUs" : "");
 	pr_info("  interval %s, policy %s, tick %s (threshold %u ticks), clock %s",
 		format_duration(o.interval_ns, ib, sizeof(ib)), policy_name(o.policy),
 		format_duration(1ULL << lay.tick_shift, tb, sizeof(tb)), thresh,

@@ -10,6 +10,7 @@
 #include "parse.h"
 #include "pacer_sketch.h"
 #include "pacer_place.h"
+#include "pacer_table.h"
 
 static void usage(FILE *f)
 {
@@ -48,6 +49,30 @@ static int key_age(const struct pacer_handle *h, uint64_t hash, uint64_t tick, u
 		worst = best > worst ? best : worst;
 	}
 	*age = worst;
+	return 0;
+}
+
+/* Table: the key's youngest entry with its fingerprint over its two lines in every copy. */
+static int table_key_age(const struct pacer_handle *h, uint64_t hash, uint64_t tick, uint32_t *age)
+{
+	const struct pacer_layout *l = &h->layout;
+	uint32_t copies = l->copies ? l->copies : 1, cpu, idx[2], i, thresh = h->cfg->thresh_ticks;
+	struct pacer_tbl_line lines[2], *lp[2] = { &lines[0], &lines[1] };
+	struct pacer_tbl_scan s;
+
+	pacer_tbl_lines(hash, l->lines_log2, idx);
+	*age = PACER_AGE_STALE;
+	for (cpu = 0; cpu < copies; cpu++) {
+		for (i = 0; i < 2; i++) {
+			uint32_t k = pacer_copy_base(l->placement, copies, cpu, 1u << l->lines_log2) + idx[i];
+			int err = bpf_map_lookup_elem(h->map_fd[PACER_MAP_SK], &k, &lines[i]);
+
+			if (err)
+				return err;
+		}
+		pacer_tbl_scan(lp, pacer_tbl_fp(hash), tick, thresh, &s);
+		*age = s.age < *age ? s.age : *age;
+	}
 	return 0;
 }
 
@@ -96,7 +121,8 @@ int cmd_query(int argc, char **argv)
 	if (keyed) {
 		hash = addr.family == 4 ? pacer_hash_v4(h.cfg->hash_key, (uint32_t)addr.lo)
 					: pacer_hash_v6(h.cfg->hash_key, addr.lo, addr.hi);
-		err = key_age(&h, hash, tick, &age);
+		err = h.layout.backend == PACER_BACKEND_TABLE ? table_key_age(&h, hash, tick, &age)
+							       : key_age(&h, hash, tick, &age);
 		if (err) {
 			pr_err("cannot read the sketch: %s", strerror(-err));
 			pacer_handle_close(&h);
@@ -111,8 +137,9 @@ int cmd_query(int argc, char **argv)
 		       ab, prefix, age >= PACER_AGE_STALE || age >= PACER_MAX_THRESH ? -1 : (int)age,
 		       (unsigned long long)q, h.cfg->thresh_ticks, drop ? "true" : "false");
 	} else if (age >= PACER_MAX_THRESH) {
-		printf("%s/%u: not seen within the sketch's memory (%llu ticks); a packet now would pass\n",
-		       ab, prefix, (unsigned long long)PACER_MAX_THRESH);
+		printf("%s/%u: not seen within the %s's memory (%llu ticks); a packet now would pass%s\n",
+		       ab, prefix, backend_name(h.layout.backend), (unsigned long long)PACER_MAX_THRESH,
+		       h.layout.backend == PACER_BACKEND_TABLE ? " if one of its lines has a free entry" : "");
 	} else {
 		/* A whole-tick age a means the last update was between a-1 and a+1 ticks ago. */
 		printf("%s/%u: last seen %u ticks ago (between %s and %s); threshold %u ticks: a packet now would be %s\n",

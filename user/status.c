@@ -11,6 +11,7 @@
 #include "common.h"
 #include "parse.h"
 #include "pacer_sketch.h"
+#include "pacer_table.h"
 
 static const char usage_text[] =
 	"Usage: xdp-pacer status [IFNAME]\n\n"
@@ -30,9 +31,16 @@ static void show(const struct pacer_handle *h)
 	printf("%s (ifindex %d): program id %u, %s mode, %s%s\n", h->ifname, h->ifindex, h->prog_id,
 	       h->mode, h->pinned ? "loaded by xdp-pacer, pins in " PACER_PIN_ROOT "/" : "attached by another loader (no pins)",
 	       h->pinned ? h->ifname : "");
-	printf("  sketch (fixed at load): %u rows x %llu cells, %s layout, %s, tick %s, clock %s\n",
-	       l->rows, (unsigned long long)cells, layout_name(l->kind), placement_name(l->placement),
-	       format_duration(1ULL << l->tick_shift, a, sizeof(a)), clock_name(l->clock));
+	if (l->backend == PACER_BACKEND_TABLE)
+		printf("  table (fixed at load): %llu entries, on full: %s, %s, tick %s, clock %s\n",
+		       (unsigned long long)PACER_TBL_WAYS << l->lines_log2, on_full_name(l->on_full),
+		       placement_name(l->placement), format_duration(1ULL << l->tick_shift, a, sizeof(a)),
+		       clock_name(l->clock));
+	else
+		printf("  sketch (fixed at load): %u rows x %llu cells, %s layout, %s, tick %s, clock %s\n",
+		       l->rows, (unsigned long long)cells, layout_name(l->kind),
+		       placement_name(l->placement), format_duration(1ULL << l->tick_shift, a, sizeof(a)),
+		       clock_name(l->clock));
 	printf("  live: interval %s (threshold %u ticks; settable within [%s, %s]), policy %s\n",
 	       format_duration(c->interval_ns, b, sizeof(b)), c->thresh_ticks,
 	       format_duration(min_ns, d, sizeof(d)), format_duration(max_ns, e, sizeof(e)),
