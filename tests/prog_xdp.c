@@ -22,6 +22,7 @@
 #include <bpf/libbpf.h>
 #include "pacer_sketch.h"
 #include "pacer_place.h"
+#include "pacer_table.h"
 #include "xdp_pacer.skel.h"
 
 #ifndef XDP_DROP
@@ -43,6 +44,9 @@ struct fixture {
 static struct fixture fx;
 /* The clock fixture_load() builds with; tests run on the production default. */
 static uint32_t fx_clock = PACER_CLOCK_CACHED;
+/* The backend fixture_load() builds (table: lines_log2 fx_table_lines_log2, rows 1). */
+static uint32_t fx_backend = PACER_BACKEND_SKETCH, fx_on_full = PACER_TBL_FULL_DROP;
+static uint32_t fx_table_lines_log2 = 10;
 
 static void fixture_load(uint32_t kind, uint32_t placement, uint32_t rows, uint32_t policy,
 			 uint32_t malformed, uint32_t prefix4, uint32_t prefix6, int zero_key)
@@ -52,10 +56,14 @@ static void fixture_load(uint32_t kind, uint32_t placement, uint32_t rows, uint3
 		.kind = kind, .placement = placement, .clock = fx_clock,
 		.tick_shift = 25, .lines_log2 = 10,
 		.copies = placement == PACER_PLACEMENT_PERCPU ? (uint32_t)libbpf_num_possible_cpus() : 1,
+		.backend = fx_backend, .on_full = fx_on_full,
 	};
 	struct pacer_config *cfg;
-	uint32_t lines = (uint32_t)pacer_total_lines(kind, rows, lay.lines_log2);
+	uint32_t lines;
 
+	if (fx_backend == PACER_BACKEND_TABLE)
+		lay.lines_log2 = fx_table_lines_log2;
+	lines = (uint32_t)pacer_total_lines(kind, rows, lay.lines_log2);
 	memset(&fx, 0, sizeof(fx));
 	fx.skel = xdp_pacer_bpf__open();
 	ck_assert_ptr_nonnull(fx.skel);
@@ -605,6 +613,97 @@ START_TEST(test_percpu_copy_is_the_running_cpus)
 }
 END_TEST
 
+/* ---- the table backend ---- */
+
+static void table_load(uint32_t placement, uint32_t policy, uint32_t on_full, uint32_t lines_log2)
+{
+	fx_backend = PACER_BACKEND_TABLE;
+	fx_on_full = on_full;
+	fx_table_lines_log2 = lines_log2;
+	fixture_load(PACER_LAYOUT_ROWS, placement, 1, policy, PACER_MALFORMED_PASS, 32, 64, 0);
+	fx_backend = PACER_BACKEND_SKETCH;
+	fx_on_full = PACER_TBL_FULL_DROP;
+	fx_table_lines_log2 = 10;
+}
+
+/* Age every entry with the key's fingerprint in every copy by `ticks`. */
+static void table_age_key(const char *addr, uint32_t ticks)
+{
+	uint32_t lines[2], a, i, j;
+	uint64_t h;
+	int cpu;
+
+	ck_assert_int_eq(inet_pton(AF_INET, addr, &a), 1);
+	h = pacer_hash_v4(test_key, a);
+	pacer_tbl_lines(h, fx.lay.lines_log2, lines);
+	for (cpu = 0; cpu < fx.ncpus; cpu++) {
+		for (j = 0; j < 2; j++) {
+			struct pacer_tbl_line *l = (struct pacer_tbl_line *)copy_line(cpu, lines[j]);
+
+			for (i = 0; i < PACER_TBL_WAYS; i++)
+				if ((l->e[i] >> 16) == pacer_tbl_fp(h))
+					l->e[i] = pacer_tbl_entry(pacer_tbl_fp(h), l->e[i] - ticks);
+		}
+	}
+}
+
+/* _i: placement x policy x on_full */
+START_TEST(test_table_verdicts)
+{
+	uint32_t placement = (uint32_t)(_i / 4), policy = (uint32_t)(_i / 2 % 2);
+	struct frame f, g;
+
+	table_load(placement, policy, (uint32_t)(_i % 2), 10);
+	v4(&f, "10.21.0.1");
+	ck_assert_int_eq(run(&f), XDP_PASS);
+	ck_assert_int_eq(run(&f), XDP_DROP);
+	build_v6(&g, "2001:db8:21::1", 0, 6);
+	ck_assert_int_eq(run(&g), XDP_PASS);
+	ck_assert_int_eq(run(&g), XDP_DROP);
+	/* A whole interval later (threshold 31 ticks) the key passes again. */
+	table_age_key("10.21.0.1", 32);
+	ck_assert_int_eq(run(&f), XDP_PASS);
+	ck_assert_int_eq(run(&f), XDP_DROP);
+	/* Under quiet the drop refreshed the entry: 20 ticks older is still recent. */
+	table_age_key("10.21.0.1", 20);
+	ck_assert_int_eq(run(&f), XDP_DROP);
+	table_age_key("10.21.0.1", 20);
+	ck_assert_int_eq(run(&f), policy == PACER_POLICY_QUIET ? XDP_DROP : XDP_PASS);
+	fixture_unload();
+}
+END_TEST
+
+/*
+ * Two lines (32 entries): every key's two candidates.  The 33rd fresh key
+ * finds no entry: one-sided drops it, opposite evicts the oldest.
+ */
+START_TEST(test_table_full)
+{
+	uint32_t on_full = (uint32_t)(_i % 2), placement = (uint32_t)(_i / 2);
+	char addr[32];
+	struct frame f;
+	int k;
+
+	table_load(placement, PACER_POLICY_PACE, on_full, 1);
+	for (k = 0; k < 2 * PACER_TBL_WAYS; k++) {
+		snprintf(addr, sizeof(addr), "10.22.0.%d", k + 1);
+		v4(&f, addr);
+		ck_assert_int_eq(run(&f), XDP_PASS);
+	}
+	v4(&f, "10.22.1.1");
+	ck_assert_int_eq(run(&f), on_full == PACER_TBL_FULL_EVICT ? XDP_PASS : XDP_DROP);
+	ck_assert_uint_eq(counter(PACER_STAT_TABLE_FULL), on_full == PACER_TBL_FULL_EVICT ? 0 : 1);
+	ck_assert_uint_eq(counter(PACER_STAT_TABLE_EVICT), on_full == PACER_TBL_FULL_EVICT ? 1 : 0);
+	/* One-sided: the 32 admitted keys are all still recent. */
+	for (k = 0; k < 2 * PACER_TBL_WAYS && on_full == PACER_TBL_FULL_DROP; k++) {
+		snprintf(addr, sizeof(addr), "10.22.0.%d", k + 1);
+		v4(&f, addr);
+		ck_assert_int_eq(run(&f), XDP_DROP);
+	}
+	fixture_unload();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("xdp program (BPF_PROG_TEST_RUN)");
@@ -628,6 +727,8 @@ int main(void)
 	tcase_add_test(tc, test_key_drawn_in_datapath_when_loaded_without_cli);
 	tcase_add_test(tc, test_cached_clock_is_armed_and_advances);
 	tcase_add_test(tc, test_percpu_copy_is_the_running_cpus);
+	tcase_add_loop_test(tc, test_table_verdicts, 0, 8);
+	tcase_add_loop_test(tc, test_table_full, 0, 4);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
