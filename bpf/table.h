@@ -48,8 +48,9 @@ __noinline int table_scan_line(const struct pacer_tbl_line *l, __u32 line, __u64
 static __always_inline int table_entry_swap(struct pacer_tbl_line *const l[2], __u32 slot,
 					    __u32 old, __u32 new)
 {
-	__u64 *w = (__u64 *)pacer_tbl_slot(l, slot & ~1u), cur, want, seen;
-	__u32 shift = (slot & 1) * 32;
+	struct pacer_tbl_line *line = slot < PACER_TBL_WAYS ? l[0] : l[1];
+	__u32 entry = pacer_tbl_entry_of(slot), shift = (entry & 1) * 32;
+	__u64 *w = &line->w[(entry >> 1) & (PACER_TBL_WAYS / 2 - 1)], cur, want, seen;
 	int i;
 
 	for (i = 0; i < 2; i++) {
@@ -67,20 +68,16 @@ static __always_inline int table_entry_swap(struct pacer_tbl_line *const l[2], _
 static __always_inline int table_claim_shared(struct pacer_tbl_line *const l[2], __u32 slot,
 					      __u16 fp, __u64 tick, __u32 thresh, int evict)
 {
-	__u32 old = *(volatile __u32 *)pacer_tbl_slot(l, slot), i;
+	__u32 old = *(volatile __u32 *)pacer_tbl_slot(l, slot);
+	struct pacer_tbl_scan s;
 
 	if (!evict && pacer_tbl_fresh(old, tick, thresh))
 		return -1; /* taken since we looked */
 	if (table_entry_swap(l, slot, old, pacer_tbl_entry(fp, tick)))
 		return -1;
-#pragma unroll
-	for (i = 0; i < PACER_TBL_SLOTS; i++) {
-		__u32 o = *(volatile __u32 *)pacer_tbl_slot(l, i);
-
-		if (i != slot && o >> 16 == fp && pacer_tbl_fresh(o, tick, thresh))
-			return -1; /* the key was admitted elsewhere meanwhile */
-	}
-	return 0;
+	pacer_tbl_scan(l, fp, tick, thresh, &s);
+	/* Another fresh entry of the key: admitted elsewhere meanwhile. */
+	return s.fresh_mask & ~(1u << slot) ? -1 : 0;
 }
 
 static __always_inline int table_verdict_shared(struct pacer_tbl_line *const l[2], __u16 fp,
@@ -92,7 +89,7 @@ static __always_inline int table_verdict_shared(struct pacer_tbl_line *const l[2
 	int evicted;
 
 	pacer_tbl_scan(l, fp, tick, thresh, &s);
-	*age = s.age;
+	*age = pacer_tbl_key_age(l, &s, tick);
 	if (s.fresh_mask) {
 		__u32 fresh = pacer_tbl_first(s.fresh_mask);
 		__u32 old = *(volatile __u32 *)pacer_tbl_slot(l, fresh);
@@ -103,7 +100,7 @@ static __always_inline int table_verdict_shared(struct pacer_tbl_line *const l[2
 			table_entry_swap(l, fresh, old, pacer_tbl_entry(fp, tick));
 		return 1;
 	}
-	slot = pacer_tbl_pick(&s, pacer_layout.on_full, &evicted);
+	slot = pacer_tbl_pick(l, &s, tick, pacer_layout.on_full, &evicted);
 	if (slot == PACER_TBL_NONE) {
 		st->c[PACER_STAT_TABLE_FULL]++;
 		return 1;

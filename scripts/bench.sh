@@ -3,7 +3,7 @@
 # workload in one run, on a veth pair between two namespaces made here, then
 # a table on stdout and build/bench/results.json.
 #   scripts/bench.sh [--quick] [--seconds S] [--reps N] [--threads N] [--no-sweep]
-#                    [--programs A,B] [--workloads X,Y] [--perf-only] [--out FILE]
+#                    [--programs A,B] [--workloads X,Y] [--perf-only] [--paced] [--out FILE]
 # This script owns clean-up: whatever happens to the run (error, Ctrl-C,
 # kill), the trap deletes the namespaces and pins it made and puts
 # kernel.bpf_stats_enabled back if the run had to change it.
@@ -33,7 +33,7 @@ cleanup() {
 	fi
 	ip netns del "xpb-rx-$XPB_RUN" 2>/dev/null || true
 	ip netns del "xpb-tx-$XPB_RUN" 2>/dev/null || true
-	rm -rf "/sys/fs/bpf/xdp-pacer/xpbr$XPB_RUN" "$XPB_STATE"
+	rm -rf "/sys/fs/bpf/xdp-pacer/xpbr$XPB_RUN" "/sys/fs/bpf/xpb-floor-$XPB_RUN" "$XPB_STATE"
 	exit "$rc"
 }
 trap cleanup EXIT

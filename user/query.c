@@ -59,6 +59,7 @@ static int table_key_age(const struct pacer_handle *h, uint64_t hash, uint64_t t
 	uint32_t copies = l->copies ? l->copies : 1, cpu, idx[2], i, thresh = h->cfg->thresh_ticks;
 	struct pacer_tbl_line lines[2], *lp[2] = { &lines[0], &lines[1] };
 	struct pacer_tbl_scan s;
+	uint32_t a;
 
 	pacer_tbl_lines(hash, l->lines_log2, idx);
 	*age = PACER_AGE_STALE;
@@ -71,7 +72,8 @@ static int table_key_age(const struct pacer_handle *h, uint64_t hash, uint64_t t
 				return err;
 		}
 		pacer_tbl_scan(lp, pacer_tbl_fp(hash), tick, thresh, &s);
-		*age = s.age < *age ? s.age : *age;
+		a = pacer_tbl_key_age(lp, &s, tick);
+		*age = a < *age ? a : *age;
 	}
 	return 0;
 }
