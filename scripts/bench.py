@@ -82,13 +82,26 @@ PROGRAMS = {
     "table-percpu-evict": ("cli", ["--backend", "table", "--on-full", "evict-oldest"]),
     "table-shared-evict": ("cli", ["--backend", "table", "--placement", "shared",
                                    "--on-full", "evict-oldest"]),
+    # 2 MiB: 4 B per source at the ~500 000 paced sources per interval this VM's
+    # generator reaches beside the pacer; the sketch of the same bytes beside it.
+    "table-shared-2m": ("cli", ["--backend", "table", "--placement", "shared",
+                                "--width", "524288"]),
+    "table-shared-2m-evict": ("cli", ["--backend", "table", "--placement", "shared",
+                                      "--width", "524288", "--on-full", "evict-oldest"]),
+    "pacer-shared-2m": ("cli", ["--placement", "shared", "--width", "524288"]),
     # Floors: parse, hash, one dependent random line of an aligned array of this many lines.
     "floor-4m": ("floor", 1 << 16),
+    "floor-2m": ("floor", 1 << 15),
     "floor-512k": ("floor", 1 << 13),
 }
-# The floor of each structure: an array of the bytes it keeps per copy.
+
+
 def floor_of(prog):
-    return "floor-512k" if prog.endswith("-512k") or "-512k-" in prog else "floor-4m"
+    """The floor of a structure: an array of the bytes it keeps per copy."""
+    for size in ("512k", "2m"):
+        if prog.endswith("-" + size) or f"-{size}-" in prog:
+            return "floor-" + size
+    return "floor-4m"
 
 
 FLOORS = [p for p in PROGRAMS if PROGRAMS[p][0] == "floor"]
@@ -300,7 +313,7 @@ def referee_read(ids, reset=False):
     return out
 
 
-def model(prog, n_per_copy):
+def model(prog, n_per_copy, one_sided=False):
     load = PROGRAMS[prog][1]
     # Only the sketch's shape matters to the model; placement and clock do not.
     args = [x for i in range(0, len(load), 2)
@@ -308,7 +321,8 @@ def model(prog, n_per_copy):
     out = json.loads(sh(CLI, "model", "--sources", str(max(1, int(n_per_copy))), *args,
                         "--json"))
     # The table's opposite mode drops falsely only on fingerprint collisions.
-    return out["opposite_false_drop"] if "evict-oldest" in load else out["false_drop"]
+    return out["opposite_false_drop"] if "evict-oldest" in load and not one_sided \
+        else out["false_drop"]
 
 
 def model_one_shot(prog, n_fixed, n_one_shot):
@@ -334,11 +348,12 @@ def model_one_shot(prog, n_fixed, n_one_shot):
 
 
 def capacity_at(prog, p=0.01):
-    """Largest active sources per copy the model allows at false-drop rate p (bisection)."""
+    """Largest active sources per copy the model allows at false-drop rate p (bisection);
+    for the table's opposite mode, at that rate of false passes (its overflow)."""
     lo, hi = 1, 1 << 26
     while hi - lo > max(1, lo // 1000):
         mid = (lo + hi) // 2
-        if model(prog, mid) <= p:
+        if model(prog, mid, one_sided=True) <= p:
             lo = mid
         else:
             hi = mid
@@ -473,11 +488,15 @@ def paced_cell(prog, secs, threads):
     finally:
         detach(prog)
     copies = copies_of(prog) if prog in PACERS else 1
+    # Sources that sent within a period at the rate the generator achieved (it can fall
+    # behind the schedule): the load the structure carried.
+    active = min(PACED_N, g["good_sent"] / g["seconds"] * PACED_PERIOD_S)
     return {"program": prog, "seconds": g["seconds"], "state_bytes": state,
-            "state_bytes_per_source": state / PACED_N, "good_sent": g["good_sent"],
+            "active_sources": active, "good_pps": g["good_sent"] / g["seconds"],
+            "state_bytes_per_source": state / active, "good_sent": g["good_sent"],
             "good_passed": ref["tracked_passed"],
             "false_drop_rate": 1 - ref["tracked_passed"] / max(1, g["good_sent"]),
-            "model_false_drop": model(prog, PACED_N / copies) if prog in PACERS else 0.0,
+            "model_false_drop": model(prog, active / copies) if prog in PACERS else 0.0,
             "table_full": st.get("table_full"), "table_evict": st.get("table_evict"),
             "false_passes": ref["false_passes"]}
 
@@ -502,6 +521,8 @@ def main():
                     help="skip the cost-against-sketch-size sweep (skipped with --quick)")
     ap.add_argument("--paced", action="store_true",
                     help=f"add the accuracy run of {PACED_N} well-behaved paced sources")
+    ap.add_argument("--no-perf", action="store_true",
+                    help="skip the cost runs (e.g. with --paced alone)")
     ap.add_argument("--perf-only", action="store_true",
                     help="cost only: skip the guarantee and accuracy runs")
     ap.add_argument("--threads", type=int, default=0,
@@ -543,13 +564,13 @@ def main():
     t_start = time.time()
     try:
         setup(ncpus)
-        for wl in workloads:
+        for wl in ([] if a.no_perf else workloads):
             for prog in programs:
                 row = perf_cell(prog, wl, secs, threads, reps)
                 results["perf"].append(row)
                 log(f"  {wl:10s} {prog:25s} {row['ns_per_packet']:7.1f} ns/pkt "
                     f"{row['received_pps'] / 1e6:6.2f} Mpps")
-        if not (a.quick or a.no_sweep):
+        if not (a.quick or a.no_sweep or a.no_perf):
             for wl in [w for w in SWEEP_WORKLOADS if w in workloads]:
                 for w in SWEEP_WIDTHS:
                     name = f"sweep-shared-{4 * w // 1024}k"
@@ -567,7 +588,8 @@ def main():
         for prog in (pacers + ["lru-exact"] if a.paced else []):
             row = paced_cell(prog, max(4.0, 4 * secs), threads)
             results["paced"].append(row)
-            log(f"  paced-1m {prog:25s} {row['state_bytes_per_source']:6.1f} B/source "
+            log(f"  paced-1m {prog:25s} {row['active_sources']:9.0f} sources "
+                f"{row['state_bytes_per_source']:6.1f} B/source "
                 f"false drops {100 * row['false_drop_rate']:.3f} % "
                 f"(model {100 * row['model_false_drop']:.3f} %), "
                 f"false passes {row['false_passes']}")
@@ -670,11 +692,12 @@ def main():
               f"{r['false_passes']} |")
     if results["paced"]:
         print(f"\n| paced ({PACED_N} sources, 1 packet / {PACED_PERIOD_S} s each, cold start) "
-              "| state B/source | good sent | good passed | false drops | model | table full "
-              "| evictions | false passes |")
-        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+              "| sent pps | sources per period | state B/source | good sent | good passed "
+              "| false drops | model | table full | evictions | false passes |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for r in results["paced"]:
-            print(f"| {r['program']} | {r['state_bytes_per_source']:.2f} | {r['good_sent']} | "
+            print(f"| {r['program']} | {r['good_pps']:.0f} | {r['active_sources']:.0f} | "
+                  f"{r['state_bytes_per_source']:.2f} | {r['good_sent']} | "
                   f"{r['good_passed']} | {100 * r['false_drop_rate']:.3f} % | "
                   f"{100 * r['model_false_drop']:.3f} % | {r['table_full'] or ''} | "
                   f"{r['table_evict'] or ''} | {r['false_passes']} |")
