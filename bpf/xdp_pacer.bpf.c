@@ -11,22 +11,21 @@ struct pacer_line;
 static __noinline void rebase_line(struct pacer_line *l, __u64 tick);
 #define PACER_LINE_REBASE rebase_line
 #include "pacer_sketch.h"
+#include "pacer_place.h"
 #include "parsing.h"
 
-/* Sized by the loader; these defaults are what `ip link ... xdp obj` gets. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, PACER_DEFAULT_ROWS << PACER_DEFAULT_LINES_LOG2);
-	__type(key, __u32);
-	__type(value, struct pacer_line);
-} pacer_sk_pcpu SEC(".maps");
-
+/*
+ * Sized by the loader (copies x lines per copy); these defaults are what
+ * `ip link ... xdp obj` gets.  Mmapable: values start page-aligned, so each
+ * line is one cache line (pacer_place.h).
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, PACER_DEFAULT_COPIES * (PACER_DEFAULT_ROWS << PACER_DEFAULT_LINES_LOG2));
 	__type(key, __u32);
 	__type(value, struct pacer_line);
-} pacer_sk_shared SEC(".maps");
+} pacer_sk SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -56,6 +55,9 @@ const volatile struct pacer_layout pacer_layout = {
 	.clock = PACER_CLOCK_CACHED,
 	.tick_shift = PACER_DEFAULT_TICK_SHIFT,
 	.lines_log2 = PACER_DEFAULT_LINES_LOG2,
+	.copies = PACER_DEFAULT_COPIES,
+	.backend = PACER_BACKEND_SKETCH,
+	.on_full = PACER_TBL_FULL_DROP,
 };
 
 struct pacer_config pacer_cfg = {
@@ -134,14 +136,24 @@ static __always_inline __u64 clock_now(void)
 	return c->now_ns;
 }
 
+/* First line of this CPU's copy of the sketch. */
+static __always_inline __u32 sketch_base(void)
+{
+	__u32 lines = (__u32)pacer_total_lines(pacer_layout.kind, pacer_layout.rows,
+					       pacer_layout.lines_log2);
+
+	return pacer_copy_base(pacer_layout.placement, pacer_layout.copies,
+			       bpf_get_smp_processor_id(), lines);
+}
+
 #include "budget_stage.h"
 
 static __always_inline struct pacer_line *line_at(__u32 idx)
 {
-	if (pacer_layout.placement == PACER_PLACEMENT_SHARED)
-		return bpf_map_lookup_elem(&pacer_sk_shared, &idx);
-	return bpf_map_lookup_elem(&pacer_sk_pcpu, &idx);
+	return bpf_map_lookup_elem(&pacer_sk, &idx);
 }
+
+#include "table.h"
 
 /*
  * Loaded without the CLI there was nobody to draw a key; draw it here.
@@ -233,10 +245,11 @@ static __noinline void rebase_line(struct pacer_line *l, __u64 tick)
 static __always_inline int lookup_lines(const __u32 idx[PACER_MAX_ROWS],
 					struct pacer_line *line[PACER_MAX_ROWS], __u32 rows)
 {
+	__u32 base = sketch_base();
 	int r;
 
 	if (pacer_layout.kind == PACER_LAYOUT_BLOCKED) {
-		struct pacer_line *l = line_at(idx[0]);
+		struct pacer_line *l = line_at(base + idx[0]);
 
 		if (!l)
 			return -1;
@@ -248,7 +261,7 @@ static __always_inline int lookup_lines(const __u32 idx[PACER_MAX_ROWS],
 #pragma unroll
 	for (r = 0; r < PACER_MAX_ROWS; r++) {
 		if (r < rows) {
-			line[r] = line_at(idx[r]);
+			line[r] = line_at(base + idx[r]);
 			if (!line[r])
 				return -1;
 		}
@@ -317,6 +330,30 @@ static __always_inline int admit_exclusive(struct pacer_line *const line[PACER_M
 	return __sync_val_compare_and_swap(word, w, fresh) == w ? 0 : -1;
 }
 
+/* The sketch's verdict for a key with hash h: 1 to drop, -1 if a line is missing. */
+static __always_inline int sketch_verdict(__u64 h, __u64 tick, __u32 thresh, __u32 *age,
+					  struct pacer_counters *st)
+{
+	struct pacer_line *line[PACER_MAX_ROWS];
+	__u32 idx[PACER_MAX_ROWS], cell[PACER_MAX_ROWS];
+	__u32 rows = pacer_layout.rows;
+	int drop;
+
+	pacer_slots(pacer_layout.kind, rows, pacer_layout.lines_log2, h, idx, cell);
+	if (lookup_lines(idx, line, rows) < 0)
+		return -1;
+	*age = pacer_key_age(line, cell, rows, tick);
+	drop = pacer_is_recent(*age, thresh);
+	if (!drop && pacer_layout.placement == PACER_PLACEMENT_SHARED) {
+		/* Another CPU may be admitting the same source right now: only one wins. */
+		if (admit_exclusive(line, cell, rows, tick, thresh, st) < 0)
+			drop = 1;
+	} else if (pacer_should_update(pacer_cfg.policy, drop)) {
+		st->c[PACER_STAT_LINE_REFRESH] += pacer_key_update(line, cell, rows, tick);
+	}
+	return drop;
+}
+
 static __always_inline void record(__u64 h, const struct pacer_src *src, int kind, __u32 prefix,
 				   __u64 now_ns, __u32 age, __u32 thresh, int drop,
 				   struct pacer_counters *st)
@@ -357,9 +394,6 @@ int xdp_pacer(struct xdp_md *ctx)
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
 	struct pacer_counters *st;
-	struct pacer_line *line[PACER_MAX_ROWS];
-	__u32 idx[PACER_MAX_ROWS], cell[PACER_MAX_ROWS];
-	__u32 rows = pacer_layout.rows;
 	struct pacer_src src;
 	__u64 key[2], h, now_ns, tick;
 	__u32 zero = 0, prefix, thresh, age;
@@ -409,19 +443,13 @@ int xdp_pacer(struct xdp_md *ctx)
 	if (thresh < PACER_MIN_THRESH || thresh > PACER_MAX_THRESH)
 		thresh = PACER_MAX_THRESH;
 
-	pacer_slots(pacer_layout.kind, rows, pacer_layout.lines_log2, h, idx, cell);
-	if (lookup_lines(idx, line, rows) < 0) {
+	if (pacer_layout.backend == PACER_BACKEND_TABLE)
+		drop = table_verdict(h, tick, thresh, &age, st);
+	else
+		drop = sketch_verdict(h, tick, thresh, &age, st);
+	if (drop < 0) {
 		st->c[PACER_STAT_MAP_ERROR]++;
 		return XDP_DROP;
-	}
-	age = pacer_key_age(line, cell, rows, tick);
-	drop = pacer_is_recent(age, thresh);
-	if (!drop && pacer_layout.placement == PACER_PLACEMENT_SHARED) {
-		/* Another CPU may be admitting the same source right now: only one wins. */
-		if (admit_exclusive(line, cell, rows, tick, thresh, st) < 0)
-			drop = 1;
-	} else if (pacer_should_update(pacer_cfg.policy, drop)) {
-		st->c[PACER_STAT_LINE_REFRESH] += pacer_key_update(line, cell, rows, tick);
 	}
 
 	/* After pacing: the global budget (counts its own drops; sets the admission time). */

@@ -31,6 +31,9 @@ enum pacer_stat {
 	PACER_STAT_DROPPED_BUDGET,    /* admitted by pacing, dropped by the global budget */
 	PACER_STAT_BUDGET_NO_BUCKET,  /* ... of which: bucket ring full (after a live change) */
 	PACER_STAT_BUDGET_RETURNING,  /* budget admissions of returning sources (reserve on) */
+	PACER_STAT_TABLE_FULL,        /* table: no free entry in either line: dropped (one-sided) */
+	PACER_STAT_TABLE_EVICT,       /* table: a fresh entry replaced (opposite mode) */
+	PACER_STAT_TABLE_RACE,        /* table, shared: lost an entry to another CPU: dropped */
 	PACER_STAT_MAX,
 };
 
@@ -53,6 +56,19 @@ enum pacer_placement {
 enum pacer_layout_kind {
 	PACER_LAYOUT_ROWS = 0,    /* each row its own array: d cache lines per key */
 	PACER_LAYOUT_BLOCKED = 1, /* all d cells of a key in one cache line */
+};
+
+/* What remembers the sources (fixed at load). */
+enum pacer_backend {
+	PACER_BACKEND_SKETCH = 0,
+	PACER_BACKEND_TABLE = 1,
+	PACER_BACKEND_MAX,
+};
+
+enum pacer_on_full {
+	PACER_TBL_FULL_DROP = 0,  /* table, one-sided: no slot -> drop */
+	PACER_TBL_FULL_EVICT = 1, /* table, opposite: no slot -> replace the oldest */
+	PACER_TBL_FULL_MAX,
 };
 
 enum pacer_clock {
@@ -112,6 +128,8 @@ struct pacer_clock_state {
 #define PACER_DEFAULT_PREFIX4 32
 #define PACER_DEFAULT_PREFIX6 64
 #define PACER_DEFAULT_RINGBUF_BYTES (1u << 20)
+/* Per-CPU copies the object carries as compiled; CPUs beyond share them (see pacer_place.h). */
+#define PACER_DEFAULT_COPIES 4
 
 struct pacer_line {
 	union {
@@ -136,6 +154,10 @@ struct pacer_layout {
 	__u32 clock;          /* enum pacer_clock */
 	__u32 tick_shift;     /* a tick is 2^tick_shift ns */
 	__u32 lines_log2;     /* rows: lines per row; blocked: lines in total */
+	__u32 copies;         /* copies of the state in the map: possible CPUs (percpu) or 1 */
+	__u32 backend;        /* enum pacer_backend */
+	__u32 on_full;        /* table: enum pacer_on_full */
+	__u32 pad;
 };
 
 /*

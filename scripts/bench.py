@@ -39,6 +39,7 @@ import math
 import os
 import platform
 import re
+import shutil
 import struct
 import subprocess
 import sys
@@ -79,7 +80,35 @@ PROGRAMS = {
                                          "--clock", "coarse"]),
     "pacer-shared-512k-precise": ("cli", ["--placement", "shared", "--width", "131072",
                                           "--clock", "precise"]),
+    # The recency table: 2^20 entries of 4 bytes, 4 MiB per copy, like the default sketch.
+    "table-percpu": ("cli", ["--backend", "table"]),
+    "table-shared": ("cli", ["--backend", "table", "--placement", "shared"]),
+    "table-percpu-evict": ("cli", ["--backend", "table", "--on-full", "evict-oldest"]),
+    "table-shared-evict": ("cli", ["--backend", "table", "--placement", "shared",
+                                   "--on-full", "evict-oldest"]),
+    # 2 MiB: 4 B per source at the ~500 000 paced sources per interval this VM's
+    # generator reaches beside the pacer; the sketch of the same bytes beside it.
+    "table-shared-2m": ("cli", ["--backend", "table", "--placement", "shared",
+                                "--width", "524288"]),
+    "table-shared-2m-evict": ("cli", ["--backend", "table", "--placement", "shared",
+                                      "--width", "524288", "--on-full", "evict-oldest"]),
+    "pacer-shared-2m": ("cli", ["--placement", "shared", "--width", "524288"]),
+    # Floors: parse, hash, one dependent random line of an aligned array of this many lines.
+    "floor-4m": ("floor", 1 << 16),
+    "floor-2m": ("floor", 1 << 15),
+    "floor-512k": ("floor", 1 << 13),
 }
+
+
+def floor_of(prog):
+    """The floor of a structure: an array of the bytes it keeps per copy."""
+    for size in ("512k", "2m"):
+        if prog.endswith("-" + size) or f"-{size}-" in prog:
+            return "floor-" + size
+    return "floor-4m"
+
+
+FLOORS = [p for p in PROGRAMS if PROGRAMS[p][0] == "floor"]
 PACERS = [p for p in PROGRAMS if PROGRAMS[p][0] == "cli"]
 # Not benchmarked: the referee's control, an exact limiter that cannot pass a source twice
 # within the interval; false passes behind it are measurement artefacts.
@@ -168,7 +197,9 @@ def attach(name):
     """Attach; returns (prog id, load info)."""
     kind, arg = PROGRAMS[name]
     info = {}
-    if kind == "obj":
+    if kind == "floor":
+        attach_floor(arg)
+    elif kind == "obj":
         sh("ip", "link", "set", "dev", IF_RX, "xdp", "obj", f"{BUILD}/{arg}.bpf.o", "sec", "xdp",
            ns=NS_RX)
     else:
@@ -181,8 +212,28 @@ def attach(name):
     return link["xdp"]["prog"]["id"], info
 
 
+FLOOR_PINS = f"/sys/fs/bpf/xpb-floor-{RUN}"
+
+
+def attach_floor(lines):
+    """The floor object with its array made here at `lines` lines (line 0: the index mask)."""
+    os.makedirs(FLOOR_PINS, exist_ok=True)
+    m, p = f"{FLOOR_PINS}/lines", f"{FLOOR_PINS}/prog"
+    sh("bpftool", "map", "create", m, "type", "array", "key", "4", "value", "64", "entries",
+       str(lines), "name", "floor_lines", "flags", "1024")  # BPF_F_MMAPABLE
+    mask = struct.pack("<Q", lines - 1) + bytes(56)
+    sh("bpftool", "map", "update", "pinned", m, "key", "0", "0", "0", "0", "value",
+       *[str(b) for b in mask])
+    sh("bpftool", "prog", "load", f"{BUILD}/bench_floor.bpf.o", p, "type", "xdp", "map", "name",
+       "floor_lines", "pinned", m)
+    sh("ip", "link", "set", "dev", IF_RX, "xdp", "pinned", p, ns=NS_RX)
+
+
 def detach(name):
-    if PROGRAMS[name][0] == "obj":
+    if PROGRAMS[name][0] == "floor":
+        sh("ip", "link", "set", "dev", IF_RX, "xdp", "off", ns=NS_RX)
+        shutil.rmtree(FLOOR_PINS, ignore_errors=True)
+    elif PROGRAMS[name][0] == "obj":
         sh("ip", "link", "set", "dev", IF_RX, "xdp", "off", ns=NS_RX)
     else:
         sh(CLI, "unload", IF_RX, ns=NS_RX)
@@ -211,8 +262,8 @@ def map_memory(map_ids):
         b = info.get("bytes_memlock", 0)
         total += b
         name = info.get("name", "")
-        if (name.startswith("pacer_sk_") and info.get("max_entries", 0) > 1) or \
-                name == "lru_last_seen":
+        if (name.startswith("pacer_sk") and info.get("max_entries", 0) > 1) or \
+                name in ("lru_last_seen", "floor_lines"):
             state += b
     return total, state
 
@@ -268,14 +319,16 @@ def referee_read(ids, reset=False):
     return out
 
 
-def model(prog, n_per_copy):
+def model(prog, n_per_copy, one_sided=False):
     load = PROGRAMS[prog][1]
     # Only the sketch's shape matters to the model; placement and clock do not.
-    args = [x for i in range(0, len(load), 2) if load[i] in ("--rows", "--width", "--layout")
-            for x in load[i:i + 2]]
+    args = [x for i in range(0, len(load), 2)
+            if load[i] in ("--rows", "--width", "--layout", "--backend") for x in load[i:i + 2]]
     out = json.loads(sh(CLI, "model", "--sources", str(max(1, int(n_per_copy))), *args,
                         "--json"))
-    return out["false_drop"]
+    # The table's opposite mode drops falsely only on fingerprint collisions.
+    return out["opposite_false_drop"] if "evict-oldest" in load and not one_sided \
+        else out["false_drop"]
 
 
 def model_one_shot(prog, n_fixed, n_one_shot):
@@ -301,11 +354,12 @@ def model_one_shot(prog, n_fixed, n_one_shot):
 
 
 def capacity_at(prog, p=0.01):
-    """Largest active sources per copy the model allows at false-drop rate p (bisection)."""
+    """Largest active sources per copy the model allows at false-drop rate p (bisection);
+    for the table's opposite mode, at that rate of false passes (its overflow)."""
     lo, hi = 1, 1 << 26
     while hi - lo > max(1, lo // 1000):
         mid = (lo + hi) // 2
-        if model(prog, mid) <= p:
+        if model(prog, mid, one_sided=True) <= p:
             lo = mid
         else:
             hi = mid
@@ -547,6 +601,40 @@ def print_placement(p):
               f"{'met' if ratio <= 1.1 else 'missed'}")
 
 
+PACED_N, PACED_PERIOD_S = 1_000_000, 1.1
+
+
+def paced_cell(prog, secs, threads):
+    """PACED_N well-behaved sources, one packet each per PACED_PERIOD_S (above the
+    interval: an exact limiter passes every packet), a token flood beside; from a cold
+    start, every packet of theirs that is dropped is a false drop."""
+    pid, info = attach(prog)
+    try:
+        _, _, maps = prog_stats(pid)
+        _, state = map_memory(maps)
+        ids = referee_attach(GOOD_BASE, PACED_N, INTERVAL_NS - CLOCK_TOL_NS)
+        g = gen(["--dist", "mix", "--good", str(PACED_N), "--good-period",
+                 f"{int(PACED_PERIOD_S * 1000)}ms", "--src-base", GOOD_BASE], secs, threads,
+                rate=PACED_N / PACED_PERIOD_S + 1000)
+        ref = referee_read(ids)
+        st = json.loads(sh(CLI, "stats", IF_RX, "--json", ns=NS_RX)) \
+            if PROGRAMS[prog][0] == "cli" else {}
+    finally:
+        detach(prog)
+    copies = copies_of(prog) if prog in PACERS else 1
+    # Sources that sent within a period at the rate the generator achieved (it can fall
+    # behind the schedule): the load the structure carried.
+    active = min(PACED_N, g["good_sent"] / g["seconds"] * PACED_PERIOD_S)
+    return {"program": prog, "seconds": g["seconds"], "state_bytes": state,
+            "active_sources": active, "good_pps": g["good_sent"] / g["seconds"],
+            "state_bytes_per_source": state / active, "good_sent": g["good_sent"],
+            "good_passed": ref["tracked_passed"],
+            "false_drop_rate": 1 - ref["tracked_passed"] / max(1, g["good_sent"]),
+            "model_false_drop": model(prog, active / copies) if prog in PACERS else 0.0,
+            "table_full": st.get("table_full"), "table_evict": st.get("table_evict"),
+            "false_passes": ref["false_passes"]}
+
+
 def fmt_bytes(b):
     for unit, div in (("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
         if b >= div:
@@ -565,6 +653,12 @@ def main():
                     help="one run per cell, fewer programs, no sweep: about 1.5 minutes")
     ap.add_argument("--no-sweep", action="store_true",
                     help="skip the cost-against-sketch-size sweep (skipped with --quick)")
+    ap.add_argument("--paced", action="store_true",
+                    help=f"add the accuracy run of {PACED_N} well-behaved paced sources")
+    ap.add_argument("--no-perf", action="store_true",
+                    help="skip the cost runs (e.g. with --paced alone)")
+    ap.add_argument("--perf-only", action="store_true",
+                    help="cost only: skip the guarantee and accuracy runs")
     ap.add_argument("--threads", type=int, default=0,
                     help="generator threads (default: one per CPU)")
     ap.add_argument("--programs", help="comma-separated subset (bare-drop and lru-exact, the "
@@ -602,20 +696,21 @@ def main():
                            .split("\n")[0].strip(" :\t"),
                            "loadavg_at_start": open("/proc/loadavg").read().split()[:3]},
                "seconds": secs, "reps": reps, "threads": threads, "interval_ns": INTERVAL_NS,
-               "perf": [], "sweep": [], "guarantee": [], "accuracy": [], "capacity": {}}
+               "perf": [], "sweep": [], "guarantee": [], "accuracy": [], "paced": [],
+               "capacity": {}}
     stats = BpfStats()
     results["stats_via"] = stats.how
     t_start = time.time()
     try:
         setup(ncpus)
         if not a.placement_only:
-            for wl in workloads:
+            for wl in ([] if a.no_perf else workloads):
                 for prog in programs:
                     row = perf_cell(prog, wl, secs, threads, reps)
                     results["perf"].append(row)
                     log(f"  {wl:10s} {prog:25s} {row['ns_per_packet']:7.1f} ns/pkt "
                         f"{row['received_pps'] / 1e6:6.2f} Mpps")
-            if not (a.quick or a.no_sweep):
+            if not (a.quick or a.no_sweep or a.no_perf):
                 for wl in [w for w in SWEEP_WORKLOADS if w in workloads]:
                     for w in SWEEP_WIDTHS:
                         name = f"sweep-shared-{4 * w // 1024}k"
@@ -624,13 +719,21 @@ def main():
                         row["sketch_bytes"] = 4 * w
                         results["sweep"].append(row)
                         log(f"  sweep {wl:10s} {name:25s} {row['ns_per_packet']:7.1f} ns/pkt")
-            for prog in pacers + [CONTROL]:
+            for prog in ([] if a.perf_only else pacers + [CONTROL]):
                 for wl in ("uniform-1k", "zipf-1m"):
                     row = guarantee_cell(prog, wl, max(2.0, 2 * secs), threads)
                     results["guarantee"].append(row)
                     log(f"  guarantee {wl:10s} {prog:25s} false passes {row['false_passes']} "
                         f"of {row['passed']} passes")
-            for prog in pacers + ["lru-exact"]:
+            for prog in (pacers + ["lru-exact"] if a.paced else []):
+                row = paced_cell(prog, max(4.0, 4 * secs), threads)
+                results["paced"].append(row)
+                log(f"  paced-1m {prog:25s} {row['active_sources']:9.0f} sources "
+                    f"{row['state_bytes_per_source']:6.1f} B/source "
+                    f"false drops {100 * row['false_drop_rate']:.3f} % "
+                    f"(model {100 * row['model_false_drop']:.3f} %), "
+                    f"false passes {row['false_passes']}")
+            for prog in ([] if a.perf_only else pacers + ["lru-exact"]):
                 row = accuracy_cell(prog, max(4.0, 4 * secs), threads, ncpus)
                 results["accuracy"].append(row)
                 log(f"  accuracy {prog:25s} {row['state_bytes_per_source']:6.1f} B/source "
@@ -650,6 +753,8 @@ def main():
         lru = base[(r["workload"], "lru-exact")]["ns_per_packet"]
         r["x_bare_drop"] = r["ns_per_packet"] / d
         r["lru_over_this"] = lru / r["ns_per_packet"]
+        fl = base.get((r["workload"], floor_of(r["program"])))
+        r["x_floor"] = r["ns_per_packet"] / fl["ns_per_packet"] if fl else None
         if r["program"] in PACERS:
             copies = 1 if is_shared(r["program"]) else ncpus
             cap = results["capacity"].get(r["program"])
@@ -663,8 +768,7 @@ def main():
         r["lru_over_this"] = base[(r["workload"], "lru-exact")]["ns_per_packet"] / r["ns_per_packet"]
     targets = []
     for r in results["perf"] + results["sweep"]:
-        if r["program"] not in ("bare-drop", "parse-only", "lru-exact") and \
-                r["workload"] in ("spoofed", "zipf-1m"):
+        if r["program"] in PACERS and r["workload"] in ("spoofed", "zipf-1m"):
             targets.append({"workload": r["workload"], "program": r["program"],
                             "x_bare_drop": r["x_bare_drop"], "lru_over_this": r["lru_over_this"],
                             "model_false_drop_at_load": r.get("model_false_drop_at_load"),
@@ -691,17 +795,19 @@ def main():
     print(f"\nxdp-pacer benchmark: {m['cpu']}, {m['cpus']} CPUs, kernel {m['kernel']}; "
           f"median of {reps} x {secs:g} s per cell, {threads} generator threads, interval 1 s, "
           f"stats via {results['stats_via']}")
-    print("| workload | program | ns/packet | x bare drop | LRU / this | received Mpps "
+    print("| workload | program | ns/packet | x bare drop | x floor | LRU / this | received Mpps "
           "| map memory | state | state B/source at 1 % | model false drops at this load "
           "| passed | busiest CPU |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in results["perf"]:
         bps = r.get("state_bytes_per_source_at_1pct")
         fd = r.get("model_false_drop_at_load")
         pf = r.get("passed_fraction")
         bc = r.get("busiest_cpu_share")
+        xf = r.get("x_floor")
         print(f"| {r['workload']} | {r['program']} | {r['ns_per_packet']:.1f} | "
-              f"{r['x_bare_drop']:.2f} | {r['lru_over_this']:.2f} | "
+              f"{r['x_bare_drop']:.2f} | {'' if xf is None else f'{xf:.2f}'} | "
+              f"{r['lru_over_this']:.2f} | "
               f"{r['received_pps'] / 1e6:.2f} | {fmt_bytes(r['map_bytes'])} | "
               f"{fmt_bytes(r['state_bytes'])} | {'' if bps is None else f'{bps:.1f}'} | "
               f"{'' if fd is None else f'{100 * fd:.1f} %'} | "
@@ -732,6 +838,17 @@ def main():
               f"{r['state_bytes_per_source']:.1f} | {r['good_sent']} | {r['good_passed']} | "
               f"{100 * r['false_drop_rate']:.2f} % | {100 * r['model_false_drop']:.2f} % | "
               f"{r['false_passes']} |")
+    if results["paced"]:
+        print(f"\n| paced ({PACED_N} sources, 1 packet / {PACED_PERIOD_S} s each, cold start) "
+              "| sent pps | sources per period | state B/source | good sent | good passed "
+              "| false drops | model | table full | evictions | false passes |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for r in results["paced"]:
+            print(f"| {r['program']} | {r['good_pps']:.0f} | {r['active_sources']:.0f} | "
+                  f"{r['state_bytes_per_source']:.2f} | {r['good_sent']} | "
+                  f"{r['good_passed']} | {100 * r['false_drop_rate']:.3f} % | "
+                  f"{100 * r['model_false_drop']:.3f} % | {r['table_full'] or ''} | "
+                  f"{r['table_evict'] or ''} | {r['false_passes']} |")
     print("\nSpeed target (spoofed, zipf-1m: <= 2.0x bare drop and >= 6x cheaper than LRU):")
     for t in targets:
         fd = t["model_false_drop_at_load"]

@@ -4,7 +4,7 @@
 # a table on stdout and build/bench/results.json.
 #   scripts/bench.sh [--quick] [--seconds S] [--reps N] [--threads N] [--no-sweep]
 #                    [--no-placement | --placement-only]
-#                    [--programs A,B] [--workloads X,Y] [--out FILE]
+#                    [--programs A,B] [--workloads X,Y] [--perf-only] [--paced] [--out FILE]
 # This script owns clean-up: whatever happens to the run (error, Ctrl-C,
 # kill), the trap deletes the namespaces and pins it made and puts
 # kernel.bpf_stats_enabled back if the run had to change it.
@@ -34,7 +34,7 @@ cleanup() {
 		sysctl -qw kernel.bpf_stats_enabled="$(cat "$XPB_STATE/sysctl")" || true
 	fi
 	xpb_remove_pair "$XPB_RUN" "$BUILD/xdp-pacer"
-	rm -rf "$XPB_STATE"
+	rm -rf "/sys/fs/bpf/xpb-floor-$XPB_RUN" "$XPB_STATE"
 	exit "$rc"
 }
 trap cleanup EXIT

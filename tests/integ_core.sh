@@ -15,7 +15,7 @@ out=$(rx "$CLI" load "$IF_RX" 2>&1)
 check "load attaches (exit 0)" test $? -eq 0
 echo "$out" | sed 's/^/    /'
 check "load reports the attach path libxdp took" grep -q "single program\|libxdp dispatcher" <<<"$out"
-check "pins created under $PINS" test -e "$PINS/prog" -a -e "$PINS/sketch_percpu" -a -e "$PINS/config"
+check "pins created under $PINS" test -e "$PINS/prog" -a -e "$PINS/sketch" -a -e "$PINS/config"
 check "status names the interface and policy" grep -q 'policy pace' <<<"$(rx "$CLI" status "$IF_RX")"
 
 sent=$(send 10.213.1.1 200 --per-source 3)

@@ -39,7 +39,7 @@ static struct xdp_pacer_bpf *open_pacer(uint32_t clock, uint32_t tick_shift, uin
 	struct pacer_layout lay = {
 		.magic = PACER_LAYOUT_MAGIC, .abi_version = PACER_ABI_VERSION, .rows = 2,
 		.kind = PACER_LAYOUT_ROWS, .placement = PACER_PLACEMENT_SHARED, .clock = clock,
-		.tick_shift = tick_shift, .lines_log2 = 12,
+		.tick_shift = tick_shift, .lines_log2 = 12, .copies = 1,
 	};
 	struct xdp_pacer_bpf *skel = xdp_pacer_bpf__open();
 	struct pacer_config *cfg;
@@ -51,9 +51,8 @@ static struct xdp_pacer_bpf *open_pacer(uint32_t clock, uint32_t tick_shift, uin
 	cfg->thresh_ticks = pacer_thresh_ticks(interval_ns, tick_shift);
 	cfg->hash_key[0] = 0x0123456789abcdefULL; /* policy pace, prefixes /32 /64: the object's */
 	cfg->hash_key[1] = 0xfedcba9876543211ULL;
-	ck_assert_int_eq(bpf_map__set_max_entries(skel->maps.pacer_sk_shared,
+	ck_assert_int_eq(bpf_map__set_max_entries(skel->maps.pacer_sk,
 						  (uint32_t)pacer_total_lines(lay.kind, lay.rows, 12)), 0);
-	ck_assert_int_eq(bpf_map__set_max_entries(skel->maps.pacer_sk_pcpu, 1), 0);
 	ck_assert_int_eq(bpf_map__set_max_entries(skel->maps.pacer_events, RING_BYTES), 0);
 	return skel;
 }

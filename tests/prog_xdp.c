@@ -5,7 +5,9 @@
  * live changes.  Time is moved by writing old ticks into the sketch, never
  * by sleeping.
  */
+#define _GNU_SOURCE
 #include <check.h>
+#include <sched.h>
 #include "check_run.h"
 #include <errno.h>
 #include <stdio.h>
@@ -13,12 +15,16 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <arpa/inet.h>
 #include <linux/if_ether.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "pacer_sketch.h"
 #include "pacer_budget.h"
+#include "pacer_place.h"
+#include "pacer_table.h"
+#include "table_sim.h"
 #include "xdp_pacer.skel.h"
 
 #ifndef XDP_DROP
@@ -30,7 +36,10 @@ static const __u64 test_key[2] = { 0x1111222233334445ULL, 0x5555666677778889ULL 
 
 struct fixture {
 	struct xdp_pacer_bpf *skel;
-	int prog_fd, sketch_fd, ncpus;
+	int prog_fd, ncpus;
+	struct pacer_line *sk; /* the sketch map, mmapped: every copy */
+	size_t sk_len;
+	uint32_t lines;        /* lines per copy */
 	struct pacer_layout lay;
 };
 
@@ -38,6 +47,9 @@ static struct fixture fx;
 /* The clock fixture_load() builds with; tests run on the production default. */
 static uint32_t fx_clock = PACER_CLOCK_CACHED;
 static uint32_t fx_tick_shift = 25;
+/* The backend fixture_load() builds (table: lines_log2 fx_table_lines_log2, rows 1). */
+static uint32_t fx_backend = PACER_BACKEND_SKETCH, fx_on_full = PACER_TBL_FULL_DROP;
+static uint32_t fx_table_lines_log2 = 10;
 
 static void fixture_load(uint32_t kind, uint32_t placement, uint32_t rows, uint32_t policy,
 			 uint32_t malformed, uint32_t prefix4, uint32_t prefix6, int zero_key)
@@ -46,10 +58,15 @@ static void fixture_load(uint32_t kind, uint32_t placement, uint32_t rows, uint3
 		.magic = PACER_LAYOUT_MAGIC, .abi_version = PACER_ABI_VERSION, .rows = rows,
 		.kind = kind, .placement = placement, .clock = fx_clock,
 		.tick_shift = fx_tick_shift, .lines_log2 = 10,
+		.copies = placement == PACER_PLACEMENT_PERCPU ? (uint32_t)libbpf_num_possible_cpus() : 1,
+		.backend = fx_backend, .on_full = fx_on_full,
 	};
 	struct pacer_config *cfg;
-	uint32_t lines = (uint32_t)pacer_total_lines(kind, rows, lay.lines_log2);
+	uint32_t lines;
 
+	if (fx_backend == PACER_BACKEND_TABLE)
+		lay.lines_log2 = fx_table_lines_log2;
+	lines = (uint32_t)pacer_total_lines(kind, rows, lay.lines_log2);
 	memset(&fx, 0, sizeof(fx));
 	fx.skel = xdp_pacer_bpf__open();
 	ck_assert_ptr_nonnull(fx.skel);
@@ -65,17 +82,15 @@ static void fixture_load(uint32_t kind, uint32_t placement, uint32_t rows, uint3
 		cfg->hash_key[0] = test_key[0];
 		cfg->hash_key[1] = test_key[1];
 	}
-	ck_assert_int_eq(bpf_map__set_max_entries(placement == PACER_PLACEMENT_PERCPU
-							  ? fx.skel->maps.pacer_sk_pcpu
-							  : fx.skel->maps.pacer_sk_shared, lines), 0);
-	ck_assert_int_eq(bpf_map__set_max_entries(placement == PACER_PLACEMENT_PERCPU
-							  ? fx.skel->maps.pacer_sk_shared
-							  : fx.skel->maps.pacer_sk_pcpu, 1), 0);
+	ck_assert_int_eq(bpf_map__set_max_entries(fx.skel->maps.pacer_sk, lines * lay.copies), 0);
 	ck_assert_int_eq(xdp_pacer_bpf__load(fx.skel), 0);
 	fx.prog_fd = bpf_program__fd(fx.skel->progs.xdp_pacer);
-	fx.sketch_fd = bpf_map__fd(placement == PACER_PLACEMENT_PERCPU ? fx.skel->maps.pacer_sk_pcpu
-								       : fx.skel->maps.pacer_sk_shared);
-	fx.ncpus = placement == PACER_PLACEMENT_PERCPU ? libbpf_num_possible_cpus() : 1;
+	fx.ncpus = (int)lay.copies;
+	fx.lines = lines;
+	fx.sk_len = (size_t)lines * lay.copies * sizeof(struct pacer_line);
+	fx.sk = mmap(NULL, fx.sk_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		     bpf_map__fd(fx.skel->maps.pacer_sk), 0);
+	ck_assert_ptr_ne(fx.sk, MAP_FAILED);
 	fx.lay = lay;
 }
 
@@ -87,6 +102,7 @@ static void fixture_default(void)
 
 static void fixture_unload(void)
 {
+	munmap(fx.sk, fx.sk_len);
 	xdp_pacer_bpf__destroy(fx.skel);
 	fx.skel = NULL;
 }
@@ -239,50 +255,49 @@ static void key_slots(const char *addr, uint32_t prefix, uint32_t idx[PACER_MAX_
 	pacer_slots(fx.lay.kind, fx.lay.rows, fx.lay.lines_log2, h, idx, cell);
 }
 
+/* Row r's line of the key in CPU copy `cpu`. */
+static struct pacer_line *copy_line(int cpu, uint32_t idx)
+{
+	return &fx.sk[pacer_copy_base(fx.lay.placement, fx.lay.copies, (uint32_t)cpu, fx.lines) + idx];
+}
+
 /* Make every copy of the key's cells look written `age` ticks ago. */
 static void set_key_age(const char *addr, uint32_t prefix, uint32_t age)
 {
 	uint32_t idx[PACER_MAX_ROWS], cell[PACER_MAX_ROWS], r;
-	struct pacer_line *v = calloc((size_t)fx.ncpus, sizeof(*v));
 	uint64_t tick = now_tick();
 	int cpu;
 
-	ck_assert_ptr_nonnull(v);
 	key_slots(addr, prefix, idx, cell);
 	for (r = 0; r < fx.lay.rows; r++) {
-		ck_assert_int_eq(bpf_map_lookup_elem(fx.sketch_fd, &idx[r], v), 0);
 		for (cpu = 0; cpu < fx.ncpus; cpu++) {
-			if (v[cpu].epoch != pacer_epoch(tick))
-				pacer_line_rebase(&v[cpu], tick);
-			v[cpu].cell[cell[r]] = (uint8_t)(tick - age);
+			struct pacer_line *l = copy_line(cpu, idx[r]);
+
+			if (l->epoch != pacer_epoch(tick))
+				pacer_line_rebase(l, tick);
+			l->cell[cell[r]] = (uint8_t)(tick - age);
 		}
-		ck_assert_int_eq(bpf_map_update_elem(fx.sketch_fd, &idx[r], v, BPF_ANY), 0);
 	}
-	free(v);
 }
 
-/* The key's cell in row 0 on every CPU copy that has it set recently. */
+/* The key's age over every CPU copy: youngest copy per row, oldest row. */
 static uint32_t key_age(const char *addr, uint32_t prefix)
 {
 	uint32_t idx[PACER_MAX_ROWS], cell[PACER_MAX_ROWS], r, worst = 0;
-	struct pacer_line *v = calloc((size_t)fx.ncpus, sizeof(*v));
 	uint64_t tick = now_tick();
 	int cpu;
 
-	ck_assert_ptr_nonnull(v);
 	key_slots(addr, prefix, idx, cell);
 	for (r = 0; r < fx.lay.rows; r++) {
 		uint32_t best = PACER_AGE_STALE;
 
-		ck_assert_int_eq(bpf_map_lookup_elem(fx.sketch_fd, &idx[r], v), 0);
 		for (cpu = 0; cpu < fx.ncpus; cpu++) {
-			uint32_t a = pacer_cell_age(&v[cpu], cell[r], tick);
+			uint32_t a = pacer_cell_age(copy_line(cpu, idx[r]), cell[r], tick);
 
 			best = a < best ? a : best;
 		}
 		worst = best > worst ? best : worst;
 	}
-	free(v);
 	return worst;
 }
 
@@ -659,6 +674,179 @@ START_TEST(test_key_drawn_in_datapath_when_loaded_without_cli)
 }
 END_TEST
 
+/* Per-CPU placement: a packet handled on CPU c writes copy c of the map and no other. */
+START_TEST(test_percpu_copy_is_the_running_cpus)
+{
+	uint32_t idx[PACER_MAX_ROWS], cell[PACER_MAX_ROWS];
+	uint64_t tick;
+	cpu_set_t saved, one;
+	struct frame f;
+	int cpu, other;
+
+	if (libbpf_num_possible_cpus() < 2 || sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		return; /* nothing to tell apart on one CPU */
+	ck_assert_int_eq(sched_getaffinity(0, sizeof(saved), &saved), 0);
+	for (cpu = 0; cpu < 2; cpu++) {
+		fixture_load(PACER_LAYOUT_ROWS, PACER_PLACEMENT_PERCPU, 4, PACER_POLICY_PACE,
+			     PACER_MALFORMED_PASS, 32, 64, 0);
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		ck_assert_int_eq(sched_setaffinity(0, sizeof(one), &one), 0);
+		v4(&f, "10.14.0.1");
+		ck_assert_int_eq(run(&f), XDP_PASS);
+		ck_assert_int_eq(run(&f), XDP_DROP);
+		ck_assert_int_eq(sched_setaffinity(0, sizeof(saved), &saved), 0);
+		key_slots("10.14.0.1", 32, idx, cell);
+		tick = now_tick();
+		for (other = 0; other < fx.ncpus; other++) {
+			uint32_t age = pacer_cell_age(copy_line(other, idx[0]), cell[0], tick);
+
+			if (other == cpu)
+				ck_assert_uint_le(age, 1);
+			else
+				ck_assert_uint_ge(age, PACER_MAX_THRESH);
+		}
+		fixture_unload();
+	}
+}
+END_TEST
+
+/* ---- the table backend ---- */
+
+static void table_load(uint32_t placement, uint32_t policy, uint32_t on_full, uint32_t lines_log2)
+{
+	fx_backend = PACER_BACKEND_TABLE;
+	fx_on_full = on_full;
+	fx_table_lines_log2 = lines_log2;
+	fixture_load(PACER_LAYOUT_ROWS, placement, 1, policy, PACER_MALFORMED_PASS, 32, 64, 0);
+	fx_backend = PACER_BACKEND_SKETCH;
+	fx_on_full = PACER_TBL_FULL_DROP;
+	fx_table_lines_log2 = 10;
+}
+
+/* Age every entry with the key's fingerprint in every copy by `ticks`. */
+static void table_age_key(const char *addr, uint32_t ticks)
+{
+	uint32_t lines[2], a, i, j;
+	uint64_t h;
+	int cpu;
+
+	ck_assert_int_eq(inet_pton(AF_INET, addr, &a), 1);
+	h = pacer_hash_v4(test_key, a);
+	pacer_tbl_lines(h, fx.lay.lines_log2, lines);
+	for (cpu = 0; cpu < fx.ncpus; cpu++) {
+		for (j = 0; j < 2; j++) {
+			struct pacer_tbl_line *l = (struct pacer_tbl_line *)copy_line(cpu, lines[j]);
+
+			for (i = 0; i < PACER_TBL_WAYS; i++)
+				if ((l->e[i] >> 16) == pacer_tbl_fp(h))
+					l->e[i] = pacer_tbl_entry(pacer_tbl_fp(h), l->e[i] - ticks);
+		}
+	}
+}
+
+/* _i: placement x policy x on_full */
+START_TEST(test_table_verdicts)
+{
+	uint32_t placement = (uint32_t)(_i / 4), policy = (uint32_t)(_i / 2 % 2);
+	struct frame f, g;
+
+	table_load(placement, policy, (uint32_t)(_i % 2), 10);
+	v4(&f, "10.21.0.1");
+	ck_assert_int_eq(run(&f), XDP_PASS);
+	ck_assert_int_eq(run(&f), XDP_DROP);
+	build_v6(&g, "2001:db8:21::1", 0, 6);
+	ck_assert_int_eq(run(&g), XDP_PASS);
+	ck_assert_int_eq(run(&g), XDP_DROP);
+	/* A whole interval later (threshold 31 ticks) the key passes again. */
+	table_age_key("10.21.0.1", 32);
+	ck_assert_int_eq(run(&f), XDP_PASS);
+	ck_assert_int_eq(run(&f), XDP_DROP);
+	/* Under quiet the drop refreshed the entry: 20 ticks older is still recent. */
+	table_age_key("10.21.0.1", 20);
+	ck_assert_int_eq(run(&f), XDP_DROP);
+	table_age_key("10.21.0.1", 20);
+	ck_assert_int_eq(run(&f), policy == PACER_POLICY_QUIET ? XDP_DROP : XDP_PASS);
+	fixture_unload();
+}
+END_TEST
+
+/*
+ * Two lines (32 entries): every key's two candidates.  The 33rd fresh key
+ * finds no entry: one-sided drops it, opposite evicts the oldest.
+ */
+START_TEST(test_table_full)
+{
+	uint32_t on_full = (uint32_t)(_i % 2), placement = (uint32_t)(_i / 2);
+	char addr[32];
+	struct frame f;
+	int k;
+
+	table_load(placement, PACER_POLICY_PACE, on_full, 1);
+	for (k = 0; k < 2 * PACER_TBL_WAYS; k++) {
+		snprintf(addr, sizeof(addr), "10.22.0.%d", k + 1);
+		v4(&f, addr);
+		ck_assert_int_eq(run(&f), XDP_PASS);
+	}
+	v4(&f, "10.22.1.1");
+	ck_assert_int_eq(run(&f), on_full == PACER_TBL_FULL_EVICT ? XDP_PASS : XDP_DROP);
+	ck_assert_uint_eq(counter(PACER_STAT_TABLE_FULL), on_full == PACER_TBL_FULL_EVICT ? 0 : 1);
+	ck_assert_uint_eq(counter(PACER_STAT_TABLE_EVICT), on_full == PACER_TBL_FULL_EVICT ? 1 : 0);
+	/* One-sided: the 32 admitted keys are all still recent. */
+	for (k = 0; k < 2 * PACER_TBL_WAYS && on_full == PACER_TBL_FULL_DROP; k++) {
+		snprintf(addr, sizeof(addr), "10.22.0.%d", k + 1);
+		v4(&f, addr);
+		ck_assert_int_eq(run(&f), XDP_DROP);
+	}
+	fixture_unload();
+}
+END_TEST
+
+/*
+ * The datapath against the simulator (the same header, plus the BPF side's
+ * lookups and swaps): 4 lines (64 entries), 300 sources sent twice in
+ * order, all within the interval, so every verdict is decided by the table
+ * alone (fresh, own, free or full), whatever tick each packet lands in.
+ * _i: placement x on_full.
+ */
+START_TEST(test_table_matches_simulation)
+{
+	uint32_t placement = (uint32_t)(_i / 2), on_full = (uint32_t)(_i % 2), k, a;
+	struct table_sim sim;
+	int mismatches = 0, drops = 0, round;
+	char addr[32];
+	struct frame f;
+
+	table_load(placement, PACER_POLICY_PACE, on_full, 2);
+	ck_assert_int_eq(table_sim_init(&sim, 2, 25, fx.skel->data->pacer_cfg.thresh_ticks,
+					PACER_POLICY_PACE, on_full, test_key), 0);
+	for (round = 0; round < 2; round++) {
+		for (k = 0; k < 300; k++) {
+			int want, got;
+
+			snprintf(addr, sizeof(addr), "10.23.%u.%u", k / 200, k % 200 + 1);
+			ck_assert_int_eq(inet_pton(AF_INET, addr, &a), 1);
+			want = table_sim_packet(&sim, pacer_hash_v4(test_key, a), 1ULL << 40, NULL);
+			v4(&f, addr);
+			got = run(&f) == XDP_DROP;
+			mismatches += got != want;
+			drops += got;
+		}
+	}
+	ck_assert_int_eq(mismatches, 0);
+	/* The table filled: overflow was exercised (dropped, or evicted and admitted again). */
+	if (on_full == PACER_TBL_FULL_EVICT)
+		ck_assert_uint_gt(sim.evicted, 200);
+	else
+		ck_assert_int_gt(drops, 300);
+	ck_assert_uint_eq(counter(on_full == PACER_TBL_FULL_EVICT ? PACER_STAT_TABLE_EVICT
+								   : PACER_STAT_TABLE_FULL),
+			  on_full == PACER_TBL_FULL_EVICT ? sim.evicted : sim.full);
+	table_sim_free(&sim);
+	fixture_unload();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("xdp program (BPF_PROG_TEST_RUN)");
@@ -684,6 +872,10 @@ int main(void)
 	tcase_add_test(tc, test_live_interval_and_policy_change);
 	tcase_add_test(tc, test_key_drawn_in_datapath_when_loaded_without_cli);
 	tcase_add_test(tc, test_cached_clock_is_armed_and_advances);
+	tcase_add_test(tc, test_percpu_copy_is_the_running_cpus);
+	tcase_add_loop_test(tc, test_table_verdicts, 0, 8);
+	tcase_add_loop_test(tc, test_table_full, 0, 4);
+	tcase_add_loop_test(tc, test_table_matches_simulation, 0, 4);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -29,8 +29,7 @@
 int verbose;
 
 const char *const pacer_map_names[PACER_MAP_MAX] = {
-	[PACER_MAP_SK_PCPU] = "pacer_sk_pcpu",
-	[PACER_MAP_SK_SHARED] = "pacer_sk_shared",
+	[PACER_MAP_SK] = "pacer_sk",
 	[PACER_MAP_STATS] = "pacer_stats",
 	[PACER_MAP_EVENTS] = "pacer_events",
 	[PACER_MAP_DATA] = ".data",
@@ -42,8 +41,7 @@ const char *const pacer_map_names[PACER_MAP_MAX] = {
 };
 
 static const uint32_t pacer_map_value_size[PACER_MAP_MAX] = {
-	[PACER_MAP_SK_PCPU] = sizeof(struct pacer_line),
-	[PACER_MAP_SK_SHARED] = sizeof(struct pacer_line),
+	[PACER_MAP_SK] = sizeof(struct pacer_line),
 	[PACER_MAP_STATS] = sizeof(struct pacer_counters),
 	[PACER_MAP_EVENTS] = 0, /* ring buffer: no values */
 	[PACER_MAP_DATA] = sizeof(struct pacer_config),
@@ -55,8 +53,7 @@ static const uint32_t pacer_map_value_size[PACER_MAP_MAX] = {
 };
 
 const char *const pacer_pin_names[PACER_MAP_MAX] = {
-	[PACER_MAP_SK_PCPU] = "sketch_percpu",
-	[PACER_MAP_SK_SHARED] = "sketch_shared",
+	[PACER_MAP_SK] = "sketch",
 	[PACER_MAP_STATS] = "stats",
 	[PACER_MAP_EVENTS] = "events",
 	[PACER_MAP_DATA] = "config",
@@ -84,6 +81,9 @@ const char *const pacer_stat_names[PACER_STAT_MAX] = {
 	[PACER_STAT_DROPPED_BUDGET] = "dropped_budget",
 	[PACER_STAT_BUDGET_NO_BUCKET] = "budget_no_bucket",
 	[PACER_STAT_BUDGET_RETURNING] = "budget_returning",
+	[PACER_STAT_TABLE_FULL] = "table_full",
+	[PACER_STAT_TABLE_EVICT] = "table_evict",
+	[PACER_STAT_TABLE_RACE] = "table_race",
 };
 
 static void vpr(const char *pfx, const char *fmt, va_list ap)
@@ -778,6 +778,8 @@ static const char *const placement_names[] = { "percpu", "shared" };
 static const char *const layout_names[] = { "rows", "blocked" };
 static const char *const clock_names[] = { "coarse", "precise", "cached" };
 static const char *const malformed_names[] = { "pass", "drop" };
+static const char *const backend_names[] = { "sketch", "table" };
+static const char *const on_full_names[] = { "drop", "evict-oldest" };
 
 #define NAME_OF(tab, v) ((v) < sizeof(tab) / sizeof(tab[0]) ? tab[v] : "?")
 
@@ -785,6 +787,8 @@ const char *policy_name(uint32_t p) { return NAME_OF(policy_names, p); }
 const char *placement_name(uint32_t p) { return NAME_OF(placement_names, p); }
 const char *layout_name(uint32_t k) { return NAME_OF(layout_names, k); }
 const char *clock_name(uint32_t c) { return NAME_OF(clock_names, c); }
+const char *backend_name(uint32_t b) { return NAME_OF(backend_names, b); }
+const char *on_full_name(uint32_t f) { return NAME_OF(on_full_names, f); }
 
 static int lookup_name(const char *const *tab, size_t n, const char *s, uint32_t *out)
 {
@@ -806,6 +810,8 @@ int parse_placement(const char *s, uint32_t *out) { return LOOKUP(placement_name
 int parse_layout(const char *s, uint32_t *out) { return LOOKUP(layout_names, s, out); }
 int parse_clock(const char *s, uint32_t *out) { return LOOKUP(clock_names, s, out); }
 int parse_malformed(const char *s, uint32_t *out) { return LOOKUP(malformed_names, s, out); }
+int parse_backend(const char *s, uint32_t *out) { return LOOKUP(backend_names, s, out); }
+int parse_on_full(const char *s, uint32_t *out) { return LOOKUP(on_full_names, s, out); }
 
 void interval_range(uint32_t tick_shift, uint64_t *min_ns, uint64_t *max_ns)
 {

@@ -87,8 +87,7 @@ int ensure_bpffs(void);
 int num_cpus(void);
 
 enum pacer_map_id {
-	PACER_MAP_SK_PCPU,
-	PACER_MAP_SK_SHARED,
+	PACER_MAP_SK,
 	PACER_MAP_STATS,
 	PACER_MAP_EVENTS,
 	PACER_MAP_DATA,
@@ -141,10 +140,14 @@ const char *policy_name(uint32_t p);
 const char *placement_name(uint32_t p);
 const char *layout_name(uint32_t k);
 const char *clock_name(uint32_t c);
+const char *backend_name(uint32_t b);
+const char *on_full_name(uint32_t f);
 int parse_policy(const char *s, uint32_t *out);
 int parse_placement(const char *s, uint32_t *out);
 int parse_layout(const char *s, uint32_t *out);
 int parse_clock(const char *s, uint32_t *out);
+int parse_backend(const char *s, uint32_t *out);
+int parse_on_full(const char *s, uint32_t *out);
 int parse_malformed(const char *s, uint32_t *out);
 
 /*

@@ -19,6 +19,7 @@
 #include "pacer_conf.h"
 #include "rss_probe.h"
 #include "pacer_budget.h"
+#include "pacer_table.h"
 #include "xdp_pacer.skel.h"
 
 /* --placement auto: decided from the interface's RSS hash once the options are read. */
@@ -41,10 +42,16 @@ static void usage(FILE *f)
 	fputs(budget_usage, f);
 	fprintf(f,
 		"\nFixed at load (change needs unload + load):\n"
+		"  --backend sketch|table  what remembers sources: the recency sketch (default) or the\n"
+		"                        recency table (4-byte entries, 2 cache lines per packet; see README)\n"
+		"  --on-full drop|evict-oldest  table only: with both of a key's lines full of fresh\n"
+		"                        entries, drop the packet (default: never a false pass) or evict\n"
+		"                        the oldest entry (no false drop but fingerprint collisions)\n"
 		"  --reserve-cells N     returning-source filter cells (2 bytes each), power of two\n"
 		"                        1024..33554432 (262144)\n"
 		"  --rows D              sketch rows, 1..8 (4)\n"
-		"  --width W             cells per row, power of two, >= 64 (1048576); a cell is 1 byte\n"
+		"  --width W             sketch: cells per row, power of two, >= 64 (1048576), 1 byte each;\n"
+		"                        table: entries, power of two, 32..268435456 (1048576), 4 bytes each\n"
 		"  --layout rows|blocked rows: each row its own array (a cache line per row);\n"
 		"                        blocked: a key's cells share one cache line (rows must be a power of two)\n"
 		"  --placement auto|percpu|shared  percpu: one sketch per CPU, exact per source only\n"
@@ -67,6 +74,8 @@ static void usage(FILE *f)
 struct load_opts {
 	uint64_t interval_ns, tick_ns;
 	uint32_t rows, kind, placement, policy, prefix4, prefix6, malformed, clock;
+	uint32_t backend, on_full;
+	bool sketch_opts, on_full_set; /* --rows or --layout given; --on-full given */
 	uint64_t width;
 	enum xdp_attach_mode mode;
 	struct budget_opts budget;
@@ -104,6 +113,8 @@ static int parse_opts(int argc, char **argv, struct load_opts *o, const char **i
 		{ "config", required_argument, NULL, 'C' },
 		{ "reserve-cells", required_argument, NULL, 'S' },
 		BUDGET_LONGOPTS,
+		{ "backend", required_argument, NULL, 'b' },
+		{ "on-full", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -124,6 +135,7 @@ static int parse_opts(int argc, char **argv, struct load_opts *o, const char **i
 			if (parse_u64_range(optarg, 1, PACER_MAX_ROWS, &v))
 				return bad_value("--rows", optarg, "expected an integer from 1 to 8");
 			o->rows = (uint32_t)v;
+			o->sketch_opts = true;
 			break;
 		case 'w':
 			if (parse_u64_range(optarg, PACER_MIN_WIDTH, PACER_MAX_WIDTH, &v) || log2_exact(v) < 0)
@@ -134,6 +146,16 @@ static int parse_opts(int argc, char **argv, struct load_opts *o, const char **i
 		case 'l':
 			if (parse_layout(optarg, &o->kind))
 				return bad_value("--layout", optarg, "expected rows or blocked");
+			o->sketch_opts = true;
+			break;
+		case 'b':
+			if (parse_backend(optarg, &o->backend))
+				return bad_value("--backend", optarg, "expected sketch or table");
+			break;
+		case 'F':
+			if (parse_on_full(optarg, &o->on_full))
+				return bad_value("--on-full", optarg, "expected drop or evict-oldest");
+			o->on_full_set = true;
 			break;
 		case 'P':
 			if (!strcmp(optarg, "auto"))
@@ -191,6 +213,16 @@ static int parse_opts(int argc, char **argv, struct load_opts *o, const char **i
 			return 2;
 		}
 	}
+	if (o->backend == PACER_BACKEND_TABLE && o->sketch_opts) {
+		pr_err("--rows and --layout size the sketch; the table takes --width (entries) only");
+		usage_hint(argv[0]);
+		return 2;
+	}
+	if (o->backend != PACER_BACKEND_TABLE && o->on_full_set) {
+		pr_err("--on-full applies to --backend table only");
+		usage_hint(argv[0]);
+		return 2;
+	}
 	return expect_ifname(argc, argv, ifname);
 }
 
@@ -207,8 +239,20 @@ static int build_layout(const struct load_opts *o, struct pacer_layout *lay, uin
 	lay->kind = o->kind;
 	lay->placement = o->placement;
 	lay->clock = o->clock;
+	lay->backend = o->backend;
+	lay->on_full = o->on_full;
 	lines = o->width / (PACER_LINE_BYTES / sizeof(uint8_t));
-	if (o->kind == PACER_LAYOUT_BLOCKED) {
+	if (o->backend == PACER_BACKEND_TABLE) {
+		/* One "row" of lines of PACER_TBL_WAYS entries. */
+		lay->rows = 1;
+		lay->kind = PACER_LAYOUT_ROWS;
+		lines = o->width / PACER_TBL_WAYS;
+		if (o->width < 2 * PACER_TBL_WAYS || lines > 1ULL << PACER_TBL_MAX_LINES_LOG2) {
+			pr_err("--width %llu: a table takes 32 to 268435456 entries",
+			       (unsigned long long)o->width);
+			return 2;
+		}
+	} else if (o->kind == PACER_LAYOUT_BLOCKED) {
 		lines *= o->rows;
 		if (log2_exact(o->rows) < 0) {
 			pr_err("--layout blocked needs --rows to be a power of two (1, 2, 4 or 8), not %u",
@@ -217,12 +261,18 @@ static int build_layout(const struct load_opts *o, struct pacer_layout *lay, uin
 		}
 	}
 	lg = log2_exact(lines);
-	if (lg < 0 || pacer_total_lines(o->kind, o->rows, (uint32_t)lg) > UINT32_MAX / 2) {
+	if (lg < 0 || pacer_total_lines(lay->kind, lay->rows, (uint32_t)lg) > UINT32_MAX / 2) {
 		pr_err("sketch of %u rows x %llu cells is too large for one map", o->rows,
 		       (unsigned long long)o->width);
 		return 2;
 	}
 	lay->lines_log2 = (uint32_t)lg;
+	lay->copies = o->placement == PACER_PLACEMENT_PERCPU ? (uint32_t)num_cpus() : 1;
+	if (pacer_total_lines(lay->kind, lay->rows, (uint32_t)lg) * lay->copies > UINT32_MAX) {
+		pr_err("%s of width %llu on %u CPUs is too large for one map", backend_name(lay->backend),
+		       (unsigned long long)o->width, lay->copies);
+		return 2;
+	}
 	if (o->tick_ns) {
 		lay->tick_shift = (uint32_t)pacer_tick_shift_of(o->tick_ns); /* bounded by parse */
 	} else {
@@ -274,17 +324,17 @@ static uint64_t mem_available(void)
  * The kernel would try to allocate any size asked for (per-CPU arrays one
  * element at a time), so refuse up front what cannot reasonably fit.
  */
-static int check_memory(const struct load_opts *o, const struct pacer_layout *lay, int ncpus)
+static int check_memory(const struct load_opts *o, const struct pacer_layout *lay)
 {
-	uint64_t copies = o->placement == PACER_PLACEMENT_PERCPU ? (uint64_t)ncpus : 1;
+	uint64_t copies = lay->copies;
 	uint64_t bytes = pacer_total_lines(lay->kind, lay->rows, lay->lines_log2) *
 			 PACER_LINE_BYTES * copies;
 	uint64_t avail = mem_available();
 	char a[32], b[32];
 
 	if (avail && bytes > avail / 2) {
-		pr_err("a sketch of %u rows x %llu cells%s needs %s, more than half the memory available (%s); choose a smaller --width or --rows",
-		       lay->rows, (unsigned long long)o->width,
+		pr_err("a %s of %u rows x width %llu%s needs %s, more than half the memory available (%s); choose a smaller --width or --rows",
+		       backend_name(lay->backend), lay->rows, (unsigned long long)o->width,
 		       copies > 1 ? " on every CPU" : "", format_bytes(bytes, a, sizeof(a)),
 		       format_bytes(avail, b, sizeof(b)));
 		return 2;
@@ -296,8 +346,7 @@ static int check_memory(const struct load_opts *o, const struct pacer_layout *la
 static int pin_all(struct xdp_pacer_bpf *skel, const char *dir, bool *created)
 {
 	struct bpf_map *maps[PACER_MAP_MAX] = {
-		[PACER_MAP_SK_PCPU] = skel->maps.pacer_sk_pcpu,
-		[PACER_MAP_SK_SHARED] = skel->maps.pacer_sk_shared,
+		[PACER_MAP_SK] = skel->maps.pacer_sk,
 		[PACER_MAP_STATS] = skel->maps.pacer_stats,
 		[PACER_MAP_EVENTS] = skel->maps.pacer_events,
 		[PACER_MAP_DATA] = skel->maps.data,
@@ -456,7 +505,7 @@ static int load_main(int argc, char **argv)
 	char dir[256], eb[128], mb[32], ib[32], tb[32], mb2[256];
 	uint32_t thresh;
 	uint64_t lines, bytes;
-	int ifindex, err, ncpus = num_cpus(), lock_fd;
+	int ifindex, err, lock_fd;
 	bool attached = false, created_dir = false;
 	struct stat st;
 
@@ -468,7 +517,7 @@ static int load_main(int argc, char **argv)
 	auto_placement = resolve_placement(&o, ifname, &rss);
 	err = build_layout(&o, &lay, &thresh);
 	if (!err)
-		err = check_memory(&o, &lay, ncpus);
+		err = check_memory(&o, &lay);
 	if (!err)
 		err = build_budget(&o, &bcfg);
 	if (err)
@@ -538,14 +587,7 @@ static int load_main(int argc, char **argv)
 	cfg->hash_key[0] |= 1; /* zero words mean "draw a key in the datapath" */
 	cfg->hash_key[1] |= 1;
 	lines = pacer_total_lines(lay.kind, lay.rows, lay.lines_log2);
-	err = bpf_map__set_max_entries(o.placement == PACER_PLACEMENT_PERCPU ? skel->maps.pacer_sk_pcpu
-									   : skel->maps.pacer_sk_shared,
-				       (uint32_t)lines);
-	if (!err)
-		err = bpf_map__set_max_entries(o.placement == PACER_PLACEMENT_PERCPU
-						       ? skel->maps.pacer_sk_shared
-						       : skel->maps.pacer_sk_pcpu,
-					       1);
+	err = bpf_map__set_max_entries(skel->maps.pacer_sk, (uint32_t)(lines * lay.copies));
 	if (err) {
 		pr_err("cannot size the sketch map: %s", err_str(err, eb, sizeof(eb)));
 		goto out;
@@ -570,14 +612,20 @@ static int load_main(int argc, char **argv)
 	if (err)
 		goto out;
 
-	bytes = lines * PACER_LINE_BYTES * (o.placement == PACER_PLACEMENT_PERCPU ? (uint64_t)ncpus : 1);
+	bytes = lines * PACER_LINE_BYTES * lay.copies;
 	pr_info("xdp-pacer: attached to %s (ifindex %d) in %s mode as %s, program id %u", ifname,
 		ifindex, o.mode == XDP_MODE_SKB ? "skb" : "native", attach_kind(ifindex),
 		xdp_program__id(prog));
-	pr_info("  sketch: %u rows x %llu cells, %s layout, %s (%s%s)", lay.rows,
-		(unsigned long long)o.width, layout_name(lay.kind), placement_name(lay.placement),
-		format_bytes(bytes, mb, sizeof(mb)),
-		o.placement == PACER_PLACEMENT_PERCPU ? " over all CPUs" : "");
+	if (lay.backend == PACER_BACKEND_TABLE)
+		pr_info("  table: %llu entries (2 lines of %u per key), on full: %s, %s (%s%s)",
+			(unsigned long long)o.width, PACER_TBL_WAYS, on_full_name(lay.on_full),
+			placement_name(lay.placement), format_bytes(bytes, mb, sizeof(mb)),
+			o.placement == PACER_PLACEMENT_PERCPU ? " over all CPUs" : "");
+	else
+		pr_info("  sketch: %u rows x %llu cells, %s layout, %s (%s%s)", lay.rows,
+			(unsigned long long)o.width, layout_name(lay.kind),
+			placement_name(lay.placement), format_bytes(bytes, mb, sizeof(mb)),
+			o.placement == PACER_PLACEMENT_PERCPU ? " over all CPUs" : "");
 	report_placement(o.placement, auto_placement, &rss);
 	pr_info("  interval %s, policy %s, tick %s (threshold %u ticks), clock %s",
 		format_duration(o.interval_ns, ib, sizeof(ib)), policy_name(o.policy),

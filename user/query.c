@@ -10,6 +10,8 @@
 #include "json_out.h"
 #include "parse.h"
 #include "pacer_sketch.h"
+#include "pacer_place.h"
+#include "pacer_table.h"
 
 static void usage(FILE *f)
 {
@@ -27,33 +29,53 @@ static void usage(FILE *f)
 static int key_age(const struct pacer_handle *h, uint64_t hash, uint64_t tick, uint32_t *age)
 {
 	const struct pacer_layout *l = &h->layout;
-	int percpu = l->placement == PACER_PLACEMENT_PERCPU;
-	int fd = h->map_fd[percpu ? PACER_MAP_SK_PCPU : PACER_MAP_SK_SHARED];
-	int copies = percpu ? h->ncpus : 1, cpu;
+	uint32_t lines = (uint32_t)pacer_total_lines(l->kind, l->rows, l->lines_log2);
+	uint32_t copies = l->copies ? l->copies : 1, cpu;
 	uint32_t idx[PACER_MAX_ROWS] = { 0 }, cell[PACER_MAX_ROWS] = { 0 }, r, worst = 0;
-	struct pacer_line *vals;
+	struct pacer_line val;
 
-	vals = calloc((size_t)copies, sizeof(*vals));
-	if (!vals)
-		return -ENOMEM;
 	pacer_slots(l->kind, l->rows, l->lines_log2, hash, idx, cell);
 	for (r = 0; r < l->rows; r++) {
 		uint32_t best = PACER_AGE_STALE;
-		int err = bpf_map_lookup_elem(fd, &idx[r], vals);
 
-		if (err) {
-			free(vals);
-			return err;
-		}
 		for (cpu = 0; cpu < copies; cpu++) {
-			uint32_t a = pacer_cell_age(&vals[cpu], cell[r], tick);
+			uint32_t i = pacer_copy_base(l->placement, copies, cpu, lines) + idx[r], a;
+			int err = bpf_map_lookup_elem(h->map_fd[PACER_MAP_SK], &i, &val);
 
+			if (err)
+				return err;
+			a = pacer_cell_age(&val, cell[r], tick);
 			best = a < best ? a : best;
 		}
 		worst = best > worst ? best : worst;
 	}
-	free(vals);
 	*age = worst;
+	return 0;
+}
+
+/* Table: the key's youngest entry with its fingerprint over its two lines in every copy. */
+static int table_key_age(const struct pacer_handle *h, uint64_t hash, uint64_t tick, uint32_t *age)
+{
+	const struct pacer_layout *l = &h->layout;
+	uint32_t copies = l->copies ? l->copies : 1, cpu, idx[2], i, thresh = h->cfg->thresh_ticks;
+	struct pacer_tbl_line lines[2], *lp[2] = { &lines[0], &lines[1] };
+	struct pacer_tbl_scan s;
+	uint32_t a;
+
+	pacer_tbl_lines(hash, l->lines_log2, idx);
+	*age = PACER_AGE_STALE;
+	for (cpu = 0; cpu < copies; cpu++) {
+		for (i = 0; i < 2; i++) {
+			uint32_t k = pacer_copy_base(l->placement, copies, cpu, 1u << l->lines_log2) + idx[i];
+			int err = bpf_map_lookup_elem(h->map_fd[PACER_MAP_SK], &k, &lines[i]);
+
+			if (err)
+				return err;
+		}
+		pacer_tbl_scan(lp, pacer_tbl_fp(hash), tick, thresh, &s);
+		a = pacer_tbl_key_age(lp, &s, tick);
+		*age = a < *age ? a : *age;
+	}
 	return 0;
 }
 
@@ -107,7 +129,8 @@ int cmd_query(int argc, char **argv)
 	if (keyed) {
 		hash = addr.family == 4 ? pacer_hash_v4(h.cfg->hash_key, (uint32_t)addr.lo)
 					: pacer_hash_v6(h.cfg->hash_key, addr.lo, addr.hi);
-		err = key_age(&h, hash, tick, &age);
+		err = h.layout.backend == PACER_BACKEND_TABLE ? table_key_age(&h, hash, tick, &age)
+							       : key_age(&h, hash, tick, &age);
 		if (err) {
 			pr_err("cannot read the sketch: %s", strerror(-err));
 			pacer_handle_close(&h);
@@ -124,8 +147,9 @@ int cmd_query(int argc, char **argv)
 		       age >= PACER_AGE_STALE || age >= PACER_MAX_THRESH ? -1 : (int)age,
 		       (unsigned long long)q, h.cfg->thresh_ticks, drop ? "true" : "false");
 	} else if (age >= PACER_MAX_THRESH) {
-		printf("%s/%u: not seen within the sketch's memory (%llu ticks); a packet now would pass\n",
-		       ab, prefix, (unsigned long long)PACER_MAX_THRESH);
+		printf("%s/%u: not seen within the %s's memory (%llu ticks); a packet now would pass%s\n",
+		       ab, prefix, backend_name(h.layout.backend), (unsigned long long)PACER_MAX_THRESH,
+		       h.layout.backend == PACER_BACKEND_TABLE ? " if one of its lines has a free entry" : "");
 	} else {
 		/* A whole-tick age a means the last update was between a-1 and a+1 ticks ago. */
 		printf("%s/%u: last seen %u ticks ago (between %s and %s); threshold %u ticks: a packet now would be %s\n",

@@ -232,6 +232,10 @@ int cmd_record(int argc, char **argv)
 	}
 	if (pacer_handle_open(argv[optind], &h))
 		return 1;
+	if (h.layout.backend == PACER_BACKEND_TABLE)
+		pr_info("note: %s runs the recency table; the recording's audit applies as is, but "
+			"analyze's sizing models the sketch (the file format does not name the backend yet)",
+			h.ifname);
 	lock_fd = lock_program(&h, lock_path, sizeof(lock_path));
 	if (lock_fd < 0) {
 		if (lock_fd == -EBUSY)

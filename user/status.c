@@ -14,6 +14,7 @@
 #include "budget.h"
 #include "pacer_sketch.h"
 #include "rss_probe.h"
+#include "pacer_table.h"
 
 static const char usage_text[] =
 	"Usage: xdp-pacer status [IFNAME]\n\n"
@@ -48,9 +49,16 @@ static void show(const struct pacer_handle *h)
 		snprintf(dir, sizeof(dir), "attached by another loader (no pins)");
 	printf("%s (ifindex %d): program id %u, %s mode, %s%s\n", h->ifname, h->ifindex, h->prog_id,
 	       h->mode, h->pinned ? "loaded by xdp-pacer, pins in " : "", dir);
-	printf("  sketch (fixed at load): %u rows x %llu cells, %s layout, %s, tick %s, clock %s\n",
-	       l->rows, (unsigned long long)cells, layout_name(l->kind), placement_name(l->placement),
-	       format_duration(1ULL << l->tick_shift, a, sizeof(a)), clock_name(l->clock));
+	if (l->backend == PACER_BACKEND_TABLE)
+		printf("  table (fixed at load): %llu entries, on full: %s, %s, tick %s, clock %s\n",
+		       (unsigned long long)PACER_TBL_WAYS << l->lines_log2, on_full_name(l->on_full),
+		       placement_name(l->placement), format_duration(1ULL << l->tick_shift, a, sizeof(a)),
+		       clock_name(l->clock));
+	else
+		printf("  sketch (fixed at load): %u rows x %llu cells, %s layout, %s, tick %s, clock %s\n",
+		       l->rows, (unsigned long long)cells, layout_name(l->kind),
+		       placement_name(l->placement), format_duration(1ULL << l->tick_shift, a, sizeof(a)),
+		       clock_name(l->clock));
 	printf("  live: interval %s (threshold %u ticks; settable within %s), policy %s\n",
 	       format_duration(c->interval_ns, b, sizeof(b)), c->thresh_ticks,
 	       format_duration_range(min_ns, max_ns, d, sizeof(d)), policy_name(c->policy));

@@ -1,0 +1,356 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The recency table: the second backend (`load --backend table`), shared
+ * verbatim by the XDP program and userspace (simulation, tests, query).
+ *
+ * Structure.  Buckets are 64-byte lines of 16 entries; a key has two
+ * candidate lines (cuckoo-filter style, chosen by disjoint bits of its hash)
+ * and a 16-bit fingerprint.  An entry is 32 bits: the low 16 bits of the
+ * tick at which its key was last admitted (pace) or seen (quiet), and the
+ * fingerprint in the high 16 (0: never written).  A whole entry is one
+ * aligned 32-bit word, so shared placement claims it with one
+ * compare-and-swap.  No entry is ever moved (no cuckoo kicks): entries
+ * expire instead, and an expired entry is a free slot.
+ *
+ * Time.  Ages are (now - tick) mod 2^16.  Modular age is never larger than
+ * the true age, so wrap-around can only make an entry look fresh (an
+ * entry idle a multiple of 2^16 ticks, 36 minutes at the default tick, for
+ * fewer than thresh ticks): the safe side, as with the sketch's cells.  An
+ * age from 2^16 - PACER_TBL_FUTURE up is an entry written by a CPU whose
+ * clock is slightly ahead: fresh (age 0), as pacer_cell_age() does.  No
+ * epoch and no re-base: 16 bits of tick leave the aliasing window at
+ * thresh / 2^16 <= 0.1 % of idle entries.
+ *
+ * Verdict.  A key is recent (dropped) if either line holds a fresh entry
+ * with its fingerprint.  Otherwise it is admitted if an entry can be
+ * (re)written: its own expired entry, else a free one (never written or
+ * expired) in the line with more free entries.  When neither line has one:
+ *  - one-sided (PACER_TBL_FULL_DROP, default): drop.  Entries are only
+ *    replaced once expired, so a key's fresh entry is never lost: like the
+ *    sketch, no key is ever admitted more often than its policy allows; all
+ *    errors are false drops (overflow, or another key's fresh entry with the
+ *    same fingerprint in one of the two lines).
+ *  - opposite (PACER_TBL_FULL_EVICT): the oldest entry of the two lines is
+ *    replaced.  No false drop beyond fingerprint collisions; an evicted key
+ *    that sends again within the interval passes again (a false pass).
+ */
+#ifndef PACER_TABLE_H
+#define PACER_TABLE_H
+
+#include <linux/types.h>
+#include "pacer_abi.h"
+
+#ifndef PACER_INLINE
+#define PACER_INLINE static inline __attribute__((always_inline))
+#endif
+
+#define PACER_TBL_WAYS 16           /* entries per line */
+#define PACER_TBL_SLOTS (2 * PACER_TBL_WAYS)
+#define PACER_TBL_MAX_LINES_LOG2 24 /* line bits of the two indexes are disjoint */
+#define PACER_TBL_FUTURE 1024       /* ages from 2^16 - this up are fresh */
+#define PACER_TBL_NONE 0xffu
+
+struct pacer_tbl_line {
+	union {
+		__u32 e[PACER_TBL_WAYS];
+		__u64 w[PACER_TBL_WAYS / 2]; /* scanned two entries at a time */
+	};
+};
+
+/* Hash bits: line 1 from bits 0-23, line 2 from 24-47, fingerprint 48-63. */
+PACER_INLINE __u16 pacer_tbl_fp(__u64 h)
+{
+	__u16 fp = (__u16)(h >> 48);
+
+	return fp ? fp : 1; /* 0 marks a never-written entry */
+}
+
+PACER_INLINE void pacer_tbl_lines(__u64 h, __u32 lines_log2, __u32 idx[2])
+{
+	__u32 mask = (1u << lines_log2) - 1;
+
+	idx[0] = (__u32)h & mask;
+	idx[1] = (__u32)(h >> 24) & mask;
+	if (idx[1] == idx[0])
+		idx[1] ^= 1 & mask; /* two distinct lines whenever there are two */
+}
+
+PACER_INLINE __u32 pacer_tbl_entry(__u16 fp, __u64 tick)
+{
+	return (__u32)fp << 16 | (__u16)tick;
+}
+
+/*
+ * What the two lines say about a key: masks with bit `slot` set, slots
+ * numbered 0..31, line 0's first.
+ */
+struct pacer_tbl_scan {
+	__u32 fp, thresh;  /* inputs: the key's fingerprint, the threshold in ticks */
+	__u32 fresh_mask;  /* fresh entries with the key's fingerprint */
+	__u32 own_mask;    /* expired entries with the key's fingerprint */
+	__u32 free_mask;   /* entries that are not fresh (unwritten or expired) */
+	__u32 idle_mask;   /* unwritten, or expired for two thresholds or more */
+};
+
+/*
+ * Branch-free helpers on small unsigned values (< 2^32): BPF has no
+ * conditional set, and a branch per entry would make the verifier walk
+ * 2^32 paths through a scan.
+ */
+#ifdef __bpf__
+/* Hides the value from clang, which would turn these idioms back into branches. */
+#define PACER_OPAQUE(x) asm volatile("" : "+r"(x))
+#else
+#define PACER_OPAQUE(x) ((void)0)
+#endif
+
+PACER_INLINE __u64 pacer_lt(__u64 a, __u64 b)
+{
+	__u64 d = a - b;
+
+	PACER_OPAQUE(d);
+	return d >> 63;
+}
+
+PACER_INLINE __u64 pacer_nz(__u64 x)
+{
+	__u64 n = 0 - x;
+
+	PACER_OPAQUE(n);
+	return n >> 63;
+}
+
+PACER_INLINE __u64 pacer_max(__u64 a, __u64 b) { return a ^ ((a ^ b) & (0 - pacer_lt(a, b))); }
+
+/*
+ * Two entries at once: an aligned 8-byte word holds two 32-bit lanes, each
+ * a 16-bit tick under a 16-bit fingerprint.  Every lane value stays below
+ * 2^17 before the subtractions below, which therefore never borrow across
+ * lanes; a lane's answer is its bit 16 or 31, moved to bit 0 of the lane.
+ */
+#define PACER_TBL_LANES 0x0000000100000001ULL
+#define PACER_TBL_LO16 0x0000ffff0000ffffULL
+#define PACER_TBL_BIT16 0x0001000000010000ULL
+#define PACER_TBL_BIT31 0x8000000080000000ULL
+
+/* Lanes whose 16-bit value is zero (bit 0 of each lane). */
+PACER_INLINE __u64 pacer_tbl_zero(__u64 v)
+{
+	return ((PACER_TBL_BIT16 - v) >> 16) & PACER_TBL_LANES;
+}
+
+PACER_INLINE void pacer_tbl_scan_line(const struct pacer_tbl_line *l, __u32 line, __u64 tick,
+				      struct pacer_tbl_scan *s)
+{
+	/*
+	 * Ages are taken PACER_TBL_FUTURE ticks late, so a "future" entry
+	 * (an age from 2^16 - PACER_TBL_FUTURE up) lands below PACER_TBL_FUTURE
+	 * and one comparison tells fresh (future, or under the threshold) from
+	 * expired.
+	 */
+	__u64 now = (((__u64)(__u16)tick + PACER_TBL_FUTURE) * PACER_TBL_LANES) | PACER_TBL_BIT16;
+	__u64 fp = (__u64)s->fp * PACER_TBL_LANES, expired = 0, unwritten = 0, match = 0, aged = 0;
+	__u64 th1 = (s->thresh + PACER_TBL_FUTURE) * PACER_TBL_LANES;
+	__u64 th2 = (2 * s->thresh + PACER_TBL_FUTURE) * PACER_TBL_LANES;
+	__u32 i;
+
+	/* Not unrolled: clang would hoist all eight loads and spill. */
+#ifdef __clang__
+#pragma clang loop unroll(disable)
+#endif
+	for (i = 0; i < PACER_TBL_WAYS / 2; i++) {
+		__u64 w = l->w[i], f = (w >> 16) & PACER_TBL_LO16;
+		__u64 a = ((now - (w & PACER_TBL_LO16)) & PACER_TBL_LO16) | PACER_TBL_BIT31;
+
+		expired |= (((a - th1) >> 31) & PACER_TBL_LANES) << i;
+		aged |= (((a - th2) >> 31) & PACER_TBL_LANES) << i;
+		unwritten |= pacer_tbl_zero(f) << i;
+		match |= pacer_tbl_zero(f ^ fp) << i;
+	}
+	/* Word i's lanes land on bits i and 32 + i: slot i and slot 8 + i of the line. */
+	expired = ((expired | expired >> 24) & 0xffff) | ((unwritten | unwritten >> 24) & 0xffff);
+	match = (match | match >> 24) & 0xffff;
+	aged = ((aged | aged >> 24) | (unwritten | unwritten >> 24)) & 0xffff;
+	line *= PACER_TBL_WAYS;
+	s->fresh_mask |= (__u32)(~expired & match) << line;
+	s->own_mask |= (__u32)(expired & match) << line;
+	s->free_mask |= (__u32)expired << line;
+	s->idle_mask |= (__u32)aged << line;
+}
+
+/* The BPF side swaps in an out-of-line copy: one verifier pass for the scan. */
+#ifndef PACER_TBL_SCAN_LINE
+#define PACER_TBL_SCAN_LINE pacer_tbl_scan_line
+#endif
+
+PACER_INLINE void pacer_tbl_scan(struct pacer_tbl_line *const l[2], __u16 fp, __u64 tick,
+				 __u32 thresh, struct pacer_tbl_scan *s)
+{
+	s->fp = fp;
+	s->thresh = thresh;
+	s->fresh_mask = s->own_mask = s->free_mask = s->idle_mask = 0;
+	PACER_TBL_SCAN_LINE(l[0], 0, tick, s);
+	PACER_TBL_SCAN_LINE(l[1], 1, tick, s);
+}
+
+/* Index of the lowest set bit of a non-zero mask, by halving (no branches). */
+PACER_INLINE __u32 pacer_tbl_first(__u32 mask)
+{
+	__u64 x = mask, n = 0, z;
+
+	z = (1 - pacer_nz(x & 0xffff)) << 4;
+	n += z;
+	x >>= z;
+	z = (1 - pacer_nz(x & 0xff)) << 3;
+	n += z;
+	x >>= z;
+	z = (1 - pacer_nz(x & 0xf)) << 2;
+	n += z;
+	x >>= z;
+	z = (1 - pacer_nz(x & 0x3)) << 1;
+	n += z;
+	x >>= z;
+	n += 1 - (x & 1);
+	return (__u32)n & (PACER_TBL_SLOTS - 1);
+}
+
+PACER_INLINE __u32 pacer_tbl_popcount16(__u32 x)
+{
+	x = x - ((x >> 1) & 0x5555);
+	x = (x & 0x3333) + ((x >> 2) & 0x3333);
+	x = (x + (x >> 4)) & 0x0f0f;
+	return (x + (x >> 8)) & 0x1f;
+}
+
+/* Age of an entry in ticks (0 for a "future" entry, see the top). */
+PACER_INLINE __u32 pacer_tbl_age(__u32 e, __u64 tick)
+{
+	__u64 a = (__u16)((__u16)tick - (__u16)e);
+
+	return (__u32)(a & (0 - pacer_lt(a, 0x10000 - PACER_TBL_FUTURE)));
+}
+
+PACER_INLINE int pacer_tbl_fresh(__u32 e, __u64 tick, __u32 thresh)
+{
+	return (e >> 16) && pacer_tbl_age(e, tick) < thresh;
+}
+
+/* ((age + 1) << 5 | slot) of the oldest written entry of one line (cold path: evictions). */
+PACER_INLINE __u64 pacer_tbl_oldest_line(const struct pacer_tbl_line *l, __u32 line, __u64 tick)
+{
+	__u64 best = 0;
+	__u32 i;
+
+#ifdef __clang__
+#pragma clang loop unroll(disable)
+#endif
+	for (i = 0; i < PACER_TBL_WAYS; i++) {
+		__u32 e = l->e[(i & 7) << 1 | i >> 3]; /* slot i, see pacer_tbl_entry_of() */
+		__u64 key = ((__u64)pacer_tbl_age(e, tick) + 1) << 5 | (line * PACER_TBL_WAYS + i);
+
+		best = pacer_max(best, key * pacer_nz(e >> 16));
+	}
+	return best;
+}
+
+PACER_INLINE __u32 pacer_tbl_oldest(struct pacer_tbl_line *const l[2], __u64 tick)
+{
+	return (__u32)pacer_max(pacer_tbl_oldest_line(l[0], 0, tick),
+				pacer_tbl_oldest_line(l[1], 1, tick)) & (PACER_TBL_SLOTS - 1);
+}
+
+/*
+ * The slot an admission writes, or PACER_TBL_NONE (one-sided mode with both
+ * lines full: drop).  The key's own expired entry first; else the line with
+ * more free entries, in it an idle one first (spares keys whose entry has
+ * just expired and that are about to return); when both lines are full, the
+ * oldest entry in opposite mode (*evicted set).
+ */
+PACER_INLINE __u32 pacer_tbl_pick(struct pacer_tbl_line *const l[2], const struct pacer_tbl_scan *s,
+				  __u64 tick, __u32 on_full, int *evicted)
+{
+	__u32 f0 = pacer_tbl_popcount16(s->free_mask & 0xffff);
+	__u32 f1 = pacer_tbl_popcount16(s->free_mask >> 16);
+	__u32 line_mask = f1 > f0 ? 0xffff0000u : 0x0000ffffu;
+	__u32 idle = s->idle_mask & line_mask;
+
+	*evicted = 0;
+	if (s->own_mask)
+		return pacer_tbl_first(s->own_mask);
+	if (s->free_mask)
+		return pacer_tbl_first(idle ? idle : s->free_mask & line_mask);
+	if (on_full != PACER_TBL_FULL_EVICT)
+		return PACER_TBL_NONE;
+	*evicted = 1;
+	return pacer_tbl_oldest(l, tick);
+}
+
+/*
+ * The entry behind a slot number: slot 8h + i of a line is lane h of its
+ * word i (entry 2i + h), the order the scan produces its masks in.  Masks
+ * keep the BPF verifier's bounds.
+ */
+PACER_INLINE __u32 pacer_tbl_entry_of(__u32 slot)
+{
+	return ((slot & 7) << 1 | (slot >> 3 & 1)) & (PACER_TBL_WAYS - 1);
+}
+
+PACER_INLINE __u32 *pacer_tbl_slot(struct pacer_tbl_line *const l[2], __u32 slot)
+{
+	struct pacer_tbl_line *line = slot < PACER_TBL_WAYS ? l[0] : l[1];
+
+	return &line->e[pacer_tbl_entry_of(slot)];
+}
+
+/* The key's age: its first fresh entry's, else its first expired one's, else none. */
+PACER_INLINE __u32 pacer_tbl_key_age(struct pacer_tbl_line *const l[2],
+				     const struct pacer_tbl_scan *s, __u64 tick)
+{
+	__u32 mask = s->fresh_mask ? s->fresh_mask : s->own_mask;
+
+	return mask ? pacer_tbl_age(*pacer_tbl_slot(l, pacer_tbl_first(mask)), tick)
+		    : PACER_AGE_STALE;
+}
+
+/* Outcome of one packet, for counters. */
+enum pacer_tbl_event {
+	PACER_TBL_EV_NONE = 0,
+	PACER_TBL_EV_FULL,  /* no slot: dropped (one-sided) */
+	PACER_TBL_EV_EVICT, /* a fresh entry was replaced (opposite) */
+};
+
+/*
+ * One packet, single writer (per-CPU copies, userspace): returns 1 to drop.
+ * *age gets the key's age before the packet (PACER_AGE_STALE: no entry).
+ */
+PACER_INLINE int pacer_tbl_packet(struct pacer_tbl_line *const l[2], __u16 fp, __u64 tick,
+				  __u32 thresh, __u32 policy, __u32 on_full, __u32 *age,
+				  __u32 *event)
+{
+	struct pacer_tbl_scan s;
+	__u32 slot;
+	int evicted;
+
+	pacer_tbl_scan(l, fp, tick, thresh, &s);
+	*age = pacer_tbl_key_age(l, &s, tick);
+	*event = PACER_TBL_EV_NONE;
+	if (s.fresh_mask) {
+		__u32 *e = pacer_tbl_slot(l, pacer_tbl_first(s.fresh_mask));
+
+		/* quiet: every packet counts; max(old, now), as the sketch's cells. */
+		if (policy == PACER_POLICY_QUIET && pacer_tbl_age(*e, tick) != 0)
+			*e = pacer_tbl_entry(fp, tick);
+		return 1;
+	}
+	slot = pacer_tbl_pick(l, &s, tick, on_full, &evicted);
+	if (slot == PACER_TBL_NONE) {
+		*event = PACER_TBL_EV_FULL;
+		return 1;
+	}
+	if (evicted)
+		*event = PACER_TBL_EV_EVICT;
+	*pacer_tbl_slot(l, slot) = pacer_tbl_entry(fp, tick);
+	return 0;
+}
+
+#endif /* PACER_TABLE_H */

@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The recency table (pacer_table.h through table_sim.c) against exact
+ * oracles:
+ *   one-sided mode, both policies: no source ever has two admitted packets
+ *     less than the interval apart, under overflow, fingerprint collisions,
+ *     16-bit tick wrap-around and live interval changes; under quiet, every
+ *     packet an exact last-seen table would drop is dropped, unless the
+ *     source found no slot within the interval (it could not be recorded);
+ *   opposite mode: every drop is either right (the source was admitted less
+ *     than the interval ago) or a fingerprint collision;
+ *   both error rates follow table_model().
+ */
+#include <check.h>
+#include "check_run.h"
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "table_sim.h"
+
+#define NO_TIME UINT64_MAX
+
+struct rng {
+	uint64_t s;
+};
+
+static uint64_t rnd(struct rng *r)
+{
+	r->s += 0x9e3779b97f4a7c15ULL;
+	return pacer_mix64(r->s);
+}
+
+struct tchecker {
+	struct table_sim sim;
+	uint64_t *last_seen, *last_admit, *last_full, interval;
+	uint64_t *hash;
+	uint32_t nsrc;
+	uint64_t packets, drops, violations, unexplained_drops, collision_drops;
+};
+
+static void tchecker_init(struct tchecker *c, uint32_t nsrc, uint32_t lines_log2,
+			  uint32_t tick_shift, uint64_t interval, uint32_t policy, uint32_t on_full,
+			  uint64_t seed)
+{
+	__u64 key[2] = { pacer_mix64(seed) | 1, pacer_mix64(seed + 1) | 1 };
+	uint32_t i;
+
+	memset(c, 0, sizeof(*c));
+	ck_assert_int_eq(table_sim_init(&c->sim, lines_log2, tick_shift,
+					pacer_thresh_ticks(interval, tick_shift), policy, on_full, key),
+			 0);
+	c->interval = interval;
+	c->nsrc = nsrc;
+	c->last_seen = malloc(nsrc * sizeof(uint64_t));
+	c->last_admit = malloc(nsrc * sizeof(uint64_t));
+	c->last_full = malloc(nsrc * sizeof(uint64_t));
+	c->hash = malloc(nsrc * sizeof(uint64_t));
+	ck_assert(c->last_seen && c->last_admit && c->last_full && c->hash);
+	for (i = 0; i < nsrc; i++) {
+		c->last_seen[i] = c->last_admit[i] = c->last_full[i] = NO_TIME;
+		c->hash[i] = pacer_hash_v4(key, __builtin_bswap32(0x0a000000u + i));
+	}
+}
+
+static void tchecker_free(struct tchecker *c)
+{
+	table_sim_free(&c->sim);
+	free(c->last_seen);
+	free(c->last_admit);
+	free(c->last_full);
+	free(c->hash);
+}
+
+static void tchecker_set_interval(struct tchecker *c, uint64_t interval)
+{
+	uint32_t t = pacer_thresh_ticks(interval, c->sim.tick_shift);
+
+	ck_assert_uint_ne(t, 0);
+	c->interval = interval;
+	c->sim.thresh = t;
+}
+
+static int within(uint64_t last, uint64_t t, uint64_t interval)
+{
+	return last != NO_TIME && t - last < interval;
+}
+
+/*
+ * A drop the table may rightly make: the source's own entry (written at
+ * `last`) reads fresh: within the threshold in whole ticks (up to two ticks
+ * past the interval), also after a whole number of 2^16-tick wraps, give
+ * or take the window kept for CPUs whose clock runs ahead.
+ */
+static int own_entry_fresh(const struct tchecker *c, uint64_t last, uint64_t t)
+{
+	uint32_t sh = c->sim.tick_shift;
+
+	return last != NO_TIME && pacer_tbl_fresh(pacer_tbl_entry(1, last >> sh), t >> sh, c->sim.thresh);
+}
+
+/* Does another source share src's fingerprint and one of its lines? */
+static int has_fp_twin(const struct tchecker *c, uint32_t src)
+{
+	uint32_t a[2], b[2], i;
+
+	pacer_tbl_lines(c->hash[src], c->sim.lines_log2, a);
+	for (i = 0; i < c->nsrc; i++) {
+		if (i == src || pacer_tbl_fp(c->hash[i]) != pacer_tbl_fp(c->hash[src]))
+			continue;
+		pacer_tbl_lines(c->hash[i], c->sim.lines_log2, b);
+		if (a[0] == b[0] || a[0] == b[1] || a[1] == b[0] || a[1] == b[1])
+			return 1;
+	}
+	return 0;
+}
+
+static int tchecker_packet(struct tchecker *c, uint32_t src, uint64_t t)
+{
+	uint64_t full_before = c->sim.full;
+	int drop = table_sim_packet(&c->sim, c->hash[src], t, NULL);
+
+	c->packets++;
+	c->drops += (uint64_t)drop;
+	if (c->sim.full != full_before)
+		c->last_full[src] = t;
+	if (!drop && within(c->last_admit[src], t, c->interval))
+		c->violations++; /* both policies admit at most once per interval */
+	if (c->sim.on_full == PACER_TBL_FULL_DROP && c->sim.policy == PACER_POLICY_QUIET && !drop &&
+	    within(c->last_seen[src], t, c->interval) && !within(c->last_full[src], t, c->interval))
+		c->violations++;
+	if (c->sim.on_full == PACER_TBL_FULL_EVICT && drop &&
+	    !own_entry_fresh(c, c->last_admit[src], t) &&
+	    !(c->sim.policy == PACER_POLICY_QUIET && own_entry_fresh(c, c->last_seen[src], t))) {
+		if (has_fp_twin(c, src))
+			c->collision_drops++;
+		else
+			c->unexplained_drops++;
+	}
+	if (!drop)
+		c->last_admit[src] = t;
+	c->last_seen[src] = t;
+	return drop;
+}
+
+/* _i: lines_log2 in {1, 2, 10} x policy x on_full. */
+START_TEST(test_random_streams)
+{
+	static const uint32_t sizes[] = { 1, 2, 10 };
+	uint32_t lines_log2 = sizes[_i / 4], policy = (uint32_t)(_i / 2 % 2);
+	uint32_t on_full = (uint32_t)(_i % 2), nsrc = 3000, tick_shift = 20;
+	uint64_t interval = 30ULL << tick_shift, t = 1ULL << 40;
+	struct rng r = { (uint64_t)_i * 7919 + 1 };
+	struct tchecker c;
+	int i;
+
+	tchecker_init(&c, nsrc, lines_log2, tick_shift, interval, policy, on_full, (uint64_t)_i);
+	for (i = 0; i < 200000; i++) {
+		uint64_t u = rnd(&r) % 1000;
+		uint32_t src;
+
+		if (u < 900)
+			t += rnd(&r) % (interval / 64);
+		else if (u < 999)
+			t += rnd(&r) % (3 * interval);
+		else /* whole multiples of 2^16 ticks: entries alias */
+			t += (rnd(&r) % 8 + 1) << (tick_shift + 16);
+		src = rnd(&r) % 2 ? (uint32_t)(rnd(&r) % 20) : (uint32_t)(rnd(&r) % nsrc);
+		tchecker_packet(&c, src, t);
+		if (i % 40000 == 39999)
+			tchecker_set_interval(&c, (4 + rnd(&r) % 59) << tick_shift);
+	}
+	if (on_full == PACER_TBL_FULL_DROP) {
+		ck_assert_uint_eq(c.violations, 0);
+		if (lines_log2 < 10)
+			ck_assert_uint_gt(c.sim.full, 10); /* overflow really happened */
+	} else {
+		ck_assert_uint_eq(c.unexplained_drops, 0);
+		if (lines_log2 < 10)
+			ck_assert_uint_gt(c.sim.evicted, 10);
+	}
+	ck_assert_uint_gt(c.drops, 1000);
+	tchecker_free(&c);
+}
+END_TEST
+
+/* Paced sources spaced to straddle the threshold, tick edges and the 2^16 wrap. */
+START_TEST(test_adversarial_streams)
+{
+	uint32_t policy = (uint32_t)(_i % 2), on_full = (uint32_t)(_i / 2), tick_shift = 16, s;
+	uint64_t q = 1ULL << tick_shift, interval = 20 * q + 1, t = (1ULL << 32) - 3;
+	struct tchecker c;
+	int i, k;
+
+	tchecker_init(&c, 64, 1, tick_shift, interval, policy, on_full, (uint64_t)_i + 5);
+	for (i = 0; i < 4000; i++) {
+		static const int64_t deltas[] = { -1, 0, 1 };
+
+		for (k = 0; k < 3; k++) {
+			t += interval + (uint64_t)deltas[k];
+			tchecker_packet(&c, (uint32_t)(i % 3), t);
+		}
+		t += q - (t % q) - 1;
+		tchecker_packet(&c, 3, t);
+		t += 1;
+		tchecker_packet(&c, 3, t);
+	}
+	for (s = 0; s < 6; s++) {
+		static const uint64_t periods[] = { 65536, 65535, 65537, 131072, 32768, 65536 + 20 };
+
+		for (i = 0; i < 200; i++) {
+			tchecker_packet(&c, 10 + s, t);
+			tchecker_packet(&c, 10 + s, t + 1);
+			tchecker_packet(&c, 20 + s, t + q / 2);
+			t += periods[s] * q;
+		}
+	}
+	/* Bursts of 34 sources into 2 lines of 16: always full. */
+	for (i = 0; i < 300; i++) {
+		for (k = 0; k < 500; k++)
+			tchecker_packet(&c, 30 + (uint32_t)(k % 34), t + (uint64_t)k);
+		t += (uint64_t)(i % 7) * interval / 3 + 1;
+	}
+	if (on_full == PACER_TBL_FULL_DROP)
+		ck_assert_uint_eq(c.violations, 0);
+	else
+		ck_assert_uint_eq(c.unexplained_drops, 0);
+	tchecker_free(&c);
+}
+END_TEST
+
+/* Without overflow or collisions the table is exact (up to ticks). */
+START_TEST(test_exact_when_roomy)
+{
+	uint32_t tick_shift = 20, src;
+	uint64_t q = 1ULL << tick_shift, interval = 25 * q, t = 1ULL << 36;
+	struct tchecker c;
+	int i;
+
+	tchecker_init(&c, 64, 8, tick_shift, interval, PACER_POLICY_PACE, (uint32_t)_i, 3);
+	for (i = 0; i < 2000; i++) {
+		for (src = 0; src < 64; src++) {
+			ck_assert_int_eq(tchecker_packet(&c, src, t + src), 0);
+			ck_assert_int_eq(tchecker_packet(&c, src, t + src + 1), 1);
+		}
+		t += interval + 2 * q;
+	}
+	ck_assert_uint_eq(c.sim.full + c.sim.evicted, 0);
+	tchecker_free(&c);
+}
+END_TEST
+
+/*
+ * n sources, each one packet per period = interval + 3 ticks, spread
+ * evenly (n * 20/23 active per interval).  Returns false drops per packet.
+ */
+static double paced_run(uint32_t lines_log2, uint32_t n, uint32_t on_full, double *evicted,
+			double *collisions)
+{
+	uint32_t tick_shift = 20, round, src;
+	uint64_t q = 1ULL << tick_shift, interval = 20 * q, period = interval + 3 * q;
+	uint64_t t = 1ULL << 36, drops = 0, total = 0, ev0 = 0;
+	struct tchecker c;
+
+	tchecker_init(&c, n, lines_log2, tick_shift, interval, PACER_POLICY_PACE, on_full, 99);
+	for (round = 0; round < 10; round++) {
+		if (round == 2)
+			ev0 = c.sim.evicted;
+		for (src = 0; src < n; src++) {
+			int drop = tchecker_packet(&c, src, t + (uint64_t)src * period / n);
+
+			if (round >= 2) {
+				drops += (uint64_t)drop;
+				total++;
+			}
+		}
+		t += period;
+	}
+	*evicted = (double)(c.sim.evicted - ev0) / (double)total;
+	*collisions = (double)c.collision_drops / (double)c.packets;
+	if (on_full == PACER_TBL_FULL_EVICT)
+		ck_assert_uint_eq(c.unexplained_drops, 0);
+	tchecker_free(&c);
+	return (double)drops / (double)total;
+}
+
+START_TEST(test_error_rates_follow_model)
+{
+	static const struct {
+		uint32_t lines_log2;
+		double load; /* sources (each once per period) per entry */
+	} cases[] = { { 10, 0.90 }, { 10, 1.00 }, { 10, 1.10 }, { 12, 1.05 } };
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		double entries = (double)(PACER_TBL_WAYS << cases[i].lines_log2);
+		/*
+		 * A source keeps its entry between its packets (its own expired
+		 * entry is rewritten first, others take the longest idle), so the
+		 * load is every source sending once per period, not only those
+		 * of the last interval.
+		 */
+		uint32_t n = (uint32_t)(cases[i].load * entries);
+		double overflow, collision, ev, coll, one_sided, opposite;
+
+		table_model(cases[i].lines_log2, n, &overflow, &collision);
+		one_sided = paced_run(cases[i].lines_log2, n, PACER_TBL_FULL_DROP, &ev, &coll);
+		opposite = paced_run(cases[i].lines_log2, n, PACER_TBL_FULL_EVICT, &ev, &coll);
+		printf("table 2^%u lines, load %.2f: one-sided false drops %.5f (model %.5f); "
+		       "opposite evictions %.5f (model %.5f), false drops %.6f (collisions, model %.6f)\n",
+		       cases[i].lines_log2, cases[i].load, one_sided, overflow + collision, ev,
+		       overflow, opposite, collision);
+		/* Pace thins the crowded lines (a dropped key does not write): at or below. */
+		ck_assert_double_lt(one_sided, 1.3 * (overflow + collision) + 0.002);
+		ck_assert_double_gt(one_sided, 0.25 * (overflow + collision) - 0.001);
+		/*
+		 * Up to the table's size an overflowing key evicts as the model
+		 * says; beyond, evicted keys come back and evict in turn (churn),
+		 * which the static model does not count.
+		 */
+		if (cases[i].load <= 1.0)
+			ck_assert_double_lt(ev, 1.5 * overflow + 0.002);
+		ck_assert_double_lt(opposite, 3 * collision + 0.001);
+	}
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("recency table");
+	TCase *tc = tcase_create("oracle");
+
+	tcase_set_timeout(tc, 300);
+	tcase_add_loop_test(tc, test_random_streams, 0, 12);
+	tcase_add_loop_test(tc, test_adversarial_streams, 0, 4);
+	tcase_add_loop_test(tc, test_exact_when_roomy, 0, 2);
+	tcase_add_test(tc, test_error_rates_follow_model);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "table_sim.h"
+
+int table_sim_init(struct table_sim *s, uint32_t lines_log2, uint32_t tick_shift, uint32_t thresh,
+		   uint32_t policy, uint32_t on_full, const __u64 key[2])
+{
+	memset(s, 0, sizeof(*s));
+	if (lines_log2 < 1 || lines_log2 > PACER_TBL_MAX_LINES_LOG2 || tick_shift > 40 ||
+	    thresh < PACER_MIN_THRESH || thresh > PACER_MAX_THRESH || policy >= PACER_POLICY_MAX ||
+	    on_full >= PACER_TBL_FULL_MAX)
+		return -EINVAL;
+	s->lines_log2 = lines_log2;
+	s->tick_shift = tick_shift;
+	s->thresh = thresh;
+	s->policy = policy;
+	s->on_full = on_full;
+	s->key[0] = key[0];
+	s->key[1] = key[1];
+	s->lines = calloc(1ULL << lines_log2, sizeof(*s->lines));
+	return s->lines ? 0 : -ENOMEM;
+}
+
+void table_sim_free(struct table_sim *s)
+{
+	free(s->lines);
+	s->lines = NULL;
+}
+
+int table_sim_packet(struct table_sim *s, uint64_t h, uint64_t now_ns, uint32_t *age_out)
+{
+	struct pacer_tbl_line *l[2];
+	uint32_t idx[2], age, event;
+	int drop;
+
+	pacer_tbl_lines(h, s->lines_log2, idx);
+	l[0] = &s->lines[idx[0]];
+	l[1] = &s->lines[idx[1]];
+	drop = pacer_tbl_packet(l, pacer_tbl_fp(h), pacer_now_tick(now_ns, s->tick_shift), s->thresh,
+				s->policy, s->on_full, &age, &event);
+	s->full += event == PACER_TBL_EV_FULL;
+	s->evicted += event == PACER_TBL_EV_EVICT;
+	if (age_out)
+		*age_out = age;
+	return drop;
+}
+
+uint64_t table_bytes(uint32_t lines_log2)
+{
+	return (1ULL << lines_log2) * sizeof(struct pacer_tbl_line);
+}
+
+void table_model(uint32_t lines_log2, double n, double *overflow, double *collision)
+{
+	/* s[i]: share of lines holding at least i fresh entries, as keys arrive. */
+	double s[PACER_TBL_WAYS + 1] = { 1.0 }, m = n / (double)(1ULL << lines_log2);
+	double dt = m / 20000.0 + 1e-12, t, lost = 0, occ = 0;
+	int i;
+
+	for (t = 0; t < m; t += dt) {
+		double prev = s[0] * s[0];
+
+		for (i = 1; i <= PACER_TBL_WAYS; i++) {
+			double cur = s[i] * s[i];
+
+			s[i] += (prev - cur) * dt; /* a key lands in the less full of two lines */
+			prev = cur;
+		}
+		lost += s[PACER_TBL_WAYS] * s[PACER_TBL_WAYS] * dt;
+	}
+	for (i = 1; i <= PACER_TBL_WAYS; i++)
+		occ += s[i]; /* mean fresh entries per line */
+	*overflow = m > 0 ? lost / m : 0;
+	/* Two lines of about occ fresh entries each; fingerprints are 1..65535. */
+	*collision = 1.0 - pow(1.0 - 1.0 / 65535.0, 2.0 * occ);
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The datapath's recency table run in userspace on the shared code of
+ * pacer_table.h (property tests, sizing), and the table's error model.
+ */
+#ifndef PACER_TABLE_SIM_H
+#define PACER_TABLE_SIM_H
+
+#include <stdint.h>
+#include "pacer_abi.h"
+#include "pacer_sketch.h"
+#include "pacer_table.h"
+
+struct table_sim {
+	uint32_t lines_log2, tick_shift, thresh, policy, on_full;
+	__u64 key[2];
+	struct pacer_tbl_line *lines;
+	uint64_t full, evicted; /* packets that found no slot / replaced a fresh entry */
+};
+
+/* 0 or -EINVAL (bad geometry) / -ENOMEM.  Entries start never written. */
+int table_sim_init(struct table_sim *s, uint32_t lines_log2, uint32_t tick_shift, uint32_t thresh,
+		   uint32_t policy, uint32_t on_full, const __u64 key[2]);
+void table_sim_free(struct table_sim *s);
+
+/* One packet of a key with hash h at now_ns: returns 1 if dropped; *age (may be NULL). */
+int table_sim_packet(struct table_sim *s, uint64_t h, uint64_t now_ns, uint32_t *age);
+
+/*
+ * The table's error model for n distinct sources active per interval over
+ * 2^lines_log2 lines: where each admission lands follows two-choice
+ * balls-into-bins (the fluid limit of Mitzenmacher's "power of two
+ * choices", bins of PACER_TBL_WAYS), so *overflow is the share of
+ * admissions that find both lines full of fresh entries: false drops in
+ * one-sided mode, evictions of a fresh entry (possible false passes) in
+ * opposite mode.  *collision is the share of keys that meet another key's
+ * fresh entry with their fingerprint in one of their two lines (false drops
+ * in both modes).
+ */
+void table_model(uint32_t lines_log2, double n, double *overflow, double *collision);
+
+/* Bytes of table storage per copy. */
+uint64_t table_bytes(uint32_t lines_log2);
+
+#endif
