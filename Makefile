@@ -16,7 +16,7 @@ Q = @
 msg = @printf '  %-8s %s\n' '$(1)' '$(2)';
 endif
 
-CPPFLAGS += -Iinclude -Ibpf -Iuser -Iuser/lib -I$(BUILD)
+CPPFLAGS += -Iinclude -Ibpf -Iuser -Iuser/lib -Iuser/analysis -I$(BUILD)
 WARN      = -Wall -Wextra -Werror -Wno-missing-field-initializers
 XCFLAGS   = -std=gnu11 $(WARN) $(CFLAGS) -MMD -MP
 BPF_CFLAGS = -g -O2 -target bpf -Wall -Werror -Iinclude -Ibpf \
@@ -29,10 +29,14 @@ CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubun
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
 SKELS     := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
+# libpacer.a: the pure userspace library (user/lib) and the offline analysis
+# behind `analyze` (user/analysis); the CLI and every test link it.
 LIB_SRCS  := $(wildcard user/lib/*.c)
-LIB_OBJS  := $(patsubst user/lib/%.c,$(BUILD)/lib/%.o,$(LIB_SRCS))
+ANA_SRCS  := $(wildcard user/analysis/*.c)
+LIB_OBJS  := $(patsubst user/lib/%.c,$(BUILD)/lib/%.o,$(LIB_SRCS)) \
+	     $(patsubst user/analysis/%.c,$(BUILD)/analysis/%.o,$(ANA_SRCS))
 LIB_A     := $(BUILD)/libpacer.a
-CLI_SRCS  := $(wildcard user/*.c)
+CLI_SRCS  := $(wildcard user/*.c user/gen/*.c)
 CLI_OBJS  := $(patsubst user/%.c,$(BUILD)/cli/%.o,$(CLI_SRCS))
 CLI       := $(BUILD)/xdp-pacer
 # unit_*: pure userspace logic; prog_*: BPF_PROG_TEST_RUN against the real object.
@@ -75,12 +79,17 @@ $(BUILD)/lib/%.o: user/lib/%.c | $(BUILD)/lib $(BUILD)/.deps-ok
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(XCFLAGS) -c $< -o $@
 
+$(BUILD)/analysis/%.o: user/analysis/%.c | $(BUILD)/analysis $(BUILD)/.deps-ok
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(XCFLAGS) -c $< -o $@
+
 $(LIB_A): $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/cli/%.o: user/%.c | $(BUILD)/cli $(SKELS)
 	$(call msg,CC,$@)
+	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CPPFLAGS) $(XCFLAGS) -c $< -o $@
 
 $(CLI): $(CLI_OBJS) $(LIB_A)
@@ -103,7 +112,7 @@ $(BUILD)/tests/tools/%: tests/tools/%.c $(LIB_A) | $(BUILD)/tests/tools
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(XCFLAGS) -o $@ $< $(LIB_A) -lm
 
-$(BUILD) $(BUILD)/lib $(BUILD)/cli $(BUILD)/tests $(BUILD)/tests/tools:
+$(BUILD) $(BUILD)/lib $(BUILD)/analysis $(BUILD)/cli $(BUILD)/tests $(BUILD)/tests/tools:
 	$(Q)mkdir -p $@
 
 # Missing tools are installed (as root) or named before anything is compiled.

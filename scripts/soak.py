@@ -116,7 +116,7 @@ class Soak:
     def start_record(self, path):
         self.rec_path = path
         return subprocess.Popen(["nsenter", f"--net=/run/netns/{NS_RX}", CLI, "record", IF_RX,
-                                 "-o", path, "--sources", "1/16", "--duration", "4s"],
+                                 "-o", path, "--sample-sources", "1/16", "--duration", "4s"],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
     def finish_record(self, proc):

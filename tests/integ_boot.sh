@@ -25,7 +25,7 @@ q=$(rx "$CLI" query "$IF_RX" 10.214.1.3)
 check "query: a sender is seen and would be dropped" grep -q "DROPPED" <<<"$q"
 # The largest tick and interval load takes, analyze takes too.
 REC=$(mktemp -u /tmp/xpb-boot.XXXXXX.xpr)
-rx "$CLI" record "$IF_RX" -o "$REC" --sources 1/1 --duration 2s >/dev/null 2>&1 &
+rx "$CLI" record "$IF_RX" -o "$REC" --sample-sources 1/1 --duration 2s >/dev/null 2>&1 &
 rec=$!
 sleep 0.5
 send 10.214.2.1 20 --per-source 2 >/dev/null

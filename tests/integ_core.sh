@@ -119,5 +119,26 @@ rx "$CLI" unload "$IF_RX" >/dev/null
 check "unknown verb: exit 2" test $? -eq 2
 "$CLI" load --help | grep -q -- "--interval DUR"
 check "load --help documents options" test $? -eq 0
+bad=
+for v in load unload status set stats query model gen record analyze exporter; do
+	for h in -h --help; do
+		out=$("$CLI" "$v" "$h" 2>&1) && grep -q "^Usage: xdp-pacer $v " <<<"$out" && grep -q -- "-h, --help" <<<"$out" || bad="$bad $v$h"
+	done
+done
+check "every verb prints its usage for -h and --help, exit 0 (failed:${bad:- none})" test -z "$bad"
+usage_error_says() { # text, command...: exit 2 with text in the message
+	local want=$1 out
+	shift
+	out=$("$@" 2>&1)
+	[ $? -eq 2 ] && grep -qF -- "$want" <<<"$out"
+}
+check "record's sampling is --sample-sources, as in set: the old name is an unknown option (exit 2)" \
+	usage_error_says "unknown option '--sources'" "$CLI" record lo -o /tmp/never.xpr --sources 1/2
+check "model --target-false-drop out of range: exit 2 naming the value" \
+	usage_error_says "invalid value '2' for --target-false-drop" "$CLI" model --sources 10 --target-false-drop 2
+check "an option without its value: exit 2 saying so" \
+	usage_error_says "option '--watch' needs a value" "$CLI" stats lo --watch
+check "set refuses a fixed-at-load option, naming it (exit 2)" \
+	usage_error_says "for --rows: fixed at load" "$CLI" set lo --rows 2
 
 finish

@@ -44,8 +44,14 @@ check "model: rows formula (1-e^(-n/w))^d" python3 -c "
 import json, math, sys
 d = json.loads(sys.argv[1]); w = 131072 * 62 / 64
 assert abs(d['false_drop'] - (1 - math.exp(-100000 / w)) ** 8) < 1e-9, d" "$m"
-"$CLI" model --sources 100000 --target 0.01 | grep -q "rows 8: width 131072"
-check "model --target finds the smallest width per row count" test $? -eq 0
+"$CLI" model --sources 100000 --target-false-drop 0.01 | grep -q "rows 8: width 131072"
+check "model --target-false-drop finds the smallest width per row count" test $? -eq 0
+m=$("$CLI" model --sources 100000 --target-false-drop 0.01 --json)
+check "model --target-false-drop --json: one JSON object per row count, each meeting the target" python3 -c "
+import json, sys
+ds = [json.loads(l) for l in sys.argv[1].splitlines()]
+assert len(ds) == 8 and all(d['false_drop'] <= 0.01 for d in ds), ds
+assert {'rows': 8, 'width': 131072} == {k: ds[7][k] for k in ('rows', 'width')}, ds[7]" "$m"
 
 rx "$CLI" unload "$IF_RX" >/dev/null
 finish

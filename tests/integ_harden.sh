@@ -175,7 +175,7 @@ for cmd in "load $long" "unload $long" "status $long" "stats $long" "set $long -
 done
 "$CLI" unload ../../etc >/dev/null 2>&1
 check "unload ../../etc: exit 2 (never a path)" test $? -eq 2
-out=$("$CLI" model --sources 1099511627776 --target 0.000001 2>&1)
+out=$("$CLI" model --sources 1099511627776 --target-false-drop 0.000001 2>&1)
 check "model with an unreachable target exits 1" test $? -eq 1
 check "... saying no geometry meets it" grep -q "no geometry meets" <<<"$out"
 mkfifo "$WORK/fifo"

@@ -31,7 +31,7 @@ check "sampling set to 1/4 before recording" test "$(sampling)" = "sources 1/4, 
 REC=$WORK/rec.xpr
 # Background recorders run under nsenter directly (not the rx function, a
 # subshell when backgrounded) so that $! is the recorder itself.
-nsenter --net="/run/netns/$NS_RX" "$CLI" record "$IF_RX" -o "$REC" --sources 1/1 --duration 4s >"$WORK/rec.out" 2>"$WORK/rec.err" &
+nsenter --net="/run/netns/$NS_RX" "$CLI" record "$IF_RX" -o "$REC" --sample-sources 1/1 --duration 4s >"$WORK/rec.out" 2>"$WORK/rec.err" &
 REC_PID=$!
 sleep 0.5
 check "sampling is 1/1 while recording" test "$(sampling)" = "sources 1/1, packets off"
@@ -97,7 +97,7 @@ check "header cut short: exit 1" test "$rc" -eq 1
 check "header cut short: the offset is named" grep -q "truncated header at offset 100" <<<"$out"
 
 # --- SIGTERM ends a recording cleanly and restores sampling ---
-nsenter --net="/run/netns/$NS_RX" "$CLI" record "$IF_RX" -o "$WORK/term.xpr" --sources 1/2 >"$WORK/term.out" 2>&1 &
+nsenter --net="/run/netns/$NS_RX" "$CLI" record "$IF_RX" -o "$WORK/term.xpr" --sample-sources 1/2 >"$WORK/term.out" 2>&1 &
 REC_PID=$!
 sleep 0.5
 send 10.212.2.1 100 --rounds 2 --round-gap 0.35 >/dev/null
@@ -113,7 +113,7 @@ check "1/2 source sample: about half of 100 sources recorded" \
 	python3 -c "import json; d=json.load(open('$WORK/term.json')); n=d['audit']['sources']; assert 25 <= n <= 75, n"
 
 # --- SIGKILL: the .tmp left behind is readable up to its last whole record ---
-nsenter --net="/run/netns/$NS_RX" "$CLI" record "$IF_RX" -o "$WORK/killed.xpr" --sources 1/1 >/dev/null 2>&1 &
+nsenter --net="/run/netns/$NS_RX" "$CLI" record "$IF_RX" -o "$WORK/killed.xpr" --sample-sources 1/1 >/dev/null 2>&1 &
 REC_PID=$!
 sleep 0.5
 send 10.212.4.1 100 --rounds 3 --round-gap 0.1 >/dev/null
@@ -132,7 +132,7 @@ check "SIGKILL leaves sampling on, as documented" test "$(sampling)" = "sources 
 
 # --- CSV with --count ---
 rx "$CLI" set "$IF_RX" --sample-sources off >/dev/null
-nsenter --net="/run/netns/$NS_RX" "$CLI" record "$IF_RX" -o "$WORK/r.csv" --sources 1/1 --csv --count 50 --duration 5s >/dev/null 2>&1 &
+nsenter --net="/run/netns/$NS_RX" "$CLI" record "$IF_RX" -o "$WORK/r.csv" --sample-sources 1/1 --csv --count 50 --duration 5s >/dev/null 2>&1 &
 REC_PID=$!
 sleep 0.5
 send 10.212.3.1 200 >/dev/null

@@ -48,8 +48,8 @@ d = json.loads(sys.argv[1])
 assert d['bytes'] == 4 << 20, d
 assert d['opposite_false_drop'] < d['false_drop'] < 0.01, d
 assert 0.0003 < d['opposite_false_drop'] < 0.001, d" "$m"
-"$CLI" model --backend table --sources 1000000 --target 0.01 | grep -q "table of 1048576 entries"
-check "model --backend table --target finds the smallest table" test $? -eq 0
+"$CLI" model --backend table --sources 1000000 --target-false-drop 0.01 | grep -q "table of 1048576 entries"
+check "model --backend table --target-false-drop finds the smallest table" test $? -eq 0
 "$CLI" model --backend table --sources 10 --width 16 >/dev/null 2>&1
 check "model: a table below 32 entries is refused (exit 2)" test $? -eq 2
 finish

@@ -5,7 +5,7 @@ set -u
 BUILD=${BUILD:-build}
 CLI=${CLI:-$BUILD/xdp-pacer}
 OBJ=${OBJ:-$BUILD/xdp_pacer.bpf.o}
-SEND="python3 $(dirname "${BASH_SOURCE[0]}")/tools/send_frames.py"
+SEND="$BUILD/tests/tools/send_frames"
 n_pass=0
 n_fail=0
 

@@ -1,16 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <string.h>
+#include "frame.h"
 #include "lib_frames.h"
 
 void frame_v4(uint8_t *f, uint32_t src)
 {
-	memset(f, 0, 64);
-	f[12] = 0x08; /* IPv4 */
-	f[14] = 0x45;
-	f[17] = 50;    /* total length */
-	f[22] = 64;
-	f[23] = 17;
-	memcpy(&f[26], &src, 4);
-	f[30] = 10;
-	f[33] = 1;
+	struct frame_spec s = { .src.family = 4, .dst = { .family = 4, .bytes = { 10, 0, 0, 1 } },
+				.payload = 64 - 14 - 20 - 8 };
+
+	memcpy(s.src.bytes, &src, 4);
+	frame_build(f, 64, &s, NULL);
 }

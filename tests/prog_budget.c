@@ -26,6 +26,7 @@
 #include "pacer_sketch.h"
 #include "pacer_budget.h"
 #include "budget_cfg.h"
+#include "lib_opts.h"
 #include "xdp_pacer.skel.h"
 #include "lib_frames.h"
 
@@ -64,13 +65,13 @@ static void budget_cfg(struct pacer_budget_cfg *c, const char *rate, const char 
 	struct pacer_budget_cfg cur = *c;
 	char err[256];
 
-	ck_assert_int_eq(budget_parse_opt(BUDGET_OPT_BUDGET, rate, &o, err, sizeof(err)), 0);
+	ck_assert_int_eq(budget_parse_opt("budget", rate, &o, err, sizeof(err)), 0);
 	if (slack_time)
-		ck_assert_int_eq(budget_parse_opt(BUDGET_OPT_SLACK_TIME, slack_time, &o, err, sizeof(err)), 0);
+		ck_assert_int_eq(budget_parse_opt("slack-time", slack_time, &o, err, sizeof(err)), 0);
 	if (slack_count)
-		ck_assert_int_eq(budget_parse_opt(BUDGET_OPT_SLACK_COUNT, slack_count, &o, err, sizeof(err)), 0);
+		ck_assert_int_eq(budget_parse_opt("slack-count", slack_count, &o, err, sizeof(err)), 0);
 	if (reserve)
-		ck_assert_int_eq(budget_parse_opt(BUDGET_OPT_RESERVE, reserve, &o, err, sizeof(err)), 0);
+		ck_assert_int_eq(budget_parse_opt("reserve", reserve, &o, err, sizeof(err)), 0);
 	ck_assert_msg(budget_apply(&o, &cur, c, err, sizeof(err)) == 0, "%s", err);
 }
 

@@ -21,6 +21,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "pacer_sketch.h"
+#include "frame.h"
 #include "pacer_budget.h"
 #include "pacer_place.h"
 #include "pacer_table.h"
@@ -114,50 +115,31 @@ struct frame {
 	size_t len;
 };
 
-static size_t put_eth(uint8_t *p, uint16_t proto)
+/* The library's builder with this test's addresses; vlans outer tags (QinQ: 802.1ad outer). */
+static size_t build(struct frame *f, const char *src, const char *dst, int vlans, uint16_t tpid,
+		    uint8_t ihl)
 {
-	static const uint8_t dst[6] = { 0x02, 0, 0, 0, 0, 1 }, src[6] = { 0x02, 0, 0, 0, 0, 2 };
-
-	memcpy(p, dst, 6);
-	memcpy(p + 6, src, 6);
-	p[12] = (uint8_t)(proto >> 8);
-	p[13] = (uint8_t)proto;
-	return 14;
-}
-
-static size_t put_vlan(uint8_t *p, uint16_t next)
-{
-	p[0] = 0;
-	p[1] = 42;
-	p[2] = (uint8_t)(next >> 8);
-	p[3] = (uint8_t)next;
-	return 4;
-}
-
-/* vlans: outer tags' ethertypes are 802.1ad then 802.1Q, as QinQ does. */
-static void build_v4(struct frame *f, const char *src, int vlans, int ihl, int version, int tot_len)
-{
-	uint8_t *p = f->b;
-	uint16_t outer = vlans == 2 ? ETH_P_8021AD : vlans == 1 ? ETH_P_8021Q : ETH_P_IP;
-	size_t hl = (size_t)ihl * 4;
+	struct frame_spec s = { .dmac = { 0x02, 0, 0, 0, 0, 1 }, .smac = { 0x02, 0, 0, 0, 0, 2 },
+				.vlan_tci = { 42, 42 }, .n_vlans = (unsigned)vlans, .outer_tpid = tpid,
+				.ihl = ihl };
+	size_t l3;
 
 	memset(f, 0, sizeof(*f));
-	p += put_eth(p, outer);
-	if (vlans == 2)
-		p += put_vlan(p, ETH_P_8021Q);
-	if (vlans >= 1)
-		p += put_vlan(p, ETH_P_IP);
-	p[0] = (uint8_t)(version << 4 | ihl);
-	p[2] = (uint8_t)(tot_len >> 8);
-	p[3] = (uint8_t)tot_len;
-	p[8] = 64;
-	p[9] = 17;
-	inet_pton(AF_INET, src, p + 12);
-	inet_pton(AF_INET, "10.99.0.1", p + 16);
-	p += hl < 20 ? 20 : hl;
-	memset(p, 0xab, 8); /* UDP-ish payload */
-	p += 8;
-	f->len = (size_t)(p - f->b);
+	ck_assert_int_eq(parse_address(src, &s.src), 0);
+	ck_assert_int_eq(parse_address(dst, &s.dst), 0);
+	f->len = frame_build(f->b, sizeof(f->b), &s, &l3);
+	ck_assert_uint_ne(f->len, 0);
+	return l3;
+}
+
+/* Then the fields a malformed-header test sets: version, IHL, total length. */
+static void build_v4(struct frame *f, const char *src, int vlans, int ihl, int version, int tot_len)
+{
+	size_t l3 = build(f, src, "10.99.0.1", vlans, 0, (uint8_t)(ihl < 5 ? 5 : ihl));
+
+	f->b[l3] = (uint8_t)(version << 4 | ihl);
+	f->b[l3 + 2] = (uint8_t)(tot_len >> 8);
+	f->b[l3 + 3] = (uint8_t)tot_len;
 }
 
 static void v4(struct frame *f, const char *src)
@@ -167,24 +149,9 @@ static void v4(struct frame *f, const char *src)
 
 static void build_v6(struct frame *f, const char *src, int vlans, int version)
 {
-	uint8_t *p = f->b;
+	size_t l3 = build(f, src, "fd00:99::1", vlans, FRAME_ETH_P_8021Q, 0);
 
-	memset(f, 0, sizeof(*f));
-	p += put_eth(p, vlans ? ETH_P_8021Q : ETH_P_IPV6);
-	if (vlans == 2)
-		p += put_vlan(p, ETH_P_8021Q);
-	if (vlans >= 1)
-		p += put_vlan(p, ETH_P_IPV6);
-	p[0] = (uint8_t)(version << 4);
-	p[5] = 8;
-	p[6] = 17;
-	p[7] = 64;
-	inet_pton(AF_INET6, src, p + 8);
-	inet_pton(AF_INET6, "fd00:99::1", p + 24);
-	p += 40;
-	memset(p, 0xcd, 8);
-	p += 8;
-	f->len = (size_t)(p - f->b);
+	f->b[l3] = (uint8_t)(version << 4);
 }
 
 static int run_len(const struct frame *f, size_t len)
@@ -562,20 +529,23 @@ START_TEST(test_invalid_headers)
 	build_v6(&f, "fd00:10::1", 0, 4); /* version 4 under the IPv6 ethertype */
 	ck_assert_int_eq(run(&f), XDP_DROP);
 	/* A third VLAN tag is not parsed: malformed rather than a bypass. */
-	memset(&f, 0, sizeof(f));
-	p = f.b + put_eth(f.b, ETH_P_8021AD);
-	p += put_vlan(p, ETH_P_8021Q);
-	p += put_vlan(p, ETH_P_8021Q);
-	p += put_vlan(p, ETH_P_IP);
-	f.len = (size_t)(p - f.b) + 28;
+	build_v4(&f, "10.10.0.1", 2, 5, 4, 28);
+	p = f.b + 20; /* where the IPv4 header began: a third tag instead */
+	memmove(p + 4, p, f.len - 20);
+	p[0] = ETH_P_8021Q >> 8;
+	p[1] = ETH_P_8021Q & 0xff;
+	p[2] = 0;
+	p[3] = 42;
+	f.len += 4;
 	ck_assert_int_eq(run(&f), XDP_DROP);
 	ck_assert_uint_eq(counter(PACER_STAT_MALFORMED_DROPPED), 6);
 	/* IHL with options present is fine. */
 	build_v4(&f, "10.10.0.2", 0, 6, 4, 32);
 	ck_assert_int_eq(run(&f), XDP_PASS);
 	/* Non-IP passes and is counted, whatever the malformed verdict. */
-	memset(&f, 0, sizeof(f));
-	f.len = put_eth(f.b, ETH_P_ARP) + 28;
+	v4(&f, "10.10.0.3");
+	f.b[12] = ETH_P_ARP >> 8;
+	f.b[13] = ETH_P_ARP & 0xff;
 	ck_assert_int_eq(run(&f), XDP_PASS);
 	ck_assert_int_eq(run(&f), XDP_PASS);
 	ck_assert_uint_eq(counter(PACER_STAT_NONIP_PASSED), 2);

@@ -346,7 +346,7 @@ START_TEST(test_sizing_needs_source_sampling)
 	sizing_params_from_header(&p, &h);
 	p.target = 0.01;
 	ck_assert_int_eq(sizing_run(&s, &p, &z, NULL, NULL), -ENODATA);
-	ck_assert_ptr_nonnull(strstr(z.note, "--sources"));
+	ck_assert_ptr_nonnull(strstr(z.note, "--sample-sources"));
 	p.target = 0;
 	ck_assert_int_eq(sizing_run(&s, &p, &z, NULL, NULL), -EINVAL);
 	an_stream_free(&s);

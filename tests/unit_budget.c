@@ -20,6 +20,7 @@
 #include <string.h>
 #include "pacer_budget.h"
 #include "budget_cfg.h"
+#include "lib_opts.h"
 
 /* ---- exact oracle ---- */
 
@@ -503,7 +504,7 @@ START_TEST(test_options)
 	struct pacer_budget_cfg cur = { .seen_cells_log2 = 18 }, out;
 	char err[256];
 
-	ck_assert_int_eq(budget_parse_opt(BUDGET_OPT_BUDGET, "50000/1s", &o, err, sizeof(err)), 0);
+	ck_assert_int_eq(budget_parse_opt("budget", "50000/1s", &o, err, sizeof(err)), 0);
 	ck_assert_int_eq(budget_apply(&o, &cur, &out, err, sizeof(err)), 0);
 	ck_assert_uint_eq(out.limit, 50000);
 	ck_assert_uint_eq(out.window_ns, 1000000000ULL);
@@ -517,42 +518,42 @@ START_TEST(test_options)
 
 	cur = out;
 	memset(&o, 0, sizeof(o));
-	ck_assert_int_eq(budget_parse_opt(BUDGET_OPT_RESERVE, "40", &o, err, sizeof(err)), 0);
+	ck_assert_int_eq(budget_parse_opt("reserve", "40", &o, err, sizeof(err)), 0);
 	ck_assert_int_eq(budget_apply(&o, &cur, &out, err, sizeof(err)), 0);
 	ck_assert_uint_eq(out.new_limit, 30000);
 	ck_assert_uint_eq(out.limit, 50000);
 
 	/* bad values name the option and the value */
-	ck_assert_int_eq(budget_parse_opt(BUDGET_OPT_BUDGET, "50000", &o, err, sizeof(err)), 2);
-	ck_assert_ptr_nonnull(strstr(err, "--budget '50000'"));
-	ck_assert_int_eq(budget_parse_opt(BUDGET_OPT_BUDGET, "0/1s", &o, err, sizeof(err)), 2);
-	ck_assert_int_eq(budget_parse_opt(BUDGET_OPT_BUDGET, "10/0s", &o, err, sizeof(err)), 2);
-	ck_assert_int_eq(budget_parse_opt(BUDGET_OPT_BUDGET, "x/1s", &o, err, sizeof(err)), 2);
-	ck_assert_int_eq(budget_parse_opt(BUDGET_OPT_RESERVE, "95", &o, err, sizeof(err)), 2);
-	ck_assert_ptr_nonnull(strstr(err, "--reserve '95'"));
-	ck_assert_int_eq(budget_parse_opt(BUDGET_OPT_HORIZON, "2h", &o, err, sizeof(err)), 2);
-	ck_assert_int_eq(budget_parse_opt(BUDGET_OPT_SLACK_COUNT, "-1", &o, err, sizeof(err)), 2);
+	ck_assert_int_eq(budget_parse_opt("budget", "50000", &o, err, sizeof(err)), 2);
+	ck_assert_ptr_nonnull(strstr(err, "'50000' for --budget"));
+	ck_assert_int_eq(budget_parse_opt("budget", "0/1s", &o, err, sizeof(err)), 2);
+	ck_assert_int_eq(budget_parse_opt("budget", "10/0s", &o, err, sizeof(err)), 2);
+	ck_assert_int_eq(budget_parse_opt("budget", "x/1s", &o, err, sizeof(err)), 2);
+	ck_assert_int_eq(budget_parse_opt("reserve", "95", &o, err, sizeof(err)), 2);
+	ck_assert_ptr_nonnull(strstr(err, "'95' for --reserve"));
+	ck_assert_int_eq(budget_parse_opt("horizon", "2h", &o, err, sizeof(err)), 2);
+	ck_assert_int_eq(budget_parse_opt("slack-count", "-1", &o, err, sizeof(err)), 2);
 
 	/* a ring beyond the map's capacity is refused with the numbers */
 	memset(&o, 0, sizeof(o));
-	budget_parse_opt(BUDGET_OPT_BUDGET, "1000/1s", &o, err, sizeof(err));
-	budget_parse_opt(BUDGET_OPT_SLACK_TIME, "1ms", &o, err, sizeof(err));
+	budget_parse_opt("budget", "1000/1s", &o, err, sizeof(err));
+	budget_parse_opt("slack-time", "1ms", &o, err, sizeof(err));
 	ck_assert_int_eq(budget_apply(&o, &cur, &out, err, sizeof(err)), 2);
 	ck_assert_ptr_nonnull(strstr(err, "buckets"));
 	/* both slacks off: refused */
 	memset(&o, 0, sizeof(o));
-	budget_parse_opt(BUDGET_OPT_BUDGET, "1000/1s", &o, err, sizeof(err));
-	budget_parse_opt(BUDGET_OPT_SLACK_TIME, "off", &o, err, sizeof(err));
-	budget_parse_opt(BUDGET_OPT_SLACK_COUNT, "off", &o, err, sizeof(err));
+	budget_parse_opt("budget", "1000/1s", &o, err, sizeof(err));
+	budget_parse_opt("slack-time", "off", &o, err, sizeof(err));
+	budget_parse_opt("slack-count", "off", &o, err, sizeof(err));
 	ck_assert_int_eq(budget_apply(&o, &cur, &out, err, sizeof(err)), 2);
 	/* slack options without a budget: refused */
 	memset(&o, 0, sizeof(o));
-	budget_parse_opt(BUDGET_OPT_SLACK_COUNT, "5", &o, err, sizeof(err));
+	budget_parse_opt("slack-count", "5", &o, err, sizeof(err));
 	cur.limit = 0;
 	ck_assert_int_eq(budget_apply(&o, &cur, &out, err, sizeof(err)), 2);
 	/* off keeps the rest, so a later --budget starts from it */
 	memset(&o, 0, sizeof(o));
-	budget_parse_opt(BUDGET_OPT_BUDGET, "off", &o, err, sizeof(err));
+	budget_parse_opt("budget", "off", &o, err, sizeof(err));
 	cur.limit = 50000;
 	ck_assert_int_eq(budget_apply(&o, &cur, &out, err, sizeof(err)), 0);
 	ck_assert_uint_eq(out.limit, 0);

@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include "json_out.h"
+#include "json_writer.h"
 #include "parse.h"
 #include "pins.h"
 #include "safe_file.h"

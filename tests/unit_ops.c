@@ -106,8 +106,12 @@ START_TEST(test_conf_keys_are_load_options)
 	for (i = 0; i < sizeof(live) / sizeof(live[0]); i++) {
 		k = pacer_conf_key(live[i]);
 		ck_assert_ptr_nonnull(k);
-		ck_assert(k->live && k->dflt);
+		ck_assert(k->live && pacer_conf_default(k));
 	}
+	/* ... the defaults of the very options load and set parse */
+	ck_assert_str_eq(pacer_conf_default(pacer_conf_key("interval")), "1s");
+	ck_assert_str_eq(pacer_conf_default(pacer_conf_key("prefix6")), "64");
+	ck_assert_ptr_null(pacer_conf_default(pacer_conf_key("rows")));
 	for (k = pacer_conf_keys; k->name; k++)
 		n_live += k->live ? 1 : 0;
 	ck_assert_uint_eq(n_live, 5);

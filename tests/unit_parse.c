@@ -75,6 +75,18 @@ START_TEST(test_parse_numbers_and_addresses)
 }
 END_TEST
 
+START_TEST(test_parse_mac)
+{
+	uint8_t m[6];
+
+	ck_assert_int_eq(parse_mac("02:00:0a:ff:00:01", m), 0);
+	ck_assert_mem_eq(m, "\x02\x00\x0a\xff\x00\x01", 6);
+	ck_assert_int_eq(parse_mac("02:00:0a:ff:00", m), -EINVAL);
+	ck_assert_int_eq(parse_mac("02:00:0a:ff:00:01:07", m), -EINVAL);
+	ck_assert_int_eq(parse_mac("zz:00:0a:ff:00:01", m), -EINVAL);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("parse");
@@ -83,6 +95,7 @@ int main(void)
 	tcase_add_test(tc, test_parse_duration);
 	tcase_add_test(tc, test_parse_duration_max);
 	tcase_add_test(tc, test_parse_numbers_and_addresses);
+	tcase_add_test(tc, test_parse_mac);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

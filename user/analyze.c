@@ -2,10 +2,9 @@
 /*
  * xdp-pacer analyze: read a recording and report the audit of its verdicts,
  * the recency structures of the paper measured on it (Table 1), and the
- * sketch size its traffic needs.  The work is in user/lib/analyze_*.c.
+ * sketch size its traffic needs.  The work is in user/analysis/.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,52 +14,16 @@
 #include "analyze_report.h"
 #include "analyze_pcap.h"
 #include "pacer_sketch.h"
+#include "live_opts.h"
 #include "parse.h"
 #include "safe_file.h"
 
-#define DEFAULT_TARGET 1e-3
-#define DEFAULT_INV_EPS 8
 /* Files at least this large get a progress indicator (on a terminal). */
 #define PROGRESS_MIN_BYTES (8u << 20)
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: xdp-pacer analyze FILE [--eps E] [--window W] [--target-false-drop P]\n"
-		"                         [--json] [--report report.html]\n"
-		"       xdp-pacer analyze --pcap CAPTURE [--interval DUR] [--prefix4 N] [--prefix6 N]\n"
-		"                         [--policy pace|quiet] [same options as above]\n\n"
-		"Analyse a recording made by 'xdp-pacer record':\n"
-		" - audit: every verdict of a source-sampled source checked against the policy's\n"
-		"   promise, computed exactly from its complete packet stream (false drops split\n"
-		"   into quantisation, by design, and sketch collisions; false passes, by CPU);\n"
-		" - the paper's Table 1 measured on the same stream: an exact recency oracle,\n"
-		"   HistoricalMembership and the fixed-block baseline: memory, time, error;\n"
-		" - sizing: the stream replayed through the sketch at other widths (scaled by the\n"
-		"   sampling rate) and the smallest geometry that meets the target.\n"
-		"  --eps E                 HistoricalMembership's relative error; 1/E must be an\n"
-		"                          integer (0.125 or 1/8; default 1/%d)\n"
-		"  --window W              recency window in items (default: the most source-sampled\n"
-		"                          packets inside any one interval, so the window spans one)\n"
-		"  --target-false-drop P   false-drop rate the sizing must meet (default %g)\n"
-		"  --json                  JSON on stdout instead of the text summary\n"
-		"Or a capture of the operator's own traffic (pcap or pcapng of Ethernet frames, e.g.\n"
-		"'tcpdump -i eth0 -w trace.pcap'), keyed as the datapath keys it, run through an\n"
-		"exact limiter (what the pacer does without collisions), with the same report and\n"
-		"the smallest sketch per layout that meets the target:\n"
-		"  --pcap CAPTURE          the capture file\n"
-		"  --interval DUR          the interval the pacer would run with (1s)\n"
-		"  --prefix4 N, --prefix6 N  key prefix lengths (32, 64)\n"
-		"  --policy pace|quiet     (pace)\n"
-		"  --report FILE           also write an HTML report with inline SVG plots (mode\n"
-		"                          0600, through a temporary renamed into place)\n",
-		DEFAULT_INV_EPS, DEFAULT_TARGET);
-}
 
 static int parse_eps(const char *s, uint32_t *inv_eps)
 {
 	double e, inv;
-	char *end;
 
 	if (!strncmp(s, "1/", 2)) {
 		uint64_t n;
@@ -70,14 +33,94 @@ static int parse_eps(const char *s, uint32_t *inv_eps)
 		*inv_eps = (uint32_t)n;
 		return 0;
 	}
-	errno = 0;
-	e = strtod(s, &end);
-	if (errno || *end || !(e > 0) || !(e < 1))
+	if (parse_decimal(s, &e) || !(e > 0) || !(e < 1))
 		return -EINVAL;
 	inv = 1.0 / e;
 	if (fabs(inv - round(inv)) > 1e-6 * inv || round(inv) > (1u << 20))
 		return -EINVAL;
 	*inv_eps = (uint32_t)round(inv);
+	return 0;
+}
+
+static int eps_opt(const struct opt_spec *s, const char *arg, void *field, char *why, size_t len)
+{
+	(void)s, (void)why, (void)len;
+	return parse_eps(arg, field);
+}
+
+struct analyze_opts {
+	struct live_opts live; /* the pacer a capture runs through */
+	const char *path, *pcap, *report;
+	uint64_t window;
+	uint32_t inv_eps;
+	double target;
+	bool json;
+};
+
+static const struct opt_spec analyze_specs[] = {
+	{ .name = "FILE", .type = OPT_STRING, .flags = OPT_POSITIONAL | OPT_OPTIONAL,
+	  OPT_FIELD(struct analyze_opts, path) },
+	{ .name = "eps", .type = OPT_CUSTOM, .arg = "E", .parse = eps_opt, .dflt = "1/8",
+	  OPT_FIELD(struct analyze_opts, inv_eps),
+	  .why = "expected a number in (0, 1) whose inverse is an integer, e.g. 0.125 or 1/8",
+	  .help = "HistoricalMembership's relative error; 1/E must be an\n"
+		  "integer (0.125 or 1/8)" },
+	{ .name = "window", .type = OPT_U64, .arg = "W", .min = 1, .max = 1ULL << 32,
+	  OPT_FIELD(struct analyze_opts, window),
+	  .why = "expected a whole number of items from 1 to 2^32",
+	  .help = "recency window in items (default: the most source-sampled\n"
+		  "packets inside any one interval, so the window spans one)" },
+	{ .name = "target-false-drop", .type = OPT_DECIMAL, .flags = OPT_MIN_OPEN | OPT_MAX_OPEN,
+	  .arg = "P", .dmin = 0, .dmax = 1, .dflt = "0.001", OPT_FIELD(struct analyze_opts, target),
+	  .why = "expected a rate strictly between 0 and 1, e.g. 0.001",
+	  .help = "false-drop rate the sizing must meet" },
+	{ .name = "json", .type = OPT_BOOL, OPT_FIELD(struct analyze_opts, json),
+	  .help = "JSON on stdout instead of the text summary" },
+	{ .name = "report", .type = OPT_STRING, .arg = "FILE", OPT_FIELD(struct analyze_opts, report),
+	  .help = "also write an HTML report with inline SVG plots (mode\n"
+		  "0600, through a temporary renamed into place)" },
+	{ .type = OPT_SECTION,
+	  .help = "Or a capture of the operator's own traffic (pcap or pcapng of Ethernet frames, e.g.\n"
+		  "'tcpdump -i eth0 -w trace.pcap'), keyed as the datapath keys it, run through an\n"
+		  "exact limiter (what the pacer does without collisions), with the same report and\n"
+		  "the smallest sketch per layout that meets the target:" },
+	{ .name = "pcap", .type = OPT_STRING, .arg = "CAPTURE", OPT_FIELD(struct analyze_opts, pcap),
+	  .help = "the capture file" },
+	{ .type = OPT_INCLUDE, .sub = pacing_specs, OPT_FIELD(struct analyze_opts, live) },
+	{ 0 },
+};
+
+static const struct opt_verb analyze_verb = {
+	.name = "analyze",
+	.synopsis = "FILE [--eps E] [--window W] [--target-false-drop P]\n"
+		    "                         [--json] [--report report.html]\n"
+		    "       xdp-pacer analyze --pcap CAPTURE [--interval DUR] [--prefix4 N] [--prefix6 N]\n"
+		    "                         [--policy pace|quiet] [same options as above]",
+	.intro = "Analyse a recording made by 'xdp-pacer record':\n"
+		 " - audit: every verdict of a source-sampled source checked against the policy's\n"
+		 "   promise, computed exactly from its complete packet stream (false drops split\n"
+		 "   into quantisation, by design, and sketch collisions; false passes, by CPU);\n"
+		 " - the paper's Table 1 measured on the same stream: an exact recency oracle,\n"
+		 "   HistoricalMembership and the fixed-block baseline: memory, time, error;\n"
+		 " - sizing: the stream replayed through the sketch at other widths (scaled by the\n"
+		 "   sampling rate) and the smallest geometry that meets the target.\n",
+	.args = "a recording file (or --pcap CAPTURE)",
+	.opts = analyze_specs,
+};
+
+/* The FILE / --pcap combinations; copies the capture's pacer into pp.  0 or 2. */
+static int check_opts(const struct analyze_opts *o, struct pcap_params *pp)
+{
+	if (!o->pcap && live_opts_any(&o->live))
+		return usage_error("analyze", "--interval, --prefix4, --prefix6 and --policy describe the pacer for --pcap; a recording carries its own");
+	if (!o->pcap && !o->path)
+		return usage_error("analyze", "analyze needs a recording file (or --pcap CAPTURE)");
+	if (o->pcap && o->path)
+		return usage_error("analyze", "unexpected argument '%s'", o->path);
+	pp->interval_ns = o->live.interval_ns;
+	pp->prefix4 = o->live.prefix4;
+	pp->prefix6 = o->live.prefix6;
+	pp->policy = o->live.policy;
 	return 0;
 }
 
@@ -132,20 +175,6 @@ static int write_report(const char *path, const struct an_report *rep)
 
 int cmd_analyze(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "eps", required_argument, NULL, 'e' },
-		{ "window", required_argument, NULL, 'w' },
-		{ "target-false-drop", required_argument, NULL, 't' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "report", required_argument, NULL, 'r' },
-		{ "pcap", required_argument, NULL, 'P' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "prefix4", required_argument, NULL, '4' },
-		{ "prefix6", required_argument, NULL, '6' },
-		{ "policy", required_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct pacer_file_reader rd = { 0 };
 	struct pacer_file_error ferr = { 0 };
 	struct an_stream s = { 0 };
@@ -154,87 +183,28 @@ int cmd_analyze(int argc, char **argv)
 	struct t1_params tp = { 0 };
 	struct sizing_result sizing, sizing_blocked;
 	struct sizing_params sp;
-	struct pcap_params pp = { .interval_ns = 1000000000ULL, .prefix4 = 32, .prefix6 = 64,
-				  .policy = PACER_POLICY_PACE };
+	struct analyze_opts o = { 0 };
+	struct pcap_params pp;
 	struct pcap_summary psum;
 	const char *pcap_path = NULL;
-	bool pcap_opts = false, have_blocked = false;
+	bool have_blocked = false;
 	struct an_report rep = { 0 };
 	struct progress prog = { 0 };
 	const char *report_path = NULL, *path;
 	char t1_note[256] = "", sz_note[256] = "", au_note[256] = "";
-	uint64_t window = 0;
-	uint32_t inv_eps = DEFAULT_INV_EPS;
-	double target = DEFAULT_TARGET;
-	bool json = false, have_audit = false, have_sizing = false;
-	char *end;
-	int c, i, err, ret = 1;
+	uint64_t window;
+	uint32_t inv_eps;
+	double target;
+	bool json, have_audit = false, have_sizing = false;
+	int i, err, ret = 1;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'e':
-			if (parse_eps(optarg, &inv_eps))
-				return bad_value("--eps", optarg,
-						 "expected a number in (0, 1) whose inverse is an integer, e.g. 0.125 or 1/8");
-			break;
-		case 'w':
-			if (parse_u64_range(optarg, 1, 1ULL << 32, &window))
-				return bad_value("--window", optarg, "expected a whole number of items from 1 to 2^32");
-			break;
-		case 't':
-			errno = 0;
-			target = strtod(optarg, &end);
-			if (errno || *end || !(target > 0) || !(target < 1))
-				return bad_value("--target-false-drop", optarg,
-						 "expected a rate strictly between 0 and 1, e.g. 0.001");
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'r':
-			report_path = optarg;
-			break;
-		case 'P':
-			pcap_path = optarg;
-			break;
-		case 'i':
-			if (parse_duration_ns(optarg, &pp.interval_ns) || !pp.interval_ns)
-				return bad_value("--interval", optarg, "expected a positive duration such as 1s, 250ms");
-			if (!pacer_thresh_ticks(pp.interval_ns, pacer_default_tick_shift(pp.interval_ns)))
-				return bad_value("--interval", optarg, "longer than any tick load can choose allows");
-			pcap_opts = true;
-			break;
-		case '4':
-			if (parse_prefix_arg("--prefix4", optarg, 32, &pp.prefix4))
-				return 2;
-			pcap_opts = true;
-			break;
-		case '6':
-			if (parse_prefix_arg("--prefix6", optarg, 128, &pp.prefix6))
-				return 2;
-			pcap_opts = true;
-			break;
-		case 'p':
-			if (parse_policy(optarg, &pp.policy))
-				return bad_value("--policy", optarg, "expected pace or quiet");
-			pcap_opts = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage_hint(argv[0]);
-			return 2;
-		}
-	}
-	if (pcap_opts && !pcap_path) {
-		pr_err("--interval, --prefix4, --prefix6 and --policy describe the pacer for --pcap; a recording carries its own");
+	err = parse_verb_opts(&analyze_verb, argc, argv, &o);
+	if (err)
+		return err == OPTS_HELP ? 0 : err;
+	if (check_opts(&o, &pp))
 		return 2;
-	}
-	if (expect_positionals(argc, argv, pcap_path ? 0 : 1, "a recording file (or --pcap CAPTURE)"))
-		return 2;
-	path = pcap_path ? pcap_path : argv[optind];
+	pcap_path = o.pcap, report_path = o.report, path = pcap_path ? pcap_path : o.path;
+	window = o.window, inv_eps = o.inv_eps, target = o.target, json = o.json;
 
 	if (pcap_path) {
 		char perr[512];
@@ -275,7 +245,7 @@ analyse:
 			 "a capture has no datapath verdicts to audit; the exact limiter's are under Capture");
 	} else if (!rd.hdr.sample_src_thresh || !s.n_source_sampled) {
 		snprintf(au_note, sizeof(au_note),
-			 "no source-sampled packets: only complete per-source streams can be audited (record with --sources 1/N)");
+			 "no source-sampled packets: only complete per-source streams can be audited (record with --sample-sources 1/N)");
 	} else if ((err = audit_run(&s, &audit))) {
 		snprintf(au_note, sizeof(au_note), "%s", strerror(-err));
 	} else {

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The global budget on a running pacer: live configuration and ring. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -9,17 +8,6 @@
 #include <bpf/bpf.h>
 #include "budget.h"
 #include "parse.h"
-
-int budget_cli_opt(int c, const char *arg, struct budget_opts *o)
-{
-	char err[256];
-
-	if (budget_parse_opt(c, arg, o, err, sizeof(err))) {
-		pr_err("%s", err);
-		return 2;
-	}
-	return 0;
-}
 
 static struct pacer_budget_cfg *cfg_map(const struct pacer_handle *h)
 {

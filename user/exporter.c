@@ -4,7 +4,6 @@
  * interface running the pacer, through libmicrohttpd.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <netdb.h>
 #include <pthread.h>
 #include <signal.h>
@@ -14,19 +13,10 @@
 #include <sys/socket.h>
 #include <microhttpd.h>
 #include "common.h"
+#include "opts.h"
 #include "prom.h"
 
 #define MAX_PACERS 256
-
-static void usage(FILE *f)
-{
-	fprintf(f, "Usage: xdp-pacer exporter --listen ADDR:PORT\n\n"
-		   "Serve the counters and live configuration of every interface running the\n"
-		   "pacer at http://ADDR:PORT/metrics (Prometheus text format); other paths give\n"
-		   "404. Runs until SIGINT or SIGTERM.\n"
-		   "  --listen ADDR:PORT  numeric address and port: 127.0.0.1:9477, [::1]:9477,\n"
-		   "                      0.0.0.0:9477 for every IPv4 address\n");
-}
 
 /* "127.0.0.1:9477" or "[::1]:9477" into a socket address.  0 or -EINVAL. */
 static int parse_listen(const char *s, struct sockaddr_storage *ss)
@@ -57,6 +47,46 @@ static int parse_listen(const char *s, struct sockaddr_storage *ss)
 	freeaddrinfo(res);
 	return 0;
 }
+
+struct listen_at {
+	const char *text;
+	struct sockaddr_storage ss;
+};
+
+static int listen_opt(const struct opt_spec *s, const char *arg, void *field, char *why, size_t len)
+{
+	struct listen_at *l = field;
+
+	(void)s;
+	l->text = arg;
+	if (!parse_listen(arg, &l->ss))
+		return 0;
+	snprintf(why, len, "expected a numeric ADDR:PORT such as 127.0.0.1:9477 or [::1]:9477");
+	return -EINVAL;
+}
+
+struct exporter_opts {
+	struct listen_at listen;
+	bool listen_set;
+};
+
+static const struct opt_spec exporter_specs[] = {
+	{ .name = "listen", .type = OPT_CUSTOM, .flags = OPT_REQUIRED, .arg = "ADDR:PORT",
+	  .parse = listen_opt, OPT_FIELD(struct exporter_opts, listen),
+	  OPT_GIVEN(struct exporter_opts, listen_set),
+	  .help = "numeric address and port: 127.0.0.1:9477, [::1]:9477,\n"
+		  "0.0.0.0:9477 for every IPv4 address" },
+	{ 0 },
+};
+
+static const struct opt_verb exporter_verb = {
+	.name = "exporter",
+	.synopsis = "--listen ADDR:PORT",
+	.intro = "Serve the counters and live configuration of every interface running the\n"
+		 "pacer at http://ADDR:PORT/metrics (Prometheus text format); other paths give\n"
+		 "404. Runs until SIGINT or SIGTERM.\n",
+	.opts = exporter_specs,
+};
 
 struct scrape {
 	struct prom_pacer *p;
@@ -149,55 +179,27 @@ static int wait_for_stop(void)
 
 int cmd_exporter(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "listen", required_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct sockaddr_storage ss = { 0 };
-	const char *listen_at = NULL;
+	struct exporter_opts o = { 0 };
 	struct MHD_Daemon *d;
 	sigset_t set;
-	int c, sig;
+	int sig, err = parse_verb_opts(&exporter_verb, argc, argv, &o);
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'l':
-			if (parse_listen(optarg, &ss))
-				return bad_value("--listen", optarg,
-						 "expected a numeric ADDR:PORT such as 127.0.0.1:9477 or [::1]:9477");
-			listen_at = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage_hint(argv[0]);
-			return 2;
-		}
-	}
-	if (expect_positionals(argc, argv, 0, "nothing"))
-		return 2;
-	if (!listen_at) {
-		pr_err("--listen ADDR:PORT is required");
-		usage_hint(argv[0]);
-		return 2;
-	}
+	if (err)
+		return err == OPTS_HELP ? 0 : err;
 	/* Blocked before the server thread starts, so only sigwait sees them. */
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
-				     (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
-			     0, NULL, NULL, handle, NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+				     (o.listen.ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+			     0, NULL, NULL, handle, NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&o.listen.ss,
 			     MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
 	if (!d) {
-		pr_err("cannot listen on %s (address in use, or not local?)", listen_at);
+		pr_err("cannot listen on %s (address in use, or not local?)", o.listen.text);
 		return 1;
 	}
-	pr_info("xdp-pacer exporter: serving http://%s/metrics", listen_at);
+	pr_info("xdp-pacer exporter: serving http://%s/metrics", o.listen.text);
 	fflush(stdout);
 	sig = wait_for_stop();
 	MHD_stop_daemon(d);

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* xdp-pacer load: size the sketch, load, attach through libxdp, pin. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,283 +16,153 @@
 #include "budget.h"
 #include "pacer_sketch.h"
 #include "pacer_conf.h"
+#include "live_opts.h"
+#include "layout.h"
 #include "rss_probe.h"
 #include "pacer_budget.h"
 #include "pacer_table.h"
+#include "xdp_query.h"
 #include "xdp_pacer.skel.h"
 
 /* --placement auto: decided from the interface's RSS hash once the options are read. */
 #define LOAD_PLACEMENT_AUTO UINT32_MAX
 
-static void usage(FILE *f)
+static int parse_placement_opt(const char *s, uint32_t *out)
 {
-	fprintf(f,
-		"Usage: xdp-pacer load IFNAME [OPTIONS]\n\n"
-		"Attach the limiter to IFNAME and pin its maps under\n"
-		PACER_PIN_ROOT "/netns-INODE/IFNAME (INODE: this network namespace's).\n\n"
-		"Live options (change later with 'xdp-pacer set'):\n"
-		"  --interval DUR        minimum gap between admitted packets of a source (1s);\n"
-		"                        DUR takes ns, us, ms or s, e.g. 250ms, 1.5s; at most 69269.233s\n"
-		"  --policy pace|quiet   pace: update on admit only, one packet per interval (default);\n"
-		"                        quiet: update on every packet, a source must stay quiet a whole interval\n"
-		"  --prefix4 N           IPv4 source prefix length forming the key, 0..32 (32)\n"
-		"  --prefix6 N           IPv6 source prefix length forming the key, 0..128 (64)\n"
-		"  --malformed pass|drop verdict for truncated or invalid IP headers (pass)\n");
-	fputs(budget_usage, f);
-	fprintf(f,
-		"\nFixed at load (change needs unload + load):\n"
-		"  --backend sketch|table  what remembers sources: the recency sketch (default) or the\n"
-		"                        recency table (4-byte entries, 2 cache lines per packet; see README)\n"
-		"  --on-full drop|evict-oldest  table only: with both of a key's lines full of fresh\n"
-		"                        entries, drop the packet (default: never a false pass) or evict\n"
-		"                        the oldest entry (no false drop but fingerprint collisions)\n"
-		"  --reserve-cells N     returning-source filter cells (2 bytes each), power of two\n"
-		"                        1024..33554432 (262144)\n"
-		"  --rows D              sketch rows, 1..8 (4)\n"
-		"  --width W             sketch: cells per row, power of two, >= 64 (1048576), 1 byte each;\n"
-		"                        table: entries, power of two, 32..268435456 (1048576), 4 bytes each\n"
-		"  --layout rows|blocked rows: each row its own array (a cache line per row);\n"
-		"                        blocked: a key's cells share one cache line (rows must be a power of two)\n"
-		"  --placement auto|percpu|shared  percpu: one sketch per CPU, exact per source only\n"
-		"                        where the NIC's RSS hash sends all of a source's packets to\n"
-		"                        one CPU; shared: one sketch for all CPUs, exact everywhere;\n"
-		"                        auto (default): percpu where the RSS hash (ethtool\n"
-		"                        rx-flow-hash) or a single RX queue makes it exact, else shared\n"
-		"  --tick DUR            clock quantum, rounded down to a power of two ns, at most 2^40 ns\n"
-		"                        (default: interval/47 rounded up); sets the live interval range\n"
-		"  --clock cached|coarse|precise  datapath clock: cached (default): the coarse clock\n"
-		"                        refreshed by a BPF timer, no helper call per packet;\n"
-		"                        coarse: bpf_ktime_get_coarse_ns per packet; precise: bpf_ktime_get_ns\n"
-		"  --mode native|skb     XDP attach mode (native)\n\n"
-		"  --config FILE         read options from FILE: 'key = value' lines with the option\n"
-		"                        names above ('interval = 250ms'); '#' comments; options on\n"
-		"                        the command line override the file\n"
-		"  -h, --help            this text\n");
+	if (strcmp(s, "auto"))
+		return parse_placement(s, out);
+	*out = LOAD_PLACEMENT_AUTO;
+	return 0;
 }
 
-struct load_opts {
-	uint64_t interval_ns, tick_ns;
-	uint32_t rows, kind, placement, policy, prefix4, prefix6, malformed, clock;
-	uint32_t backend, on_full;
-	bool sketch_opts, on_full_set; /* --rows or --layout given; --on-full given */
-	uint64_t width;
-	enum xdp_attach_mode mode;
-	struct budget_opts budget;
-	uint32_t seen_log2;
+static int config_again(const struct opt_spec *s, const char *arg, void *field, char *why,
+			size_t len)
+{
+	(void)s, (void)arg, (void)field;
+	snprintf(why, len, "--config may be given once");
+	return -EINVAL;
+}
+
+static const struct opt_choice mode_choices[] = {
+	{ "native", XDP_MODE_NATIVE },
+	{ "skb", XDP_MODE_SKB },
+	{ NULL, 0 },
 };
 
-static int log2_exact(uint64_t v)
+struct load_opts {
+	struct live_opts live;
+	struct budget_opts budget;
+	uint64_t tick_ns, width, reserve_cells;
+	uint32_t rows, kind, placement, clock, backend, on_full, mode;
+	bool rows_set, layout_set, on_full_set;
+	const char *ifname;
+};
+
+#define LOAD_FIXED (OPT_CONF)
+
+static const struct opt_spec load_specs[] = {
+	{ .name = "IFNAME", .type = OPT_IFNAME, .flags = OPT_POSITIONAL,
+	  OPT_FIELD(struct load_opts, ifname) },
+	{ .type = OPT_SECTION, .help = "Live options (change later with 'xdp-pacer set'):" },
+	{ .type = OPT_INCLUDE, .sub = pacing_specs, OPT_FIELD(struct load_opts, live) },
+	{ .type = OPT_INCLUDE, .sub = malformed_specs, OPT_FIELD(struct load_opts, live) },
+	{ .type = OPT_INCLUDE, .sub = budget_specs, OPT_FIELD(struct load_opts, budget) },
+	{ .type = OPT_SECTION, .help = "Fixed at load (change needs unload + load):" },
+	{ .name = "backend", .type = OPT_ENUM, .arg = "sketch|table", .lookup = parse_backend,
+	  .dflt = "sketch", OPT_FIELD(struct load_opts, backend),
+	  .help = "what remembers sources: the recency sketch or the\n"
+		  "recency table (4-byte entries, 2 cache lines per packet; see README)" },
+	{ .name = "on-full", .type = OPT_ENUM, .arg = "drop|evict-oldest", .lookup = parse_on_full,
+	  .dflt = "drop", OPT_FIELD(struct load_opts, on_full), OPT_GIVEN(struct load_opts, on_full_set),
+	  .help = "table only: with both of a key's lines full of fresh\n"
+		  "entries, drop the packet (never a false pass) or evict\n"
+		  "the oldest entry (no false drop but fingerprint collisions)" },
+	{ .name = "reserve-cells", .type = OPT_U64, .flags = OPT_POW2, .arg = "N", .min = 1024,
+	  .max = 1u << PACER_BUDGET_MAX_SEEN_LOG2, .dflt = "262144",
+	  OPT_FIELD(struct load_opts, reserve_cells),
+	  .help = "returning-source filter cells (2 bytes each), power of two" },
+	{ .name = "rows", .type = OPT_U32, .flags = LOAD_FIXED, .arg = "D", .min = 1,
+	  .max = PACER_MAX_ROWS, .dflt = "4", OPT_FIELD(struct load_opts, rows),
+	  OPT_GIVEN(struct load_opts, rows_set), .help = "sketch rows" },
+	{ .name = "width", .type = OPT_U64, .flags = LOAD_FIXED | OPT_POW2, .arg = "W",
+	  .min = PACER_MIN_WIDTH, .max = PACER_MAX_WIDTH, .dflt = "1048576",
+	  OPT_FIELD(struct load_opts, width),
+	  .help = "sketch: cells per row, power of two, >= 64, 1 byte each;\n"
+		  "table: entries, power of two, 32..268435456, 4 bytes each" },
+	{ .name = "layout", .type = OPT_ENUM, .flags = LOAD_FIXED, .arg = "rows|blocked",
+	  .lookup = parse_layout, .dflt = "rows", OPT_FIELD(struct load_opts, kind),
+	  OPT_GIVEN(struct load_opts, layout_set),
+	  .help = "rows: each row its own array (a cache line per row);\n"
+		  "blocked: a key's cells share one cache line (rows must be a power of two)" },
+	{ .name = "placement", .type = OPT_ENUM, .flags = LOAD_FIXED, .arg = "auto|percpu|shared",
+	  .lookup = parse_placement_opt, .dflt = "auto", OPT_FIELD(struct load_opts, placement),
+	  .help = "percpu: one sketch per CPU, exact per source only\n"
+		  "where the NIC's RSS hash sends all of a source's packets to\n"
+		  "one CPU; shared: one sketch for all CPUs, exact everywhere;\n"
+		  "auto: percpu where the RSS hash (ethtool rx-flow-hash)\n"
+		  "or a single RX queue makes it exact, else shared" },
+	{ .name = "tick", .type = OPT_DURATION, .flags = LOAD_FIXED, .arg = "DUR",
+	  .max = PACER_TICK_MAX_NS, OPT_FIELD(struct load_opts, tick_ns),
+	  .help = "clock quantum, rounded down to a power of two ns, at most 2^40 ns\n"
+		  "(default: interval/47 rounded up); sets the live interval range" },
+	{ .name = "clock", .type = OPT_ENUM, .flags = LOAD_FIXED, .arg = "cached|coarse|precise",
+	  .lookup = parse_clock, .dflt = "cached", OPT_FIELD(struct load_opts, clock),
+	  .help = "datapath clock: cached: the coarse clock\n"
+		  "refreshed by a BPF timer, no helper call per packet;\n"
+		  "coarse: bpf_ktime_get_coarse_ns per packet; precise: bpf_ktime_get_ns" },
+	{ .name = "mode", .type = OPT_ENUM, .flags = LOAD_FIXED, .choices = mode_choices,
+	  .dflt = "native", OPT_FIELD(struct load_opts, mode), .help = "XDP attach mode" },
+	{ .type = OPT_SECTION, .help = "" },
+	{ .name = "config", .type = OPT_CUSTOM, .arg = "FILE", .parse = config_again,
+	  .help = "read options from FILE: 'key = value' lines with the option\n"
+		  "names above ('interval = 250ms'); '#' comments; options on\n"
+		  "the command line override the file" },
+	{ 0 },
+};
+
+static const struct opt_verb load_verb = {
+	.name = "load",
+	.synopsis = "IFNAME [OPTIONS]",
+	.intro = "Attach the limiter to IFNAME and pin its maps under\n"
+		 PACER_PIN_ROOT "/netns-INODE/IFNAME (INODE: this network namespace's).\n",
+	.args = "an interface name",
+	.opts = load_specs,
+};
+
+static int parse_opts(int argc, char **argv, struct load_opts *o)
 {
-	int n = 0;
+	int err;
 
-	if (!v || (v & (v - 1)))
-		return -1;
-	while (v > 1) {
-		v >>= 1;
-		n++;
-	}
-	return n;
-}
-
-static int parse_opts(int argc, char **argv, struct load_opts *o, const char **ifname)
-{
-	static const struct option longopts[] = {
-		{ "interval", required_argument, NULL, 'i' },
-		{ "rows", required_argument, NULL, 'r' },
-		{ "width", required_argument, NULL, 'w' },
-		{ "layout", required_argument, NULL, 'l' },
-		{ "placement", required_argument, NULL, 'P' },
-		{ "policy", required_argument, NULL, 'p' },
-		{ "prefix4", required_argument, NULL, '4' },
-		{ "prefix6", required_argument, NULL, '6' },
-		{ "mode", required_argument, NULL, 'm' },
-		{ "malformed", required_argument, NULL, 'M' },
-		{ "tick", required_argument, NULL, 't' },
-		{ "clock", required_argument, NULL, 'c' },
-		{ "config", required_argument, NULL, 'C' },
-		{ "reserve-cells", required_argument, NULL, 'S' },
-		BUDGET_LONGOPTS,
-		{ "backend", required_argument, NULL, 'b' },
-		{ "on-full", required_argument, NULL, 'F' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	uint64_t v;
-	int c;
-
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			if (parse_duration_opt("--interval", optarg, PACER_INTERVAL_MAX_NS, &o->interval_ns))
-				return 2;
-			break;
-		case 't':
-			if (parse_duration_opt("--tick", optarg, PACER_TICK_MAX_NS, &o->tick_ns))
-				return 2;
-			break;
-		case 'r':
-			if (parse_u64_range(optarg, 1, PACER_MAX_ROWS, &v))
-				return bad_value("--rows", optarg, "expected an integer from 1 to 8");
-			o->rows = (uint32_t)v;
-			o->sketch_opts = true;
-			break;
-		case 'w':
-			if (parse_u64_range(optarg, PACER_MIN_WIDTH, PACER_MAX_WIDTH, &v) || log2_exact(v) < 0)
-				return bad_value("--width", optarg,
-						 "expected a power of two from 64 to 1073741824");
-			o->width = v;
-			break;
-		case 'l':
-			if (parse_layout(optarg, &o->kind))
-				return bad_value("--layout", optarg, "expected rows or blocked");
-			o->sketch_opts = true;
-			break;
-		case 'b':
-			if (parse_backend(optarg, &o->backend))
-				return bad_value("--backend", optarg, "expected sketch or table");
-			break;
-		case 'F':
-			if (parse_on_full(optarg, &o->on_full))
-				return bad_value("--on-full", optarg, "expected drop or evict-oldest");
-			o->on_full_set = true;
-			break;
-		case 'P':
-			if (!strcmp(optarg, "auto"))
-				o->placement = LOAD_PLACEMENT_AUTO;
-			else if (parse_placement(optarg, &o->placement))
-				return bad_value("--placement", optarg, "expected auto, percpu or shared");
-			break;
-		case 'p':
-			if (parse_policy(optarg, &o->policy))
-				return bad_value("--policy", optarg, "expected pace or quiet");
-			break;
-		case '4':
-			if (parse_prefix_arg("--prefix4", optarg, 32, &o->prefix4))
-				return 2;
-			break;
-		case '6':
-			if (parse_prefix_arg("--prefix6", optarg, 128, &o->prefix6))
-				return 2;
-			break;
-		case 'm':
-			if (!strcmp(optarg, "native"))
-				o->mode = XDP_MODE_NATIVE;
-			else if (!strcmp(optarg, "skb"))
-				o->mode = XDP_MODE_SKB;
-			else
-				return bad_value("--mode", optarg, "expected native or skb");
-			break;
-		case 'M':
-			if (parse_malformed(optarg, &o->malformed))
-				return bad_value("--malformed", optarg, "expected pass or drop");
-			break;
-		case 'c':
-			if (parse_clock(optarg, &o->clock))
-				return bad_value("--clock", optarg, "expected cached, coarse or precise");
-			break;
-		case 'C':
-			pr_err("--config may be given once");
-			return 2;
-		case 'S':
-			if (parse_u64_range(optarg, 1024, 1u << PACER_BUDGET_MAX_SEEN_LOG2, &v) ||
-			    log2_exact(v) < 0)
-				return bad_value("--reserve-cells", optarg,
-						 "expected a power of two from 1024 to 33554432");
-			o->seen_log2 = (uint32_t)log2_exact(v);
-			break;
-		BUDGET_OPT_CASES:
-			if (budget_cli_opt(c, optarg, &o->budget))
-				return 2;
-			break;
-		case 'h':
-			usage(stdout);
-			return -1;
-		default:
-			usage_hint(argv[0]);
-			return 2;
-		}
-	}
-	if (o->backend == PACER_BACKEND_TABLE && o->sketch_opts) {
-		pr_err("--rows and --layout size the sketch; the table takes --width (entries) only");
-		usage_hint(argv[0]);
-		return 2;
-	}
-	if (o->backend != PACER_BACKEND_TABLE && o->on_full_set) {
-		pr_err("--on-full applies to --backend table only");
-		usage_hint(argv[0]);
-		return 2;
-	}
-	return expect_ifname(argc, argv, ifname);
+	memset(o, 0, sizeof(*o));
+	err = parse_verb_opts(&load_verb, argc, argv, o);
+	if (err)
+		return err;
+	if (o->backend == PACER_BACKEND_TABLE && (o->rows_set || o->layout_set))
+		return usage_error("load", "--rows and --layout size the sketch; the table takes --width (entries) only");
+	if (o->backend != PACER_BACKEND_TABLE && o->on_full_set)
+		return usage_error("load", "--on-full applies to --backend table only");
+	return 0;
 }
 
 static int build_layout(const struct load_opts *o, struct pacer_layout *lay, uint32_t *thresh)
 {
-	char a[32], b[32], c[64];
-	uint64_t lines, min_ns, max_ns;
-	int lg;
+	struct layout_req r = {
+		.interval_ns = o->live.interval_ns, .tick_ns = o->tick_ns, .width = o->width,
+		.rows = o->rows, .kind = o->kind, .placement = o->placement, .clock = o->clock,
+		.backend = o->backend, .on_full = o->on_full, .ncpus = (uint32_t)num_cpus(),
+	};
+	char err[256];
 
-	memset(lay, 0, sizeof(*lay));
-	lay->magic = PACER_LAYOUT_MAGIC;
-	lay->abi_version = PACER_ABI_VERSION;
-	lay->rows = o->rows;
-	lay->kind = o->kind;
-	lay->placement = o->placement;
-	lay->clock = o->clock;
-	lay->backend = o->backend;
-	lay->on_full = o->on_full;
-	lines = o->width / (PACER_LINE_BYTES / sizeof(uint8_t));
-	if (o->backend == PACER_BACKEND_TABLE) {
-		/* One "row" of lines of PACER_TBL_WAYS entries. */
-		lay->rows = 1;
-		lay->kind = PACER_LAYOUT_ROWS;
-		lines = o->width / PACER_TBL_WAYS;
-		if (o->width < 2 * PACER_TBL_WAYS || lines > 1ULL << PACER_TBL_MAX_LINES_LOG2) {
-			pr_err("--width %llu: a table takes 32 to 268435456 entries",
-			       (unsigned long long)o->width);
-			return 2;
-		}
-	} else if (o->kind == PACER_LAYOUT_BLOCKED) {
-		lines *= o->rows;
-		if (log2_exact(o->rows) < 0) {
-			pr_err("--layout blocked needs --rows to be a power of two (1, 2, 4 or 8), not %u",
-			       o->rows);
-			return 2;
-		}
-	}
-	lg = log2_exact(lines);
-	if (lg < 0 || pacer_total_lines(lay->kind, lay->rows, (uint32_t)lg) > UINT32_MAX / 2) {
-		pr_err("sketch of %u rows x %llu cells is too large for one map", o->rows,
-		       (unsigned long long)o->width);
-		return 2;
-	}
-	lay->lines_log2 = (uint32_t)lg;
-	lay->copies = o->placement == PACER_PLACEMENT_PERCPU ? (uint32_t)num_cpus() : 1;
-	if (pacer_total_lines(lay->kind, lay->rows, (uint32_t)lg) * lay->copies > UINT32_MAX) {
-		pr_err("%s of width %llu on %u CPUs is too large for one map", backend_name(lay->backend),
-		       (unsigned long long)o->width, lay->copies);
-		return 2;
-	}
-	if (o->tick_ns) {
-		lay->tick_shift = (uint32_t)pacer_tick_shift_of(o->tick_ns); /* bounded by parse */
-	} else {
-		lay->tick_shift = pacer_default_tick_shift(o->interval_ns);
-	}
-	interval_range(lay->tick_shift, &min_ns, &max_ns);
-	*thresh = pacer_thresh_ticks(o->interval_ns, lay->tick_shift);
-	if (o->interval_ns < min_ns || o->interval_ns > max_ns || !*thresh) {
-		pr_err("--interval %s does not fit tick %s: with this tick the interval must be within %s",
-		       format_duration(o->interval_ns, a, sizeof(a)),
-		       format_duration(1ULL << lay->tick_shift, b, sizeof(b)),
-		       format_duration_range(min_ns, max_ns, c, sizeof(c)));
-		return 2;
-	}
-	return 0;
+	if (!layout_build(&r, lay, thresh, err, sizeof(err)))
+		return 0;
+	pr_err("%s", err);
+	return 2;
 }
 
 /* The budget's live configuration (with the filter's size); 0 or 2 (said why). */
 static int build_budget(const struct load_opts *o, struct pacer_budget_cfg *cfg)
 {
-	struct pacer_budget_cfg cur = { .seen_cells_log2 = o->seen_log2 };
+	struct pacer_budget_cfg cur = { .seen_cells_log2 = (uint32_t)log2_exact(o->reserve_cells) };
 	char e[256];
 
 	*cfg = cur;
@@ -368,7 +237,7 @@ static int pin_all(struct xdp_pacer_bpf *skel, const char *dir, bool *created)
 		return -errno;
 	*created = true;
 	for (i = 0; i < PACER_MAP_MAX; i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, pacer_pin_names[i]);
+		snprintf(path, sizeof(path), "%s/%s", dir, pacer_maps[i].pin_name);
 		err = bpf_obj_pin(bpf_map__fd(maps[i]), path);
 		if (err) {
 			pr_err("cannot pin %s: %s", path, err_str(err, eb, sizeof(eb)));
@@ -410,29 +279,11 @@ static void report_placement(uint32_t placement, bool chosen_by_auto, const stru
 /* Read the RSS verdict for ifname; --placement auto becomes its choice.  True if it was auto. */
 static bool resolve_placement(struct load_opts *o, const char *ifname, struct rss_verdict *v)
 {
-	rss_verdict_for(ifname, o->mode == XDP_MODE_SKB, o->prefix4, o->prefix6, v);
+	rss_verdict_for(ifname, o->mode == XDP_MODE_SKB, o->live.prefix4, o->live.prefix6, v);
 	if (o->placement != LOAD_PLACEMENT_AUTO)
 		return false;
 	o->placement = rss_auto_placement(v);
 	return true;
-}
-
-static void load_defaults(struct load_opts *o)
-{
-	*o = (struct load_opts){
-		.interval_ns = PACER_DEFAULT_INTERVAL_NS,
-		.rows = PACER_DEFAULT_ROWS,
-		.width = (uint64_t)PACER_LINE_BYTES << PACER_DEFAULT_LINES_LOG2,
-		.kind = PACER_LAYOUT_ROWS,
-		.placement = LOAD_PLACEMENT_AUTO,
-		.policy = PACER_POLICY_PACE,
-		.prefix4 = PACER_DEFAULT_PREFIX4,
-		.prefix6 = PACER_DEFAULT_PREFIX6,
-		.malformed = PACER_MALFORMED_PASS,
-		.clock = PACER_CLOCK_CACHED,
-		.mode = XDP_MODE_NATIVE,
-		.seen_log2 = PACER_BUDGET_DEFAULT_SEEN_LOG2,
-	};
 }
 
 static void add_name(char *buf, size_t len, const char *name)
@@ -448,15 +299,12 @@ int load_check_fixed(int argc, char **argv, const struct pacer_layout *running, 
 	struct rss_verdict rss;
 	struct load_opts o;
 	struct pacer_layout lay;
-	const char *ifname;
 	uint32_t thresh;
 	int err;
 
-	load_defaults(&o);
-	optind = 1;
-	err = parse_opts(argc, argv, &o, &ifname);
+	err = parse_opts(argc, argv, &o);
 	if (!err) {
-		resolve_placement(&o, ifname, &rss); /* what a load would pick now */
+		resolve_placement(&o, o.ifname, &rss); /* what a load would pick now */
 		err = build_layout(&o, &lay, &thresh);
 	}
 	if (err)
@@ -503,17 +351,17 @@ static int load_main(int argc, char **argv)
 	struct pacer_budget_cfg bcfg;
 	const char *ifname = NULL;
 	char dir[256], eb[128], mb[32], ib[32], tb[32], mb2[256];
-	uint32_t thresh;
+	uint32_t thresh, other_id = 0;
+	const char *other_mode;
 	uint64_t lines, bytes;
 	int ifindex, err, lock_fd;
 	bool attached = false, created_dir = false;
 	struct stat st;
 
-	load_defaults(&o);
-	optind = 1;
-	err = parse_opts(argc, argv, &o, &ifname);
+	err = parse_opts(argc, argv, &o);
 	if (err)
-		return err < 0 ? 0 : err;
+		return err == OPTS_HELP ? 0 : err;
+	ifname = o.ifname;
 	auto_placement = resolve_placement(&o, ifname, &rss);
 	err = build_layout(&o, &lay, &thresh);
 	if (!err)
@@ -541,10 +389,9 @@ static int load_main(int argc, char **argv)
 		pr_err("cannot query XDP state of %s: %s", ifname, err_str(err, eb, sizeof(eb)));
 		goto out;
 	}
-	if (q.attach_mode != XDP_ATTACHED_NONE) {
+	if (!xdp_query_prog(&q, &other_id, &other_mode)) {
 		pr_err("%s already has an XDP program attached (id %u); run 'xdp-pacer unload %s' or detach it first",
-		       ifname, q.prog_id ? q.prog_id : (q.drv_prog_id ? q.drv_prog_id : q.skb_prog_id),
-		       ifname);
+		       ifname, other_id, ifname);
 		err = -EBUSY;
 		goto out;
 	}
@@ -566,12 +413,12 @@ static int load_main(int argc, char **argv)
 	}
 	skel->rodata->pacer_layout = lay;
 	cfg = &skel->data->pacer_cfg;
-	cfg->interval_ns = o.interval_ns;
+	cfg->interval_ns = o.live.interval_ns;
 	cfg->thresh_ticks = thresh;
-	cfg->policy = o.policy;
-	cfg->malformed = o.malformed;
-	cfg->prefix4 = o.prefix4;
-	cfg->prefix6 = o.prefix6;
+	cfg->policy = o.live.policy;
+	cfg->malformed = o.live.malformed;
+	cfg->prefix4 = o.live.prefix4;
+	cfg->prefix6 = o.live.prefix6;
 	if (getrandom(cfg->hash_key, sizeof(cfg->hash_key), 0) != sizeof(cfg->hash_key)) {
 		pr_err("getrandom failed: %s", strerror(errno));
 		err = -errno;
@@ -579,7 +426,7 @@ static int load_main(int argc, char **argv)
 	}
 	skel->data_budget->pacer_budget_cfg = bcfg;
 	err = bpf_map__set_max_entries(skel->maps.pacer_seen,
-				       1u << (o.seen_log2 - 5 /* 32 cells a line */));
+				       1u << ((uint32_t)log2_exact(o.reserve_cells) - 5 /* 32 cells a line */));
 	if (err) {
 		pr_err("cannot size the returning-source filter: %s", err_str(err, eb, sizeof(eb)));
 		goto out;
@@ -628,7 +475,7 @@ static int load_main(int argc, char **argv)
 			o.placement == PACER_PLACEMENT_PERCPU ? " over all CPUs" : "");
 	report_placement(o.placement, auto_placement, &rss);
 	pr_info("  interval %s, policy %s, tick %s (threshold %u ticks), clock %s",
-		format_duration(o.interval_ns, ib, sizeof(ib)), policy_name(o.policy),
+		format_duration(o.live.interval_ns, ib, sizeof(ib)), policy_name(o.live.policy),
 		format_duration(1ULL << lay.tick_shift, tb, sizeof(tb)), thresh,
 		clock_name(lay.clock));
 	pr_info("  budget: %s", budget_describe(&skel->data_budget->pacer_budget_cfg, mb2, sizeof(mb2)));

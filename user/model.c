@@ -1,27 +1,58 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* xdp-pacer model: the false-drop model for a sketch geometry, for sizing. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "common.h"
-#include "json_out.h"
+#include "json_writer.h"
+#include "opts.h"
 #include "parse.h"
 #include "sketch_sim.h"
 #include "table_sim.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f, "Usage: xdp-pacer model --sources N [--rows D] [--width W] [--layout rows|blocked]\n"
-		   "                        [--backend sketch|table] [--target P] [--json]\n\n"
-		   "Modelled false-drop rate for N distinct sources active per interval on a\n"
-		   "sketch of D rows x W cells (the layout's own formula; see README).\n"
-		   "With --target P, list for each row count the smallest width that meets P.\n"
-		   "--backend table: N sources each sending once per interval on a table of W\n"
-		   "entries: false drops in one-sided mode (overflow + fingerprint collisions),\n"
-		   "and in opposite mode (collisions) with the share of admissions that evict a\n"
-		   "fresh entry; with --target P, the smallest table whose one-sided rate meets P.\n");
-}
+struct model_opts {
+	uint64_t n, rows, width;
+	uint32_t kind, backend;
+	double target;
+	bool n_set, json;
+};
+
+static const struct opt_spec model_specs[] = {
+	{ .name = "sources", .type = OPT_U64, .flags = OPT_REQUIRED, .arg = "N", .min = 1,
+	  .max = 1ULL << 40, OPT_FIELD(struct model_opts, n), OPT_GIVEN(struct model_opts, n_set),
+	  .help = "distinct sources active per interval" },
+	{ .name = "rows", .type = OPT_U64, .arg = "D", .min = 1, .max = PACER_MAX_ROWS, .dflt = "4",
+	  OPT_FIELD(struct model_opts, rows), .help = "sketch rows" },
+	{ .name = "width", .type = OPT_U64, .flags = OPT_POW2, .arg = "W", .min = PACER_MIN_WIDTH,
+	  .max = PACER_MAX_WIDTH, .dflt = "1048576", OPT_FIELD(struct model_opts, width),
+	  .help = "sketch: cells per row; table: entries" },
+	{ .name = "layout", .type = OPT_ENUM, .arg = "rows|blocked", .lookup = parse_layout,
+	  .dflt = "rows", OPT_FIELD(struct model_opts, kind), .help = "sketch layout" },
+	{ .name = "backend", .type = OPT_ENUM, .arg = "sketch|table", .lookup = parse_backend,
+	  .dflt = "sketch", OPT_FIELD(struct model_opts, backend), .help = "what is modelled" },
+	{ .name = "target-false-drop", .type = OPT_DECIMAL, .flags = OPT_MIN_OPEN | OPT_MAX_OPEN,
+	  .arg = "P", .dmin = 0, .dmax = 1, OPT_FIELD(struct model_opts, target),
+	  .why = "expected a probability in (0, 1)",
+	  .help = "list the smallest geometry that meets false-drop rate P" },
+	{ .name = "json", .type = OPT_BOOL, OPT_FIELD(struct model_opts, json),
+	  .help = "JSON instead of the text" },
+	{ 0 },
+};
+
+static const struct opt_verb model_verb = {
+	.name = "model",
+	.synopsis = "--sources N [--rows D] [--width W] [--layout rows|blocked]\n"
+		    "                        [--backend sketch|table] [--target-false-drop P] [--json]",
+	.intro = "Modelled false-drop rate for N distinct sources active per interval on a\n"
+		 "sketch of D rows x W cells (the layout's own formula; see README).\n"
+		 "With --target-false-drop P, list for each row count the smallest width that\n"
+		 "meets P.  --backend table: N sources each sending once per interval on a table\n"
+		 "of W entries: false drops in one-sided mode (overflow + fingerprint collisions),\n"
+		 "and in opposite mode (collisions) with the share of admissions that evict a\n"
+		 "fresh entry; with --target-false-drop P, the smallest table whose one-sided\n"
+		 "rate meets P.\n",
+	.opts = model_specs,
+};
 
 static int lines_log2_for(uint32_t kind, uint32_t rows, uint64_t width)
 {
@@ -35,11 +66,35 @@ static int lines_log2_for(uint32_t kind, uint32_t rows, uint64_t width)
 
 static void print_json(uint64_t n, uint64_t rows, uint64_t width, uint32_t kind, double p)
 {
-	printf("{\"sources\":%llu,\"rows\":%llu,\"width\":%llu,\"layout\":",
-	       (unsigned long long)n, (unsigned long long)rows, (unsigned long long)width);
-	json_string(stdout, layout_name(kind));
-	printf(",\"false_drop\":%.6g,\"bytes\":%llu,\"bytes_per_source\":%.3f}\n", p,
-	       (unsigned long long)(rows * width), (double)(rows * width) / (double)n);
+	struct json_writer w;
+
+	jsonw_init(&w, stdout);
+	jsonw_start_object(&w);
+	jsonw_uint_field(&w, "sources", n);
+	jsonw_uint_field(&w, "rows", rows);
+	jsonw_uint_field(&w, "width", width);
+	jsonw_string_field(&w, "layout", layout_name(kind));
+	jsonw_float_field_fmt(&w, "false_drop", "%.6g", p);
+	jsonw_uint_field(&w, "bytes", rows * width);
+	jsonw_float_field_fmt(&w, "bytes_per_source", "%.3f", (double)(rows * width) / (double)n);
+	jsonw_end_object(&w);
+}
+
+static void print_table_json(uint64_t n, uint64_t entries, uint32_t lg, double overflow, double collision)
+{
+	struct json_writer w;
+
+	jsonw_init(&w, stdout);
+	jsonw_start_object(&w);
+	jsonw_uint_field(&w, "sources", n);
+	jsonw_string_field(&w, "backend", "table");
+	jsonw_uint_field(&w, "entries", entries);
+	jsonw_float_field_fmt(&w, "false_drop", "%.6g", overflow + collision);
+	jsonw_float_field_fmt(&w, "opposite_false_drop", "%.6g", collision);
+	jsonw_float_field_fmt(&w, "opposite_evict", "%.6g", overflow);
+	jsonw_uint_field(&w, "bytes", table_bytes(lg));
+	jsonw_float_field_fmt(&w, "bytes_per_source", "%.3f", (double)table_bytes(lg) / (double)n);
+	jsonw_end_object(&w);
 }
 
 static void table_line(uint64_t n, uint64_t entries, bool json)
@@ -52,12 +107,7 @@ static void table_line(uint64_t n, uint64_t entries, bool json)
 		lg++;
 	table_model(lg, (double)n, &overflow, &collision);
 	if (json)
-		printf("{\"sources\":%llu,\"backend\":\"table\",\"entries\":%llu,"
-		       "\"false_drop\":%.6g,\"opposite_false_drop\":%.6g,\"opposite_evict\":%.6g,"
-		       "\"bytes\":%llu,\"bytes_per_source\":%.3f}\n",
-		       (unsigned long long)n, (unsigned long long)entries, overflow + collision,
-		       collision, overflow, (unsigned long long)table_bytes(lg),
-		       (double)table_bytes(lg) / (double)n);
+		print_table_json(n, entries, lg, overflow, collision);
 	else
 		printf("%llu sources, table of %llu entries: one-sided false drops %.4f%%; "
 		       "evict-oldest false drops %.4f%% and %.4f%% of admissions evict a fresh entry; "
@@ -92,73 +142,25 @@ static int table_sizing(uint64_t n, uint64_t width, double target, bool json)
 			return 0;
 		}
 	}
-	pr_err("no table up to 268435456 entries meets --target for %llu sources",
+	pr_err("no table up to 268435456 entries meets --target-false-drop for %llu sources",
 	       (unsigned long long)n);
 	return 1;
 }
 
 int cmd_model(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "sources", required_argument, NULL, 'n' }, { "rows", required_argument, NULL, 'r' },
-		{ "width", required_argument, NULL, 'w' },   { "layout", required_argument, NULL, 'l' },
-		{ "target", required_argument, NULL, 't' },  { "json", no_argument, NULL, 'j' },
-		{ "backend", required_argument, NULL, 'b' }, { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	uint64_t n = 0, rows = 4, width = 1u << 20;
-	uint32_t kind = PACER_LAYOUT_ROWS, backend = PACER_BACKEND_SKETCH, d;
-	double target = 0;
-	bool json = false;
-	char *end, mb[32];
-	int c, lg, met = 0;
+	struct model_opts o = { 0 };
+	uint64_t n, rows, width;
+	uint32_t kind, d;
+	double target;
+	bool json;
+	char mb[32];
+	int lg, met = 0, err = parse_verb_opts(&model_verb, argc, argv, &o);
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			if (parse_u64_range(optarg, 1, 1ULL << 40, &n))
-				return bad_value("--sources", optarg, "expected a positive integer");
-			break;
-		case 'r':
-			if (parse_u64_range(optarg, 1, PACER_MAX_ROWS, &rows))
-				return bad_value("--rows", optarg, "expected an integer from 1 to 8");
-			break;
-		case 'w':
-			if (parse_u64_range(optarg, PACER_MIN_WIDTH, PACER_MAX_WIDTH, &width) || (width & (width - 1)))
-				return bad_value("--width", optarg, "expected a power of two from 64 to 1073741824");
-			break;
-		case 'l':
-			if (parse_layout(optarg, &kind))
-				return bad_value("--layout", optarg, "expected rows or blocked");
-			break;
-		case 't':
-			target = strtod(optarg, &end);
-			if (*end || !(target > 0 && target < 1))
-				return bad_value("--target", optarg, "expected a probability in (0, 1)");
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'b':
-			if (parse_backend(optarg, &backend))
-				return bad_value("--backend", optarg, "expected sketch or table");
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage_hint(argv[0]);
-			return 2;
-		}
-	}
-	if (expect_positionals(argc, argv, 0, "no arguments"))
-		return 2;
-	if (!n) {
-		pr_err("model needs --sources");
-		return 2;
-	}
-	if (backend == PACER_BACKEND_TABLE)
+	if (err)
+		return err == OPTS_HELP ? 0 : err;
+	n = o.n, rows = o.rows, width = o.width, kind = o.kind, target = o.target, json = o.json;
+	if (o.backend == PACER_BACKEND_TABLE)
 		return table_sizing(n, width, target, json);
 	if (!target) {
 		lg = lines_log2_for(kind, (uint32_t)rows, width);
@@ -188,9 +190,12 @@ int cmd_model(int argc, char **argv)
 			lg = lines_log2_for(kind, d, w);
 			p = sketch_model_false_drop(kind, d, (uint32_t)lg, (double)n);
 			if (p <= target) {
-				printf("rows %u: width %llu, %s per copy, %.2f bytes per source, false drops %.4f%%\n",
-				       d, (unsigned long long)w, format_bytes(d * w, mb, sizeof(mb)),
-				       (double)(d * w) / (double)n, 100 * p);
+				if (json)
+					print_json(n, d, w, kind, p);
+				else
+					printf("rows %u: width %llu, %s per copy, %.2f bytes per source, false drops %.4f%%\n",
+					       d, (unsigned long long)w, format_bytes(d * w, mb, sizeof(mb)),
+					       (double)(d * w) / (double)n, 100 * p);
 				met++;
 				break;
 			}

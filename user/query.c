@@ -1,26 +1,44 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* xdp-pacer query: the sketch's view of one source, read from the live maps. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
 #include "common.h"
-#include "json_out.h"
+#include "json_writer.h"
+#include "opts.h"
 #include "parse.h"
 #include "pacer_sketch.h"
 #include "pacer_place.h"
 #include "pacer_table.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f, "Usage: xdp-pacer query IFNAME ADDRESS [--json]\n\n"
-		   "When the sketch on IFNAME last saw ADDRESS's key (the address masked to the\n"
-		   "configured prefix), and whether a packet from it would be dropped now.\n"
-		   "Per-CPU copies merge by taking each row's most recent cell over CPUs,\n"
-		   "then the oldest over rows, as the datapath would if all CPUs were one.\n");
-}
+struct query_opts {
+	const char *ifname;
+	struct opt_address addr;
+	bool json;
+};
+
+static const struct opt_spec query_specs[] = {
+	{ .name = "IFNAME", .type = OPT_IFNAME, .flags = OPT_POSITIONAL,
+	  OPT_FIELD(struct query_opts, ifname) },
+	{ .name = "ADDRESS", .type = OPT_ADDRESS, .flags = OPT_POSITIONAL,
+	  OPT_FIELD(struct query_opts, addr) },
+	{ .name = "json", .type = OPT_BOOL, OPT_FIELD(struct query_opts, json),
+	  .help = "one JSON object instead of the text" },
+	{ 0 },
+};
+
+static const struct opt_verb query_verb = {
+	.name = "query",
+	.synopsis = "IFNAME ADDRESS [--json]",
+	.intro = "When the sketch on IFNAME last saw ADDRESS's key (the address masked to the\n"
+		 "configured prefix), and whether a packet from it would be dropped now.\n"
+		 "Per-CPU copies merge by taking each row's most recent cell over CPUs,\n"
+		 "then the oldest over rows, as the datapath would if all CPUs were one.\n",
+	.args = "an interface name and an address",
+	.opts = query_specs,
+};
 
 /*
  * Age of the key in ticks over all CPU copies: the youngest copy of each row
@@ -81,43 +99,23 @@ static int table_key_age(const struct pacer_handle *h, uint64_t hash, uint64_t t
 
 int cmd_query(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct pacer_handle h;
+	struct query_opts o = { 0 };
 	struct pacer_addr addr;
+	struct pacer_handle h;
 	uint64_t hash, now, tick, q;
 	uint32_t age = PACER_AGE_STALE, prefix;
-	bool json = false, keyed, drop;
+	bool json, keyed, drop;
 	char ab[64], d1[32], d2[32], key[80];
-	int c, err;
+	int err = parse_verb_opts(&query_verb, argc, argv, &o);
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage_hint(argv[0]);
-			return 2;
-		}
-	}
-	if (expect_positionals(argc, argv, 2, "an interface name and an address"))
-		return 2;
-	if (check_ifname_arg(argv[optind]))
-		return 2;
-	if (parse_address(argv[optind + 1], &addr))
-		return bad_value("ADDRESS", argv[optind + 1], "expected an IPv4 or IPv6 address");
+	if (err)
+		return err == OPTS_HELP ? 0 : err;
+	addr = o.addr.addr;
+	json = o.json;
 	if (pacer_addr_unmap_v4(&addr) && !json)
 		printf("%s is IPv4-mapped: the datapath sees that host as the IPv4 source %s\n",
-		       argv[optind + 1], format_address(&addr, ab, sizeof(ab)));
-	if (pacer_handle_open(argv[optind], &h))
+		       o.addr.text, format_address(&addr, ab, sizeof(ab)));
+	if (pacer_handle_open(o.ifname, &h))
 		return 1;
 
 	prefix = addr.family == 4 ? h.cfg->prefix4 : h.cfg->prefix6;
@@ -140,12 +138,17 @@ int cmd_query(int argc, char **argv)
 	drop = pacer_is_recent(age, h.cfg->thresh_ticks);
 	format_address(&addr, ab, sizeof(ab));
 	if (json) {
+		struct json_writer w;
+
 		snprintf(key, sizeof(key), "%s/%u", ab, prefix);
-		printf("{\"key\":");
-		json_string(stdout, key);
-		printf(",\"age_ticks\":%d,\"tick_ns\":%llu,\"threshold_ticks\":%u,\"would_drop\":%s}\n",
-		       age >= PACER_AGE_STALE || age >= PACER_MAX_THRESH ? -1 : (int)age,
-		       (unsigned long long)q, h.cfg->thresh_ticks, drop ? "true" : "false");
+		jsonw_init(&w, stdout);
+		jsonw_start_object(&w);
+		jsonw_string_field(&w, "key", key);
+		jsonw_int_field(&w, "age_ticks", age >= PACER_AGE_STALE || age >= PACER_MAX_THRESH ? -1 : (int)age);
+		jsonw_uint_field(&w, "tick_ns", q);
+		jsonw_uint_field(&w, "threshold_ticks", h.cfg->thresh_ticks);
+		jsonw_bool_field(&w, "would_drop", drop);
+		jsonw_end_object(&w);
 	} else if (age >= PACER_MAX_THRESH) {
 		printf("%s/%u: not seen within the %s's memory (%llu ticks); a packet now would pass%s\n",
 		       ab, prefix, backend_name(h.layout.backend), (unsigned long long)PACER_MAX_THRESH,

@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,8 +15,10 @@
 #include <bpf/libbpf.h>
 #include "common.h"
 #include "pacer_file.h"
+#include "live_opts.h"
 #include "parse.h"
 #include "safe_file.h"
+#include "time_now.h"
 
 #define DEFAULT_SOURCES_ONE_IN 64
 
@@ -28,41 +29,50 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: xdp-pacer record IFNAME -o FILE [--sources 1/N|off] [--packets 1/M|off]\n"
-		"                        [--duration DUR] [--count N] [--csv]\n\n"
-		"Record the limiter's decisions on IFNAME for 'xdp-pacer analyze'.\n"
-		"  -o, --output FILE   where to write (mode 0600); the recording goes to FILE.tmp,\n"
-		"                      which must not exist, and is renamed to FILE when complete\n"
-		"  --sources 1/N|off   record every packet of 1 in N sources, chosen by keyed hash\n"
-		"                      (default 1/%d); complete per-source streams make the audit exact\n"
-		"  --packets 1/M|off   also record 1 in M packets at random (default off)\n"
-		"  --duration DUR      stop after DUR (e.g. 30s, 500ms); default: until Ctrl-C\n"
-		"  --count N           stop after N records\n"
-		"  --csv               write CSV (for other tools) instead of the binary format\n\n"
-		"Sampling is switched on in the running program and restored to its previous\n"
-		"setting on exit, Ctrl-C and SIGTERM.  After 'kill -9' restore it by hand:\n"
-		"'xdp-pacer set IFNAME --sample-sources off --sample-packets off'.  A killed\n"
-		"recording leaves FILE.tmp, which analyze reads up to its last whole record.\n"
-		"Records the datapath could not queue (ring buffer full) are counted and reported.\n",
-		DEFAULT_SOURCES_ONE_IN);
-}
+struct record_opts {
+	struct live_opts live; /* the sampling options */
+	const char *ifname, *out;
+	uint64_t duration, count;
+	bool csv, out_set;
+};
 
-static int parse_sampling(const char *opt, const char *v, uint64_t *thresh)
-{
-	uint64_t n;
+static const struct opt_spec record_specs[] = {
+	{ .name = "IFNAME", .type = OPT_IFNAME, .flags = OPT_POSITIONAL,
+	  OPT_FIELD(struct record_opts, ifname) },
+	{ .name = "output", .short_name = 'o', .type = OPT_STRING, .flags = OPT_REQUIRED,
+	  .arg = "FILE", OPT_FIELD(struct record_opts, out), OPT_GIVEN(struct record_opts, out_set),
+	  .help = "where to write (mode 0600); the recording goes to FILE.tmp,\n"
+		  "which must not exist, and is renamed to FILE when complete" },
+	{ .type = OPT_INCLUDE, .sub = sampling_specs, OPT_FIELD(struct record_opts, live) },
+	{ .name = "duration", .type = OPT_DURATION, .arg = "DUR",
+	  OPT_FIELD(struct record_opts, duration),
+	  .help = "stop after DUR (e.g. 30s, 500ms); default: until Ctrl-C" },
+	{ .name = "count", .type = OPT_U64, .arg = "N", .min = 1, .max = UINT64_MAX,
+	  OPT_FIELD(struct record_opts, count), .help = "stop after N records" },
+	{ .name = "csv", .type = OPT_BOOL, OPT_FIELD(struct record_opts, csv),
+	  .help = "write CSV (for other tools) instead of the binary format" },
+	{ 0 },
+};
 
-	if (!strcmp(v, "off")) {
-		*thresh = 0;
-		return 0;
-	}
-	if (parse_one_in(v, &n))
-		return bad_value(opt, v, "expected 1/N with N from 1 to 4294967296, or off");
-	*thresh = sample_thresh_one_in(n);
-	return 0;
-}
+#define STR(x) #x
+#define XSTR(x) STR(x)
+
+static const struct opt_verb record_verb = {
+	.name = "record",
+	.synopsis = "IFNAME -o FILE [--sample-sources 1/N|off] [--sample-packets 1/M|off]\n"
+		    "                        [--duration DUR] [--count N] [--csv]",
+	.intro = "Record the limiter's decisions on IFNAME for 'xdp-pacer analyze'.\n"
+		 "Sampling by source defaults to 1/" XSTR(DEFAULT_SOURCES_ONE_IN)
+		 "; complete per-source streams make the audit\n"
+		 "exact.  Packet sampling defaults to off.\n",
+	.args = "an interface name",
+	.opts = record_specs,
+	.epilog = "Sampling is switched on in the running program and restored to its previous\n"
+		  "setting on exit, Ctrl-C and SIGTERM.  After 'kill -9' restore it by hand:\n"
+		  "'xdp-pacer set IFNAME --sample-sources off --sample-packets off'.  A killed\n"
+		  "recording leaves FILE.tmp, which analyze reads up to its last whole record.\n"
+		  "Records the datapath could not queue (ring buffer full) are counted and reported.\n",
+};
 
 struct consumer {
 	struct pacer_file_writer *w;
@@ -74,7 +84,6 @@ struct consumer {
 	int write_err;
 };
 
-static uint64_t mono_ns(void);
 
 static int on_event(void *ctx, void *data, size_t size)
 {
@@ -107,14 +116,6 @@ static int on_event(void *ctx, void *data, size_t size)
 	if (!(c->written & 4095) && (stop_signal || (c->deadline_ns && mono_ns() >= c->deadline_ns)))
 		return -EAGAIN;
 	return 0;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 /*
@@ -153,17 +154,7 @@ static void read_interval(const struct pacer_handle *h, struct pacer_file_header
 
 int cmd_record(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "sources", required_argument, NULL, 's' },
-		{ "packets", required_argument, NULL, 'p' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "csv", no_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *ifname_arg;
+	struct record_opts ro = { 0 };
 	uint64_t src_thresh = sample_thresh_one_in(DEFAULT_SOURCES_ONE_IN), pkt_thresh = 0;
 	uint64_t duration = 0, count = 0, prev_src, prev_pkt, deadline = 0, next_flush;
 	uint64_t before[PACER_STAT_MAX], after[PACER_STAT_MAX], lost = 0, end_mono;
@@ -175,62 +166,27 @@ int cmd_record(int argc, char **argv)
 	struct ring_buffer *rb = NULL;
 	struct sigaction sa = { 0 }, old_int, old_term, old_hup;
 	struct pacer_handle h;
-	struct timespec rt;
 	const char *out = NULL;
 	bool tty = isatty(STDERR_FILENO), sampling_on = false, counters_ok;
 	char eb[128], a[32], sbuf[64], lock_path[64];
-	int c, err, lock_fd, ret = 1, stopped_by = 0;
+	int err, lock_fd, ret = 1, stopped_by = 0;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			out = optarg;
-			break;
-		case 's':
-			if (parse_sampling("--sources", optarg, &src_thresh))
-				return 2;
-			break;
-		case 'p':
-			if (parse_sampling("--packets", optarg, &pkt_thresh))
-				return 2;
-			break;
-		case 'd':
-			if (parse_duration_ns(optarg, &duration) || !duration)
-				return bad_value("--duration", optarg,
-						 "expected a positive duration such as 30s or 500ms");
-			break;
-		case 'c':
-			if (parse_u64_range(optarg, 1, UINT64_MAX, &count))
-				return bad_value("--count", optarg, "expected a positive integer");
-			break;
-		case 'C':
-			format = PACER_FORMAT_CSV;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage_hint(argv[0]);
-			return 2;
-		}
-	}
-	if (expect_ifname(argc, argv, &ifname_arg))
-		return 2;
-	if (!out || !*out) {
-		pr_err("record needs -o FILE");
-		usage_hint(argv[0]);
-		return 2;
-	}
+	ro.live.sample_src = src_thresh;
+	err = parse_verb_opts(&record_verb, argc, argv, &ro);
+	if (err)
+		return err == OPTS_HELP ? 0 : err;
+	src_thresh = ro.live.sample_src, pkt_thresh = ro.live.sample_pkt, out = ro.out;
+	duration = ro.duration, count = ro.count;
+	format = ro.csv ? PACER_FORMAT_CSV : PACER_FORMAT_BINARY;
 	if (!strcmp(out, "-")) {
 		pr_err("-o - is not supported: a recording is renamed into place when complete; give a file name");
 		return 2;
 	}
 	if (!src_thresh && !pkt_thresh) {
-		pr_err("--sources off and --packets off together would record nothing");
+		pr_err("--sample-sources off and --sample-packets off together would record nothing");
 		return 2;
 	}
-	if (pacer_handle_open(argv[optind], &h))
+	if (pacer_handle_open(ro.ifname, &h))
 		return 1;
 	if (h.layout.backend == PACER_BACKEND_TABLE)
 		pr_info("note: %s runs the recency table; the recording's audit applies as is, but "
@@ -300,8 +256,7 @@ int cmd_record(int argc, char **argv)
 	 * start" as "no packet since start".
 	 */
 	hdr.start_mono_ns = pacer_clock_now(&h);
-	clock_gettime(CLOCK_REALTIME, &rt);
-	hdr.start_real_ns = (uint64_t)rt.tv_sec * 1000000000ULL + (uint64_t)rt.tv_nsec;
+	hdr.start_real_ns = clock_now_ns(CLOCK_REALTIME);
 
 	err = pacer_file_writer_open(&w, out, format, &hdr, &ferr);
 	if (err) {
@@ -387,7 +342,7 @@ int cmd_record(int argc, char **argv)
 		pr_err("warning: %" PRIu64 " ring buffer events were shorter than a record and skipped",
 		       cons.short_events);
 	if (lost)
-		pr_err("warning: %" PRIu64 " records were lost: the audit may count false drops that did not happen; sample fewer sources (--sources 1/N with a larger N)",
+		pr_err("warning: %" PRIu64 " records were lost: the audit may count false drops that did not happen; sample fewer sources (--sample-sources 1/N with a larger N)",
 		       lost);
 	if (!counters_ok)
 		pr_err("warning: lost records unknown (counters unreadable)");

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* xdp-pacer set: change the live configuration without detaching. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include "common.h"
@@ -10,43 +9,70 @@
 #include "budget.h"
 #include "pacer_sketch.h"
 #include "pacer_conf.h"
+#include "live_opts.h"
 
-static void usage(FILE *f)
+static int fixed_at_load(const struct opt_spec *s, const char *arg, void *field, char *why,
+			 size_t len)
 {
-	fprintf(f,
-		"Usage: xdp-pacer set IFNAME OPTION...\n\n"
-		"Change the running limiter on IFNAME; the sketch keeps its state.\n"
-		"  --interval DUR          new interval; must lie within the range 'status' shows\n"
-		"                          (it depends on the tick chosen at load)\n"
-		"  --policy pace|quiet\n"
-		"  --prefix4 N, --prefix6 N  key prefix lengths (0..32, 0..128)\n"
-		"  --malformed pass|drop\n"
-		"  --sample-sources 1/N|off  record every packet of 1 in N sources\n"
-		"  --sample-packets 1/N|off  also record 1 in N packets at random\n"
-		"  --config FILE           make the live settings what FILE says (the file 'load\n"
-		"                          --config' reads; live keys it omits go back to their\n"
-		"                          defaults); the whole file is checked as load would\n");
-	fputs(budget_usage, f);
-	fprintf(f,
-		"  A budget change keeps the ring: held buckets stay and are released by the\n"
-		"  new T; the new K applies to what is in flight (README, Global budget).\n"
-		"Rows, width, layout, placement, tick, clock, mode and reserve cells are fixed at load:\n"
-		"changing them needs 'xdp-pacer unload' and 'xdp-pacer load'.\n");
+	(void)s, (void)arg, (void)field;
+	snprintf(why, len, "fixed at load: run 'xdp-pacer unload' and 'xdp-pacer load' with the new value");
+	return -EINVAL;
 }
 
-static int parse_sampling(const char *opt, const char *v, uint64_t *thresh)
+static int config_again(const struct opt_spec *s, const char *arg, void *field, char *why,
+			size_t len)
 {
-	uint64_t n;
-
-	if (!strcmp(v, "off")) {
-		*thresh = 0;
-		return 0;
-	}
-	if (parse_one_in(v, &n))
-		return bad_value(opt, v, "expected 1/N with N from 1 to 4294967296, or off");
-	*thresh = sample_thresh_one_in(n);
-	return 0;
+	(void)s, (void)arg, (void)field;
+	snprintf(why, len, "--config may be given once");
+	return -EINVAL;
 }
+
+struct set_opts {
+	struct live_opts live;
+	struct budget_opts budget;
+	const char *ifname, *fixed;
+};
+
+#define SET_FIXED(n)                                                                     \
+	{ .name = n, .type = OPT_CUSTOM, .flags = OPT_HIDDEN, .parse = fixed_at_load, OPT_FIELD(struct set_opts, fixed) }
+
+static const struct opt_spec fixed_specs[] = {
+	SET_FIXED("rows"), SET_FIXED("width"), SET_FIXED("layout"), SET_FIXED("placement"),
+	SET_FIXED("tick"), SET_FIXED("clock"), SET_FIXED("mode"), SET_FIXED("reserve-cells"),
+	SET_FIXED("backend"), SET_FIXED("on-full"),
+	{ 0 },
+};
+
+static const struct opt_spec set_specs[] = {
+	{ .name = "IFNAME", .type = OPT_IFNAME, .flags = OPT_POSITIONAL,
+	  OPT_FIELD(struct set_opts, ifname) },
+	{ .type = OPT_INCLUDE, .sub = pacing_specs, OPT_FIELD(struct set_opts, live) },
+	{ .type = OPT_INCLUDE, .sub = malformed_specs, OPT_FIELD(struct set_opts, live) },
+	{ .type = OPT_INCLUDE, .sub = sampling_specs, OPT_FIELD(struct set_opts, live) },
+	{ .name = "config", .type = OPT_CUSTOM, .arg = "FILE", .parse = config_again,
+	  .help = "make the live settings what FILE says (the file 'load\n"
+		  "--config' reads; live keys it omits go back to their\n"
+		  "defaults); the whole file is checked as load would" },
+	{ .type = OPT_INCLUDE, .sub = budget_specs, OPT_FIELD(struct set_opts, budget) },
+	{ .type = OPT_INCLUDE, .sub = fixed_specs },
+	{ 0 },
+};
+
+static const struct opt_verb set_verb = {
+	.name = "set",
+	.synopsis = "IFNAME OPTION...",
+	.intro = "Change the running limiter on IFNAME; the sketch keeps its state.\n"
+		 "The interval must lie within the range 'status' shows (it depends on the\n"
+		 "tick chosen at load).\n",
+	.args = "an interface name",
+	.opts = set_specs,
+	.hide_defaults = true,
+	.epilog = "A budget change keeps the ring: held buckets stay and are released by the\n"
+		  "new T; the new K applies to what is in flight (README, Global budget).\n"
+		  "Rows, width, layout, placement, tick, clock, mode, backend, on-full and reserve\n"
+		  "cells are fixed at load: changing them needs 'xdp-pacer unload' and\n"
+		  "'xdp-pacer load'.\n",
+};
 
 /*
  * With --config: check the whole file as load would, and say which of its
@@ -96,103 +122,19 @@ int cmd_set(int argc, char **argv)
 
 static int set_main(int argc, char **argv, const struct pacer_conf *conf)
 {
-	static const struct option longopts[] = {
-		{ "interval", required_argument, NULL, 'i' },
-		{ "policy", required_argument, NULL, 'p' },
-		{ "prefix4", required_argument, NULL, '4' },
-		{ "prefix6", required_argument, NULL, '6' },
-		{ "malformed", required_argument, NULL, 'M' },
-		{ "sample-sources", required_argument, NULL, 's' },
-		{ "sample-packets", required_argument, NULL, 'k' },
-		{ "rows", required_argument, NULL, 'R' },
-		{ "width", required_argument, NULL, 'R' },
-		{ "layout", required_argument, NULL, 'R' },
-		{ "placement", required_argument, NULL, 'R' },
-		{ "tick", required_argument, NULL, 'R' },
-		{ "clock", required_argument, NULL, 'R' },
-		{ "mode", required_argument, NULL, 'R' },
-		{ "config", required_argument, NULL, 'C' },
-		{ "reserve-cells", required_argument, NULL, 'R' },
-		BUDGET_LONGOPTS,
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *ifname_arg;
+	struct set_opts o = { 0 };
+	const struct live_opts *l = &o.live;
 	struct pacer_config want;
-	struct budget_opts budget = { 0 };
 	struct pacer_handle h;
-	uint64_t interval = 0, src_thresh = 0, pkt_thresh = 0;
-	uint32_t policy = 0, malformed = 0, p4 = 0, p6 = 0;
-	int c, idx, err, n_changes = 0;
-	bool set_i = false, set_p = false, set_m = false, set_4 = false, set_6 = false;
-	bool set_s = false, set_k = false;
+	int err, n_changes = 0;
 	char a[32], b[32], d[32], e[32];
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, &idx)) != -1) {
-		switch (c) {
-		case 'i':
-			if (parse_duration_opt("--interval", optarg, PACER_INTERVAL_MAX_NS, &interval))
-				return 2;
-			set_i = true;
-			break;
-		case 'p':
-			if (parse_policy(optarg, &policy))
-				return bad_value("--policy", optarg, "expected pace or quiet");
-			set_p = true;
-			break;
-		case '4':
-			if (parse_prefix_arg("--prefix4", optarg, 32, &p4))
-				return 2;
-			set_4 = true;
-			break;
-		case '6':
-			if (parse_prefix_arg("--prefix6", optarg, 128, &p6))
-				return 2;
-			set_6 = true;
-			break;
-		case 'M':
-			if (parse_malformed(optarg, &malformed))
-				return bad_value("--malformed", optarg, "expected pass or drop");
-			set_m = true;
-			break;
-		case 's':
-			if (parse_sampling("--sample-sources", optarg, &src_thresh))
-				return 2;
-			set_s = true;
-			break;
-		case 'k':
-			if (parse_sampling("--sample-packets", optarg, &pkt_thresh))
-				return 2;
-			set_k = true;
-			break;
-		case 'C':
-			pr_err("--config may be given once");
-			return 2;
-		BUDGET_OPT_CASES:
-			if (budget_cli_opt(c, optarg, &budget))
-				return 2;
-			break;
-		case 'R':
-			pr_err("--%s is fixed at load: run 'xdp-pacer unload' and 'xdp-pacer load' with the new value",
-			       longopts[idx].name);
-			return 2;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage_hint(argv[0]);
-			return 2;
-		}
-	}
-	if (expect_ifname(argc, argv, &ifname_arg))
-		return 2;
-	if (!(set_i || set_p || set_m || set_4 || set_6 || set_s || set_k || budget_opts_any(&budget))) {
-		pr_err("set needs at least one option to change");
-		usage_hint(argv[0]);
-		return 2;
-	}
-	if (pacer_handle_open(argv[optind], &h))
+	err = parse_verb_opts(&set_verb, argc, argv, &o);
+	if (err)
+		return err == OPTS_HELP ? 0 : err;
+	if (!live_opts_any(l) && !budget_opts_any(&o.budget))
+		return usage_error("set", "set needs at least one option to change");
+	if (pacer_handle_open(o.ifname, &h))
 		return 1;
 	if (conf->path && check_config_fixed(conf, &h)) {
 		pacer_handle_close(&h);
@@ -200,8 +142,8 @@ static int set_main(int argc, char **argv, const struct pacer_conf *conf)
 	}
 
 	want = *h.cfg;
-	if (set_i) {
-		uint64_t min_ns, max_ns;
+	if (l->interval_set) {
+		uint64_t min_ns, max_ns, interval = l->interval_ns;
 		uint32_t t = pacer_thresh_ticks(interval, h.layout.tick_shift);
 
 		interval_range(h.layout.tick_shift, &min_ns, &max_ns);
@@ -218,41 +160,41 @@ static int set_main(int argc, char **argv, const struct pacer_conf *conf)
 		want.thresh_ticks = t;
 	}
 	/* The budget last among the checks: it is stored when valid, and nothing else can fail. */
-	if (budget_opts_any(&budget)) {
-		err = budget_set(&h, &budget);
-		if (err || !(set_i || set_p || set_m || set_4 || set_6 || set_s || set_k)) {
+	if (budget_opts_any(&o.budget)) {
+		err = budget_set(&h, &o.budget);
+		if (err || !live_opts_any(l)) {
 			pacer_handle_close(&h);
 			return err;
 		}
 	}
 	/* Word-sized stores into the mmapped .data: the datapath sees each field change atomically. */
-	if (set_i) {
+	if (l->interval_set) {
 		h.cfg->thresh_ticks = want.thresh_ticks;
 		h.cfg->interval_ns = want.interval_ns;
 		n_changes++;
 	}
-	if (set_p) {
-		h.cfg->policy = policy;
+	if (l->policy_set) {
+		h.cfg->policy = l->policy;
 		n_changes++;
 	}
-	if (set_m) {
-		h.cfg->malformed = malformed;
+	if (l->malformed_set) {
+		h.cfg->malformed = l->malformed;
 		n_changes++;
 	}
-	if (set_4) {
-		h.cfg->prefix4 = p4;
+	if (l->prefix4_set) {
+		h.cfg->prefix4 = l->prefix4;
 		n_changes++;
 	}
-	if (set_6) {
-		h.cfg->prefix6 = p6;
+	if (l->prefix6_set) {
+		h.cfg->prefix6 = l->prefix6;
 		n_changes++;
 	}
-	if (set_s) {
-		h.cfg->sample_src_thresh = src_thresh;
+	if (l->sample_src_set) {
+		h.cfg->sample_src_thresh = l->sample_src;
 		n_changes++;
 	}
-	if (set_k) {
-		h.cfg->sample_pkt_thresh = pkt_thresh;
+	if (l->sample_pkt_set) {
+		h.cfg->sample_pkt_thresh = l->sample_pkt;
 		n_changes++;
 	}
 	__sync_synchronize();
@@ -262,7 +204,7 @@ static int set_main(int argc, char **argv, const struct pacer_conf *conf)
 		format_duration(h.cfg->interval_ns, a, sizeof(a)), h.cfg->thresh_ticks,
 		policy_name(h.cfg->policy), h.cfg->prefix4, h.cfg->prefix6,
 		h.cfg->malformed ? "drop" : "pass");
-	if ((set_4 || set_6) && h.layout.placement == PACER_PLACEMENT_PERCPU)
+	if ((l->prefix4_set || l->prefix6_set) && h.layout.placement == PACER_PLACEMENT_PERCPU)
 		note_rss(&h);
 	pacer_handle_close(&h);
 	return err;

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* xdp-pacer stats: per-CPU counters summed; with --watch, rates per second. */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,9 +8,12 @@
 #include <time.h>
 #include <unistd.h>
 #include "common.h"
+#include "json_writer.h"
+#include "opts.h"
 #include "parse.h"
 #include "prom.h"
 #include "safe_file.h"
+#include "time_now.h"
 
 enum stats_format { FMT_TEXT, FMT_JSON, FMT_PROMETHEUS };
 
@@ -23,37 +25,18 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f, "Usage: xdp-pacer stats IFNAME [--watch SECONDS [--count N]] [--format text|json|prometheus [-o FILE]]\n\n"
-		   "Counters of the limiter on IFNAME, summed over CPUs.\n"
-		   "  --watch SECONDS  print rates per second every SECONDS (1..3600) until interrupted\n"
-		   "  --count N        with --watch, stop after N reports\n"
-		   "  --format F       text (default), json (one JSON object per report; also --json),\n"
-		   "                   or prometheus: the text exposition format with the live\n"
-		   "                   configuration as gauges, for node_exporter's textfile collector\n"
-		   "  -o, --output FILE  with --format prometheus: write FILE atomically (a temporary\n"
-		   "                   file in the same directory, renamed into place)\n");
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void print_totals(const uint64_t *c, bool json)
 {
 	int i;
 
 	if (json) {
-		printf("{");
+		struct json_writer w;
+
+		jsonw_init(&w, stdout);
+		jsonw_start_object(&w);
 		for (i = 0; i < PACER_STAT_MAX; i++)
-			printf("%s\"%s\":%llu", i ? "," : "", pacer_stat_names[i],
-			       (unsigned long long)c[i]);
-		printf("}\n");
+			jsonw_uint_field(&w, pacer_stat_names[i], c[i]);
+		jsonw_end_object(&w);
 		return;
 	}
 	for (i = 0; i < PACER_STAT_MAX; i++)
@@ -65,11 +48,17 @@ static void print_rates(const uint64_t *cur, const uint64_t *prev, double dt, bo
 	int i;
 
 	if (json) {
-		printf("{\"interval_s\":%.3f", dt);
-		for (i = 0; i < PACER_STAT_MAX; i++)
-			printf(",\"%s_per_s\":%.1f", pacer_stat_names[i],
-			       (double)(cur[i] - prev[i]) / dt);
-		printf("}\n");
+		struct json_writer w;
+		char name[64];
+
+		jsonw_init(&w, stdout);
+		jsonw_start_object(&w);
+		jsonw_float_field_fmt(&w, "interval_s", "%.3f", dt);
+		for (i = 0; i < PACER_STAT_MAX; i++) {
+			snprintf(name, sizeof(name), "%s_per_s", pacer_stat_names[i]);
+			jsonw_float_field_fmt(&w, name, "%.1f", (double)(cur[i] - prev[i]) / dt);
+		}
+		jsonw_end_object(&w);
 	} else {
 		printf("seen %.0f/s  passed %.0f/s  dropped %.0f/s  budget-dropped %.0f/s  non-IP %.0f/s  malformed %.0f/s  lost records %.0f/s\n",
 		       (double)(cur[PACER_STAT_SEEN] - prev[PACER_STAT_SEEN]) / dt,
@@ -114,87 +103,83 @@ static int write_prometheus(const struct pacer_handle *h, const char *path)
 	return err;
 }
 
-static int parse_format(const char *s, enum stats_format *out)
+static const struct opt_choice format_choices[] = {
+	{ "text", FMT_TEXT },
+	{ "json", FMT_JSON },
+	{ "prometheus", FMT_PROMETHEUS },
+	{ NULL, 0 },
+};
+
+struct stats_opts {
+	const char *ifname, *out_path;
+	uint64_t watch, count;
+	uint32_t fmt;
+	bool json, count_set, out_set;
+};
+
+static const struct opt_spec stats_specs[] = {
+	{ .name = "IFNAME", .type = OPT_IFNAME, .flags = OPT_POSITIONAL,
+	  OPT_FIELD(struct stats_opts, ifname) },
+	{ .name = "watch", .type = OPT_U64, .arg = "SECONDS", .min = 1, .max = 3600,
+	  OPT_FIELD(struct stats_opts, watch), .why = "expected whole seconds from 1 to 3600",
+	  .help = "print rates per second every SECONDS (1..3600) until interrupted" },
+	{ .name = "count", .type = OPT_U64, .arg = "N", .min = 1, .max = UINT32_MAX,
+	  OPT_FIELD(struct stats_opts, count), OPT_GIVEN(struct stats_opts, count_set),
+	  .help = "with --watch, stop after N reports" },
+	{ .name = "format", .type = OPT_ENUM, .choices = format_choices, .dflt = "text",
+	  OPT_FIELD(struct stats_opts, fmt),
+	  .help = "json: one JSON object per report (also --json);\n"
+		  "prometheus: the text exposition format with the live\n"
+		  "configuration as gauges, for node_exporter's textfile collector" },
+	{ .name = "json", .type = OPT_BOOL, OPT_FIELD(struct stats_opts, json),
+	  .help = "the same as --format json" },
+	{ .name = "output", .short_name = 'o', .type = OPT_STRING, .arg = "FILE",
+	  OPT_FIELD(struct stats_opts, out_path), OPT_GIVEN(struct stats_opts, out_set),
+	  .help = "with --format prometheus: write FILE atomically (a temporary\n"
+		  "file in the same directory, renamed into place)" },
+	{ 0 },
+};
+
+static const struct opt_verb stats_verb = {
+	.name = "stats",
+	.synopsis = "IFNAME [--watch SECONDS [--count N]] [--format text|json|prometheus [-o FILE]]",
+	.intro = "Counters of the limiter on IFNAME, summed over CPUs.\n",
+	.args = "an interface name",
+	.opts = stats_specs,
+};
+
+/* The combinations the options allow: 0, or 2 after saying why not. */
+static int check_opts(struct stats_opts *o)
 {
-	if (!strcmp(s, "text"))
-		*out = FMT_TEXT;
-	else if (!strcmp(s, "json"))
-		*out = FMT_JSON;
-	else if (!strcmp(s, "prometheus"))
-		*out = FMT_PROMETHEUS;
-	else
-		return -EINVAL;
+	if (o->json)
+		o->fmt = FMT_JSON;
+	if (o->count_set && !o->watch)
+		return usage_error("stats", "--count only applies with --watch");
+	if (o->fmt == FMT_PROMETHEUS && o->watch)
+		return usage_error("stats", "--format prometheus writes totals; it does not combine with --watch (Prometheus computes rates)");
+	if (o->out_set && o->fmt != FMT_PROMETHEUS)
+		return usage_error("stats", "-o/--output only applies with --format prometheus");
 	return 0;
 }
 
 int cmd_stats(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "watch", required_argument, NULL, 'w' },
-		{ "count", required_argument, NULL, 'n' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *ifname_arg;
-	uint64_t cur[PACER_STAT_MAX], prev[PACER_STAT_MAX], watch = 0, count = 0, done = 0;
+	uint64_t cur[PACER_STAT_MAX], prev[PACER_STAT_MAX], done = 0;
+	struct stats_opts o = { 0 };
 	struct pacer_handle h;
-	enum stats_format fmt = FMT_TEXT;
-	const char *out_path = NULL;
 	bool json;
 	double t0, t1;
-	int c, err;
+	int err = parse_verb_opts(&stats_verb, argc, argv, &o);
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'w':
-			if (parse_u64_range(optarg, 1, 3600, &watch))
-				return bad_value("--watch", optarg, "expected whole seconds from 1 to 3600");
-			break;
-		case 'n':
-			if (parse_u64_range(optarg, 1, UINT32_MAX, &count))
-				return bad_value("--count", optarg, "expected a positive integer");
-			break;
-		case 'j':
-			fmt = FMT_JSON;
-			break;
-		case 'f':
-			if (parse_format(optarg, &fmt))
-				return bad_value("--format", optarg, "expected text, json or prometheus");
-			break;
-		case 'o':
-			out_path = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage_hint(argv[0]);
-			return 2;
-		}
-	}
-	if (expect_ifname(argc, argv, &ifname_arg))
+	if (err)
+		return err == OPTS_HELP ? 0 : err;
+	if (check_opts(&o))
 		return 2;
-	if (count && !watch) {
-		pr_err("--count only applies with --watch");
-		return 2;
-	}
-	if (fmt == FMT_PROMETHEUS && watch) {
-		pr_err("--format prometheus writes totals; it does not combine with --watch (Prometheus computes rates)");
-		return 2;
-	}
-	if (out_path && fmt != FMT_PROMETHEUS) {
-		pr_err("-o/--output only applies with --format prometheus");
-		return 2;
-	}
-	json = fmt == FMT_JSON;
-	if (pacer_handle_open(argv[optind], &h))
+	json = o.fmt == FMT_JSON;
+	if (pacer_handle_open(o.ifname, &h))
 		return 1;
-	if (fmt == FMT_PROMETHEUS) {
-		err = write_prometheus(&h, out_path);
+	if (o.fmt == FMT_PROMETHEUS) {
+		err = write_prometheus(&h, o.out_path);
 		goto out;
 	}
 	err = pacer_read_counters(&h, cur);
@@ -202,16 +187,16 @@ int cmd_stats(int argc, char **argv)
 		pr_err("cannot read counters: %s", strerror(-err));
 		goto out;
 	}
-	if (!watch) {
+	if (!o.watch) {
 		print_totals(cur, json);
 		goto out;
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	t0 = now_s();
-	while (!stop && (!count || done < count)) {
+	t0 = mono_s();
+	while (!stop && (!o.count || done < o.count)) {
 		memcpy(prev, cur, sizeof(cur));
-		sleep((unsigned)watch);
+		sleep((unsigned)o.watch);
 		if (stop)
 			break;
 		/* Our map fds keep the counters readable after an unload: they would read as zero rates. */
@@ -226,7 +211,7 @@ int cmd_stats(int argc, char **argv)
 			pr_err("cannot read counters (was the program unloaded?): %s", strerror(-err));
 			break;
 		}
-		t1 = now_s();
+		t1 = mono_s();
 		print_rates(cur, prev, t1 - t0, json);
 		t0 = t1;
 		done++;

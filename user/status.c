@@ -10,20 +10,34 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "common.h"
+#include "opts.h"
 #include "parse.h"
 #include "budget.h"
 #include "pacer_sketch.h"
 #include "rss_probe.h"
 #include "pacer_table.h"
 
-static const char usage_text[] =
-	"Usage: xdp-pacer status [IFNAME]\n\n"
-	"Show the xdp-pacer program on IFNAME, or on every interface that has one:\n"
-	"attach mode, sketch geometry (fixed at load), live configuration, map memory,\n"
-	"and whether the NIC's RSS hash makes per-CPU placement exact per source.\n"
-	"Without IFNAME, also list pins no running pacer owns: orphaned ones (the\n"
-	"interface was deleted, or the program detached by other means) and those\n"
-	"of other network namespaces, each with the command that removes them.\n";
+struct status_opts {
+	const char *ifname;
+};
+
+static const struct opt_spec status_specs[] = {
+	{ .name = "IFNAME", .type = OPT_IFNAME, .flags = OPT_POSITIONAL | OPT_OPTIONAL,
+	  OPT_FIELD(struct status_opts, ifname) },
+	{ 0 },
+};
+
+static const struct opt_verb status_verb = {
+	.name = "status",
+	.synopsis = "[IFNAME]",
+	.intro = "Show the xdp-pacer program on IFNAME, or on every interface that has one:\n"
+		 "attach mode, sketch geometry (fixed at load), live configuration, map memory,\n"
+		 "and whether the NIC's RSS hash makes per-CPU placement exact per source.\n"
+		 "Without IFNAME, also list pins no running pacer owns: orphaned ones (the\n"
+		 "interface was deleted, or the program detached by other means) and those\n"
+		 "of other network namespaces, each with the command that removes them.\n",
+	.opts = status_specs,
+};
 
 /* The RSS verdict with the live key widths: `set --prefix6` can change it. */
 static void show_rss(const struct pacer_handle *h)
@@ -160,16 +174,14 @@ static int show_other_pins(void)
 
 int cmd_status(int argc, char **argv)
 {
+	struct status_opts o = { 0 };
 	struct pacer_handle h;
-	int found = 0;
+	int found = 0, err = parse_verb_opts(&status_verb, argc, argv, &o);
 
-	if (argc > 1) {
-		const char *ifname;
-		int err = parse_ifname_only(argc, argv, usage_text, &ifname);
-
-		if (err)
-			return err < 0 ? 0 : err;
-		if (pacer_handle_open(ifname, &h))
+	if (err)
+		return err == OPTS_HELP ? 0 : err;
+	if (o.ifname) {
+		if (pacer_handle_open(o.ifname, &h))
 			return 1;
 		show(&h);
 		pacer_handle_close(&h);

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* xdp-pacer unload: detach the pacer from an interface and remove its pins. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -11,18 +10,37 @@
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 #include "common.h"
+#include "opts.h"
 #include "parse.h"
 
-static const char usage_text[] =
-	"Usage: xdp-pacer unload IFNAME [--netns INODE]\n\n"
-	"Detach the xdp-pacer program from IFNAME, whether the CLI or 'ip link' attached it,\n"
-	"and remove the pins 'load' made for IFNAME in this network namespace\n"
-	"(" PACER_PIN_ROOT "/netns-INODE/IFNAME). Other XDP programs are left alone.\n"
-	"If IFNAME no longer exists, its orphaned pins are removed (which frees the\n"
-	"program and its sketch).\n"
-	"  --netns INODE   remove the pins of IFNAME in another network namespace, as\n"
-	"                  'status' lists them; refused while that namespace still exists\n"
-	"                  (unload from inside it instead)\n";
+struct unload_opts {
+	const char *ifname;
+	uint64_t netns;
+};
+
+static const struct opt_spec unload_specs[] = {
+	{ .name = "IFNAME", .type = OPT_IFNAME, .flags = OPT_POSITIONAL,
+	  OPT_FIELD(struct unload_opts, ifname) },
+	{ .name = "netns", .type = OPT_U64, .arg = "INODE", .min = 1, .max = UINT64_MAX,
+	  OPT_FIELD(struct unload_opts, netns),
+	  .why = "expected the namespace's inode number, as 'status' prints it",
+	  .help = "remove the pins of IFNAME in another network namespace, as\n"
+		  "'status' lists them; refused while that namespace still exists\n"
+		  "(unload from inside it instead)" },
+	{ 0 },
+};
+
+static const struct opt_verb unload_verb = {
+	.name = "unload",
+	.synopsis = "IFNAME [--netns INODE]",
+	.intro = "Detach the xdp-pacer program from IFNAME, whether the CLI or 'ip link' attached it,\n"
+		 "and remove the pins 'load' made for IFNAME in this network namespace\n"
+		 "(" PACER_PIN_ROOT "/netns-INODE/IFNAME). Other XDP programs are left alone.\n"
+		 "If IFNAME no longer exists, its orphaned pins are removed (which frees the\n"
+		 "program and its sketch).\n",
+	.args = "an interface name",
+	.opts = unload_specs,
+};
 
 static int detach(struct pacer_handle *h)
 {
@@ -49,34 +67,6 @@ static int detach(struct pacer_handle *h)
 		pr_err("cannot detach program id %u from %s: %s", h->prog_id, h->ifname,
 		       err_str(err, eb, sizeof(eb)));
 	return err;
-}
-
-static int parse_args(int argc, char **argv, const char **ifname, uint64_t *netns)
-{
-	static const struct option longopts[] = {
-		{ "netns", required_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			if (parse_u64_range(optarg, 1, UINT64_MAX, netns))
-				return bad_value("--netns", optarg,
-						 "expected the namespace's inode number, as 'status' prints it");
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return -1;
-		default:
-			usage_hint(argv[0]);
-			return 2;
-		}
-	}
-	return expect_ifname(argc, argv, ifname);
 }
 
 static int remove_dir_pins(const char *dir, const char *why)
@@ -150,15 +140,18 @@ static int unload_locked(const char *ifname, const char *dir, bool had_pins)
 
 int cmd_unload(int argc, char **argv)
 {
-	const char *ifname = NULL;
-	uint64_t netns = 0, self = 0;
+	struct unload_opts o = { 0 };
+	const char *ifname;
+	uint64_t netns, self = 0;
 	char dir[256];
 	struct stat st;
 	int err, lock_fd;
 
-	err = parse_args(argc, argv, &ifname, &netns);
+	err = parse_verb_opts(&unload_verb, argc, argv, &o);
 	if (err)
-		return err < 0 ? 0 : err;
+		return err == OPTS_HELP ? 0 : err;
+	ifname = o.ifname;
+	netns = o.netns;
 	if (netns_self(&self) || pin_dir(ifname, dir, sizeof(dir))) {
 		pr_err("cannot find this process's network namespace (is /proc mounted?)");
 		return 1;

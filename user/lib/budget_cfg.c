@@ -6,14 +6,6 @@
 #include "budget_cfg.h"
 #include "parse.h"
 
-const char budget_usage[] =
-	"  --budget K/T|off      global budget: at most K admitted packets in any window T, over\n"
-	"                        all sources and CPUs, after per-source pacing (e.g. 50000/1s)\n"
-	"  --slack-time DUR|off  A: refuse early only when all K were used within T + DUR (T/10)\n"
-	"  --slack-count N|off   B: refuse early only when fewer than N would be free (ceil(K/10))\n"
-	"  --reserve PCT         keep PCT % of K (0..90) for sources admitted within the horizon (0)\n"
-	"  --horizon DUR         how long a source counts as returning (10 x T, at most 1h)\n";
-
 int budget_parse_rate(const char *s, uint64_t *limit, uint64_t *window_ns)
 {
 	const char *slash = strchr(s, '/');
@@ -31,52 +23,42 @@ int budget_parse_rate(const char *s, uint64_t *limit, uint64_t *window_ns)
 	return 0;
 }
 
-static int fail(char *err, size_t len, const char *opt, const char *val, const char *why)
+/* --budget: "K/T" or "off"; its field is the whole struct budget_opts. */
+static int parse_budget(const struct opt_spec *s, const char *arg, void *field, char *why,
+			size_t len)
 {
-	snprintf(err, len, "invalid %s '%s': %s", opt, val, why);
-	return 2;
+	struct budget_opts *o = field;
+
+	(void)s, (void)why, (void)len;
+	o->off = !strcmp(arg, "off");
+	if (o->off)
+		return 0;
+	return budget_parse_rate(arg, &o->limit, &o->window_ns);
 }
 
-int budget_parse_opt(int c, const char *arg, struct budget_opts *o, char *err, size_t len)
-{
-	uint64_t v;
-
-	switch (c) {
-	case BUDGET_OPT_BUDGET:
-		o->off = !strcmp(arg, "off");
-		if (!o->off && budget_parse_rate(arg, &o->limit, &o->window_ns))
-			return fail(err, len, "--budget", arg,
-				    "expected K/T with K from 1 to 4294967296 and T a positive duration (50000/1s), or off");
-		o->set_budget = true;
-		return 0;
-	case BUDGET_OPT_SLACK_TIME:
-		o->slack_ns = 0;
-		if (strcmp(arg, "off") && (parse_duration_ns(arg, &o->slack_ns) || !o->slack_ns))
-			return fail(err, len, "--slack-time", arg, "expected a positive duration or off");
-		o->set_slack_time = true;
-		return 0;
-	case BUDGET_OPT_SLACK_COUNT:
-		o->slack_count = 0;
-		if (strcmp(arg, "off") && parse_u64_range(arg, 1, BUDGET_MAX_LIMIT, &o->slack_count))
-			return fail(err, len, "--slack-count", arg,
-				    "expected an integer from 1 to 4294967296, or off");
-		o->set_slack_count = true;
-		return 0;
-	case BUDGET_OPT_RESERVE:
-		if (parse_u64_range(arg, 0, BUDGET_MAX_RESERVE_PCT, &v))
-			return fail(err, len, "--reserve", arg, "expected a percentage from 0 to 90");
-		o->reserve_pct = (uint32_t)v;
-		o->set_reserve = true;
-		return 0;
-	case BUDGET_OPT_HORIZON:
-		if (parse_duration_ns(arg, &o->horizon_ns) || !o->horizon_ns ||
-		    o->horizon_ns > PACER_SEEN_MAX_HORIZON_NS)
-			return fail(err, len, "--horizon", arg, "expected a positive duration up to 1h");
-		o->set_horizon = true;
-		return 0;
-	}
-	return fail(err, len, "option", "?", "not a budget option");
-}
+const struct opt_spec budget_specs[] = {
+	{ .name = "budget", .type = OPT_CUSTOM, .arg = "K/T|off", .parse = parse_budget,
+	  .off = 0, OPT_GIVEN(struct budget_opts, set_budget),
+	  .why = "expected K/T with K from 1 to 4294967296 and T a positive duration (50000/1s), or off",
+	  .help = "global budget: at most K admitted packets in any window T, over\n"
+		  "all sources and CPUs, after per-source pacing (e.g. 50000/1s)" },
+	{ .name = "slack-time", .type = OPT_DURATION, .flags = OPT_OFF, .arg = "DUR|off",
+	  OPT_FIELD(struct budget_opts, slack_ns), OPT_GIVEN(struct budget_opts, set_slack_time),
+	  .help = "A: refuse early only when all K were used within T + DUR (T/10)" },
+	{ .name = "slack-count", .type = OPT_U64, .flags = OPT_OFF, .arg = "N|off", .min = 1,
+	  .max = BUDGET_MAX_LIMIT, OPT_FIELD(struct budget_opts, slack_count),
+	  OPT_GIVEN(struct budget_opts, set_slack_count),
+	  .help = "B: refuse early only when fewer than N would be free (ceil(K/10))" },
+	{ .name = "reserve", .type = OPT_U32, .arg = "PCT", .max = BUDGET_MAX_RESERVE_PCT,
+	  OPT_FIELD(struct budget_opts, reserve_pct), OPT_GIVEN(struct budget_opts, set_reserve),
+	  .why = "expected a percentage from 0 to 90",
+	  .help = "keep PCT % of K (0..90) for sources admitted within the horizon (0)" },
+	{ .name = "horizon", .type = OPT_DURATION, .arg = "DUR", .max = PACER_SEEN_MAX_HORIZON_NS,
+	  OPT_FIELD(struct budget_opts, horizon_ns), OPT_GIVEN(struct budget_opts, set_horizon),
+	  .why = "expected a positive duration up to 1h",
+	  .help = "how long a source counts as returning (10 x T, at most 1h)" },
+	{ 0 },
+};
 
 bool budget_opts_any(const struct budget_opts *o)
 {

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "pacer_budget.h"
+#include "opts.h"
 
 #define BUDGET_MAX_LIMIT (1ULL << 32)
 #define BUDGET_MAX_RESERVE_PCT 90
@@ -20,23 +21,8 @@ struct budget_opts {
 	uint32_t reserve_pct;
 };
 
-/* The option names, for getopt tables: values BUDGET_OPT_FIRST... */
-enum {
-	BUDGET_OPT_BUDGET = 0x1000,
-	BUDGET_OPT_SLACK_TIME,
-	BUDGET_OPT_SLACK_COUNT,
-	BUDGET_OPT_RESERVE,
-	BUDGET_OPT_HORIZON,
-};
-
-/* Help text lines shared by load and set. */
-extern const char budget_usage[];
-
-/*
- * One option (c is a BUDGET_OPT_* value) into o.  0, or 2 with the error
- * (naming the option and value) in err.
- */
-int budget_parse_opt(int c, const char *arg, struct budget_opts *o, char *err, size_t len);
+/* The budget options of load and set, on struct budget_opts (opts.h). */
+extern const struct opt_spec budget_specs[];
 
 /* "K/T": K admissions per window T ("50000/1s"). 0 or -EINVAL / -ERANGE. */
 int budget_parse_rate(const char *s, uint64_t *limit, uint64_t *window_ns);

@@ -4,22 +4,33 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pacer_conf.h"
+#include "live_opts.h"
 
+/* Live keys take their defaults from the option tables (live_opts.h). */
 const struct pacer_conf_key pacer_conf_keys[] = {
-	{ "interval", 1, "1s" },
-	{ "policy", 1, "pace" },
-	{ "prefix4", 1, "32" },
-	{ "prefix6", 1, "64" },
-	{ "malformed", 1, "pass" },
-	{ "rows", 0, NULL },
-	{ "width", 0, NULL },
-	{ "layout", 0, NULL },
-	{ "placement", 0, NULL },
-	{ "tick", 0, NULL },
-	{ "clock", 0, NULL },
-	{ "mode", 0, NULL },
-	{ NULL, 0, NULL },
+	{ "interval", 1 },
+	{ "policy", 1 },
+	{ "prefix4", 1 },
+	{ "prefix6", 1 },
+	{ "malformed", 1 },
+	{ "rows", 0 },
+	{ "width", 0 },
+	{ "layout", 0 },
+	{ "placement", 0 },
+	{ "tick", 0 },
+	{ "clock", 0 },
+	{ "mode", 0 },
+	{ NULL, 0 },
 };
+
+const char *pacer_conf_default(const struct pacer_conf_key *k)
+{
+	const struct opt_spec *s = opts_find(pacing_specs, k->name, NULL);
+
+	if (!s)
+		s = opts_find(malformed_specs, k->name, NULL);
+	return k->live && s ? s->dflt : NULL;
+}
 
 const struct pacer_conf_key *pacer_conf_key(const char *name)
 {

@@ -19,12 +19,13 @@
 struct pacer_conf_key {
 	const char *name;
 	int live;             /* settable with `set` */
-	const char *dflt;     /* live keys: the value a reload applies when the file omits it */
 };
 
 /* Every key a file may hold (the options of `load`), NULL-terminated by name. */
 extern const struct pacer_conf_key pacer_conf_keys[];
 const struct pacer_conf_key *pacer_conf_key(const char *name);
+/* Live keys: the value a reload applies when the file omits it (the option's default). */
+const char *pacer_conf_default(const struct pacer_conf_key *k);
 
 struct pacer_conf_entry {
 	char *key, *value;

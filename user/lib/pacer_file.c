@@ -10,6 +10,7 @@
 #include <arpa/inet.h>
 #include <sys/stat.h>
 #include "pacer_file.h"
+#include "pacer_names.h"
 #include "pacer_sketch.h"
 
 /* Header field offsets (v1). */
@@ -542,17 +543,6 @@ void pacer_file_close(struct pacer_file_reader *r)
 
 /* ---- writing ---- */
 
-static const char *const policy_names[] = { "pace", "quiet" };
-static const char *const placement_names[] = { "percpu", "shared" };
-static const char *const layout_names[] = { "rows", "blocked" };
-static const char *const clock_names[] = { "coarse", "precise", "cached" };
-#define NAME_OF(tab, v) ((v) < sizeof(tab) / sizeof(tab[0]) ? tab[v] : "?")
-
-const char *pacer_file_policy_name(uint32_t v) { return NAME_OF(policy_names, v); }
-const char *pacer_file_placement_name(uint32_t v) { return NAME_OF(placement_names, v); }
-const char *pacer_file_layout_name(uint32_t v) { return NAME_OF(layout_names, v); }
-const char *pacer_file_clock_name(uint32_t v) { return NAME_OF(clock_names, v); }
-
 int pacer_file_writer_open(struct pacer_file_writer *w, const char *path,
 			   enum pacer_file_format format, const struct pacer_file_header *hdr,
 			   struct pacer_file_error *err)
@@ -693,9 +683,9 @@ int pacer_csv_write_header(FILE *f, const struct pacer_file_header *h)
 		    "index,ts_ns,t_rel_s,source,family,prefix,verdict,sampled_by,est_age_ticks,est_age_ns,cpu,thresh_ticks\n",
 		    h->version_major, h->version_minor, h->ifname, h->hostname, h->interval_ns,
 		    h->thresh_ticks, (uint64_t)1 << h->tick_shift, h->rows, h->lines_log2,
-		    pacer_file_layout_name(h->kind), h->line_bytes, h->line_cells, h->cell_bits,
-		    h->epoch_shift, pacer_file_policy_name(h->policy),
-		    pacer_file_placement_name(h->placement), pacer_file_clock_name(h->clock),
+		    layout_name(h->kind), h->line_bytes, h->line_cells, h->cell_bits,
+		    h->epoch_shift, policy_name(h->policy),
+		    placement_name(h->placement), clock_name(h->clock),
 		    h->prefix4, h->prefix6, h->ncpus, h->sample_src_thresh, h->sample_pkt_thresh,
 		    h->start_mono_ns, h->start_real_ns);
 	return n < 0 ? -EIO : 0;

@@ -226,10 +226,4 @@ int pacer_csv_write_record(FILE *f, const struct pacer_file_header *h, uint64_t 
 /* Text of a record's source, "10.1.2.3/32" or "2001:db8::/64". */
 const char *pacer_record_source(const struct pacer_record *r, char *buf, size_t len);
 
-/* Names of header enums for printing ("pace", "percpu", ...). */
-const char *pacer_file_policy_name(uint32_t v);
-const char *pacer_file_placement_name(uint32_t v);
-const char *pacer_file_layout_name(uint32_t v);
-const char *pacer_file_clock_name(uint32_t v);
-
 #endif

@@ -229,3 +229,17 @@ uint32_t pacer_default_tick_shift(uint64_t interval_ns)
 		s++;
 	return s;
 }
+
+int parse_mac(const char *s, uint8_t mac[6])
+{
+	unsigned v[6];
+	char tail;
+	int i;
+
+	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+		   &tail) != 6)
+		return -EINVAL;
+	for (i = 0; i < 6; i++)
+		mac[i] = (uint8_t)v[i];
+	return 0;
+}

@@ -65,4 +65,7 @@ int parse_one_in(const char *s, uint64_t *n);
 /* The tick load picks for an interval: the smallest power of two keeping the threshold <= 48 ticks. */
 uint32_t pacer_default_tick_shift(uint64_t interval_ns);
 
+/* "02:00:00:00:00:01": six hex bytes separated by ':'.  0 or -EINVAL. */
+int parse_mac(const char *s, uint8_t mac[6]);
+
 #endif

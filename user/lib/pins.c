@@ -3,7 +3,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "parse.h"
+#include "pacer_abi.h"
+#include "pacer_budget.h"
 #include "pins.h"
 
 #define IFNAME_MAX 15 /* IFNAMSIZ - 1 */
@@ -47,4 +50,39 @@ int pin_netns_parse(const char *dirname, uint64_t *netns_ino)
 	    parse_u64_range(dirname + plen, 1, UINT64_MAX, netns_ino))
 		return -EINVAL;
 	return 0;
+}
+
+const struct pacer_map_info pacer_maps[PACER_MAP_MAX] = {
+	[PACER_MAP_SK] = { "pacer_sk", "sketch", sizeof(struct pacer_line) },
+	[PACER_MAP_STATS] = { "pacer_stats", "stats", sizeof(struct pacer_counters) },
+	[PACER_MAP_EVENTS] = { "pacer_events", "events", 0 },
+	[PACER_MAP_DATA] = { ".data", "config", sizeof(struct pacer_config) },
+	[PACER_MAP_RODATA] = { ".rodata", "layout", sizeof(struct pacer_layout) },
+	[PACER_MAP_CLOCK] = { "pacer_clock", "clock", sizeof(struct pacer_clock_state) },
+	[PACER_MAP_BUDGET] = { "pacer_budget", "budget", sizeof(struct pacer_budget_state) },
+	[PACER_MAP_BUDGET_CFG] = { ".data.budget", "budget_config", sizeof(struct pacer_budget_cfg) },
+	[PACER_MAP_SEEN] = { "pacer_seen", "budget_seen", sizeof(struct pacer_seen_line) },
+};
+
+int pacer_remove_pin_dir(const char *dir)
+{
+	char path[320], *slash;
+	int i, err = 0;
+
+	for (i = 0; i <= PACER_MAP_MAX; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, i < PACER_MAP_MAX ? pacer_maps[i].pin_name : "prog");
+		if (unlink(path) && errno != ENOENT)
+			err = -errno;
+	}
+	if (rmdir(dir) && errno != ENOENT)
+		err = -errno;
+	/* The namespace's directory goes with its last interface. */
+	snprintf(path, sizeof(path), "%s", dir);
+	slash = strrchr(path, '/');
+	if (!err && slash) {
+		*slash = 0;
+		if (rmdir(path) && errno != ENOTEMPTY && errno != EEXIST && errno != ENOENT)
+			err = -errno;
+	}
+	return err;
 }

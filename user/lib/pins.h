@@ -31,4 +31,32 @@ int pin_if_dir(const char *root, uint64_t netns_ino, const char *ifname, char *b
 /* The namespace inode a "netns-<ino>" directory name stands for: 0 or -EINVAL. */
 int pin_netns_parse(const char *dirname, uint64_t *netns_ino);
 
+/* The maps of a pacer program, in the order the CLI keeps their fds. */
+enum pacer_map_id {
+	PACER_MAP_SK,
+	PACER_MAP_STATS,
+	PACER_MAP_EVENTS,
+	PACER_MAP_DATA,
+	PACER_MAP_RODATA,
+	PACER_MAP_CLOCK,
+	PACER_MAP_BUDGET,
+	PACER_MAP_BUDGET_CFG,
+	PACER_MAP_SEEN,
+	PACER_MAP_MAX,
+};
+
+/* Each map: its name in the object, its pin file's name (beside "prog"), its value size (0: not a value map). */
+struct pacer_map_info {
+	const char *map_name, *pin_name;
+	uint32_t value_size;
+};
+extern const struct pacer_map_info pacer_maps[PACER_MAP_MAX];
+
+/*
+ * Remove a pin directory: its map and program pins, the directory, and its
+ * namespace's directory once that is empty.  Other files are left (the
+ * directory then stays).  0 or -errno.
+ */
+int pacer_remove_pin_dir(const char *dir);
+
 #endif

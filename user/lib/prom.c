@@ -7,41 +7,35 @@
 #include "prom.h"
 #include "analyze_sizing.h"
 #include "pacer_file.h"
+#include "pacer_names.h"
 
 #define FAMILY_MAX_SAMPLES 5
 
-/* A counter family: one sample per counter, told apart by one label. */
+/* A counter family: one sample per counter, told apart by one label whose values are the counters' names. */
 static const struct counter_family {
 	const char *name, *help, *label;
-	struct {
-		enum pacer_stat stat;
-		const char *value;
-	} s[FAMILY_MAX_SAMPLES];
+	enum pacer_stat s[FAMILY_MAX_SAMPLES];
 	int n;
 } counter_families[] = {
-	{ "xdp_pacer_frames_total", "Frames the XDP program ran on.", NULL,
-	  { { PACER_STAT_SEEN, NULL } }, 1 },
+	{ "xdp_pacer_frames_total", "Frames the XDP program ran on.", NULL, { PACER_STAT_SEEN }, 1 },
 	{ "xdp_pacer_packets_total",
 	  "Frames by verdict: IP frames passed or dropped by the sketch, non-IP frames passed, malformed frames passed or dropped.",
 	  "verdict",
-	  { { PACER_STAT_PASSED, "passed" },
-	    { PACER_STAT_DROPPED_RECENT, "dropped_recent" },
-	    { PACER_STAT_NONIP_PASSED, "nonip_passed" },
-	    { PACER_STAT_MALFORMED_PASSED, "malformed_passed" },
-	    { PACER_STAT_MALFORMED_DROPPED, "malformed_dropped" } }, 5 },
+	  { PACER_STAT_PASSED, PACER_STAT_DROPPED_RECENT, PACER_STAT_NONIP_PASSED, PACER_STAT_MALFORMED_PASSED,
+	    PACER_STAT_MALFORMED_DROPPED }, 5 },
 	{ "xdp_pacer_ip_packets_total", "Well-formed IP frames by address family.", "family",
-	  { { PACER_STAT_IPV4, "ipv4" }, { PACER_STAT_IPV6, "ipv6" } }, 2 },
+	  { PACER_STAT_IPV4, PACER_STAT_IPV6 }, 2 },
 	{ "xdp_pacer_line_rebases_total", "Sketch lines re-based to a new epoch.", NULL,
-	  { { PACER_STAT_LINE_REFRESH, NULL } }, 1 },
+	  { PACER_STAT_LINE_REFRESH }, 1 },
 	{ "xdp_pacer_records_total", "Sample records written to the ring buffer.", NULL,
-	  { { PACER_STAT_RECORDED, NULL } }, 1 },
+	  { PACER_STAT_RECORDED }, 1 },
 	{ "xdp_pacer_records_lost_total", "Sample records lost because the ring buffer was full.", NULL,
-	  { { PACER_STAT_RECORD_LOST, NULL } }, 1 },
+	  { PACER_STAT_RECORD_LOST }, 1 },
 	{ "xdp_pacer_hash_key_inits_total", "Hash key words drawn in the datapath.", NULL,
-	  { { PACER_STAT_KEY_INIT, NULL } }, 1 },
+	  { PACER_STAT_KEY_INIT }, 1 },
 	{ "xdp_pacer_map_errors_total",
 	  "Failed sketch lookups; the packet is dropped (fail closed). Should stay 0.", NULL,
-	  { { PACER_STAT_MAP_ERROR, NULL } }, 1 },
+	  { PACER_STAT_MAP_ERROR }, 1 },
 };
 
 enum gauge {
@@ -112,8 +106,8 @@ static void write_counters(FILE *f, const struct prom_pacer *p, size_t n)
 		for (k = 0; k < n; k++) {
 			for (j = 0; j < cf->n; j++) {
 				fputs(cf->name, f);
-				labels(f, &p[k], cf->label, cf->s[j].value);
-				fprintf(f, " %llu\n", (unsigned long long)p[k].counters[cf->s[j].stat]);
+				labels(f, &p[k], cf->label, cf->label ? pacer_stat_names[cf->s[j]] : NULL);
+				fprintf(f, " %llu\n", (unsigned long long)p[k].counters[cf->s[j]]);
 			}
 		}
 	}
@@ -171,11 +165,11 @@ static void write_info(FILE *f, const struct prom_pacer *p, size_t n)
 		prom_label_value(f, p[k].ifname);
 		fputc('"', f);
 		label_pair(f, "prog_id", id);
-		label_pair(f, "policy", pacer_file_policy_name(p[k].cfg.policy));
+		label_pair(f, "policy", policy_name(p[k].cfg.policy));
 		label_pair(f, "malformed", p[k].cfg.malformed ? "drop" : "pass");
-		label_pair(f, "layout", pacer_file_layout_name(p[k].layout.kind));
-		label_pair(f, "placement", pacer_file_placement_name(p[k].layout.placement));
-		label_pair(f, "clock", pacer_file_clock_name(p[k].layout.clock));
+		label_pair(f, "layout", layout_name(p[k].layout.kind));
+		label_pair(f, "placement", placement_name(p[k].layout.placement));
+		label_pair(f, "clock", clock_name(p[k].layout.clock));
 		fputs("} 1\n", f);
 	}
 }

@@ -13,19 +13,11 @@ int sketch_sim_init(struct sketch_sim *s, uint32_t rows, uint32_t kind, uint32_t
 	    (kind != PACER_LAYOUT_ROWS && kind != PACER_LAYOUT_BLOCKED) ||
 	    thresh < PACER_MIN_THRESH || thresh > PACER_MAX_THRESH || policy >= PACER_POLICY_MAX)
 		return -EINVAL;
-	s->rows = rows;
-	s->kind = kind;
-	s->lines_log2 = lines_log2;
-	s->tick_shift = tick_shift;
-	s->thresh = thresh;
-	s->policy = policy;
-	s->key[0] = key[0];
-	s->key[1] = key[1];
-	s->nlines = pacer_total_lines(kind, rows, lines_log2);
+	*s = (struct sketch_sim){ .rows = rows, .kind = kind, .lines_log2 = lines_log2, .tick_shift = tick_shift,
+				  .thresh = thresh, .policy = policy, .key = { key[0], key[1] },
+				  .nlines = pacer_total_lines(kind, rows, lines_log2) };
 	s->lines = calloc(s->nlines, sizeof(*s->lines));
-	if (!s->lines)
-		return -ENOMEM;
-	return 0;
+	return s->lines ? 0 : -ENOMEM;
 }
 
 void sketch_sim_free(struct sketch_sim *s)

@@ -294,7 +294,7 @@ int sizing_run(const struct an_stream *s, const struct sizing_params *p, struct 
 	out->scale = sizing_scale(p->sample_src_thresh);
 	if (!out->scale || !s->n_source_sampled) {
 		snprintf(out->note, sizeof(out->note),
-			 "no source-sampled packets (record with --sources 1/N): nothing to replay");
+			 "no source-sampled packets (record with --sample-sources 1/N): nothing to replay");
 		return -ENODATA;
 	}
 	out->log2_scale = log2(out->scale);

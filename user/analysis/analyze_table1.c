@@ -13,6 +13,7 @@
 #include "analyze_table1.h"
 #include "analyze_t1_structs.h"
 #include "pacer_sketch.h"
+#include "time_now.h"
 
 #define ABSENT UINT64_MAX
 
@@ -58,14 +59,6 @@ uint64_t t1_default_window(const struct an_stream *s, uint64_t interval_ns)
 	}
 	free(ts);
 	return best < 64 ? 64 : best;
-}
-
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 /* log2 C(N, W) for W << N, by Stirling: W log2(N/W) + W log2(e), minus a small term. */
@@ -305,14 +298,14 @@ int t1_run(const struct an_stream *s, const struct t1_params *p, struct t1_resul
 			built[k] = 0; /* judged above, but no memory left to time it */
 			continue;
 		}
-		t0 = now_s();
+		t0 = mono_s();
 		for (i = 0; i < timed; i++) {
 			int64_t est;
 
 			t1_struct_query_insert(&st[k], keys[i], &est);
 			sink += est;
 		}
-		t_total[k] = now_s() - t0;
+		t_total[k] = mono_s() - t0;
 		(void)sink;
 		if (progress)
 			progress(ctx, "timing", k + 1, T1_NSTRUCT);

@@ -9,7 +9,7 @@
 #include "analyze_sizing.h"
 #include "analyze_stream.h"
 #include "analyze_table1.h"
-#include "json_out.h"
+#include "json_writer.h"
 
 struct an_report {
 	const char *path;
@@ -33,30 +33,5 @@ int an_report_html(FILE *f, const struct an_report *r);
 
 /* One line for the recommended configuration (used by text and HTML). */
 const char *an_recommendation(const struct an_report *r, char *buf, size_t len);
-
-/* ---- inline SVG line charts (exposed for tests) ---- */
-
-struct svg_series {
-	const char *name, *color;
-	const double *x, *y;
-	size_t n;
-	int dashed;
-};
-
-struct svg_chart {
-	const char *title, *xlabel, *ylabel;
-	int logx, logy;
-	const struct svg_series *series;
-	size_t nseries;
-	double vline;          /* vertical marker at this x (0: none) */
-	const char *vline_label;
-	double hline;          /* horizontal marker at this y (0: none) */
-	const char *hline_label;
-};
-
-void svg_chart_write(FILE *f, const struct svg_chart *c);
-
-/* HTML escape (JSON strings: json_out.h). */
-void html_text(FILE *f, const char *s);
 
 #endif

@@ -214,39 +214,49 @@ void pcap_report_text(FILE *f, const struct an_report *r)
 		fprintf(f, "  blocked layout: no geometry the loader accepts meets %g\n", r->target);
 }
 
-static void json_best(FILE *f, const struct sizing_point *b)
+static const struct jsonw_member best_members[] = {
+	JSONW_U32(struct sizing_point, rows, "rows"), JSONW_U64(struct sizing_point, width_cells, "width_cells"),
+	JSONW_U64(struct sizing_point, target_bytes, "bytes"),
+};
+
+static void json_best(struct json_writer *w, const char *name, const struct sizing_point *b)
 {
+	jsonw_name(w, name);
 	if (!b) {
-		fputs("null", f);
+		jsonw_null(w);
 		return;
 	}
-	fprintf(f, "{\"rows\":%u,\"width_cells\":%" PRIu64 ",\"bytes\":%" PRIu64 "}", b->rows, b->width_cells,
-		b->target_bytes);
+	jsonw_start_object(w);
+	JSONW_MEMBERS(w, b, best_members);
+	jsonw_end_object(w);
 }
 
-void pcap_report_json(FILE *f, const struct an_report *r)
+#define SUM_U64(m) JSONW_U64(struct pcap_summary, m, #m)
+static const struct jsonw_member summary_counts[] = {
+	JSONW_U32(struct pcap_summary, snaplen, "snaplen"), SUM_U64(frames), SUM_U64(ipv4), SUM_U64(ipv6),
+	SUM_U64(nonip), SUM_U64(malformed), SUM_U64(snap_cut), SUM_U64(snap_unkeyed), SUM_U64(admitted),
+	SUM_U64(dropped), SUM_U64(dropped_quantisation), JSONW_INT_BOOL(struct pcap_summary, truncated, "truncated"),
+};
+
+void pcap_report_json(struct json_writer *w, const struct an_report *r)
 {
 	const struct pcap_summary *m = r->pcap;
 
-	fprintf(f, "{\"format\":\"%s\",\"linktype\":", m->pcapng ? "pcapng" : "pcap");
-	json_string(f, m->linktype);
-	fprintf(f, ",\"snaplen\":%u,\"frames\":%" PRIu64 ",\"ipv4\":%" PRIu64 ",\"ipv6\":%" PRIu64
-		   ",\"nonip\":%" PRIu64 ",\"malformed\":%" PRIu64 ",\"snap_cut\":%" PRIu64
-		   ",\"snap_unkeyed\":%" PRIu64 ",\"admitted\":%" PRIu64 ",\"dropped\":%" PRIu64
-		   ",\"dropped_quantisation\":%" PRIu64 ",\"truncated\":%s,\"truncation\":",
-		m->snaplen, m->frames, m->ipv4, m->ipv6, m->nonip, m->malformed, m->snap_cut,
-		m->snap_unkeyed, m->admitted, m->dropped, m->dropped_quantisation,
-		m->truncated ? "true" : "false");
+	jsonw_start_object(w);
+	jsonw_string_field(w, "format", m->pcapng ? "pcapng" : "pcap");
+	jsonw_string_field(w, "linktype", m->linktype);
+	JSONW_MEMBERS(w, m, summary_counts);
 	if (m->truncated)
-		json_string(f, m->truncation);
+		jsonw_string_field(w, "truncation", m->truncation);
 	else
-		fputs("null", f);
-	if (r->sizing)
-		fprintf(f, ",\"sources_per_interval\":{\"mean\":%.3f,\"peak\":%.0f}", r->sizing->n_mean,
-			r->sizing->n_peak);
-	fputs(",\"recommended_rows_layout\":", f);
-	json_best(f, best_point(r->sizing));
-	fputs(",\"recommended_blocked_layout\":", f);
-	json_best(f, best_point(r->sizing_blocked));
-	fputc('}', f);
+		jsonw_null_field(w, "truncation");
+	if (r->sizing) {
+		jsonw_start_object_field(w, "sources_per_interval");
+		jsonw_float_field_fmt(w, "mean", "%.3f", r->sizing->n_mean);
+		jsonw_float_field_fmt(w, "peak", "%.0f", r->sizing->n_peak);
+		jsonw_end_object(w);
+	}
+	json_best(w, "recommended_rows_layout", best_point(r->sizing));
+	json_best(w, "recommended_blocked_layout", best_point(r->sizing_blocked));
+	jsonw_end_object(w);
 }

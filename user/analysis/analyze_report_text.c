@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* `analyze` as text: the default output. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <string.h>
+#include "analyze_report_fmt.h"
+#include "parse.h"
+
+/* A section that did not run says why; true then. */
+static bool text_not_run(FILE *f, const void *result, const char *note)
+{
+	if (!result)
+		fprintf(f, "  not run: %s\n", note ? note : "?");
+	return !result;
+}
+
+void an_text_header(FILE *f, const struct an_report *r)
+{
+	const struct pacer_file_header *h = &r->rd->hdr;
+	const struct an_stream *s = r->s;
+	char a[32], b[32], c[32], d[64];
+	int i;
+
+	fprintf(f, "xdp-pacer analyze: %s (format %u.%u)\n", r->path, h->version_major, h->version_minor);
+	fprintf(f, "  recording: %s on %s, started %s, %.1f s, %" PRIu64 " records (%" PRIu64
+		   " source-sampled, %" PRIu64 " packet-sampled only), %" PRIu64 " sources\n",
+		h->ifname[0] ? h->ifname : "?", h->hostname[0] ? h->hostname : "?",
+		an_wall_str(h->start_real_ns, d, sizeof(d)), an_span_s(r), s->n, s->n_source_sampled,
+		s->n_packet_only, (uint64_t)s->nsrc);
+	fprintf(f, "  limiter: interval %s (threshold %u ticks of %s), policy %s, placement %s, %u rows x %" PRIu64
+		   " cells (%s layout), %s, clock %s, prefixes /%u and /%u, %u CPUs\n",
+		format_duration(h->interval_ns, a, sizeof(a)), h->thresh_ticks, format_duration(1ULL << h->tick_shift, b, sizeof(b)),
+		policy_name(h->policy), placement_name(h->placement), h->rows,
+		sizing_width_cells(h->kind, h->rows, h->lines_log2), layout_name(h->kind),
+		format_bytes(an_sketch_bytes(h), c, sizeof(c)), clock_name(h->clock), h->prefix4,
+		h->prefix6, h->ncpus);
+	fprintf(f, "  sampling: sources %s, packets %s\n", an_rate_str(h->sample_src_thresh, a, sizeof(a)),
+		an_rate_str(h->sample_pkt_thresh, b, sizeof(b)));
+	if (h->flags & PACER_FILE_F_COMPLETE)
+		fprintf(f, "  records lost by the datapath (ring buffer full): %" PRIu64 "%s\n", h->records_lost,
+			h->records_lost ? "  <- streams of sampled sources have gaps: false drops may be overcounted" : "");
+	for (i = 0; i < r->rd->n_warnings; i++)
+		fprintf(f, "  warning: %s\n", r->rd->warnings[i].msg);
+	if (s->out_of_order)
+		fprintf(f, "  note: %" PRIu64 " records were out of timestamp order in the file (largest step back %s); sorted by time\n",
+			s->out_of_order, format_duration(s->max_backstep_ns, a, sizeof(a)));
+}
+
+static void text_examples(FILE *f, const struct an_report *r, enum audit_kind k, const char *what)
+{
+	const struct audit_result *au = r->audit;
+	char src[64], a[32], b[32];
+	uint32_t i;
+
+	for (i = 0; i < au->n_examples[k] && i < 3; i++) {
+		const struct audit_example *e = &au->examples[k][i];
+		const struct an_source *so = &r->s->src[e->src];
+		struct pacer_record rec = { .family = so->family, .prefix = so->prefix };
+		char est[24];
+
+		memcpy(rec.addr, so->addr, 16);
+		if (e->est_age_ticks == PACER_AGE_NEVER)
+			snprintf(est, sizeof(est), "none (stale line)");
+		else
+			snprintf(est, sizeof(est), "%u ticks", e->est_age_ticks);
+		fprintf(f, "      e.g. %s at +%s from %s, cpu %u: truth %s%s; exact age%s %s%u ticks, sketch estimate %s, threshold %u\n",
+			what, format_duration(e->ts_ns - r->s->first_ts, a, sizeof(a)),
+			pacer_record_source(&rec, src, sizeof(src)), e->cpu, e->gap_known ? "" : ">= ",
+			format_duration(e->gap_ns, b, sizeof(b)),
+			r->rd->hdr.placement == PACER_PLACEMENT_PERCPU ? " on that CPU" : "",
+			e->age_known ? "" : ">= ", e->true_age_ticks, est, e->thresh);
+	}
+}
+
+static void text_audit(FILE *f, const struct an_report *r)
+{
+	const struct audit_result *au = r->audit;
+	const struct pacer_file_header *h = &r->rd->hdr;
+	int percpu = h->placement == PACER_PLACEMENT_PERCPU;
+	char a[32], b[32];
+	uint32_t c;
+
+	fprintf(f, "\nAudit of the recorded verdicts (policy %s: truth = time since the source's previous %s)\n",
+		policy_name(h->policy),
+		h->policy == PACER_POLICY_QUIET ? "packet" : "admitted packet");
+	if (text_not_run(f, au, r->audit_note))
+		return;
+	fprintf(f, "  %" PRIu64 " packets of %" PRIu64 " source-sampled sources: %" PRIu64 " admitted, %" PRIu64 " dropped\n",
+		au->judged_records, au->sources, au->passes, au->drops);
+	fprintf(f, "  owed a pass (truth >= interval %s): %" PRIu64 "\n", format_duration(au->interval_ns, a, sizeof(a)),
+		au->eligible);
+	fprintf(f, "  false drops: %" PRIu64 " (%.4f%% of owed passes)\n", au->false_drops,
+		100.0 * audit_false_drop_rate(au));
+	fprintf(f, "    quantisation, by design: %" PRIu64 "  (gap in [interval, interval + 2 ticks): the datapath compares whole\n"
+		   "      ticks of %s against threshold ceil(interval/tick) + 1 = %u, so an exact table would drop these too)\n",
+		au->false_drops_quant, format_duration(1ULL << h->tick_shift, b, sizeof(b)), h->thresh_ticks);
+	text_examples(f, r, AUDIT_FALSE_DROP_QUANTISATION, "quantisation drop");
+	fprintf(f, "    collisions: %" PRIu64 " (%.4f%% of owed passes)  (an exact table would have passed them: other sources share the cells)\n",
+		au->false_drops_collision, an_pct(au->false_drops_collision, au->eligible));
+	text_examples(f, r, AUDIT_FALSE_DROP_COLLISION, "collision drop");
+	if (!percpu) {
+		fprintf(f, "  false passes: %" PRIu64 "  (shared placement: must be 0; only the documented race of two CPUs\n"
+			   "    admitting one source at the same moment can cause one)\n", au->false_passes);
+		text_examples(f, r, AUDIT_FALSE_PASS, "false pass");
+	} else {
+		fprintf(f, "  false passes against the global guarantee: %" PRIu64 "  (expected in per-CPU placement: each CPU has\n"
+			   "    its own sketch, so a source spread over k CPUs can get up to k packets per interval;\n"
+			   "    %" PRIu64 " sources were seen on more than one CPU, most admits of one source in one interval: %" PRIu64 ")\n",
+			au->false_passes, au->sources_multi_cpu, au->max_admits_in_interval);
+		fprintf(f, "    by CPU:");
+		for (c = 0; c < au->ncpus; c++)
+			if (au->packets_by_cpu[c])
+				fprintf(f, " cpu%u %" PRIu64 " of %" PRIu64 " packets;", c, au->false_passes_by_cpu[c],
+					au->packets_by_cpu[c]);
+		fprintf(f, "\n");
+		text_examples(f, r, AUDIT_FALSE_PASS, "false pass");
+		fprintf(f, "  false passes against each CPU's own stream: %" PRIu64 "  (must be 0)\n", au->false_passes_local);
+		text_examples(f, r, AUDIT_FALSE_PASS_LOCAL, "CPU-local false pass");
+	}
+	fprintf(f, "  not judged: %" PRIu64 " packets whose truth is unknown (no earlier packet of the source in the\n"
+		   "    recording, and less than an interval since the start)", au->unknown);
+	if (au->packet_only)
+		fprintf(f, "; %" PRIu64 " packet-sampled-only records (incomplete streams)", au->packet_only);
+	fprintf(f, "\n");
+	if (au->est_older_than_truth)
+		fprintf(f, "  sketch estimates older than the exact age: %" PRIu64 "  (the sketch errs the other way: only races%s can do this)\n",
+			au->est_older_than_truth, percpu ? "" : " or lost records");
+	if (au->other_thresh)
+		fprintf(f, "  note: %" PRIu64 " packets ran under a threshold changed live (set --interval); judged against\n"
+			   "    the largest interval that threshold serves\n", au->other_thresh);
+	if (h->records_lost || !(h->flags & PACER_FILE_F_COMPLETE))
+		fprintf(f, "  caution: %s: a missing admitted packet makes a correct drop look false\n",
+			h->records_lost ? "records were lost" : "loss count unknown (incomplete file)");
+}
+
+
+static void text_table1(FILE *f, const struct an_report *r)
+{
+	const struct t1_result *t = r->t1;
+	char a[32], b[32], rec[512];
+	int i;
+
+	fprintf(f, "\nRecency structures on the same stream (the paper's Table 1, measured)\n");
+	if (text_not_run(f, t, r->t1_note))
+		return;
+	fprintf(f, "  %" PRIu64 " items (source-sampled packets), window W = %" PRIu64 " items (~%.3g s of traffic), eps = 1/%u, D = %" PRIu64 "\n",
+		t->items, t->window, t->window_span_s, t->inv_eps, t->block_d);
+	fprintf(f, "  %-22s %10s %9s %8s %10s %10s %8s %7s %7s %8s\n", "structure", "memory", "bits/W", "ns/item",
+		"mean err", "max err", "in bound", "missed", "stale", "verdicts");
+	for (i = 0; i < T1_NSTRUCT; i++) {
+		const struct t1_row *w = &t->row[i];
+
+		if (!w->ok) {
+			fprintf(f, "  %-22s (not built: %s)\n", w->name ? w->name : "?", t->note);
+			continue;
+		}
+		fprintf(f, "  %-22s %10s %9.1f %8.1f %9.3f%% %9.3f%% %7.3f%% %7" PRIu64 " %7" PRIu64 " %8" PRIu64 "\n",
+			w->name, format_bytes(w->bytes, a, sizeof(a)), w->bits_per_item, w->ns_per_item,
+			100 * w->mean_rel_err, 100 * w->max_rel_err, an_pct(w->within_bound, w->in_window), w->missed,
+			w->stale, w->verdict_diff);
+		if (w->insert_failures)
+			fprintf(f, "  %-22s %" PRIu64 " insertions failed (out of memory): items lost\n", "",
+				w->insert_failures);
+	}
+	fprintf(f, "  ns/item: query + insert, each structure alone on the first %" PRIu64 " items\n", t->timed_items);
+	fprintf(f, "  errors are relative, |estimate - r| / r, over the %" PRIu64 " items with r <= W; \"in bound\": within\n"
+		   "  r/(1+eps) <= estimate <= r for HistoricalMembership, within D - 1 for the block baseline, exact for\n"
+		   "  the oracle.  \"verdicts\": gap mapped to time on the other side of the interval than the exact gap\n",
+		t->row[T1_EXACT].in_window);
+	fprintf(f, "  paper bounds (bits, leading terms, universe 2^%.0f): B = log2 C(N, W) = %.0f (%.1f bits/item);\n"
+		   "    HistoricalMembership (1+eps)(B + W log2(1/eps)) = %.0f (%s);  OptimalSM (1+D/W)(B + W log2(W/D)) = %.0f (%s)\n",
+		t->universe_log2, t->b_bits, t->b_bits / (double)t->window, t->paper_hm_bits,
+		format_bytes((uint64_t)(t->paper_hm_bits / 8), a, sizeof(a)), t->paper_block_bits,
+		format_bytes((uint64_t)(t->paper_block_bits / 8), b, sizeof(b)));
+	fprintf(f, "  for the stream's own distinct count (at most %" PRIu64 " sources in any W + 1 items): HistoricalMembership\n"
+		   "    bound %.0f bits (%s); measured %.2fx that\n",
+		t->distinct_max, t->paper_hm_distinct_bits, format_bytes((uint64_t)(t->paper_hm_distinct_bits / 8), a, sizeof(a)),
+		an_hm_bound_ratio(t));
+	fprintf(f, "  %s\n", an_t1_smallest(t, rec, sizeof(rec)));
+}
+
+
+static void text_sizing(FILE *f, const struct an_report *r)
+{
+	const struct sizing_result *z = r->sizing;
+	const struct pacer_file_header *h = &r->rd->hdr;
+	char a[32], rec[256];
+	uint32_t rows;
+
+	fprintf(f, "\nSizing for a false-drop rate of at most %g (collision drops per packet owed a pass)\n", r->target);
+	if (text_not_run(f, z, r->sizing_note))
+		return;
+	fprintf(f, "  load: %.1f sampled sources per interval per sketch copy (peak %.0f); sampling 1 in %.4g sources,\n"
+		   "    so the sample on a sketch %.4g times narrower stands for the full stream: ~%.0f sources per interval (peak)\n",
+		z->n_mean, z->n_peak, z->scale, z->scale, z->n_peak * z->scale);
+	if (z->current.simulated)
+		fprintf(f, "  recorded geometry (%u rows x %" PRIu64 " cells) simulated: %" PRIu64 " false drops of %" PRIu64
+			   " owed passes (%.4f%%); model %.3g; audit measured %.4f%%\n",
+			h->rows, sizing_width_cells(h->kind, h->rows, h->lines_log2), z->current.false_drops,
+			z->current.eligible, 100 * z->current.rate, z->current.model_rate,
+			r->audit ? an_pct(r->audit->false_drops_collision, r->audit->eligible) : 0.0);
+	else
+		fprintf(f, "  recorded geometry not simulated (narrower than one line at this sampling rate, or too large)\n");
+	fprintf(f, "  smallest width meeting the target, per row count (simulated; '*' = the model extrapolates past 0 observed):\n");
+	for (rows = 1; rows <= PACER_MAX_ROWS; rows++) {
+		const struct sizing_point *best = an_smallest_meeting(z, rows);
+
+		if (!best)
+			continue;
+		if (best->simulated)
+			fprintf(f, "    rows %u: --width %-10" PRIu64 " %10s  simulated %" PRIu64 "/%" PRIu64 " (%.4f%%, 95%% bound %.3g), model %.3g%s\n",
+				rows, best->width_cells, format_bytes(best->target_bytes, a, sizeof(a)),
+				best->false_drops, best->eligible, 100 * best->rate, best->rate_upper95,
+				best->model_rate, best->rate_upper95 > r->target ? " *" : "");
+		else
+			fprintf(f, "    rows %u: --width %-10" PRIu64 " %10s  model %.3g * (narrower widths already showed 0 false drops)\n",
+				rows, best->width_cells, format_bytes(best->target_bytes, a, sizeof(a)),
+				best->model_rate);
+	}
+	fprintf(f, "  recommended: %s\n", an_recommendation(r, rec, sizeof(rec)));
+	if (z->best >= 0 && z->best_by_model) {
+		const struct sizing_point *b = &z->pts[z->best];
+		uint64_t seen = 0;
+		int over = 1;
+		size_t i;
+
+		for (i = 0; i < z->npts; i++) {
+			const struct sizing_point *p = &z->pts[i];
+
+			if (p->rows != b->rows || !p->simulated)
+				continue;
+			/* The largest sample behind a zero at this row count. */
+			if (!p->false_drops && p->eligible > seen)
+				seen = p->eligible;
+			if (p->false_drops && p->model_rate < p->rate)
+				over = 0;
+		}
+		fprintf(f, "    (0 false drops in %" PRIu64 " owed passes cannot show a rate below %.2g (95%%), so the model\n"
+			   "     P = (1 - e^(-n/w))^d decides the last step%s)\n",
+			seen, seen ? 3.0 / (double)seen : 1.0,
+			over ? "; at narrower widths it predicted more drops than simulated" :
+			       "; CAUTION: at narrower widths it predicted fewer drops than simulated");
+	}
+	if (z->best >= 0 && h->kind == PACER_LAYOUT_ROWS)
+		fprintf(f, "    (in the rows layout each row is one cache line per packet: fewer rows cost more memory but less time)\n");
+}
+
+int an_report_text(FILE *f, const struct an_report *r)
+{
+	an_text_header(f, r);
+	if (r->pcap)
+		pcap_report_text(f, r);
+	text_audit(f, r);
+	text_table1(f, r);
+	text_sizing(f, r);
+	return ferror(f) ? -EIO : 0;
+}
+

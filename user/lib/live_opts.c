@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "pacer_abi.h"
+#include "pacer_names.h"
+#include "live_opts.h"
+
+const struct opt_spec pacing_specs[] = {
+	{ .name = "interval", .type = OPT_DURATION, .flags = OPT_CONF | OPT_LIVE, .arg = "DUR",
+	  .max = PACER_INTERVAL_MAX_NS, .dflt = "1s", OPT_FIELD(struct live_opts, interval_ns),
+	  OPT_GIVEN(struct live_opts, interval_set),
+	  .help = "minimum gap between admitted packets of a source;\n"
+		  "DUR takes ns, us, ms or s, e.g. 250ms, 1.5s" },
+	{ .name = "policy", .type = OPT_ENUM, .flags = OPT_CONF | OPT_LIVE, .arg = "pace|quiet",
+	  .lookup = parse_policy, .dflt = "pace", OPT_FIELD(struct live_opts, policy),
+	  OPT_GIVEN(struct live_opts, policy_set),
+	  .help = "pace: update on admit only, one packet per interval;\n"
+		  "quiet: update on every packet, a source must stay quiet a whole interval" },
+	{ .name = "prefix4", .type = OPT_U32, .flags = OPT_CONF | OPT_LIVE, .arg = "N", .max = 32,
+	  .dflt = "32", OPT_FIELD(struct live_opts, prefix4), OPT_GIVEN(struct live_opts, prefix4_set),
+	  .help = "IPv4 source prefix length forming the key, 0..32" },
+	{ .name = "prefix6", .type = OPT_U32, .flags = OPT_CONF | OPT_LIVE, .arg = "N", .max = 128,
+	  .dflt = "64", OPT_FIELD(struct live_opts, prefix6), OPT_GIVEN(struct live_opts, prefix6_set),
+	  .help = "IPv6 source prefix length forming the key, 0..128" },
+	{ 0 },
+};
+
+const struct opt_spec malformed_specs[] = {
+	{ .name = "malformed", .type = OPT_ENUM, .flags = OPT_CONF | OPT_LIVE, .arg = "pass|drop",
+	  .lookup = parse_malformed, .dflt = "pass", OPT_FIELD(struct live_opts, malformed),
+	  OPT_GIVEN(struct live_opts, malformed_set),
+	  .help = "verdict for truncated or invalid IP headers" },
+	{ 0 },
+};
+
+const struct opt_spec sampling_specs[] = {
+	{ .name = "sample-sources", .type = OPT_SAMPLING, .arg = "1/N|off",
+	  OPT_FIELD(struct live_opts, sample_src), OPT_GIVEN(struct live_opts, sample_src_set),
+	  .help = "record every packet of 1 in N sources, chosen by keyed hash" },
+	{ .name = "sample-packets", .type = OPT_SAMPLING, .arg = "1/M|off",
+	  OPT_FIELD(struct live_opts, sample_pkt), OPT_GIVEN(struct live_opts, sample_pkt_set),
+	  .help = "also record 1 in M packets at random" },
+	{ 0 },
+};
+
+bool live_opts_any(const struct live_opts *o)
+{
+	return o->interval_set || o->policy_set || o->prefix4_set || o->prefix6_set ||
+	       o->malformed_set || o->sample_src_set || o->sample_pkt_set;
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* The live settings' options, shared by load, set, record and analyze --pcap. */
+#ifndef PACER_LIVE_OPTS_H
+#define PACER_LIVE_OPTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "opts.h"
+
+struct live_opts {
+	uint64_t interval_ns, sample_src, sample_pkt; /* sampling: 32-bit hash thresholds */
+	uint32_t policy, prefix4, prefix6, malformed;
+	bool interval_set, policy_set, prefix4_set, prefix6_set, malformed_set;
+	bool sample_src_set, sample_pkt_set;
+};
+
+/* --interval, --policy, --prefix4, --prefix6 with load's defaults. */
+extern const struct opt_spec pacing_specs[];
+/* --malformed. */
+extern const struct opt_spec malformed_specs[];
+/* --sample-sources, --sample-packets (no defaults). */
+extern const struct opt_spec sampling_specs[];
+
+/* Whether any option of these tables was given. */
+bool live_opts_any(const struct live_opts *o);
+
+#endif

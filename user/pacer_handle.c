@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Finding the pacer attached to an interface, whoever attached it, and opening its maps. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <linux/if_link.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <xdp/libxdp.h>
+#include "cli_log.h"
+#include "pacer_budget.h"
+#include "pacer_handle.h"
+#include "pin_ops.h"
+#include "prom.h"
+#include "time_now.h"
+#include "xdp_query.h"
+
+int num_cpus(void)
+{
+	int n = libbpf_num_possible_cpus();
+
+	return n > 0 ? n : 1;
+}
+
+static int find_prog_id(int ifindex, uint32_t *prog_id, const char **mode)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	int err = bpf_xdp_query(ifindex, 0, &q);
+
+	return err ? err : xdp_query_prog(&q, prog_id, mode);
+}
+
+/* Behind libxdp's dispatcher our program is a component, not the attached one. */
+static int resolve_dispatcher(int ifindex, uint32_t *prog_id)
+{
+	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
+	struct xdp_program *p = NULL;
+	long err = libxdp_get_error(mp);
+
+	if (err)
+		return (int)err;
+	if (!mp)
+		return -ENOENT;
+	if (xdp_multiprog__is_legacy(mp)) {
+		xdp_multiprog__close(mp);
+		return 0;
+	}
+	while ((p = xdp_multiprog__next_prog(p, mp))) {
+		if (!strcmp(xdp_program__name(p), PACER_PROG_NAME)) {
+			*prog_id = xdp_program__id(p);
+			xdp_multiprog__close(mp);
+			return 0;
+		}
+	}
+	xdp_multiprog__close(mp);
+	return -ENOENT;
+}
+
+uint32_t attached_pacer_id(int ifindex)
+{
+	struct bpf_prog_info info = {};
+	uint32_t len = sizeof(info), id = 0;
+	const char *mode;
+	int fd;
+
+	if (find_prog_id(ifindex, &id, &mode))
+		return 0;
+	fd = bpf_prog_get_fd_by_id(id);
+	if (fd < 0)
+		return 0;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		id = 0;
+	else if (!strcmp(info.name, "xdp_dispatcher") && resolve_dispatcher(ifindex, &id))
+		id = 0;
+	else if (strcmp(info.name, "xdp_dispatcher") && strcmp(info.name, PACER_PROG_NAME))
+		id = 0;
+	close(fd);
+	return id;
+}
+
+static int map_slot(const char *name)
+{
+	size_t n = strlen(name);
+	int i;
+
+	for (i = 0; i < PACER_MAP_MAX; i++) {
+		const char *want = pacer_maps[i].map_name;
+		size_t w = strlen(want);
+
+		/* Global-data maps carry a truncated object-name prefix. */
+		if (want[0] == '.' ? (n >= w && !strcmp(name + n - w, want)) : !strcmp(name, want))
+			return i;
+	}
+	return -1;
+}
+
+#define PACER_MAX_PROG_MAPS 32
+
+/* Whether pins for ifname remain in this namespace (their directory in path). */
+static bool pins_remain(const char *ifname, char *path, size_t len)
+{
+	struct stat st;
+
+	return !pin_dir(ifname, path, len) && !stat(path, &st);
+}
+
+/* The attached program's fd and info, looking behind libxdp's dispatcher. fd or negative errno. */
+static int open_attached_prog(struct pacer_handle *h, struct bpf_prog_info *info)
+{
+	uint32_t info_len = sizeof(*info), inner = 0;
+	char eb[128];
+	int fd = bpf_prog_get_fd_by_id(h->prog_id), err;
+
+	if (fd < 0) {
+		pr_err("cannot open XDP program id %u on %s: %s", h->prog_id, h->ifname,
+		       err_str(fd, eb, sizeof(eb)));
+		return fd;
+	}
+	err = bpf_obj_get_info_by_fd(fd, info, &info_len);
+	if (!err && !strcmp(info->name, "xdp_dispatcher")) {
+		close(fd);
+		err = resolve_dispatcher(h->ifindex, &inner);
+		if (err || !inner) {
+			pr_err("libxdp dispatcher on %s holds no %s program", h->ifname, PACER_PROG_NAME);
+			return -ENOENT;
+		}
+		h->prog_id = inner;
+		fd = bpf_prog_get_fd_by_id(inner);
+		if (fd < 0)
+			return fd;
+		memset(info, 0, sizeof(*info));
+		err = bpf_obj_get_info_by_fd(fd, info, &info_len);
+	}
+	h->prog_fd = fd;
+	if (err)
+		pr_err("cannot read program info on %s: %s", h->ifname, err_str(err, eb, sizeof(eb)));
+	return err ? err : fd;
+}
+
+/* The program is ours by name, with no more maps than a pacer build has. */
+static int check_prog(const struct pacer_handle *h, const struct bpf_prog_info *info)
+{
+	if (strcmp(info->name, PACER_PROG_NAME)) {
+		pr_err("%s has XDP program id %u '%s' attached, not %s", h->ifname, h->prog_id,
+		       info->name, PACER_PROG_NAME);
+		return -ENOENT;
+	}
+	if (info->nr_map_ids > PACER_MAX_PROG_MAPS) {
+		pr_err("program id %u uses %u maps; not an xdp-pacer build this CLI knows",
+		       h->prog_id, info->nr_map_ids);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Open the program's maps into their slots by name; unknown maps are closed again. */
+static int collect_maps(struct pacer_handle *h, uint32_t nr_maps)
+{
+	uint32_t map_ids[PACER_MAX_PROG_MAPS], info_len, i;
+	struct bpf_prog_info mi = { .nr_map_ids = nr_maps, .map_ids = (uint64_t)(unsigned long)map_ids };
+	char eb[128];
+	int err;
+
+	info_len = sizeof(mi);
+	err = bpf_obj_get_info_by_fd(h->prog_fd, &mi, &info_len);
+	if (err) {
+		pr_err("cannot list maps of program id %u: %s", h->prog_id, err_str(err, eb, sizeof(eb)));
+		return err;
+	}
+	for (i = 0; i < nr_maps; i++) {
+		struct bpf_map_info m = {};
+		uint32_t ml = sizeof(m);
+		int mfd = bpf_map_get_fd_by_id(map_ids[i]), slot;
+
+		if (mfd < 0)
+			continue;
+		if (bpf_obj_get_info_by_fd(mfd, &m, &ml) || (slot = map_slot(m.name)) < 0 ||
+		    h->map_fd[slot] >= 0) {
+			close(mfd);
+			continue;
+		}
+		h->map_fd[slot] = mfd;
+	}
+	return 0;
+}
+
+/* Every map there, with the value size this CLI reads: reads copy that many bytes. */
+static int check_maps(const struct pacer_handle *h)
+{
+	uint32_t i;
+
+	for (i = 0; i < PACER_MAP_MAX; i++) {
+		struct bpf_map_info m = {};
+		uint32_t ml = sizeof(m);
+
+		if (h->map_fd[i] < 0) {
+			pr_err("program id %u on %s has no '%s' map: not an xdp-pacer build this CLI knows",
+			       h->prog_id, h->ifname, pacer_maps[i].map_name);
+			return -ENOENT;
+		}
+		if (bpf_obj_get_info_by_fd(h->map_fd[i], &m, &ml) ||
+		    (pacer_maps[i].value_size && m.value_size != pacer_maps[i].value_size)) {
+			pr_err("program id %u on %s: map '%s' has values of %u bytes, this CLI expects %u (ABI mismatch)",
+			       h->prog_id, h->ifname, m.name, m.value_size, pacer_maps[i].value_size);
+			return -EPROTO;
+		}
+	}
+	return 0;
+}
+
+/* The fixed layout, checked against this CLI's ABI, and the live configuration mapped. */
+static int read_layout_and_config(struct pacer_handle *h)
+{
+	uint32_t zero = 0;
+	int err = bpf_map_lookup_elem(h->map_fd[PACER_MAP_RODATA], &zero, &h->layout);
+
+	if (err || h->layout.magic != PACER_LAYOUT_MAGIC ||
+	    h->layout.abi_version != PACER_ABI_VERSION || h->layout.tick_shift > PACER_TICK_SHIFT_MAX) {
+		pr_err("program id %u on %s: layout ABI mismatch (want version %d)", h->prog_id,
+		       h->ifname, PACER_ABI_VERSION);
+		return -EPROTO;
+	}
+	h->cfg_map_len = (size_t)sysconf(_SC_PAGESIZE);
+	h->cfg = mmap(NULL, h->cfg_map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      h->map_fd[PACER_MAP_DATA], 0);
+	if (h->cfg == MAP_FAILED) {
+		err = -errno;
+		h->cfg = NULL;
+		pr_err("cannot map the live configuration of program id %u: %s", h->prog_id,
+		       strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+/* The interface and the program attached to it, or why not (naming leftover pins). */
+static int find_attached(struct pacer_handle *h)
+{
+	char path[256];
+	int err = ifname_to_index(h->ifname, &h->ifindex);
+
+	if (err) {
+		if (pins_remain(h->ifname, path, sizeof(path)))
+			pr_err("pins for %s remain in %s (orphaned: the interface is gone); remove them with 'xdp-pacer unload %s'",
+			       h->ifname, path, h->ifname);
+		return err;
+	}
+	if (!find_prog_id(h->ifindex, &h->prog_id, &h->mode))
+		return 0;
+	if (pins_remain(h->ifname, path, sizeof(path)))
+		pr_err("no XDP program on %s, but stale pins remain in %s: run 'xdp-pacer unload %s'",
+		       h->ifname, path, h->ifname);
+	else
+		pr_err("no XDP program is attached to %s", h->ifname);
+	return -ENOENT;
+}
+
+int pacer_handle_open(const char *ifname, struct pacer_handle *h)
+{
+	struct bpf_prog_info info = {};
+	char path[256];
+	uint32_t i;
+	int err;
+
+	memset(h, 0, sizeof(*h));
+	h->prog_fd = -1;
+	for (i = 0; i < PACER_MAP_MAX; i++)
+		h->map_fd[i] = -1;
+	h->ncpus = num_cpus();
+	snprintf(h->ifname, sizeof(h->ifname), "%s", ifname);
+	err = find_attached(h);
+	if (err)
+		return err;
+	err = open_attached_prog(h, &info);
+	if (err < 0)
+		goto fail;
+	err = check_prog(h, &info);
+	if (!err)
+		err = collect_maps(h, info.nr_map_ids);
+	if (!err)
+		err = check_maps(h);
+	if (!err)
+		err = read_layout_and_config(h);
+	if (err)
+		goto fail;
+	/* Pins of an earlier load that another loader replaced are not this program's. */
+	if (!pin_dir(ifname, path, sizeof(path)) && pinned_prog_id(path) == h->prog_id)
+		h->pinned = true;
+	return 0;
+fail:
+	pacer_handle_close(h);
+	return err;
+}
+
+void pacer_handle_close(struct pacer_handle *h)
+{
+	int i;
+
+	if (h->cfg)
+		munmap(h->cfg, h->cfg_map_len);
+	h->cfg = NULL;
+	for (i = 0; i < PACER_MAP_MAX; i++) {
+		if (h->map_fd[i] >= 0)
+			close(h->map_fd[i]);
+		h->map_fd[i] = -1;
+	}
+	if (h->prog_fd >= 0)
+		close(h->prog_fd);
+	h->prog_fd = -1;
+}
+
+int pacer_read_counters(const struct pacer_handle *h, uint64_t out[PACER_STAT_MAX])
+{
+	struct pacer_counters *pc;
+	uint32_t zero = 0;
+	int cpu, i, err;
+
+	pc = calloc((size_t)h->ncpus, sizeof(*pc));
+	if (!pc)
+		return -ENOMEM;
+	err = bpf_map_lookup_elem(h->map_fd[PACER_MAP_STATS], &zero, pc);
+	if (err) {
+		free(pc);
+		return err;
+	}
+	memset(out, 0, sizeof(uint64_t) * PACER_STAT_MAX);
+	for (cpu = 0; cpu < h->ncpus; cpu++)
+		for (i = 0; i < PACER_STAT_MAX; i++)
+			out[i] += pc[cpu].c[i];
+	free(pc);
+	return 0;
+}
+
+uint64_t pacer_map_bytes(const struct pacer_handle *h)
+{
+	uint64_t total = 0;
+	int i;
+
+	for (i = 0; i < PACER_MAP_MAX; i++) {
+		struct bpf_map_info m = {};
+		uint32_t ml = sizeof(m);
+		uint64_t v;
+
+		if (bpf_obj_get_info_by_fd(h->map_fd[i], &m, &ml))
+			continue;
+		if (m.type == BPF_MAP_TYPE_RINGBUF) {
+			total += m.max_entries;
+			continue;
+		}
+		v = (uint64_t)((m.value_size + 7) & ~7u) * m.max_entries;
+		if (m.type == BPF_MAP_TYPE_PERCPU_ARRAY || m.type == BPF_MAP_TYPE_PERCPU_HASH)
+			v *= (uint64_t)h->ncpus;
+		total += v;
+	}
+	return total;
+}
+
+uint64_t pacer_clock_now(const struct pacer_handle *h)
+{
+	struct pacer_clock_state cs = {};
+	uint32_t zero = 0;
+
+	/* The cached clock is what the datapath compares against: use it once armed. */
+	if (h->layout.clock == PACER_CLOCK_CACHED &&
+	    !bpf_map_lookup_elem(h->map_fd[PACER_MAP_CLOCK], &zero, &cs) && cs.armed == 1 && cs.now_ns)
+		return cs.now_ns;
+	return clock_now_ns(h->layout.clock == PACER_CLOCK_PRECISE ? CLOCK_MONOTONIC : CLOCK_MONOTONIC_COARSE);
+}
+
+int pacer_for_each(int (*fn)(struct pacer_handle *h, void *ctx), void *ctx)
+{
+	struct if_nameindex *ifs, *i;
+	struct pacer_handle h;
+	int found = 0, ret = 0;
+
+	ifs = if_nameindex();
+	if (!ifs) {
+		pr_err("cannot list interfaces: %s", strerror(errno));
+		return -errno;
+	}
+	for (i = ifs; i->if_index && !ret; i++) {
+		if (!attached_pacer_id((int)i->if_index))
+			continue;
+		if (pacer_handle_open(i->if_name, &h))
+			continue;
+		ret = fn(&h, ctx);
+		pacer_handle_close(&h);
+		found++;
+	}
+	if_freenameindex(ifs);
+	return ret ? ret : found;
+}
+
+int pacer_prom_fill(const struct pacer_handle *h, struct prom_pacer *out)
+{
+	snprintf(out->ifname, sizeof(out->ifname), "%s", h->ifname);
+	out->prog_id = h->prog_id;
+	out->cfg = *h->cfg;
+	out->layout = h->layout;
+	out->map_bytes = pacer_map_bytes(h);
+	return pacer_read_counters(h, out->counters);
+}
+
+int ifname_to_index(const char *ifname, int *ifindex)
+{
+	unsigned int idx;
+
+	if (strlen(ifname) >= IF_NAMESIZE) {
+		pr_err("interface name '%s' is longer than %d characters", ifname, IF_NAMESIZE - 1);
+		return -EINVAL;
+	}
+	idx = if_nametoindex(ifname);
+	if (!idx) {
+		pr_err("no such interface '%s'", ifname);
+		return -ENODEV;
+	}
+	*ifindex = (int)idx;
+	return 0;
+}

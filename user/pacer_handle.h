@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* A loaded pacer found on an interface: its program, maps, counters and clock. */
+#ifndef PACER_HANDLE_H
+#define PACER_HANDLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <net/if.h>
+#include "pacer_abi.h"
+#include "pins.h"
+
+#define PACER_PROG_NAME "xdp_pacer"
+
+/* ifname's index: 0, or -EINVAL / -ENODEV after saying why. */
+int ifname_to_index(const char *ifname, int *ifindex);
+/* Id of the xdp-pacer program attached to ifindex (behind libxdp's dispatcher too), or 0. */
+uint32_t attached_pacer_id(int ifindex);
+int num_cpus(void);
+
+/* A pacer program found on an interface, with its maps. */
+struct pacer_handle {
+	char ifname[IF_NAMESIZE];
+	int ifindex;
+	uint32_t prog_id;
+	int prog_fd;
+	const char *mode;         /* "native", "skb", "hw" */
+	bool pinned;              /* loaded by this CLI (pins present) */
+	int map_fd[PACER_MAP_MAX];
+	struct pacer_layout layout;
+	struct pacer_config *cfg; /* mmap of the live .data map */
+	size_t cfg_map_len;
+	int ncpus;
+};
+
+/*
+ * Find the xdp-pacer program attached to ifname, whoever attached it:
+ * XDP query -> program -> its map ids -> maps by name.  0, or negative errno
+ * after printing why.
+ */
+int pacer_handle_open(const char *ifname, struct pacer_handle *h);
+void pacer_handle_close(struct pacer_handle *h);
+
+/* Sum of the per-CPU counters. */
+int pacer_read_counters(const struct pacer_handle *h, uint64_t out[PACER_STAT_MAX]);
+
+/* Bytes of map memory behind the program. */
+uint64_t pacer_map_bytes(const struct pacer_handle *h);
+
+/* The datapath's clock now, in ns, as the program reads it. */
+uint64_t pacer_clock_now(const struct pacer_handle *h);
+
+/*
+ * Call fn on every interface whose XDP program is the pacer (opened, closed
+ * after).  A non-zero return from fn stops the walk and is returned;
+ * otherwise the number of interfaces, or a negative errno.
+ */
+int pacer_for_each(int (*fn)(struct pacer_handle *h, void *ctx), void *ctx);
+
+struct prom_pacer;
+/* What the Prometheus formatter needs from an open handle.  0 or negative errno. */
+int pacer_prom_fill(const struct pacer_handle *h, struct prom_pacer *out);
+
+#endif

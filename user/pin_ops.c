@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The pin directories on bpffs: naming them in this namespace, locking, reading, cleaning up. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/file.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
+#include <bpf/bpf.h>
+#include "cli_log.h"
+#include "pin_ops.h"
+
+int netns_self(uint64_t *ino)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/net", &st))
+		return -errno;
+	*ino = (uint64_t)st.st_ino;
+	return 0;
+}
+
+int pin_dir(const char *ifname, char *buf, size_t len)
+{
+	uint64_t ns = 0;
+	int err = netns_self(&ns);
+
+	return err ? err : pin_if_dir(PACER_PIN_ROOT, ns, ifname, buf, len);
+}
+
+int pins_lock(void)
+{
+	int fd;
+
+	if (mkdir(PACER_PIN_ROOT, 0700) && errno != EEXIST)
+		return -errno;
+	fd = open(PACER_PIN_ROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+void pins_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd); /* closing drops the flock */
+}
+
+uint32_t pinned_prog_id(const char *dir)
+{
+	struct bpf_prog_info info = {};
+	uint32_t len = sizeof(info);
+	char path[320];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/prog", dir);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return 0;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		info.id = 0;
+	close(fd);
+	return info.id;
+}
+
+/* Scans mountinfo (ip netns, container runtimes bind-mount namespaces) and /proc/PID/ns/net. */
+bool netns_alive(uint64_t ino)
+{
+	char want[40], link[64], path[300], line[1024];
+	struct dirent *de;
+	bool alive = false;
+	DIR *d;
+	FILE *f;
+	ssize_t n;
+
+	snprintf(want, sizeof(want), "net:[%llu]", (unsigned long long)ino);
+	f = fopen("/proc/self/mountinfo", "r");
+	while (f && !alive && fgets(line, sizeof(line), f))
+		alive = strstr(line, want) != NULL;
+	if (f)
+		fclose(f);
+	d = opendir("/proc");
+	while (d && !alive && (de = readdir(d))) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/ns/net", de->d_name);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n > 0) {
+			link[n] = 0;
+			alive = !strcmp(link, want);
+		}
+	}
+	if (d)
+		closedir(d);
+	return alive;
+}
+
+int ensure_bpffs(void)
+{
+	struct statfs st;
+
+	if (!statfs("/sys/fs/bpf", &st) && st.f_type == BPF_FS_MAGIC)
+		return 0;
+	if (mount("bpf", "/sys/fs/bpf", "bpf", 0, "mode=0700")) {
+		int err = -errno;
+
+		pr_err("/sys/fs/bpf is not a BPF filesystem and mounting one failed: %s",
+		       strerror(-err));
+		return err;
+	}
+	pr_debug("mounted bpffs on /sys/fs/bpf");
+	return 0;
+}
