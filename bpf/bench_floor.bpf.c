@@ -9,7 +9,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include "pacer_sketch.h"
-#include "parsing.h"
+#include "pacer_parse.h"
 
 struct floor_line {
 	__u64 w[8];

@@ -7,7 +7,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include "pacer_sketch.h"
-#include "parsing.h"
+#include "pacer_parse.h"
 
 const volatile __u64 lru_interval_ns = 1000000000ULL;
 

@@ -2,7 +2,7 @@
 /* Benchmark: the pacer's parsing and nothing else, then drop. */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
-#include "parsing.h"
+#include "pacer_parse.h"
 
 __u64 bench_parsed;
 

@@ -115,22 +115,6 @@ struct pacer_clock_state {
 #define PACER_TICK_MAX_NS (1ULL << PACER_TICK_SHIFT_MAX)
 #define PACER_INTERVAL_MAX_NS ((PACER_MAX_THRESH - 1ULL) << PACER_TICK_SHIFT_MAX)
 
-/*
- * Defaults, used by the object as compiled (so `ip link set dev X xdp obj`
- * works) and by the loader.  Rows of 2^20 one-byte cells: 4 MiB per copy.
- * Tick 2^25 ns (33.6 ms) gives a 1 s interval a threshold of 31 ticks.
- */
-#define PACER_DEFAULT_INTERVAL_NS 1000000000ULL
-#define PACER_DEFAULT_ROWS 4
-#define PACER_DEFAULT_LINES_LOG2 14
-#define PACER_DEFAULT_TICK_SHIFT 25
-#define PACER_DEFAULT_THRESH 31
-#define PACER_DEFAULT_PREFIX4 32
-#define PACER_DEFAULT_PREFIX6 64
-#define PACER_DEFAULT_RINGBUF_BYTES (1u << 20)
-/* Per-CPU copies the object carries as compiled; CPUs beyond share them (see pacer_place.h). */
-#define PACER_DEFAULT_COPIES 4
-
 struct pacer_line {
 	union {
 		__u8 bytes[PACER_LINE_BYTES];

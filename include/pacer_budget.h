@@ -64,7 +64,7 @@ struct pacer_budget_ring {
 	struct pacer_budget_bucket b[PACER_BUDGET_MAX_BUCKETS];
 };
 
-/* The map value: one ring for all CPUs, behind a lock (bpf/budget_stage.h). */
+/* The map value: one ring for all CPUs, behind a lock (bpf/lib/budget.h). */
 struct pacer_budget_state {
 	struct bpf_spin_lock lock;
 	__u32 pad;

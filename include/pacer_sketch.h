@@ -35,16 +35,7 @@
 
 #include <linux/types.h>
 #include "pacer_abi.h"
-
-#ifndef PACER_INLINE
-#define PACER_INLINE static inline __attribute__((always_inline))
-#endif
-
-#ifdef __clang__
-#define PACER_UNROLL _Pragma("unroll")
-#else
-#define PACER_UNROLL _Pragma("GCC unroll 8")
-#endif
+#include "pacer_compiler.h"
 
 /* Lines are also read and swapped as 8-byte words, byte i at bits 8i. */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -285,32 +276,70 @@ PACER_INLINE __u64 pacer_rebase_last_word(__u64 w, __u64 tick, int expire_all)
 
 /*
  * Bring a line to the current epoch before writing into it (see the top of
- * this file).  Runs at most once per line per epoch.  Single-threaded form
- * (per-CPU sketches, userspace); the BPF side's shared-safe form is built
- * from the same word functions.
+ * this file).  Runs at most once per line per epoch, and is safe while other
+ * CPUs write the line (shared placement; per-CPU lines take the same path,
+ * uncontended).  A plain read-modify-write of the cells could overwrite a
+ * cell another CPU just wrote with "expired" and let that source through
+ * again.  The rule that makes it safe: a writer writes a cell only into a
+ * line whose epoch it sees as current (otherwise it re-bases first), and the
+ * epoch is installed last, after every other word has been re-based.  So:
+ *  - each of the first seven words is read, then the epoch is read again: if
+ *    an epoch has been installed since, another CPU finished this re-base
+ *    and writers may already have written fresh cells here: stop;
+ *  - otherwise the word is swapped from the value read.  A failed swap means
+ *    a writer got in after the read: re-base that word by age alone, which
+ *    keeps every fresh cell, or leave it (an un-re-based cell can only alias
+ *    as recent: a false drop, never a false pass);
+ *  - the last word (6 cells and the epoch) is swapped last, installing the
+ *    epoch.  Its cells can only have changed meanwhile by a CPU whose clock
+ *    is still in the line's epoch, which rules out expire_all (two epochs is
+ *    64 ticks of skew), so one retry by age alone finishes it.
+ * Several CPUs can re-base one line at once: with the same stale epoch they
+ * compute the same expiries, so their swaps agree.  x86's ordered loads and
+ * the swaps' full barriers give the order the argument needs; the loads are
+ * volatile so the compiler keeps it too.
  */
-PACER_INLINE void pacer_line_rebase(struct pacer_line *l, __u64 tick)
+PACER_INLINE int pacer_rebase_word_shared(__u64 *w, __u64 *last, __u16 stale, __u64 tick,
+					  int expire_all)
 {
-	__u16 behind = pacer_line_behind(l->epoch, tick);
-	int expire_all = behind >= 2;
-	__u64 w;
-	__u32 i;
+	__u64 old = *(volatile __u64 *)w, new, seen;
 
-PACER_UNROLL
-	for (i = 0; i < PACER_LINE_WORDS - 1; i++) {
-		__builtin_memcpy(&w, &l->bytes[8 * i], 8);
-		w = pacer_rebase_word(w, 8, tick, expire_all);
-		__builtin_memcpy(&l->bytes[8 * i], &w, 8);
+	if ((__u16)(*(volatile __u64 *)last >> 48) != stale)
+		return -1; /* re-based by another CPU meanwhile */
+	new = pacer_rebase_word(old, 8, tick, expire_all);
+	if (new == old)
+		return 0;
+	seen = __sync_val_compare_and_swap(w, old, new);
+	if (seen != old) {
+		new = pacer_rebase_word(seen, 8, tick, 0); /* a cell in it is fresh now */
+		if (new != seen)
+			__sync_val_compare_and_swap(w, seen, new);
 	}
-	__builtin_memcpy(&w, &l->bytes[8 * (PACER_LINE_WORDS - 1)], 8);
-	w = pacer_rebase_last_word(w, tick, expire_all);
-	__builtin_memcpy(&l->bytes[8 * (PACER_LINE_WORDS - 1)], &w, 8);
+	return 0;
 }
 
-/* The BPF side swaps in an out-of-line copy so the loop is emitted once. */
-#ifndef PACER_LINE_REBASE
-#define PACER_LINE_REBASE pacer_line_rebase
-#endif
+/* Out of line: the BPF program then carries the unrolled loop once. */
+PACER_NOINLINE void pacer_line_rebase(struct pacer_line *l, __u64 tick)
+{
+	__u64 *w = (__u64 *)l->bytes, *last = &w[PACER_LINE_WORDS - 1], old, new, seen;
+	__u16 stale, behind;
+	int i, expire_all;
+
+	old = *(volatile __u64 *)last;
+	stale = (__u16)(old >> 48);
+	behind = pacer_line_behind(stale, tick);
+	if (pacer_line_current(behind))
+		return; /* current, or re-based by a CPU ahead of us */
+	expire_all = behind >= 2;
+PACER_UNROLL
+	for (i = 0; i < PACER_LINE_WORDS - 1; i++)
+		if (pacer_rebase_word_shared(&w[i], last, stale, tick, expire_all) < 0)
+			return;
+	new = pacer_rebase_last_word(old, tick, expire_all);
+	seen = __sync_val_compare_and_swap(last, old, new);
+	if (seen != old && (__u16)(seen >> 48) == stale)
+		__sync_val_compare_and_swap(last, seen, pacer_rebase_last_word(seen, tick, 0));
+}
 
 /* Returns 1 if the line had to be re-based. */
 PACER_INLINE int pacer_cell_touch(struct pacer_line *l, __u32 cell, __u64 tick)
@@ -320,7 +349,7 @@ PACER_INLINE int pacer_cell_touch(struct pacer_line *l, __u32 cell, __u64 tick)
 
 	/* A line already re-based into a later epoch by a CPU ahead of us is current. */
 	if (!pacer_line_current(pacer_line_behind(l->epoch, tick))) {
-		PACER_LINE_REBASE(l, tick);
+		pacer_line_rebase(l, tick);
 		rebased = 1;
 	}
 	/*

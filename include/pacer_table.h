@@ -39,10 +39,7 @@
 
 #include <linux/types.h>
 #include "pacer_abi.h"
-
-#ifndef PACER_INLINE
-#define PACER_INLINE static inline __attribute__((always_inline))
-#endif
+#include "pacer_compiler.h"
 
 #define PACER_TBL_WAYS 16           /* entries per line */
 #define PACER_TBL_SLOTS (2 * PACER_TBL_WAYS)
@@ -178,8 +175,23 @@ PACER_INLINE void pacer_tbl_scan_line(const struct pacer_tbl_line *l, __u32 line
 	s->idle_mask |= (__u32)aged << line;
 }
 
-/* The BPF side swaps in an out-of-line copy: one verifier pass for the scan. */
-#ifndef PACER_TBL_SCAN_LINE
+#ifdef __bpf__
+/*
+ * In BPF, a global function: the verifier checks it once, not once per path
+ * that reaches it (the parser alone makes dozens).  It must check its
+ * pointers itself.
+ */
+__attribute__((noinline)) int pacer_tbl_scan_line_global(const struct pacer_tbl_line *l,
+							  __u32 line, __u64 tick,
+							  struct pacer_tbl_scan *s)
+{
+	if (!l || !s)
+		return 0;
+	pacer_tbl_scan_line(l, line, tick, s);
+	return 0;
+}
+#define PACER_TBL_SCAN_LINE pacer_tbl_scan_line_global
+#else
 #define PACER_TBL_SCAN_LINE pacer_tbl_scan_line
 #endif
 
@@ -317,29 +329,98 @@ enum pacer_tbl_event {
 	PACER_TBL_EV_NONE = 0,
 	PACER_TBL_EV_FULL,  /* no slot: dropped (one-sided) */
 	PACER_TBL_EV_EVICT, /* a fresh entry was replaced (opposite) */
+	PACER_TBL_EV_RACE,  /* shared: lost the entry to another CPU: dropped */
 };
 
 /*
- * One packet, single writer (per-CPU copies, userspace): returns 1 to drop.
- * *age gets the key's age before the packet (PACER_AGE_STALE: no entry).
+ * Shared placement: entries are claimed by compare-and-swap of the whole
+ * entry, from the value the choice was made on.  Two CPUs admitting
+ * the same key pick the same entry from the same view and one swap fails;
+ * if their views differed (another key wrote meanwhile) they may pick
+ * different entries, so after its swap each re-reads both lines and drops
+ * if the key has a second fresh entry: the later of two swaps always sees
+ * the earlier one (the swaps are full barriers), so at most one admits.
+ * A loser drops (PACER_TBL_EV_RACE); a failed swap can also be another key
+ * taking the entry: a false drop, the safe side.
  */
-PACER_INLINE int pacer_tbl_packet(struct pacer_tbl_line *const l[2], __u16 fp, __u64 tick,
-				  __u32 thresh, __u32 policy, __u32 on_full, __u32 *age,
-				  __u32 *event)
+
+/*
+ * Swap one 32-bit entry from `old` to `new`: a 64-bit swap of its aligned
+ * word (clang 14 emits 32-bit atomics only for -mcpu=v3), retried once when
+ * only the neighbouring entry moved.  0 on success.
+ */
+PACER_INLINE int pacer_tbl_entry_swap(struct pacer_tbl_line *const l[2], __u32 slot, __u32 old,
+				      __u32 new)
 {
+	struct pacer_tbl_line *line = slot < PACER_TBL_WAYS ? l[0] : l[1];
+	__u32 entry = pacer_tbl_entry_of(slot), shift = (entry & 1) * 32;
+	__u64 *w = &line->w[(entry >> 1) & (PACER_TBL_WAYS / 2 - 1)], cur, want, seen;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		cur = *(volatile __u64 *)w;
+		if ((__u32)(cur >> shift) != old)
+			return -1;
+		want = (cur & ~(0xffffffffULL << shift)) | ((__u64)new << shift);
+		seen = __sync_val_compare_and_swap(w, cur, want);
+		if (seen == cur)
+			return 0;
+	}
+	return -1;
+}
+
+PACER_INLINE int pacer_tbl_claim_shared(struct pacer_tbl_line *const l[2], __u32 slot, __u16 fp,
+					__u64 tick, __u32 thresh, int evict)
+{
+	__u32 old = *(volatile __u32 *)pacer_tbl_slot(l, slot);
+	struct pacer_tbl_scan s;
+
+	if (!evict && pacer_tbl_fresh(old, tick, thresh))
+		return -1; /* taken since we looked */
+	if (pacer_tbl_entry_swap(l, slot, old, pacer_tbl_entry(fp, tick)))
+		return -1;
+	pacer_tbl_scan(l, fp, tick, thresh, &s);
+	/* Another fresh entry of the key: admitted elsewhere meanwhile. */
+	return s.fresh_mask & ~(1u << slot) ? -1 : 0;
+}
+
+/*
+ * quiet: every packet counts, so a fresh entry is refreshed to now (the max
+ * of old and now, as the sketch's cells).  Shared: by swap; a failed one
+ * means another CPU just wrote it.
+ */
+PACER_INLINE void pacer_tbl_refresh(struct pacer_tbl_line *const l[2], __u32 slot, __u16 fp,
+				    __u64 tick, int shared)
+{
+	__u32 old = *(volatile __u32 *)pacer_tbl_slot(l, slot);
+
+	if ((__u16)(old >> 16) != fp || pacer_tbl_age(old, tick) == 0)
+		return;
+	if (shared)
+		pacer_tbl_entry_swap(l, slot, old, pacer_tbl_entry(fp, tick));
+	else
+		*pacer_tbl_slot(l, slot) = pacer_tbl_entry(fp, tick);
+}
+
+/*
+ * One packet: returns 1 to drop.  *age gets the key's age before the packet
+ * (PACER_AGE_STALE: no entry), *event what to count.  Per-CPU placement has
+ * one writer per line; shared placement claims entries as described above.
+ */
+PACER_INLINE int pacer_tbl_verdict(struct pacer_tbl_line *const l[2], __u16 fp, __u64 tick,
+				   __u32 thresh, __u32 policy, __u32 on_full, __u32 placement,
+				   __u32 *age, __u32 *event)
+{
+	int shared = placement == PACER_PLACEMENT_SHARED, evicted;
 	struct pacer_tbl_scan s;
 	__u32 slot;
-	int evicted;
 
 	pacer_tbl_scan(l, fp, tick, thresh, &s);
 	*age = pacer_tbl_key_age(l, &s, tick);
 	*event = PACER_TBL_EV_NONE;
 	if (s.fresh_mask) {
-		__u32 *e = pacer_tbl_slot(l, pacer_tbl_first(s.fresh_mask));
-
-		/* quiet: every packet counts; max(old, now), as the sketch's cells. */
-		if (policy == PACER_POLICY_QUIET && pacer_tbl_age(*e, tick) != 0)
-			*e = pacer_tbl_entry(fp, tick);
+		if (policy == PACER_POLICY_QUIET)
+			pacer_tbl_refresh(l, pacer_tbl_first(s.fresh_mask), fp, tick, shared);
 		return 1;
 	}
 	slot = pacer_tbl_pick(l, &s, tick, on_full, &evicted);
@@ -347,9 +428,14 @@ PACER_INLINE int pacer_tbl_packet(struct pacer_tbl_line *const l[2], __u16 fp, _
 		*event = PACER_TBL_EV_FULL;
 		return 1;
 	}
+	if (!shared)
+		*pacer_tbl_slot(l, slot) = pacer_tbl_entry(fp, tick);
+	else if (pacer_tbl_claim_shared(l, slot, fp, tick, thresh, evicted) < 0) {
+		*event = PACER_TBL_EV_RACE;
+		return 1;
+	}
 	if (evicted)
 		*event = PACER_TBL_EV_EVICT;
-	*pacer_tbl_slot(l, slot) = pacer_tbl_entry(fp, tick);
 	return 0;
 }
 

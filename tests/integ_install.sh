@@ -31,6 +31,8 @@ check "the unit names the installed binary, not the staging directory" \
 	grep -qx "ExecStart=/usr/local/bin/xdp-pacer load %i --config /etc/xdp-pacer/%i.conf" \
 	"$WORK/stage/usr/local/lib/systemd/system/xdp-pacer@.service"
 check "plain make does not install" bash -c "! make -n 2>/dev/null | grep -q 'install -D'"
+check "make only builds: no deps.sh, no apt-get, even into an empty build directory" \
+	bash -c "! make -n BUILD='$WORK/fresh' all 2>/dev/null | grep -qE 'deps\.sh|apt-get'"
 
 # --- the man page: no groff warnings, every verb documented ---
 MAN=$WORK/stage/usr/local/share/man/man8/xdp-pacer.8

@@ -28,11 +28,6 @@
 #include "table_sim.h"
 #include "xdp_pacer.skel.h"
 
-#ifndef XDP_DROP
-#define XDP_DROP 1
-#define XDP_PASS 2
-#endif
-
 static const __u64 test_key[2] = { 0x1111222233334445ULL, 0x5555666677778889ULL };
 
 struct fixture {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run the test suites and print one closing line: "N passed, N failed, N skipped".
 #   tests/run.sh [unit|prog|integration|all]
-# Counts are test cases: Check's per-binary totals and each script's own tally.
+# Counts are test cases: Check's TAP log per binary and each script's own tally.
 set -u
 BUILD=${BUILD:-build}
 what=${1:-all}
@@ -9,33 +9,48 @@ cd "$(dirname "$0")/.." || exit 1
 
 passed=0 failed=0 skipped=0
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+tap=$(mktemp)
+trap 'rm -f "$log" "$tap"' EXIT
 
-tally() { # name rc: read the last run's output in $log
-	local name=$1 rc=$2 checks fails errs p f
+# Counts from the last run: Check's TAP log (one "ok"/"not ok" line per test)
+# or, for scripts, their closing "N passed, N failed" line.  Sets p and f.
+count_results() {
+	if [ -s "$tap" ]; then
+		p=$(grep -c '^ok ' "$tap")
+		f=$(grep -c '^not ok ' "$tap")
+	elif read -r p f < <(awk '/^[0-9]+ passed, [0-9]+ failed/ { p = $1; f = $3 } END { if (p != "") print p, f }' "$log") && [ -n "$p" ]; then
+		:
+	else
+		p=0; f=1
+	fi
+}
+
+tally() { # name rc
+	local name=$1 rc=$2 p f
 	if [ "$rc" -eq 77 ]; then
 		skipped=$((skipped + 1))
 		echo "SKIP $name: $(grep -m1 '^SKIP' "$log" | sed 's/^SKIP[^:]*: //')"
 		return
 	fi
-	if read -r checks fails errs < <(sed -n 's/.*Checks: \([0-9]*\), Failures: \([0-9]*\), Errors: \([0-9]*\).*/\1 \2 \3/p' "$log" | tail -1) && [ -n "$checks" ]; then
-		p=$((checks - fails - errs)); f=$((fails + errs))
-	elif read -r p f < <(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed.*/\1 \2/p' "$log" | tail -1) && [ -n "$p" ]; then
-		:
-	else
-		p=0; f=1
-	fi
+	count_results
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1 # crashed or exited non-zero without saying why: count it
 	fi
 	passed=$((passed + p)); failed=$((failed + f))
-	if [ "$f" -eq 0 ]; then echo "PASS $name ($p)"; else echo "FAIL $name ($f failed)"; cat "$log"; fi
+	if [ "$f" -eq 0 ]; then
+		echo "PASS $name ($p)"
+		return
+	fi
+	echo "FAIL $name ($f failed)"
+	grep '^not ok ' "$tap" # Check's per-test failures, if it got that far
+	cat "$log"
 }
 
-run_bin() {
-	local name=$1; shift
-	"$@" >"$log" 2>&1
-	local rc=$?
+run_bin() { # name command...: Check binaries write their TAP log to $tap
+	local name=$1 rc; shift
+	: >"$tap"
+	CK_TAP_LOG_FILE_NAME=$tap "$@" >"$log" 2>&1
+	rc=$?
 	[ -n "${VERBOSE:-}" ] && cat "$log"
 	tally "$name" "$rc"
 }
@@ -65,7 +80,7 @@ fi
 if [ "$what" = integration ] || [ "$what" = all ]; then
 	if why=$(need_root_and_bpf); then
 		for t in tests/integ_*.sh; do
-			[ -f "$t" ] && run_bin "$(basename "$t")" env BUILD="$BUILD" bash "$t"
+			[ -f "$t" ] && run_bin "$(basename "$t")" env -u CK_TAP_LOG_FILE_NAME BUILD="$BUILD" bash "$t"
 		done
 	else
 		echo "SKIP integration tests: $why"; skipped=$((skipped + 1))

@@ -321,6 +321,46 @@ START_TEST(test_false_drops_follow_model)
 }
 END_TEST
 
+/*
+ * Shared placement on one CPU: exclusive admission (pacer_verdict.h) must
+ * decide and write exactly what the sequential path does.  Two simulators,
+ * one per placement, get the same stream; verdicts, ages and every byte of
+ * the lines must agree.  _i: geometry index * 2 + policy.
+ */
+START_TEST(test_shared_placement_is_sequential_alone)
+{
+	const struct geom *g = &geoms[_i / 2];
+	uint32_t policy = (uint32_t)(_i % 2), tick_shift = 20, thresh = 31;
+	struct sketch_sim a, b;
+	struct rng r = { (uint64_t)_i * 7919 };
+	__u64 key[2] = { 0x1234567 | 1, 0x89abcdef | 1 };
+	uint64_t t = 1ULL << 40, drops = 0;
+	int i;
+
+	ck_assert_int_eq(sketch_sim_init(&a, g->rows, g->kind, g->lines_log2, tick_shift, thresh,
+					 policy, key), 0);
+	ck_assert_int_eq(sketch_sim_init(&b, g->rows, g->kind, g->lines_log2, tick_shift, thresh,
+					 policy, key), 0);
+	b.placement = PACER_PLACEMENT_SHARED;
+	for (i = 0; i < 200000; i++) {
+		uint64_t h = pacer_mix64(rnd(&r) % 500);
+		uint32_t age_a, age_b;
+		int da, db;
+
+		t += rnd01(&r) < 0.999 ? rnd(&r) % (2ULL << tick_shift) : (rnd(&r) % 4096) << (tick_shift + 6);
+		da = sketch_sim_packet(&a, h, t, &age_a);
+		db = sketch_sim_packet(&b, h, t, &age_b);
+		ck_assert_int_eq(da, db);
+		ck_assert_uint_eq(age_a, age_b);
+		drops += (uint64_t)da;
+	}
+	ck_assert_int_eq(memcmp(a.lines, b.lines, sketch_sim_bytes(&a)), 0);
+	ck_assert_uint_gt(drops, 1000);
+	sketch_sim_free(&a);
+	sketch_sim_free(&b);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("one-sided property");
@@ -329,6 +369,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_random_streams, 0, (int)N_GEOMS * 2);
 	tcase_add_loop_test(tc, test_adversarial_streams, 0, (int)N_GEOMS * 2);
+	tcase_add_loop_test(tc, test_shared_placement_is_sequential_alone, 0, (int)N_GEOMS * 2);
 	tcase_add_test(tc, test_exact_without_collisions);
 	tcase_add_test(tc, test_false_drops_follow_model);
 	suite_add_tcase(s, tc);

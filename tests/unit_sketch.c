@@ -10,8 +10,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "pacer_defaults.h"
 #include "pacer_sketch.h"
 #include "parse.h" /* addresses for the mask tests */
+#include "race.h"
 #include "sketch_sim.h"
 
 static const __u64 test_key[2] = { 0x0123456789abcdefULL, 0xfedcba9876543210ULL };
@@ -431,6 +433,132 @@ START_TEST(test_model_values)
 }
 END_TEST
 
+/* The compiled default threshold is the one the default interval and tick give. */
+START_TEST(test_default_thresh_matches_interval)
+{
+	ck_assert_uint_eq(pacer_thresh_ticks(PACER_DEFAULT_INTERVAL_NS, PACER_DEFAULT_TICK_SHIFT),
+			  PACER_DEFAULT_THRESH);
+}
+END_TEST
+
+/* What pacer_line_rebase() must leave in one cell, stated per cell (see pacer_sketch.h). */
+static __u8 rebased_cell(__u8 c, __u64 tick, __u16 behind)
+{
+	__u8 age = (__u8)((__u8)tick - c);
+
+	if (pacer_line_current(behind))
+		return c;
+	if (behind >= 2 || (age >= PACER_MAX_THRESH && age < PACER_AGE_FUTURE))
+		return (__u8)(tick - PACER_MAX_THRESH);
+	return c;
+}
+
+/*
+ * The shared-safe whole-line re-base, alone on a line, against the per-cell
+ * rule: random cells, lines 0 to 3 epochs behind, ahead, and never written.
+ */
+START_TEST(test_line_rebase_matches_cell_rule)
+{
+	__u64 seed = 12345;
+	int n;
+
+	for (n = 0; n < 20000; n++) {
+		struct pacer_line l, before;
+		__u64 tick = 64ULL * 1000 + (pacer_mix64(++seed) % 64);
+		__s64 shift = (__s64)(pacer_mix64(++seed) % 6) - 1; /* -1 (ahead) .. 4 epochs behind */
+		__u16 behind;
+		int i;
+
+		for (i = 0; i < PACER_LINE_CELLS; i++)
+			l.cell[i] = (__u8)pacer_mix64(++seed);
+		l.epoch = n % 50 == 0 ? 0 : pacer_epoch(tick - 64ULL * shift);
+		before = l;
+		behind = pacer_line_behind(l.epoch, tick);
+		pacer_line_rebase(&l, tick);
+		for (i = 0; i < PACER_LINE_CELLS; i++)
+			ck_assert_msg(l.cell[i] == rebased_cell(before.cell[i], tick, behind),
+				      "cell %d was %u, behind %u: got %u", i, before.cell[i], behind,
+				      l.cell[i]);
+		ck_assert_uint_eq(l.epoch, pacer_line_current(behind) ? before.epoch : pacer_epoch(tick));
+	}
+}
+END_TEST
+
+/*
+ * Two CPUs write fresh cells into one line that needs a re-base: both
+ * re-base it at once, each writes half the cells.  No fresh cell may be
+ * lost to the other's re-base (it would read as expired: a false pass).
+ */
+struct rebase_race {
+	struct pacer_line line;
+	__u64 tick;
+	int lost;
+};
+
+static void rebase_setup(struct race *r, int round)
+{
+	struct rebase_race *x = r->ctx;
+	int i;
+
+	x->tick = 64ULL * (1000 + 2 * (__u64)round) + 5;
+	for (i = 0; i < PACER_LINE_CELLS; i++)
+		x->line.cell[i] = (__u8)(x->tick - 100); /* expires at the re-base */
+	x->line.epoch = pacer_epoch(x->tick - 64);
+}
+
+static void rebase_work(struct race *r, int thread, int round)
+{
+	struct rebase_race *x = r->ctx;
+	int i, c;
+
+	(void)round;
+	/* Opposite orders: one writes the last words while the other re-bases them. */
+	for (i = 0; i < PACER_LINE_CELLS / 2; i++) {
+		c = thread ? PACER_LINE_CELLS - 1 - i : i;
+		pacer_cell_touch(&x->line, (__u32)c, x->tick);
+	}
+	race_wait(r, -1 - round); /* both done: check */
+	if (thread == 0)
+		for (c = 0; c < PACER_LINE_CELLS; c++)
+			x->lost += pacer_cell_age(&x->line, (__u32)c, x->tick) != 0;
+}
+
+START_TEST(test_rebase_race_keeps_fresh_cells)
+{
+	struct rebase_race x = { 0 };
+	struct race r = { .rounds = 200000, .setup = rebase_setup, .work = rebase_work, .ctx = &x };
+
+	race_run(&r);
+	ck_assert_msg(x.lost == 0, "%d fresh cells lost to a concurrent re-base", x.lost);
+}
+END_TEST
+
+static int sketch_admits(void *sim, uint64_t h, uint64_t now_ns)
+{
+	return !sketch_sim_packet(sim, h, now_ns, NULL);
+}
+
+/*
+ * The admission race (race.h) on a shared sketch, through the simulator's
+ * packet path (pacer_verdict.h, as the datapath).  _i: the layout.
+ */
+START_TEST(test_admit_race_one_winner)
+{
+	struct sketch_sim sim;
+	struct admit_race x = { .admit = sketch_admits, .sim = &sim };
+	int k;
+
+	ck_assert_int_eq(sketch_sim_init(&sim, 4, (uint32_t)_i, 10, 0, 8, PACER_POLICY_PACE,
+					 test_key), 0);
+	sim.placement = PACER_PLACEMENT_SHARED;
+	x.interval_ns = (uint64_t)sim.thresh << sim.tick_shift;
+	for (k = 0; k < RACE_KEYS; k++)
+		x.h[k] = sketch_sim_hash(&sim, 4, 0x0a000000u + (uint32_t)k, 0);
+	admit_race_check(&x, 20000);
+	sketch_sim_free(&sim);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("sketch");
@@ -455,6 +583,13 @@ int main(void)
 	tcase_add_test(tc, test_thresh_ticks);
 	tcase_add_test(tc, test_tick_and_interval_bounds);
 	tcase_add_test(tc, test_model_values);
+	tcase_add_test(tc, test_default_thresh_matches_interval);
+	tcase_add_test(tc, test_line_rebase_matches_cell_rule);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("shared placement races");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_rebase_race_keeps_fresh_cells);
+	tcase_add_loop_test(tc, test_admit_race_one_winner, PACER_LAYOUT_ROWS, PACER_LAYOUT_BLOCKED + 1);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "race.h"
 #include "table_sim.h"
 
 #define NO_TIME UINT64_MAX
@@ -325,6 +326,116 @@ START_TEST(test_error_rates_follow_model)
 }
 END_TEST
 
+static int table_admits(void *sim, uint64_t h, uint64_t now_ns)
+{
+	uint32_t age, event;
+
+	return !table_sim_verdict(sim, h, now_ns, &age, &event);
+}
+
+/*
+ * The admission race (race.h) on a shared table, through the simulator's
+ * shared path (pacer_table.h, as the datapath): both CPUs pick the same
+ * entry and one swap fails.  Roomy enough that opposite mode never evicts
+ * (an eviction may admit twice by design).  _i: on_full.
+ */
+START_TEST(test_admit_race_one_winner)
+{
+	const __u64 key[2] = { 0x0123456789abcdefULL, 0xfedcba9876543210ULL };
+	struct table_sim sim;
+	struct admit_race x = { .admit = table_admits, .sim = &sim };
+	int k;
+
+	ck_assert_int_eq(table_sim_init(&sim, 8, 0, 8, PACER_POLICY_PACE, (uint32_t)_i, key), 0);
+	sim.placement = PACER_PLACEMENT_SHARED;
+	x.interval_ns = (uint64_t)sim.thresh << sim.tick_shift;
+	for (k = 0; k < RACE_KEYS; k++)
+		x.h[k] = pacer_hash_v4(key, 0x0a000000u + (uint32_t)k);
+	admit_race_check(&x, 20000);
+	table_sim_free(&sim);
+}
+END_TEST
+
+/* Shared placement on one CPU decides and writes what the sequential path does. */
+START_TEST(test_shared_placement_is_sequential_alone)
+{
+	const __u64 key[2] = { 0x1234567 | 1, 0x89abcdef | 1 };
+	uint32_t policy = (uint32_t)(_i & 1), on_full = (uint32_t)(_i >> 1);
+	struct table_sim a, b;
+	uint64_t t = 1ULL << 40, seed = (uint64_t)_i, drops = 0;
+	int i;
+
+	ck_assert_int_eq(table_sim_init(&a, 3, 20, 31, policy, on_full, key), 0);
+	ck_assert_int_eq(table_sim_init(&b, 3, 20, 31, policy, on_full, key), 0);
+	b.placement = PACER_PLACEMENT_SHARED;
+	for (i = 0; i < 200000; i++) {
+		uint64_t h = pacer_mix64(pacer_mix64(++seed) % 300);
+		uint32_t age_a, age_b;
+		int da, db;
+
+		t += pacer_mix64(++seed) % (2ULL << 20);
+		da = table_sim_packet(&a, h, t, &age_a);
+		db = table_sim_packet(&b, h, t, &age_b);
+		ck_assert_int_eq(da, db);
+		ck_assert_uint_eq(age_a, age_b);
+		drops += (uint64_t)da;
+	}
+	ck_assert_int_eq(memcmp(a.lines, b.lines, table_bytes(3)), 0);
+	ck_assert_uint_eq(a.full, b.full);
+	ck_assert_uint_eq(a.evicted, b.evicted);
+	ck_assert_uint_gt(drops, 1000);
+	table_sim_free(&a);
+	table_sim_free(&b);
+}
+END_TEST
+
+/*
+ * The interleaving the re-scan after a claim exists for, step by step: CPU A
+ * picks an entry for a new key; other keys then fill its line, so CPU B,
+ * seeing more room in the other line, admits the key there; A's swap still
+ * succeeds (its entry did not change), and only the re-scan shows B's entry.
+ */
+START_TEST(test_claim_rescan_catches_a_different_pick)
+{
+	const __u64 key[2] = { 0x0123456789abcdefULL, 0xfedcba9876543210ULL };
+	const uint64_t tick = 5000;
+	struct pacer_tbl_line *l[2];
+	struct pacer_tbl_scan s;
+	struct table_sim sim;
+	uint32_t idx[2], a_slot, i, filled = 0, age, event;
+	uint64_t h = pacer_hash_v4(key, 0x0a000001u);
+	uint16_t fp = pacer_tbl_fp(h);
+	int evicted;
+
+	ck_assert_int_eq(table_sim_init(&sim, 4, 0, 8, PACER_POLICY_PACE, PACER_TBL_FULL_DROP, key), 0);
+	pacer_tbl_lines(h, sim.lines_log2, idx);
+	l[0] = &sim.lines[idx[0]];
+	l[1] = &sim.lines[idx[1]];
+	/* A: scan and pick, not yet swapped. */
+	pacer_tbl_scan(l, fp, tick, sim.thresh, &s);
+	a_slot = pacer_tbl_pick(l, &s, tick, PACER_TBL_FULL_DROP, &evicted);
+	ck_assert_uint_lt(a_slot, PACER_TBL_WAYS); /* equal room: line 0 */
+	/* Two other keys take other entries of line 0. */
+	for (i = 0; i < PACER_TBL_WAYS && filled < 2; i++)
+		if (i != a_slot) {
+			*pacer_tbl_slot(l, i) = pacer_tbl_entry((uint16_t)(fp ^ 0x5a5a), tick);
+			filled++;
+		}
+	/* B: the whole packet, in line 1. */
+	ck_assert_int_eq(pacer_tbl_verdict(l, fp, tick, sim.thresh, PACER_POLICY_PACE,
+					   PACER_TBL_FULL_DROP, PACER_PLACEMENT_SHARED, &age, &event), 0);
+	pacer_tbl_scan(l, fp, tick, sim.thresh, &s);
+	ck_assert_uint_ne(s.fresh_mask >> PACER_TBL_WAYS, 0); /* B admitted it in line 1 */
+	/* A: its swap goes through, its re-scan finds B's entry: A drops. */
+	ck_assert_int_eq(pacer_tbl_claim_shared(l, a_slot, fp, tick, sim.thresh, 0), -1);
+	ck_assert_uint_eq(*pacer_tbl_slot(l, a_slot), pacer_tbl_entry(fp, tick));
+	/* Without B, the same claim admits. */
+	memset(sim.lines, 0, table_bytes(sim.lines_log2));
+	ck_assert_int_eq(pacer_tbl_claim_shared(l, a_slot, fp, tick, sim.thresh, 0), 0);
+	table_sim_free(&sim);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("recency table");
@@ -335,6 +446,9 @@ int main(void)
 	tcase_add_loop_test(tc, test_adversarial_streams, 0, 4);
 	tcase_add_loop_test(tc, test_exact_when_roomy, 0, 2);
 	tcase_add_test(tc, test_error_rates_follow_model);
+	tcase_add_loop_test(tc, test_shared_placement_is_sequential_alone, 0, 4);
+	tcase_add_loop_test(tc, test_admit_race_one_winner, PACER_TBL_FULL_DROP, PACER_TBL_FULL_MAX);
+	tcase_add_test(tc, test_claim_rescan_catches_a_different_pick);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -1,12 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/*
- * The datapath's parser, compiled for userspace (only its unroll hint is
- * BPF-specific); first, so the kernel's in6_addr is the one it sees.
- */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunknown-pragmas"
-#include "parsing.h"
-#pragma GCC diagnostic pop
+/* The datapath's parser; first, so the kernel's in6_addr is the one it sees. */
+#include "pacer_parse.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -14,6 +8,7 @@
 #include "analyze_pcap.h"
 #include "analyze_report.h"
 #include "pacer_sketch.h"
+#include "pacer_defaults.h"
 #include "parse.h"
 #include "pcap_read.h"
 

@@ -3,7 +3,7 @@
  * `xdp-pacer analyze --pcap`: an operator's own capture (pcap or pcapng,
  * read through libpcap) turned into the stream a recording gives, so the
  * same report applies.  Frames are classified and keyed by the datapath's
- * own parser (bpf/parsing.h) and prefix masks; every source is "sampled"
+ * own parser (include/pacer_parse.h) and prefix masks; every source is "sampled"
  * (the capture has all of them); the verdicts are those of an exact
  * limiter: a last-seen table per key with the datapath's tick arithmetic,
  * i.e. what the pacer does without collisions.

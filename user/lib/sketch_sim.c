@@ -54,15 +54,13 @@ uint32_t sketch_sim_age(const struct sketch_sim *s, uint64_t h, uint64_t now_ns)
 int sketch_sim_packet(struct sketch_sim *s, uint64_t h, uint64_t now_ns, uint32_t *age_out)
 {
 	struct pacer_line *line[PACER_MAX_ROWS];
-	uint32_t cell[PACER_MAX_ROWS], age;
+	uint32_t cell[PACER_MAX_ROWS], age, rebased = 0; /* counted by the datapath only */
 	uint64_t tick = pacer_now_tick(now_ns, s->tick_shift);
 	int drop;
 
 	resolve(s, h, line, cell);
-	age = pacer_key_age(line, cell, s->rows, tick);
-	drop = pacer_is_recent(age, s->thresh);
-	if (pacer_should_update(s->policy, drop))
-		pacer_key_update(line, cell, s->rows, tick);
+	drop = pacer_sketch_packet(line, cell, s->rows, tick, s->thresh, s->policy, s->placement,
+				   &age, &rebased);
 	if (age_out)
 		*age_out = age;
 	return drop;

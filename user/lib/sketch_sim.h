@@ -1,25 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The datapath's sketch run in userspace on the shared code of
- * pacer_sketch.h: used by the property tests, the CLI's query (to read the
- * real maps) and the offline sizing simulation.
+ * pacer_sketch.h and pacer_verdict.h: used by the property and race tests,
+ * the CLI's query (to read the real maps) and the offline sizing simulation.
  */
 #ifndef PACER_SKETCH_SIM_H
 #define PACER_SKETCH_SIM_H
 
 #include <stdint.h>
 #include "pacer_abi.h"
-#include "pacer_sketch.h"
+#include "pacer_verdict.h"
 
 struct sketch_sim {
 	uint32_t rows, kind, lines_log2, tick_shift;
 	uint32_t thresh, policy;
+	uint32_t placement; /* SHARED: admit as a shared sketch does (packets may then run concurrently) */
 	__u64 key[2];
 	uint64_t nlines;
 	struct pacer_line *lines;
 };
 
-/* 0 or -EINVAL (bad geometry) / -ENOMEM. Lines start all-expired. */
+/* 0 or -EINVAL (bad geometry) / -ENOMEM. Lines start all-expired; placement per-CPU. */
 int sketch_sim_init(struct sketch_sim *s, uint32_t rows, uint32_t kind, uint32_t lines_log2,
 		    uint32_t tick_shift, uint32_t thresh, uint32_t policy, const __u64 key[2]);
 void sketch_sim_free(struct sketch_sim *s);

@@ -30,17 +30,24 @@ void table_sim_free(struct table_sim *s)
 	s->lines = NULL;
 }
 
-int table_sim_packet(struct table_sim *s, uint64_t h, uint64_t now_ns, uint32_t *age_out)
+int table_sim_verdict(const struct table_sim *s, uint64_t h, uint64_t now_ns, uint32_t *age,
+		      uint32_t *event)
 {
 	struct pacer_tbl_line *l[2];
-	uint32_t idx[2], age, event;
-	int drop;
+	uint32_t idx[2];
 
 	pacer_tbl_lines(h, s->lines_log2, idx);
 	l[0] = &s->lines[idx[0]];
 	l[1] = &s->lines[idx[1]];
-	drop = pacer_tbl_packet(l, pacer_tbl_fp(h), pacer_now_tick(now_ns, s->tick_shift), s->thresh,
-				s->policy, s->on_full, &age, &event);
+	return pacer_tbl_verdict(l, pacer_tbl_fp(h), pacer_now_tick(now_ns, s->tick_shift), s->thresh,
+				 s->policy, s->on_full, s->placement, age, event);
+}
+
+int table_sim_packet(struct table_sim *s, uint64_t h, uint64_t now_ns, uint32_t *age_out)
+{
+	uint32_t age, event;
+	int drop = table_sim_verdict(s, h, now_ns, &age, &event);
+
 	s->full += event == PACER_TBL_EV_FULL;
 	s->evicted += event == PACER_TBL_EV_EVICT;
 	if (age_out)

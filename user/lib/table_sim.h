@@ -13,18 +13,26 @@
 
 struct table_sim {
 	uint32_t lines_log2, tick_shift, thresh, policy, on_full;
+	uint32_t placement; /* SHARED: claim entries as a shared table does */
 	__u64 key[2];
 	struct pacer_tbl_line *lines;
 	uint64_t full, evicted; /* packets that found no slot / replaced a fresh entry */
 };
 
-/* 0 or -EINVAL (bad geometry) / -ENOMEM.  Entries start never written. */
+/* 0 or -EINVAL (bad geometry) / -ENOMEM.  Entries start never written; placement per-CPU. */
 int table_sim_init(struct table_sim *s, uint32_t lines_log2, uint32_t tick_shift, uint32_t thresh,
 		   uint32_t policy, uint32_t on_full, const __u64 key[2]);
 void table_sim_free(struct table_sim *s);
 
 /* One packet of a key with hash h at now_ns: returns 1 if dropped; *age (may be NULL). */
 int table_sim_packet(struct table_sim *s, uint64_t h, uint64_t now_ns, uint32_t *age);
+
+/*
+ * The same without counting (*event: enum pacer_tbl_event), so that with
+ * shared placement several threads may send packets at once.
+ */
+int table_sim_verdict(const struct table_sim *s, uint64_t h, uint64_t now_ns, uint32_t *age,
+		      uint32_t *event);
 
 /*
  * The table's error model for n distinct sources active per interval over

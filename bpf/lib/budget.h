@@ -12,9 +12,10 @@
  * drops never reach it.  The cached clock is read inside the lock, so the
  * ring's time is the clock itself unless a CPU's reading was behind.
  */
-#ifndef PACER_BUDGET_STAGE_H
-#define PACER_BUDGET_STAGE_H
+#ifndef PACER_BPF_BUDGET_H
+#define PACER_BPF_BUDGET_H
 
+#include "clock.h"
 #include "pacer_budget.h"
 
 struct {
@@ -97,7 +98,7 @@ static __always_inline int seen_probe(__u64 h, const struct pacer_budget_cfg *c,
  */
 static __always_inline int budget_stage(__u64 h, __u64 *now_ns, struct pacer_counters *st)
 {
-	const struct pacer_clock_state *clk = NULL;
+	const struct pacer_clock_state *clk;
 	struct pacer_budget_cfg c;
 	struct pacer_budget_params p;
 	struct pacer_budget_state *s;
@@ -125,8 +126,7 @@ static __always_inline int budget_stage(__u64 h, __u64 *now_ns, struct pacer_cou
 			limit = c.new_limit;
 	}
 	pacer_budget_params_of(&c, &p);
-	if (pacer_layout.clock == PACER_CLOCK_CACHED)
-		clk = bpf_map_lookup_elem(&pacer_clock, &zero);
+	clk = clock_cached();
 	bpf_spin_lock(&s->lock);
 	if (clk && clk->armed == CLOCK_RUNNING && *(volatile const __u64 *)&clk->now_ns > t)
 		t = *(volatile const __u64 *)&clk->now_ns;
@@ -146,4 +146,4 @@ static __always_inline int budget_stage(__u64 h, __u64 *now_ns, struct pacer_cou
 	return 0;
 }
 
-#endif /* PACER_BUDGET_STAGE_H */
+#endif /* PACER_BPF_BUDGET_H */

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Header parsing for the datapath: a cursor that only moves forward after
- * the bytes it moves over were checked against data_end.
+ * Header parsing for the datapath, also compiled into userspace (analyze
+ * --pcap) so a capture is classified as the datapath classifies it: a
+ * cursor that only moves forward after the bytes it moves over were checked
+ * against data_end.
  */
-#ifndef PACER_PARSING_H
-#define PACER_PARSING_H
+#ifndef PACER_PKT_PARSE_H
+#define PACER_PKT_PARSE_H
 
 #include <linux/types.h>
 #include <linux/if_ether.h>
@@ -12,6 +14,7 @@
 #include <linux/ipv6.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
+#include "pacer_compiler.h"
 
 #define PACER_VLAN_MAX_DEPTH 2
 
@@ -56,7 +59,7 @@ static __always_inline int pacer_parse(void *data, void *data_end, struct pacer_
 		return PACER_PKT_MALFORMED;
 	proto = eth->h_proto;
 
-#pragma unroll
+PACER_UNROLL
 	for (i = 0; i < PACER_VLAN_MAX_DEPTH; i++) {
 		struct pacer_vlan_hdr *vlh = pos;
 
@@ -101,4 +104,4 @@ static __always_inline int pacer_parse(void *data, void *data_end, struct pacer_
 	return PACER_PKT_NONIP;
 }
 
-#endif /* PACER_PARSING_H */
+#endif /* PACER_PKT_PARSE_H */

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The sketch's verdict for one packet, given its lines, shared by the XDP
+ * program and the userspace simulator (sketch_sim.c), so the property and
+ * race tests run the code that decides in the datapath.  Shared placement
+ * admits through pacer_admit_exclusive(); the compare-and-swap builtins it
+ * uses build for BPF and for the host alike.
+ */
+#ifndef PACER_VERDICT_H
+#define PACER_VERDICT_H
+
+#include "pacer_sketch.h"
+
+/*
+ * Shared placement: admit a key on at most one CPU.  Without this, two CPUs
+ * that read the key's cells before either writes them both admit it.
+ *
+ * The deciding row r* is the first row with the largest age (the one that
+ * made the key look old).  Every other row is written first, with plain
+ * stores; r*'s cell last, by compare-and-swap of its 8-byte word, after
+ * checking on that same word that the cell is still old.  A second CPU
+ * evaluating the key meanwhile sees the other rows either untouched (so it
+ * picks the same r* and one of the two swaps fails) or already fresh (r* is
+ * then still its only old row, same swap).  If it reads r* after the swap,
+ * the cell is fresh and it drops.  The loser drops: the key was admitted an
+ * instant ago.  A swap can also fail because a colliding key wrote the same
+ * word at that instant: a false drop, on the safe side.  One CPU alone
+ * always wins, writing what pacer_key_update() writes: the sequential
+ * semantics are unchanged.  Returns 0 if admitted, -1 if not; adds the
+ * lines it re-based to *rebased.
+ */
+PACER_INLINE int pacer_admit_exclusive(struct pacer_line *const line[PACER_MAX_ROWS],
+				       const __u32 cell[PACER_MAX_ROWS], __u32 rows, __u64 tick,
+				       __u32 thresh, __u32 *rebased)
+{
+	__u32 rstar = 0, oldest = 0, r, c, shift, age;
+	__u64 *word, w, fresh;
+	struct pacer_line *l;
+
+PACER_UNROLL
+	for (r = 0; r < PACER_MAX_ROWS; r++) {
+		if (r < rows) {
+			__u32 a = pacer_cell_age(line[r], cell[r], tick);
+
+			if (a > oldest) {
+				oldest = a;
+				rstar = r;
+			}
+		}
+	}
+PACER_UNROLL
+	for (r = 0; r < PACER_MAX_ROWS; r++) {
+		if (r < rows && r != rstar)
+			*rebased += pacer_cell_touch(line[r], cell[r], tick);
+	}
+	rstar &= PACER_MAX_ROWS - 1;
+	l = line[rstar];
+	c = cell[rstar];
+	/* Same re-base rule as pacer_cell_touch(), so the swap sees a current line. */
+	if (!pacer_line_current(pacer_line_behind(l->epoch, tick))) {
+		pacer_line_rebase(l, tick);
+		(*rebased)++;
+	}
+	word = (__u64 *)&l->bytes[c & (PACER_LINE_BYTES - 8)];
+	shift = (c & 7) * 8;
+	w = *(volatile __u64 *)word;
+	age = (__u8)((__u8)tick - (__u8)(w >> shift));
+	/* Refreshed since we looked (or written a tick ahead of us): admitted elsewhere. */
+	if (age < thresh || age >= PACER_AGE_FUTURE)
+		return -1;
+	fresh = (w & ~(0xffULL << shift)) | ((__u64)(__u8)tick << shift);
+	return __sync_val_compare_and_swap(word, w, fresh) == w ? 0 : -1;
+}
+
+/*
+ * One packet of a key whose rows are line[]/cell[]: 1 to drop, 0 to admit.
+ * *age gets the key's age; *rebased counts the lines re-based.
+ */
+PACER_INLINE int pacer_sketch_packet(struct pacer_line *const line[PACER_MAX_ROWS],
+				     const __u32 cell[PACER_MAX_ROWS], __u32 rows, __u64 tick,
+				     __u32 thresh, __u32 policy, __u32 placement, __u32 *age,
+				     __u32 *rebased)
+{
+	int drop;
+
+	*age = pacer_key_age(line, cell, rows, tick);
+	drop = pacer_is_recent(*age, thresh);
+	if (!drop && placement == PACER_PLACEMENT_SHARED) {
+		/* Another CPU may be admitting the same source right now: only one wins. */
+		if (pacer_admit_exclusive(line, cell, rows, tick, thresh, rebased) < 0)
+			drop = 1;
+	} else if (pacer_should_update(policy, drop)) {
+		*rebased += pacer_key_update(line, cell, rows, tick);
+	}
+	return drop;
+}
+
+#endif /* PACER_VERDICT_H */
