@@ -20,6 +20,7 @@
 #include "layout.h"
 #include "rss_probe.h"
 #include "pacer_budget.h"
+#include "pacer_defaults.h"
 #include "pacer_table.h"
 #include "xdp_query.h"
 #include "xdp_pacer.skel.h"
@@ -82,10 +83,10 @@ static const struct opt_spec load_specs[] = {
 	  OPT_FIELD(struct load_opts, reserve_cells),
 	  .help = "returning-source filter cells (2 bytes each), power of two" },
 	{ .name = "rows", .type = OPT_U32, .flags = LOAD_FIXED, .arg = "D", .min = 1,
-	  .max = PACER_MAX_ROWS, .dflt = "4", OPT_FIELD(struct load_opts, rows),
+	  .max = PACER_MAX_ROWS, .dflt = PACER_DEFAULT_ROWS_TEXT, OPT_FIELD(struct load_opts, rows),
 	  OPT_GIVEN(struct load_opts, rows_set), .help = "sketch rows" },
 	{ .name = "width", .type = OPT_U64, .flags = LOAD_FIXED | OPT_POW2, .arg = "W",
-	  .min = PACER_MIN_WIDTH, .max = PACER_MAX_WIDTH, .dflt = "1048576",
+	  .min = PACER_MIN_WIDTH, .max = PACER_MAX_WIDTH, .dflt = PACER_DEFAULT_WIDTH_TEXT,
 	  OPT_FIELD(struct load_opts, width),
 	  .help = "sketch: cells per row, power of two, >= 64, 1 byte each;\n"
 		  "table: entries, power of two, 32..268435456, 4 bytes each" },
