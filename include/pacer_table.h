@@ -175,25 +175,6 @@ PACER_INLINE void pacer_tbl_scan_line(const struct pacer_tbl_line *l, __u32 line
 	s->idle_mask |= (__u32)aged << line;
 }
 
-#ifdef __bpf__
-/*
- * In BPF, a global function: the verifier checks it once, not once per path
- * that reaches it (the parser alone makes dozens).  It must check its
- * pointers itself.
- */
-__attribute__((noinline)) int pacer_tbl_scan_line_global(const struct pacer_tbl_line *l,
-							  __u32 line, __u64 tick,
-							  struct pacer_tbl_scan *s)
-{
-	if (!l || !s)
-		return 0;
-	pacer_tbl_scan_line(l, line, tick, s);
-	return 0;
-}
-#define PACER_TBL_SCAN_LINE pacer_tbl_scan_line_global
-#else
-#define PACER_TBL_SCAN_LINE pacer_tbl_scan_line
-#endif
 
 PACER_INLINE void pacer_tbl_scan(struct pacer_tbl_line *const l[2], __u16 fp, __u64 tick,
 				 __u32 thresh, struct pacer_tbl_scan *s)
@@ -201,8 +182,8 @@ PACER_INLINE void pacer_tbl_scan(struct pacer_tbl_line *const l[2], __u16 fp, __
 	s->fp = fp;
 	s->thresh = thresh;
 	s->fresh_mask = s->own_mask = s->free_mask = s->idle_mask = 0;
-	PACER_TBL_SCAN_LINE(l[0], 0, tick, s);
-	PACER_TBL_SCAN_LINE(l[1], 1, tick, s);
+	pacer_tbl_scan_line(l[0], 0, tick, s);
+	pacer_tbl_scan_line(l[1], 1, tick, s);
 }
 
 /* Index of the lowest set bit of a non-zero mask, by halving (no branches). */
