@@ -40,6 +40,7 @@
 #include <linux/types.h>
 #include "pacer_abi.h"
 #include "pacer_compiler.h"
+#include "pacer_sketch.h" /* PACER_AGE_STALE, the age reported for "no entry" */
 
 #define PACER_TBL_WAYS 16           /* entries per line */
 #define PACER_TBL_SLOTS (2 * PACER_TBL_WAYS)

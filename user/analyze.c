@@ -291,6 +291,8 @@ analyse:
 		have_sizing = true;
 	if (pcap_path && have_sizing) {
 		/* The other backend's smallest geometry on the same traffic. */
+		sp.backend = PACER_BACKEND_SKETCH;
+		sp.on_full = PACER_TBL_FULL_DROP;
 		sp.kind = PACER_LAYOUT_BLOCKED;
 		have_blocked = !sizing_run(&s, &sp, &sizing_blocked, show_progress, &prog);
 		end_progress(&prog);

@@ -188,10 +188,6 @@ int cmd_record(int argc, char **argv)
 	}
 	if (pacer_handle_open(ro.ifname, &h))
 		return 1;
-	if (h.layout.backend == PACER_BACKEND_TABLE)
-		pr_info("note: %s runs the recency table; the recording's audit applies as is, but "
-			"analyze's sizing models the sketch (the file format does not name the backend yet)",
-			h.ifname);
 	lock_fd = lock_program(&h, lock_path, sizeof(lock_path));
 	if (lock_fd < 0) {
 		if (lock_fd == -EBUSY)
@@ -229,6 +225,8 @@ int cmd_record(int argc, char **argv)
 	hdr.rows = h.layout.rows;
 	hdr.lines_log2 = h.layout.lines_log2;
 	hdr.kind = h.layout.kind;
+	hdr.backend = h.layout.backend;
+	hdr.on_full = h.layout.on_full;
 	hdr.policy = h.cfg->policy;
 	hdr.placement = h.layout.placement;
 	hdr.clock = h.layout.clock;
