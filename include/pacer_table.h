@@ -229,28 +229,54 @@ PACER_INLINE int pacer_tbl_fresh(__u32 e, __u64 tick, __u32 thresh)
 	return (e >> 16) && pacer_tbl_age(e, tick) < thresh;
 }
 
-/* ((age + 1) << 5 | slot) of the oldest written entry of one line (cold path: evictions). */
+/*
+ * (a << 5 | slot) of the oldest written entry of one line, a its age taken
+ * PACER_TBL_FUTURE ticks late as in the scan (a "future" entry is youngest);
+ * unwritten entries count as a = 0.  Two entries per word in lanes, as the
+ * scan: only the two lane maxima are scalar.
+ */
 PACER_INLINE __u64 pacer_tbl_oldest_line(const struct pacer_tbl_line *l, __u32 line, __u64 tick)
 {
+	__u64 now = ((__u64)(__u16)tick + PACER_TBL_FUTURE) * PACER_TBL_LANES | PACER_TBL_BIT16;
 	__u64 best = 0;
 	__u32 i;
 
 #ifdef __clang__
 #pragma clang loop unroll(disable)
 #endif
-	for (i = 0; i < PACER_TBL_WAYS; i++) {
-		__u32 e = l->e[(i & 7) << 1 | i >> 3]; /* slot i, see pacer_tbl_entry_of() */
-		__u64 key = ((__u64)pacer_tbl_age(e, tick) + 1) << 5 | (line * PACER_TBL_WAYS + i);
+	for (i = 0; i < PACER_TBL_WAYS / 2; i++) {
+		__u64 w = l->w[i], f = (w >> 16) & PACER_TBL_LO16;
+		__u64 written = ((f + PACER_TBL_LO16) >> 16) & PACER_TBL_LANES; /* f != 0 per lane */
+		__u64 a = (now - (w & PACER_TBL_LO16)) & PACER_TBL_LO16 & (written * 0xffff);
+		__u64 slot = line * PACER_TBL_WAYS + i; /* lane h of word i is slot 8h + i */
 
-		best = pacer_max(best, key * pacer_nz(e >> 16));
+		best = pacer_max(best, (a & 0xffff) << 5 | slot);
+		best = pacer_max(best, (a >> 32) << 5 | (slot + 8));
 	}
 	return best;
 }
 
+#ifdef __bpf__
+/*
+ * In BPF, the eviction search is a global function: the verifier checks it
+ * once, not once per path that reaches it (it does not prune the lane
+ * arithmetic across the parser's paths).  It checks its pointer itself.
+ * Evictions are the cold path; the scan stays inline.
+ */
+__attribute__((noinline)) __u64 pacer_tbl_oldest_line_global(const struct pacer_tbl_line *l,
+							     __u32 line, __u64 tick)
+{
+	return l ? pacer_tbl_oldest_line(l, line & 1, tick) : 0;
+}
+#define PACER_TBL_OLDEST_LINE pacer_tbl_oldest_line_global
+#else
+#define PACER_TBL_OLDEST_LINE pacer_tbl_oldest_line
+#endif
+
 PACER_INLINE __u32 pacer_tbl_oldest(struct pacer_tbl_line *const l[2], __u64 tick)
 {
-	return (__u32)pacer_max(pacer_tbl_oldest_line(l[0], 0, tick),
-				pacer_tbl_oldest_line(l[1], 1, tick)) & (PACER_TBL_SLOTS - 1);
+	return (__u32)pacer_max(PACER_TBL_OLDEST_LINE(l[0], 0, tick),
+				PACER_TBL_OLDEST_LINE(l[1], 1, tick)) & (PACER_TBL_SLOTS - 1);
 }
 
 /*

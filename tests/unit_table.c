@@ -403,6 +403,52 @@ START_TEST(test_steady_state_follows_model)
 }
 END_TEST
 
+/*
+ * pacer_tbl_oldest() against a per-entry reference: random full lines, ages
+ * across the whole 16-bit range, "future" entries (youngest) included, the
+ * unwritten one (never chosen over a written one) too.
+ */
+START_TEST(test_oldest_is_the_oldest)
+{
+	struct pacer_tbl_line lines[2];
+	struct pacer_tbl_line *l[2] = { &lines[0], &lines[1] };
+	struct rng r = { 11 };
+	int round;
+
+	for (round = 0; round < 20000; round++) {
+		uint64_t tick = rnd(&r);
+		uint32_t slot, want = 0, best = 0, got;
+
+		for (slot = 0; slot < PACER_TBL_SLOTS; slot++) {
+			uint64_t x = rnd(&r);
+			/* Mostly fresh-looking ages, some far, some in the future window. */
+			uint32_t age = x & 1 ? (uint32_t)(x >> 8) % 64 : (uint32_t)(x >> 8) & 0xffff;
+			uint32_t e = pacer_tbl_entry((uint16_t)(x >> 40) | 1, tick - age);
+
+			if (round % 7 == 0 && slot == (uint32_t)(x >> 50) % PACER_TBL_SLOTS)
+				e = 0; /* unwritten */
+			*pacer_tbl_slot(l, slot) = e;
+		}
+		for (slot = 0; slot < PACER_TBL_SLOTS; slot++) {
+			uint32_t e = *pacer_tbl_slot(l, slot);
+			/* Rank: unwritten 0, future 1, otherwise 2 + age. */
+			uint32_t age = (uint16_t)((uint16_t)tick - (uint16_t)e);
+			uint32_t rank = !(e >> 16) ? 0 : age >= 0x10000 - PACER_TBL_FUTURE ? 1 : 2 + age;
+
+			if (rank > best || (rank == best && slot > want && rank != 1)) {
+				best = rank;
+				want = slot;
+			}
+		}
+		got = pacer_tbl_oldest(l, tick);
+		if (best >= 2)
+			ck_assert_uint_eq(got, want);
+		else /* only future or unwritten entries: any of the future ones */
+			ck_assert(*pacer_tbl_slot(l, got) >> 16 || best == 0);
+	}
+}
+END_TEST
+
 static int table_admits(void *sim, uint64_t h, uint64_t now_ns)
 {
 	uint32_t age, event;
@@ -524,6 +570,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_exact_when_roomy, 0, 2);
 	tcase_add_test(tc, test_error_rates_follow_model);
 	tcase_add_test(tc, test_steady_state_follows_model);
+	tcase_add_test(tc, test_oldest_is_the_oldest);
 	tcase_add_loop_test(tc, test_shared_placement_is_sequential_alone, 0, 4);
 	tcase_add_loop_test(tc, test_admit_race_one_winner, PACER_TBL_FULL_DROP, PACER_TBL_FULL_MAX);
 	tcase_add_test(tc, test_claim_rescan_catches_a_different_pick);
