@@ -106,8 +106,18 @@ for _size, _lines in FLOOR_SIZES.items():
         PROGRAMS[f"{_probe}-{_size}"] = ("floor", (_lines, _fn))
 
 
+# Twins of pacer programs run by another build of the CLI (--compare-cli): "NAME@base".
+BASE_SUFFIX = "@base"
+CLI_OF = {}
+
+
+def cli_for(prog):
+    return CLI_OF.get(prog, CLI)
+
+
 def size_of(prog):
     """The bytes a structure keeps per copy, as a floor size name."""
+    prog = prog.removesuffix(BASE_SUFFIX)
     for size in ("512k", "2m"):
         if prog.endswith("-" + size) or f"-{size}-" in prog:
             return size
@@ -214,7 +224,7 @@ def attach(name):
         sh("ip", "link", "set", "dev", IF_RX, "xdp", "obj", f"{BUILD}/{arg}.bpf.o", "sec", "xdp",
            ns=NS_RX)
     else:
-        out = sh(CLI, "load", IF_RX, *arg, ns=NS_RX)
+        out = sh(cli_for(name), "load", IF_RX, *arg, ns=NS_RX)
         m = re.search(r"tick ([\d.]+) (ms|us|s) \(threshold (\d+) ticks\)", out)
         if m:
             scale = {"s": 1e9, "ms": 1e6, "us": 1e3}[m.group(2)]
@@ -249,7 +259,7 @@ def detach(name):
     elif PROGRAMS[name][0] == "obj":
         sh("ip", "link", "set", "dev", IF_RX, "xdp", "off", ns=NS_RX)
     else:
-        sh(CLI, "unload", IF_RX, ns=NS_RX)
+        sh(cli_for(name), "unload", IF_RX, ns=NS_RX)
 
 
 def prog_stats(pid):
@@ -392,7 +402,7 @@ def perf_cell(prog, wl, secs, threads, reps):
         total, state = map_memory(maps)
         passed = cpu_share = None
         if PROGRAMS[prog][0] == "cli":  # the pacer's own counters, over all reps
-            st = json.loads(sh(CLI, "stats", IF_RX, "--json", ns=NS_RX))
+            st = json.loads(sh(cli_for(prog), "stats", IF_RX, "--json", ns=NS_RX))
             passed = st["passed"] / max(1, st["seen"])
             per_cpu = seen_per_cpu(maps)
             if per_cpu and sum(per_cpu):
@@ -746,8 +756,14 @@ def main():
     ap.add_argument("--placement-only", action="store_true",
                     help="only the placement rows: per-CPU with source-affine and spread "
                     "traffic, shared with two CPUs and one CPU receiving, on zipf-1m and spoofed")
+    ap.add_argument("--compare-cli", metavar="PATH",
+                    help="also run every selected pacer program with this xdp-pacer binary (a "
+                    "build of another tree, e.g. the base branch) as NAME@base, right after "
+                    "NAME: before and after in one run")
     ap.add_argument("--out", default=f"{BUILD}/bench/results.json")
     a = ap.parse_args()
+    if a.compare_cli and not (os.path.isfile(a.compare_cli) and os.access(a.compare_cli, os.X_OK)):
+        ap.error(f"--compare-cli: '{a.compare_cli}' is not an executable file")
     for opt, known in (("programs", PROGRAMS), ("workloads", WORKLOADS)):
         for name in (getattr(a, opt) or "").split(","):
             if name and (name not in known or name == CONTROL):
@@ -764,6 +780,13 @@ def main():
         wanted = set(a.programs.split(",")) | {"bare-drop", "lru-exact"}
         programs = [p for p in programs if p in wanted]
     workloads = [w for w in WORKLOADS if not a.workloads or w in a.workloads.split(",")]
+    if a.compare_cli:
+        for p in [p for p in programs if p in PACERS]:
+            twin = p + BASE_SUFFIX
+            PROGRAMS[twin] = PROGRAMS[p]
+            CLI_OF[twin] = os.path.abspath(a.compare_cli)
+            PACERS.append(twin)
+            programs.insert(programs.index(p) + 1, twin)
     pacers = [p for p in programs if p in PACERS]
 
     results = {"machine": {"kernel": platform.release(), "cpus": ncpus,
