@@ -342,11 +342,14 @@ def referee_read(ids, reset=False):
     return out
 
 
-def model(prog, n_per_copy, one_sided=False):
+def model(prog, n_per_copy, one_sided=False, paced=False):
+    """paced: the sources are strictly paced (the table's fill model, `--arrivals paced`)."""
     load = PROGRAMS[prog][1]
     # Only the sketch's shape matters to the model; placement and clock do not.
     args = [x for i in range(0, len(load), 2)
             if load[i] in ("--rows", "--width", "--layout", "--backend") for x in load[i:i + 2]]
+    if paced and "--backend" in load:
+        args += ["--arrivals", "paced"]
     out = json.loads(sh(CLI, "model", "--sources", str(max(1, int(n_per_copy))), *args,
                         "--json"))
     # The table's opposite mode drops falsely only on fingerprint collisions.
@@ -653,7 +656,8 @@ def paced_cell(prog, secs, threads):
             "state_bytes_per_source": state / active, "good_sent": g["good_sent"],
             "good_passed": ref["tracked_passed"],
             "false_drop_rate": 1 - ref["tracked_passed"] / max(1, g["good_sent"]),
-            "model_false_drop": model(prog, active / copies) if prog in PACERS else 0.0,
+            "model_false_drop": model(prog, active / copies, paced=True)
+            if prog in PACERS else 0.0,
             "table_full": st.get("table_full"), "table_evict": st.get("table_evict"),
             "false_passes": ref["false_passes"]}
 

@@ -96,6 +96,14 @@ assert d['opposite_false_drop'] < d['false_drop'] < 0.01, d
 assert 0.0003 < d['opposite_false_drop'] < 0.001, d" "$m"
 "$CLI" model --backend table --sources 1000000 --target-false-drop 0.01 | grep -q "table of 2097152 entries"
 check "model --backend table --target-false-drop: 1M sources need 2^21 entries (2^20 overflow)" test $? -eq 0
+m=$("$CLI" model --backend table --sources 1048576 --width 1048576 --arrivals paced --json)
+check "model --arrivals paced: strictly paced sources fill the table, below the steady state" python3 -c "
+import json, subprocess, sys
+d = json.loads(sys.argv[1])
+r = json.loads(subprocess.check_output([sys.argv[2], 'model', '--backend', 'table', '--sources', '1048576', '--width', '1048576', '--json']))
+assert 0.01 < d['false_drop'] < r['false_drop'], (d, r)" "$m" "$CLI"
+"$CLI" model --sources 10 --arrivals paced >/dev/null 2>&1
+check "model: --arrivals without --backend table is a usage error (exit 2)" test $? -eq 2
 "$CLI" model --backend table --sources 10 --width 16 >/dev/null 2>&1
 check "model: a table below 32 entries is refused (exit 2)" test $? -eq 2
 finish
