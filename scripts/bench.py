@@ -392,6 +392,63 @@ def capacity_at(prog, p=0.01):
     return lo
 
 
+def perf_run(prog, wl, secs, threads):
+    """One generator run of secs on a fresh attachment."""
+    pid, info = attach(prog)
+    try:
+        t0, c0, maps = prog_stats(pid)
+        g = gen(WORKLOADS[wl], secs, threads)
+        t1, c1, _ = prog_stats(pid)
+        total, state = map_memory(maps)
+        passed = cpu_share = None
+        if PROGRAMS[prog][0] == "cli":  # the pacer's own counters
+            st = json.loads(sh(cli_for(prog), "stats", IF_RX, "--json", ns=NS_RX))
+            passed = st["passed"] / max(1, st["seen"])
+            per_cpu = seen_per_cpu(maps)
+            if per_cpu and sum(per_cpu):
+                cpu_share = max(per_cpu) / sum(per_cpu)  # 1.0: one CPU saw everything
+    finally:
+        detach(prog)
+    return {"ns": (t1 - t0) / max(1, c1 - c0), "pps": (c1 - c0) / g["seconds"], "g": g,
+            "received": c1 - c0, "map_bytes": total, "state_bytes": state, "passed": passed,
+            "cpu_share": cpu_share, "info": info}
+
+
+def perf_rows(programs, wl, secs, threads, reps):
+    """reps rounds; in each, every program once on a fresh attachment, the order rotated
+    per round.  A row is the median run; x_floor_paired and x_bare_paired are medians of
+    the ratios within a round (the floor of the program's size, the bare drop)."""
+    runs = {p: [] for p in programs}
+    for rep in range(reps):
+        k = rep % len(programs)
+        for prog in programs[k:] + programs[:k]:
+            r = perf_run(prog, wl, secs, threads)
+            runs[prog].append(r)
+            log(f"  round {rep + 1} {wl:10s} {prog:25s} {r['ns']:7.1f} ns/pkt "
+                f"{r['pps'] / 1e6:6.2f} Mpps")
+    rows = []
+    for prog in programs:
+        rs = sorted(runs[prog], key=lambda r: r["ns"])
+        m = rs[len(rs) // 2]
+        row = {"workload": wl, "program": prog, "ns_per_packet": m["ns"],
+               "ns_per_packet_runs": [r["ns"] for r in runs[prog]], "received_pps": m["pps"],
+               "sent": m["g"]["sent"], "received": m["received"], "gen_pps": m["g"]["pps"],
+               "distinct_sources": m["g"]["distinct_sources"], "map_bytes": m["map_bytes"],
+               "state_bytes": m["state_bytes"],
+               "passed_fraction": None if m["passed"] is None
+               else median([r["passed"] for r in runs[prog]]),
+               "busiest_cpu_share": m["cpu_share"]}
+        for key, ref in (("x_floor_paired", floor_of(prog)), ("x_bare_paired", "bare-drop")):
+            if ref in runs and prog != ref:
+                row[key] = median([a["ns"] / b["ns"] for a, b in zip(runs[prog], runs[ref])])
+        if "lru-exact" in runs and prog != "lru-exact":
+            row["lru_over_paired"] = median([b["ns"] / a["ns"]
+                                             for a, b in zip(runs[prog], runs["lru-exact"])])
+        row_load(row, prog, wl, m["info"])
+        rows.append(row)
+    return rows
+
+
 def perf_cell(prog, wl, secs, threads, reps):
     """reps generator runs of secs each on one attachment; the median run is reported."""
     pid, info = attach(prog)
@@ -419,21 +476,27 @@ def perf_cell(prog, wl, secs, threads, reps):
            "sent": g["sent"], "received": received, "gen_pps": g["pps"],
            "distinct_sources": g["distinct_sources"], "map_bytes": total, "state_bytes": state,
            "passed_fraction": passed, "busiest_cpu_share": cpu_share}
-    if info:
-        # How loaded the sketch was: distinct sources per recency window at the received rate.
-        window_s = (info["thresh_ticks"] - 0.5) * info["tick_ns"] / 1e9
-        m = row["received_pps"] * window_s  # packets per window
-        if wl == "uniform-1k":
-            row["active_sources"] = 1000 * -math.expm1(-m / 1000)
-        elif wl == "zipf-1m":
-            row["active_sources"] = zipf_distinct(1_000_000, 1.0, m)
-        else:  # every flood packet a new source
-            row["active_sources"] = m
-        n = row["active_sources"] / copies_of(prog)
-        one_shot = wl in ("spoofed", "mix")  # the flood's sources send once
-        row["model_false_drop_at_load"] = model_one_shot(prog, 0 if one_shot else n,
-                                                         n if one_shot else 0)
+    row_load(row, prog, wl, info)
     return row
+
+
+def row_load(row, prog, wl, info):
+    """How loaded the structure was (distinct sources per recency window at the received
+    rate) and the modelled false drops at that load."""
+    if not info:
+        return
+    window_s = (info["thresh_ticks"] - 0.5) * info["tick_ns"] / 1e9
+    m = row["received_pps"] * window_s  # packets per window
+    if wl == "uniform-1k":
+        row["active_sources"] = 1000 * -math.expm1(-m / 1000)
+    elif wl == "zipf-1m":
+        row["active_sources"] = zipf_distinct(1_000_000, 1.0, m)
+    else:  # every flood packet a new source
+        row["active_sources"] = m
+    n = row["active_sources"] / copies_of(prog)
+    one_shot = wl in ("spoofed", "mix")  # the flood's sources send once
+    row["model_false_drop_at_load"] = model_one_shot(prog, 0 if one_shot else n,
+                                                     n if one_shot else 0)
 
 
 def zipf_distinct(n, s, m):
@@ -677,7 +740,8 @@ def cost_terms(perf, base):
         prog, wl = r["program"], r["workload"]
         if prog not in PACERS:
             continue
-        ns = {k: base.get((wl, floor_of(prog, k)), {}).get("ns_per_packet")
+        # Per round (the runs are in round order), then the median of each term.
+        ns = {k: base.get((wl, floor_of(prog, k)), {}).get("ns_per_packet_runs")
               for k in PROBES}
         table = "--backend" in PROGRAMS[prog][1]
         blocked = "blocked" in PROGRAMS[prog][1]
@@ -685,18 +749,24 @@ def cost_terms(perf, base):
         scanned = ns["scan2"] if table else lines
         if None in (ns["floor"], ns["floor-pass"], lines, scanned):
             continue
-        passing = (ns["floor-pass"] - ns["floor"]) * (r.get("passed_fraction") or 0.0)
+        share = r.get("passed_fraction") or 0.0
+        rounds = list(zip(r["ns_per_packet_runs"], ns["floor"], ns["floor-pass"], lines,
+                          scanned))
         rows.append({"workload": wl, "program": prog, "ns_per_packet": r["ns_per_packet"],
-                     "floor": ns["floor"], "lines": lines - ns["floor"],
-                     "scan": scanned - lines, "passing": passing,
-                     "rest": r["ns_per_packet"] - scanned - passing,
-                     "x_floor": r["ns_per_packet"] / ns["floor"],
-                     "over_target": r["ns_per_packet"] - SPEED_FLOOR_TARGET * ns["floor"]})
+                     "floor": median([f for _, f, _, _, _ in rounds]),
+                     "lines": median([li - f for _, f, _, li, _ in rounds]),
+                     "scan": median([sc - li for _, _, _, li, sc in rounds]),
+                     "passing": median([(fp - f) * share for _, f, fp, _, _ in rounds]),
+                     "rest": median([x - sc - (fp - f) * share for x, f, fp, _, sc in rounds]),
+                     "x_floor": r["x_floor"],
+                     "over_target": median([x - SPEED_FLOOR_TARGET * f
+                                            for x, f, _, _, _ in rounds])})
     return rows
 
 
 def print_terms(terms):
-    print("\n| cost terms (ns/packet, probes of the same size, same run) | workload | measured "
+    print("\n| cost terms (ns/packet; each term the median over rounds of its difference within a "
+          "round, so they need not add up to the median measured) | workload | measured "
           "| floor: 1 line | + other lines | + scan | + passing | + rest | x floor "
           "| over 1.3x floor |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -807,11 +877,7 @@ def main():
         setup(ncpus)
         if not a.placement_only:
             for wl in ([] if a.no_perf else workloads):
-                for prog in programs:
-                    row = perf_cell(prog, wl, secs, threads, reps)
-                    results["perf"].append(row)
-                    log(f"  {wl:10s} {prog:25s} {row['ns_per_packet']:7.1f} ns/pkt "
-                        f"{row['received_pps'] / 1e6:6.2f} Mpps")
+                results["perf"] += perf_rows(programs, wl, secs, threads, reps)
             if not (a.quick or a.no_sweep or a.no_perf):
                 for wl in [w for w in SWEEP_WORKLOADS if w in workloads]:
                     for w in SWEEP_WIDTHS:
@@ -853,10 +919,11 @@ def main():
     for r in results["perf"]:
         d = base[(r["workload"], "bare-drop")]["ns_per_packet"]
         lru = base[(r["workload"], "lru-exact")]["ns_per_packet"]
-        r["x_bare_drop"] = r["ns_per_packet"] / d
-        r["lru_over_this"] = lru / r["ns_per_packet"]
+        r["x_bare_drop"] = r.get("x_bare_paired") or r["ns_per_packet"] / d
+        r["lru_over_this"] = r.get("lru_over_paired") or lru / r["ns_per_packet"]
         fl = base.get((r["workload"], floor_of(r["program"])))
-        r["x_floor"] = r["ns_per_packet"] / fl["ns_per_packet"] if fl else None
+        r["x_floor"] = r.get("x_floor_paired") or \
+            (r["ns_per_packet"] / fl["ns_per_packet"] if fl else None)
         if r["program"] in PACERS:
             copies = 1 if is_shared(r["program"]) else ncpus
             cap = results["capacity"].get(r["program"])
@@ -896,7 +963,8 @@ def main():
         print(f"\nJSON: {a.out} ({results['wall_seconds']:.0f} s)")
         return 0
     print(f"\nxdp-pacer benchmark: {m['cpu']}, {m['cpus']} CPUs, kernel {m['kernel']}; "
-          f"median of {reps} x {secs:g} s per cell, {threads} generator threads, interval 1 s, "
+          f"median of {reps} interleaved rounds of {secs:g} s per cell (ratios: medians of "
+          f"ratios within a round), {threads} generator threads, interval 1 s, "
           f"stats via {results['stats_via']}")
     print("| workload | program | ns/packet | x bare drop | x floor | LRU / this | received Mpps "
           "| map memory | state | state B/source at 1 % | model false drops at this load "
