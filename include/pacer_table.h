@@ -412,19 +412,20 @@ PACER_INLINE void pacer_tbl_refresh(struct pacer_tbl_line *const l[2], __u32 slo
 
 /*
  * One packet: returns 1 to drop.  *age gets the key's age before the packet
- * (PACER_AGE_STALE: no entry), *event what to count.  Per-CPU placement has
- * one writer per line; shared placement claims entries as described above.
+ * (PACER_AGE_STALE: no entry), if want_age (only recording reads it), *event
+ * what to count.  Per-CPU placement has one writer per line; shared
+ * placement claims entries as described above.
  */
 PACER_INLINE int pacer_tbl_verdict(struct pacer_tbl_line *const l[2], __u16 fp, __u64 tick,
 				   __u32 thresh, __u32 policy, __u32 on_full, __u32 placement,
-				   __u32 *age, __u32 *event)
+				   int want_age, __u32 *age, __u32 *event)
 {
 	int shared = placement == PACER_PLACEMENT_SHARED, evicted;
 	struct pacer_tbl_scan s;
 	__u32 slot;
 
 	pacer_tbl_scan(l, fp, tick, thresh, &s);
-	*age = pacer_tbl_key_age(l, &s, tick);
+	*age = want_age ? pacer_tbl_key_age(l, &s, tick) : PACER_AGE_STALE;
 	*event = PACER_TBL_EV_NONE;
 	if (s.fresh_mask) {
 		if (policy == PACER_POLICY_QUIET)

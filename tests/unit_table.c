@@ -546,7 +546,7 @@ START_TEST(test_claim_rescan_catches_a_different_pick)
 		}
 	/* B: the whole packet, in line 1. */
 	ck_assert_int_eq(pacer_tbl_verdict(l, fp, tick, sim.thresh, PACER_POLICY_PACE,
-					   PACER_TBL_FULL_DROP, PACER_PLACEMENT_SHARED, &age, &event), 0);
+					   PACER_TBL_FULL_DROP, PACER_PLACEMENT_SHARED, 1, &age, &event), 0);
 	pacer_tbl_scan(l, fp, tick, sim.thresh, &s);
 	ck_assert_uint_ne(s.fresh_mask >> PACER_TBL_WAYS, 0); /* B admitted it in line 1 */
 	/* A: its swap goes through, its re-scan finds B's entry: A drops. */

@@ -40,7 +40,7 @@ int table_sim_verdict(const struct table_sim *s, uint64_t h, uint64_t now_ns, ui
 	l[0] = &s->lines[idx[0]];
 	l[1] = &s->lines[idx[1]];
 	return pacer_tbl_verdict(l, pacer_tbl_fp(h), pacer_now_tick(now_ns, s->tick_shift), s->thresh,
-				 s->policy, s->on_full, s->placement, age, event);
+				 s->policy, s->on_full, s->placement, 1, age, event);
 }
 
 int table_sim_packet(struct table_sim *s, uint64_t h, uint64_t now_ns, uint32_t *age_out)
