@@ -392,6 +392,17 @@ def capacity_at(prog, p=0.01):
     return lo
 
 
+def pacer_shares(prog, maps):
+    """From the pacer's own counters since its load: the share of packets it passed and
+    the busiest CPU's share of them (1.0: one CPU saw everything); None for others."""
+    if PROGRAMS[prog][0] != "cli":
+        return None, None
+    st = json.loads(sh(cli_for(prog), "stats", IF_RX, "--json", ns=NS_RX))
+    per_cpu = seen_per_cpu(maps)
+    share = max(per_cpu) / sum(per_cpu) if per_cpu and sum(per_cpu) else None
+    return st["passed"] / max(1, st["seen"]), share
+
+
 def perf_run(prog, wl, secs, threads):
     """One generator run of secs on a fresh attachment."""
     pid, info = attach(prog)
@@ -400,13 +411,7 @@ def perf_run(prog, wl, secs, threads):
         g = gen(WORKLOADS[wl], secs, threads)
         t1, c1, _ = prog_stats(pid)
         total, state = map_memory(maps)
-        passed = cpu_share = None
-        if PROGRAMS[prog][0] == "cli":  # the pacer's own counters
-            st = json.loads(sh(cli_for(prog), "stats", IF_RX, "--json", ns=NS_RX))
-            passed = st["passed"] / max(1, st["seen"])
-            per_cpu = seen_per_cpu(maps)
-            if per_cpu and sum(per_cpu):
-                cpu_share = max(per_cpu) / sum(per_cpu)  # 1.0: one CPU saw everything
+        passed, cpu_share = pacer_shares(prog, maps)
     finally:
         detach(prog)
     return {"ns": (t1 - t0) / max(1, c1 - c0), "pps": (c1 - c0) / g["seconds"], "g": g,
@@ -460,13 +465,7 @@ def perf_cell(prog, wl, secs, threads, reps):
             t1, c1, _ = prog_stats(pid)
             runs.append(((t1 - t0) / max(1, c1 - c0), (c1 - c0) / g["seconds"], g, c1 - c0))
         total, state = map_memory(maps)
-        passed = cpu_share = None
-        if PROGRAMS[prog][0] == "cli":  # the pacer's own counters, over all reps
-            st = json.loads(sh(cli_for(prog), "stats", IF_RX, "--json", ns=NS_RX))
-            passed = st["passed"] / max(1, st["seen"])
-            per_cpu = seen_per_cpu(maps)
-            if per_cpu and sum(per_cpu):
-                cpu_share = max(per_cpu) / sum(per_cpu)  # 1.0: one CPU saw everything
+        passed, cpu_share = pacer_shares(prog, maps)
     finally:
         detach(prog)
     runs.sort(key=lambda r: r[0])
