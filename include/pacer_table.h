@@ -87,7 +87,6 @@ struct pacer_tbl_scan {
 	__u32 fresh_mask;  /* fresh entries with the key's fingerprint */
 	__u32 own_mask;    /* expired entries with the key's fingerprint */
 	__u32 free_mask;   /* entries that are not fresh (unwritten or expired) */
-	__u32 idle_mask;   /* unwritten, or expired for two thresholds or more */
 };
 
 /*
@@ -147,9 +146,8 @@ PACER_INLINE void pacer_tbl_scan_line(const struct pacer_tbl_line *l, __u32 line
 	 * expired.
 	 */
 	__u64 now = (((__u64)(__u16)tick + PACER_TBL_FUTURE) * PACER_TBL_LANES) | PACER_TBL_BIT16;
-	__u64 fp = (__u64)s->fp * PACER_TBL_LANES, expired = 0, unwritten = 0, match = 0, aged = 0;
+	__u64 fp = (__u64)s->fp * PACER_TBL_LANES, expired = 0, unwritten = 0, match = 0;
 	__u64 th1 = (s->thresh + PACER_TBL_FUTURE) * PACER_TBL_LANES;
-	__u64 th2 = (2 * s->thresh + PACER_TBL_FUTURE) * PACER_TBL_LANES;
 	__u32 i;
 
 	/* Not unrolled: clang would hoist all eight loads and spill. */
@@ -161,19 +159,40 @@ PACER_INLINE void pacer_tbl_scan_line(const struct pacer_tbl_line *l, __u32 line
 		__u64 a = ((now - (w & PACER_TBL_LO16)) & PACER_TBL_LO16) | PACER_TBL_BIT31;
 
 		expired |= (((a - th1) >> 31) & PACER_TBL_LANES) << i;
-		aged |= (((a - th2) >> 31) & PACER_TBL_LANES) << i;
 		unwritten |= pacer_tbl_zero(f) << i;
 		match |= pacer_tbl_zero(f ^ fp) << i;
 	}
 	/* Word i's lanes land on bits i and 32 + i: slot i and slot 8 + i of the line. */
 	expired = ((expired | expired >> 24) & 0xffff) | ((unwritten | unwritten >> 24) & 0xffff);
 	match = (match | match >> 24) & 0xffff;
-	aged = ((aged | aged >> 24) | (unwritten | unwritten >> 24)) & 0xffff;
 	line *= PACER_TBL_WAYS;
 	s->fresh_mask |= (__u32)(~expired & match) << line;
 	s->own_mask |= (__u32)(expired & match) << line;
 	s->free_mask |= (__u32)expired << line;
-	s->idle_mask |= (__u32)aged << line;
+}
+
+/*
+ * The entries of one line that are unwritten or expired for two thresholds
+ * or more, as slot bits (line 1's from bit 16).  Only an admission into a
+ * free entry needs them, so the scan every packet pays leaves them out.
+ */
+PACER_INLINE __u32 pacer_tbl_idle_line(const struct pacer_tbl_line *l, __u32 line, __u64 tick,
+				       __u32 thresh)
+{
+	__u64 now = (((__u64)(__u16)tick + PACER_TBL_FUTURE) * PACER_TBL_LANES) | PACER_TBL_BIT16;
+	__u64 th2 = (2 * thresh + PACER_TBL_FUTURE) * PACER_TBL_LANES, idle = 0;
+	__u32 i;
+
+#ifdef __clang__
+#pragma clang loop unroll(disable)
+#endif
+	for (i = 0; i < PACER_TBL_WAYS / 2; i++) {
+		__u64 w = l->w[i], f = (w >> 16) & PACER_TBL_LO16;
+		__u64 a = ((now - (w & PACER_TBL_LO16)) & PACER_TBL_LO16) | PACER_TBL_BIT31;
+
+		idle |= ((((a - th2) >> 31) & PACER_TBL_LANES) | pacer_tbl_zero(f)) << i;
+	}
+	return (__u32)((idle | idle >> 24) & 0xffff) << (line * PACER_TBL_WAYS);
 }
 
 
@@ -182,7 +201,7 @@ PACER_INLINE void pacer_tbl_scan(struct pacer_tbl_line *const l[2], __u16 fp, __
 {
 	s->fp = fp;
 	s->thresh = thresh;
-	s->fresh_mask = s->own_mask = s->free_mask = s->idle_mask = 0;
+	s->fresh_mask = s->own_mask = s->free_mask = 0;
 	pacer_tbl_scan_line(l[0], 0, tick, s);
 	pacer_tbl_scan_line(l[1], 1, tick, s);
 }
@@ -258,19 +277,28 @@ PACER_INLINE __u64 pacer_tbl_oldest_line(const struct pacer_tbl_line *l, __u32 l
 
 #ifdef __bpf__
 /*
- * In BPF, the eviction search is a global function: the verifier checks it
- * once, not once per path that reaches it (it does not prune the lane
- * arithmetic across the parser's paths).  It checks its pointer itself.
- * Evictions are the cold path; the scan stays inline.
+ * In BPF, the eviction search and the idle entries are global functions:
+ * the verifier checks each once, not once per path that reaches it (it does
+ * not prune the lane arithmetic across the parser's paths).  They check
+ * their pointer themselves.  Both are off the common path (evictions, and
+ * admissions into a free entry); the scan stays inline.
  */
 __attribute__((noinline)) __u64 pacer_tbl_oldest_line_global(const struct pacer_tbl_line *l,
 							     __u32 line, __u64 tick)
 {
 	return l ? pacer_tbl_oldest_line(l, line & 1, tick) : 0;
 }
+
+__attribute__((noinline)) __u32 pacer_tbl_idle_line_global(const struct pacer_tbl_line *l,
+							   __u32 line, __u64 tick, __u32 thresh)
+{
+	return l ? pacer_tbl_idle_line(l, line & 1, tick, thresh) : 0;
+}
 #define PACER_TBL_OLDEST_LINE pacer_tbl_oldest_line_global
+#define PACER_TBL_IDLE_LINE pacer_tbl_idle_line_global
 #else
 #define PACER_TBL_OLDEST_LINE pacer_tbl_oldest_line
+#define PACER_TBL_IDLE_LINE pacer_tbl_idle_line
 #endif
 
 PACER_INLINE __u32 pacer_tbl_oldest(struct pacer_tbl_line *const l[2], __u64 tick)
@@ -291,14 +319,16 @@ PACER_INLINE __u32 pacer_tbl_pick(struct pacer_tbl_line *const l[2], const struc
 {
 	__u32 f0 = pacer_tbl_popcount16(s->free_mask & 0xffff);
 	__u32 f1 = pacer_tbl_popcount16(s->free_mask >> 16);
-	__u32 line_mask = f1 > f0 ? 0xffff0000u : 0x0000ffffu;
-	__u32 idle = s->idle_mask & line_mask;
+	__u32 line_mask = f1 > f0 ? 0xffff0000u : 0x0000ffffu, idle;
 
 	*evicted = 0;
 	if (s->own_mask)
 		return pacer_tbl_first(s->own_mask);
-	if (s->free_mask)
+	if (s->free_mask) {
+		idle = f1 > f0 ? PACER_TBL_IDLE_LINE(l[1], 1, tick, s->thresh)
+			       : PACER_TBL_IDLE_LINE(l[0], 0, tick, s->thresh);
 		return pacer_tbl_first(idle ? idle : s->free_mask & line_mask);
+	}
 	if (on_full != PACER_TBL_FULL_EVICT)
 		return PACER_TBL_NONE;
 	*evicted = 1;
