@@ -195,7 +195,6 @@ PACER_INLINE __u32 pacer_tbl_idle_line(const struct pacer_tbl_line *l, __u32 lin
 	return (__u32)((idle | idle >> 24) & 0xffff) << (line * PACER_TBL_WAYS);
 }
 
-
 PACER_INLINE void pacer_tbl_scan(struct pacer_tbl_line *const l[2], __u16 fp, __u64 tick,
 				 __u32 thresh, struct pacer_tbl_scan *s)
 {
