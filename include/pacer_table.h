@@ -40,6 +40,7 @@
 #include <linux/types.h>
 #include "pacer_abi.h"
 #include "pacer_compiler.h"
+#include "pacer_sketch.h" /* PACER_AGE_STALE, the age reported for "no entry" */
 
 #define PACER_TBL_WAYS 16           /* entries per line */
 #define PACER_TBL_SLOTS (2 * PACER_TBL_WAYS)
@@ -86,7 +87,6 @@ struct pacer_tbl_scan {
 	__u32 fresh_mask;  /* fresh entries with the key's fingerprint */
 	__u32 own_mask;    /* expired entries with the key's fingerprint */
 	__u32 free_mask;   /* entries that are not fresh (unwritten or expired) */
-	__u32 idle_mask;   /* unwritten, or expired for two thresholds or more */
 };
 
 /*
@@ -146,9 +146,8 @@ PACER_INLINE void pacer_tbl_scan_line(const struct pacer_tbl_line *l, __u32 line
 	 * expired.
 	 */
 	__u64 now = (((__u64)(__u16)tick + PACER_TBL_FUTURE) * PACER_TBL_LANES) | PACER_TBL_BIT16;
-	__u64 fp = (__u64)s->fp * PACER_TBL_LANES, expired = 0, unwritten = 0, match = 0, aged = 0;
+	__u64 fp = (__u64)s->fp * PACER_TBL_LANES, expired = 0, unwritten = 0, match = 0;
 	__u64 th1 = (s->thresh + PACER_TBL_FUTURE) * PACER_TBL_LANES;
-	__u64 th2 = (2 * s->thresh + PACER_TBL_FUTURE) * PACER_TBL_LANES;
 	__u32 i;
 
 	/* Not unrolled: clang would hoist all eight loads and spill. */
@@ -160,49 +159,50 @@ PACER_INLINE void pacer_tbl_scan_line(const struct pacer_tbl_line *l, __u32 line
 		__u64 a = ((now - (w & PACER_TBL_LO16)) & PACER_TBL_LO16) | PACER_TBL_BIT31;
 
 		expired |= (((a - th1) >> 31) & PACER_TBL_LANES) << i;
-		aged |= (((a - th2) >> 31) & PACER_TBL_LANES) << i;
 		unwritten |= pacer_tbl_zero(f) << i;
 		match |= pacer_tbl_zero(f ^ fp) << i;
 	}
 	/* Word i's lanes land on bits i and 32 + i: slot i and slot 8 + i of the line. */
 	expired = ((expired | expired >> 24) & 0xffff) | ((unwritten | unwritten >> 24) & 0xffff);
 	match = (match | match >> 24) & 0xffff;
-	aged = ((aged | aged >> 24) | (unwritten | unwritten >> 24)) & 0xffff;
 	line *= PACER_TBL_WAYS;
 	s->fresh_mask |= (__u32)(~expired & match) << line;
 	s->own_mask |= (__u32)(expired & match) << line;
 	s->free_mask |= (__u32)expired << line;
-	s->idle_mask |= (__u32)aged << line;
 }
 
-#ifdef __bpf__
 /*
- * In BPF, a global function: the verifier checks it once, not once per path
- * that reaches it (the parser alone makes dozens).  It must check its
- * pointers itself.
+ * The entries of one line that are unwritten or expired for two thresholds
+ * or more, as slot bits (line 1's from bit 16).  Only an admission into a
+ * free entry needs them, so the scan every packet pays leaves them out.
  */
-__attribute__((noinline)) int pacer_tbl_scan_line_global(const struct pacer_tbl_line *l,
-							  __u32 line, __u64 tick,
-							  struct pacer_tbl_scan *s)
+PACER_INLINE __u32 pacer_tbl_idle_line(const struct pacer_tbl_line *l, __u32 line, __u64 tick,
+				       __u32 thresh)
 {
-	if (!l || !s)
-		return 0;
-	pacer_tbl_scan_line(l, line, tick, s);
-	return 0;
-}
-#define PACER_TBL_SCAN_LINE pacer_tbl_scan_line_global
-#else
-#define PACER_TBL_SCAN_LINE pacer_tbl_scan_line
+	__u64 now = (((__u64)(__u16)tick + PACER_TBL_FUTURE) * PACER_TBL_LANES) | PACER_TBL_BIT16;
+	__u64 th2 = (2 * thresh + PACER_TBL_FUTURE) * PACER_TBL_LANES, idle = 0;
+	__u32 i;
+
+#ifdef __clang__
+#pragma clang loop unroll(disable)
 #endif
+	for (i = 0; i < PACER_TBL_WAYS / 2; i++) {
+		__u64 w = l->w[i], f = (w >> 16) & PACER_TBL_LO16;
+		__u64 a = ((now - (w & PACER_TBL_LO16)) & PACER_TBL_LO16) | PACER_TBL_BIT31;
+
+		idle |= ((((a - th2) >> 31) & PACER_TBL_LANES) | pacer_tbl_zero(f)) << i;
+	}
+	return (__u32)((idle | idle >> 24) & 0xffff) << (line * PACER_TBL_WAYS);
+}
 
 PACER_INLINE void pacer_tbl_scan(struct pacer_tbl_line *const l[2], __u16 fp, __u64 tick,
 				 __u32 thresh, struct pacer_tbl_scan *s)
 {
 	s->fp = fp;
 	s->thresh = thresh;
-	s->fresh_mask = s->own_mask = s->free_mask = s->idle_mask = 0;
-	PACER_TBL_SCAN_LINE(l[0], 0, tick, s);
-	PACER_TBL_SCAN_LINE(l[1], 1, tick, s);
+	s->fresh_mask = s->own_mask = s->free_mask = 0;
+	pacer_tbl_scan_line(l[0], 0, tick, s);
+	pacer_tbl_scan_line(l[1], 1, tick, s);
 }
 
 /* Index of the lowest set bit of a non-zero mask, by halving (no branches). */
@@ -247,28 +247,63 @@ PACER_INLINE int pacer_tbl_fresh(__u32 e, __u64 tick, __u32 thresh)
 	return (e >> 16) && pacer_tbl_age(e, tick) < thresh;
 }
 
-/* ((age + 1) << 5 | slot) of the oldest written entry of one line (cold path: evictions). */
+/*
+ * (a << 5 | slot) of the oldest written entry of one line, a its age taken
+ * PACER_TBL_FUTURE ticks late as in the scan (a "future" entry is youngest);
+ * unwritten entries count as a = 0.  Two entries per word in lanes, as the
+ * scan: only the two lane maxima are scalar.
+ */
 PACER_INLINE __u64 pacer_tbl_oldest_line(const struct pacer_tbl_line *l, __u32 line, __u64 tick)
 {
+	__u64 now = ((__u64)(__u16)tick + PACER_TBL_FUTURE) * PACER_TBL_LANES | PACER_TBL_BIT16;
 	__u64 best = 0;
 	__u32 i;
 
 #ifdef __clang__
 #pragma clang loop unroll(disable)
 #endif
-	for (i = 0; i < PACER_TBL_WAYS; i++) {
-		__u32 e = l->e[(i & 7) << 1 | i >> 3]; /* slot i, see pacer_tbl_entry_of() */
-		__u64 key = ((__u64)pacer_tbl_age(e, tick) + 1) << 5 | (line * PACER_TBL_WAYS + i);
+	for (i = 0; i < PACER_TBL_WAYS / 2; i++) {
+		__u64 w = l->w[i], f = (w >> 16) & PACER_TBL_LO16;
+		__u64 written = ((f + PACER_TBL_LO16) >> 16) & PACER_TBL_LANES; /* f != 0 per lane */
+		__u64 a = (now - (w & PACER_TBL_LO16)) & PACER_TBL_LO16 & (written * 0xffff);
+		__u64 slot = line * PACER_TBL_WAYS + i; /* lane h of word i is slot 8h + i */
 
-		best = pacer_max(best, key * pacer_nz(e >> 16));
+		best = pacer_max(best, (a & 0xffff) << 5 | slot);
+		best = pacer_max(best, (a >> 32) << 5 | (slot + 8));
 	}
 	return best;
 }
 
+#ifdef __bpf__
+/*
+ * In BPF, the eviction search and the idle entries are global functions:
+ * the verifier checks each once, not once per path that reaches it (it does
+ * not prune the lane arithmetic across the parser's paths).  They check
+ * their pointer themselves.  Both are off the common path (evictions, and
+ * admissions into a free entry); the scan stays inline.
+ */
+__attribute__((noinline)) __u64 pacer_tbl_oldest_line_global(const struct pacer_tbl_line *l,
+							     __u32 line, __u64 tick)
+{
+	return l ? pacer_tbl_oldest_line(l, line & 1, tick) : 0;
+}
+
+__attribute__((noinline)) __u32 pacer_tbl_idle_line_global(const struct pacer_tbl_line *l,
+							   __u32 line, __u64 tick, __u32 thresh)
+{
+	return l ? pacer_tbl_idle_line(l, line & 1, tick, thresh) : 0;
+}
+#define PACER_TBL_OLDEST_LINE pacer_tbl_oldest_line_global
+#define PACER_TBL_IDLE_LINE pacer_tbl_idle_line_global
+#else
+#define PACER_TBL_OLDEST_LINE pacer_tbl_oldest_line
+#define PACER_TBL_IDLE_LINE pacer_tbl_idle_line
+#endif
+
 PACER_INLINE __u32 pacer_tbl_oldest(struct pacer_tbl_line *const l[2], __u64 tick)
 {
-	return (__u32)pacer_max(pacer_tbl_oldest_line(l[0], 0, tick),
-				pacer_tbl_oldest_line(l[1], 1, tick)) & (PACER_TBL_SLOTS - 1);
+	return (__u32)pacer_max(PACER_TBL_OLDEST_LINE(l[0], 0, tick),
+				PACER_TBL_OLDEST_LINE(l[1], 1, tick)) & (PACER_TBL_SLOTS - 1);
 }
 
 /*
@@ -283,14 +318,16 @@ PACER_INLINE __u32 pacer_tbl_pick(struct pacer_tbl_line *const l[2], const struc
 {
 	__u32 f0 = pacer_tbl_popcount16(s->free_mask & 0xffff);
 	__u32 f1 = pacer_tbl_popcount16(s->free_mask >> 16);
-	__u32 line_mask = f1 > f0 ? 0xffff0000u : 0x0000ffffu;
-	__u32 idle = s->idle_mask & line_mask;
+	__u32 line_mask = f1 > f0 ? 0xffff0000u : 0x0000ffffu, idle;
 
 	*evicted = 0;
 	if (s->own_mask)
 		return pacer_tbl_first(s->own_mask);
-	if (s->free_mask)
+	if (s->free_mask) {
+		idle = f1 > f0 ? PACER_TBL_IDLE_LINE(l[1], 1, tick, s->thresh)
+			       : PACER_TBL_IDLE_LINE(l[0], 0, tick, s->thresh);
 		return pacer_tbl_first(idle ? idle : s->free_mask & line_mask);
+	}
 	if (on_full != PACER_TBL_FULL_EVICT)
 		return PACER_TBL_NONE;
 	*evicted = 1;
@@ -404,19 +441,20 @@ PACER_INLINE void pacer_tbl_refresh(struct pacer_tbl_line *const l[2], __u32 slo
 
 /*
  * One packet: returns 1 to drop.  *age gets the key's age before the packet
- * (PACER_AGE_STALE: no entry), *event what to count.  Per-CPU placement has
- * one writer per line; shared placement claims entries as described above.
+ * (PACER_AGE_STALE: no entry), if want_age (only recording reads it), *event
+ * what to count.  Per-CPU placement has one writer per line; shared
+ * placement claims entries as described above.
  */
 PACER_INLINE int pacer_tbl_verdict(struct pacer_tbl_line *const l[2], __u16 fp, __u64 tick,
 				   __u32 thresh, __u32 policy, __u32 on_full, __u32 placement,
-				   __u32 *age, __u32 *event)
+				   int want_age, __u32 *age, __u32 *event)
 {
 	int shared = placement == PACER_PLACEMENT_SHARED, evicted;
 	struct pacer_tbl_scan s;
 	__u32 slot;
 
 	pacer_tbl_scan(l, fp, tick, thresh, &s);
-	*age = pacer_tbl_key_age(l, &s, tick);
+	*age = want_age ? pacer_tbl_key_age(l, &s, tick) : PACER_AGE_STALE;
 	*event = PACER_TBL_EV_NONE;
 	if (s.fresh_mask) {
 		if (policy == PACER_POLICY_QUIET)

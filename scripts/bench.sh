@@ -4,7 +4,8 @@
 # a table on stdout and build/bench/results.json.
 #   scripts/bench.sh [--quick] [--seconds S] [--reps N] [--threads N] [--no-sweep]
 #                    [--no-placement | --placement-only]
-#                    [--programs A,B] [--workloads X,Y] [--perf-only] [--paced] [--out FILE]
+#                    [--programs A,B] [--workloads X,Y] [--perf-only] [--paced]
+#                    [--compare-cli PATH] [--out FILE]
 # This script owns clean-up: whatever happens to the run (error, Ctrl-C,
 # kill), the trap deletes the namespaces and pins it made and puts
 # kernel.bpf_stats_enabled back if the run had to change it.

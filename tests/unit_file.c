@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "pacer_file.h"
+#include "pacer_table.h"
 #include "pacer_sketch.h"
 
 static char dir[] = "/tmp/unit_file.XXXXXX";
@@ -561,6 +562,47 @@ START_TEST(test_implausible_header_contents)
 }
 END_TEST
 
+/* The backend and its mode round-trip; combinations load never makes are refused by offset. */
+START_TEST(test_backend_fields)
+{
+	uint8_t buf[PACER_FILE_HEADER_V1_LEN];
+	struct pacer_file_header h, got;
+	struct pacer_file_error e;
+
+	sample_header(&h);
+	h.backend = PACER_BACKEND_TABLE;
+	h.on_full = PACER_TBL_FULL_EVICT;
+	h.rows = 1;
+	h.lines_log2 = 16;
+	ck_assert_int_eq(pacer_file_header_encode(&h, buf, sizeof(buf)), 0);
+	ck_assert_uint_eq(buf[240], PACER_BACKEND_TABLE);
+	ck_assert_uint_eq(buf[244], PACER_TBL_FULL_EVICT);
+	ck_assert_int_eq(pacer_file_header_decode(buf, sizeof(buf), &got, &e), 0);
+	ck_assert_uint_eq(got.backend, PACER_BACKEND_TABLE);
+	ck_assert_uint_eq(got.on_full, PACER_TBL_FULL_EVICT);
+
+	h.backend = PACER_BACKEND_MAX;
+	pacer_file_header_encode(&h, buf, sizeof(buf));
+	ck_assert_int_eq(pacer_file_header_decode(buf, sizeof(buf), &got, &e), -EBADMSG);
+	ck_assert_uint_eq(e.offset, 240);
+	/* evict-oldest is the table's mode only */
+	h.backend = PACER_BACKEND_SKETCH;
+	pacer_file_header_encode(&h, buf, sizeof(buf));
+	ck_assert_int_eq(pacer_file_header_decode(buf, sizeof(buf), &got, &e), -EBADMSG);
+	ck_assert_uint_eq(e.offset, 244);
+	/* a table has one row of at most 2^24 lines */
+	sample_header(&h);
+	h.backend = PACER_BACKEND_TABLE;
+	pacer_file_header_encode(&h, buf, sizeof(buf));
+	ck_assert_int_eq(pacer_file_header_decode(buf, sizeof(buf), &got, &e), -EBADMSG);
+	ck_assert_ptr_nonnull(strstr(e.msg, "a table is one row"));
+	h.rows = 1;
+	h.lines_log2 = PACER_TBL_MAX_LINES_LOG2 + 1;
+	pacer_file_header_encode(&h, buf, sizeof(buf));
+	ck_assert_int_eq(pacer_file_header_decode(buf, sizeof(buf), &got, &e), -EBADMSG);
+}
+END_TEST
+
 /* Opening a FIFO for reading blocks until a writer comes: the reader must not. */
 START_TEST(test_fifo_refused_without_blocking)
 {
@@ -664,6 +706,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_invalid_record_named_with_offset);
 	tcase_add_test(tc, test_invalid_header_fields);
 	tcase_add_test(tc, test_implausible_header_contents);
+	tcase_add_test(tc, test_backend_fields);
 	tcase_add_test(tc, test_fifo_refused_without_blocking);
 	tcase_add_test(tc, test_writer_never_follows_links);
 	tcase_add_test(tc, test_tick_and_interval_bounds);

@@ -251,6 +251,9 @@ static void run_sizing(struct analysis *an, const struct an_stream *s,
 		an->have_sizing = true;
 	if (!capture || !an->have_sizing)
 		return;
+	/* The other sketch layout's smallest geometry on the same traffic. */
+	sp.backend = PACER_BACKEND_SKETCH;
+	sp.on_full = PACER_TBL_FULL_DROP;
 	sp.kind = PACER_LAYOUT_BLOCKED;
 	an->have_blocked = !sizing_run(s, &sp, &an->sizing_blocked, show_progress, prog);
 	end_progress(prog);

@@ -10,11 +10,19 @@
 #include "sketch_sim.h"
 #include "table_sim.h"
 
+enum { ARRIVALS_RANDOM, ARRIVALS_PACED };
+
+static const struct opt_choice arrival_choices[] = {
+	{ "random", ARRIVALS_RANDOM },
+	{ "paced", ARRIVALS_PACED },
+	{ NULL, 0 },
+};
+
 struct model_opts {
 	uint64_t n, rows, width;
-	uint32_t kind, backend;
+	uint32_t kind, backend, arrivals;
 	double target;
-	bool n_set, json;
+	bool n_set, json, arrivals_set;
 };
 
 static const struct opt_spec model_specs[] = {
@@ -30,6 +38,10 @@ static const struct opt_spec model_specs[] = {
 	  .dflt = "rows", OPT_FIELD(struct model_opts, kind), .help = "sketch layout" },
 	{ .name = "backend", .type = OPT_ENUM, .arg = "sketch|table", .lookup = parse_backend,
 	  .dflt = "sketch", OPT_FIELD(struct model_opts, backend), .help = "what is modelled" },
+	{ .name = "arrivals", .type = OPT_ENUM, .choices = arrival_choices, .dflt = "random",
+	  OPT_FIELD(struct model_opts, arrivals), OPT_GIVEN(struct model_opts, arrivals_set),
+	  .help = "table: random (each source's packets at random times; the steady state)\n"
+		  "or paced (each source once per period under two intervals, keeping its entry)" },
 	{ .name = "target-false-drop", .type = OPT_DECIMAL, .flags = OPT_MIN_OPEN | OPT_MAX_OPEN,
 	  .arg = "P", .dmin = 0, .dmax = 1, OPT_FIELD(struct model_opts, target),
 	  .why = "expected a probability in (0, 1)",
@@ -42,15 +54,18 @@ static const struct opt_spec model_specs[] = {
 static const struct opt_verb model_verb = {
 	.name = "model",
 	.synopsis = "--sources N [--rows D] [--width W] [--layout rows|blocked]\n"
-		    "                        [--backend sketch|table] [--target-false-drop P] [--json]",
+		    "                        [--backend sketch|table] [--arrivals random|paced]\n"
+		    "                        [--target-false-drop P] [--json]",
 	.intro = "Modelled false-drop rate for N distinct sources active per interval on a\n"
 		 "sketch of D rows x W cells (the layout's own formula; see README).\n"
 		 "With --target-false-drop P, list for each row count the smallest width that\n"
-		 "meets P.  --backend table: N sources each sending once per interval on a table\n"
-		 "of W entries: false drops in one-sided mode (overflow + fingerprint collisions),\n"
-		 "and in opposite mode (collisions) with the share of admissions that evict a\n"
-		 "fresh entry; with --target-false-drop P, the smallest table whose one-sided\n"
-		 "rate meets P.\n",
+		 "meets P.  --backend table: N sources admitted per interval at random times on\n"
+		 "a table of W entries, at its steady state (entries live until they expire):\n"
+		 "false drops in one-sided mode (overflow + fingerprint collisions), and in\n"
+		 "opposite mode (collisions) with the share of admissions that evict a fresh\n"
+		 "entry; --arrivals paced: N strictly paced sources, each keeping its entry\n"
+		 "(all N held at once).  With --target-false-drop P, the smallest power-of-two\n"
+		 "table whose one-sided rate meets P.\n",
 	.opts = model_specs,
 };
 
@@ -97,7 +112,16 @@ static void print_table_json(uint64_t n, uint64_t entries, uint32_t lg, double o
 	jsonw_end_object(&w);
 }
 
-static void table_line(uint64_t n, uint64_t entries, bool json)
+/* The table's model for the arrivals asked for. */
+static void table_errors(uint32_t arrivals, uint32_t lg, double n, double *overflow, double *collision)
+{
+	if (arrivals == ARRIVALS_PACED)
+		table_model_fill(lg, n, overflow, collision);
+	else
+		table_model(lg, n, overflow, collision);
+}
+
+static void table_line(uint64_t n, uint64_t entries, uint32_t arrivals, bool json)
 {
 	uint32_t lg = 0;
 	double overflow, collision;
@@ -105,7 +129,7 @@ static void table_line(uint64_t n, uint64_t entries, bool json)
 
 	while ((uint64_t)PACER_TBL_WAYS << lg < entries)
 		lg++;
-	table_model(lg, (double)n, &overflow, &collision);
+	table_errors(arrivals, lg, (double)n, &overflow, &collision);
 	if (json)
 		print_table_json(n, entries, lg, overflow, collision);
 	else
@@ -118,7 +142,7 @@ static void table_line(uint64_t n, uint64_t entries, bool json)
 }
 
 /* The table's sizing: one line for --width, or the smallest table meeting --target. */
-static int table_sizing(uint64_t n, uint64_t width, double target, bool json)
+static int table_sizing(uint64_t n, uint64_t width, uint32_t arrivals, double target, bool json)
 {
 	uint64_t w;
 
@@ -127,7 +151,7 @@ static int table_sizing(uint64_t n, uint64_t width, double target, bool json)
 		return 2;
 	}
 	if (!target) {
-		table_line(n, width, json);
+		table_line(n, width, arrivals, json);
 		return 0;
 	}
 	for (w = 2 * PACER_TBL_WAYS; w <= (uint64_t)PACER_TBL_WAYS << PACER_TBL_MAX_LINES_LOG2; w <<= 1) {
@@ -136,9 +160,9 @@ static int table_sizing(uint64_t n, uint64_t width, double target, bool json)
 
 		while ((uint64_t)PACER_TBL_WAYS << lg < w)
 			lg++;
-		table_model(lg, (double)n, &overflow, &collision);
+		table_errors(arrivals, lg, (double)n, &overflow, &collision);
 		if (overflow + collision <= target) {
-			table_line(n, w, json);
+			table_line(n, w, arrivals, json);
 			return 0;
 		}
 	}
@@ -160,8 +184,10 @@ int cmd_model(int argc, char **argv)
 	if (err)
 		return err == OPTS_HELP ? 0 : err;
 	n = o.n, rows = o.rows, width = o.width, kind = o.kind, target = o.target, json = o.json;
+	if (o.arrivals_set && o.backend != PACER_BACKEND_TABLE)
+		return usage_error("model", "--arrivals applies to --backend table only");
 	if (o.backend == PACER_BACKEND_TABLE)
-		return table_sizing(n, width, target, json);
+		return table_sizing(n, width, o.arrivals, target, json);
 	if (!target) {
 		lg = lines_log2_for(kind, (uint32_t)rows, width);
 		if (lg < 0) {

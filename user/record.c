@@ -190,10 +190,6 @@ static int recorder_open(struct recorder *r, const char *ifname)
 	if (pacer_handle_open(ifname, &r->h))
 		return 1;
 	r->handle_open = true;
-	if (r->h.layout.backend == PACER_BACKEND_TABLE)
-		pr_info("note: %s runs the recency table; the recording's audit applies as is, but "
-			"analyze's sizing models the sketch (the file format does not name the backend yet)",
-			r->h.ifname);
 	r->lock_fd = lock_program(&r->h, r->lock_path, sizeof(r->lock_path));
 	if (r->lock_fd < 0) {
 		if (r->lock_fd == -EBUSY)
@@ -235,6 +231,8 @@ static void fill_header(struct pacer_file_header *hdr, const struct pacer_handle
 	hdr->rows = h->layout.rows;
 	hdr->lines_log2 = h->layout.lines_log2;
 	hdr->kind = h->layout.kind;
+	hdr->backend = h->layout.backend;
+	hdr->on_full = h->layout.on_full;
 	hdr->policy = h->cfg->policy;
 	hdr->placement = h->layout.placement;
 	hdr->clock = h->layout.clock;

@@ -37,6 +37,26 @@ double an_pct(uint64_t a, uint64_t b)
 	return b ? 100.0 * (double)a / (double)b : 0.0;
 }
 
+const char *an_structure_str(const struct pacer_file_header *h, char *buf, size_t len)
+{
+	if (h->backend == PACER_BACKEND_TABLE)
+		snprintf(buf, len, "table of %" PRIu64 " entries, on full: %s", sizing_header_width(h),
+			 on_full_name(h->on_full));
+	else
+		snprintf(buf, len, "%u rows x %" PRIu64 " cells (%s layout)", h->rows,
+			 sizing_header_width(h), layout_name(h->kind));
+	return buf;
+}
+
+const char *an_false_pass_note(const struct pacer_file_header *h)
+{
+	if (h->placement == PACER_PLACEMENT_PERCPU)
+		return "per-CPU placement: expected";
+	if (h->backend == PACER_BACKEND_TABLE && h->on_full == PACER_TBL_FULL_EVICT)
+		return "evict-oldest: expected, a source whose fresh entry was evicted passes again";
+	return "must be 0";
+}
+
 uint64_t an_sketch_bytes(const struct pacer_file_header *h)
 {
 	return sizing_bytes(h->kind, h->rows, h->lines_log2, h->placement, h->ncpus);
@@ -68,12 +88,20 @@ const char *an_recommendation(const struct an_report *r, char *buf, size_t len)
 		return buf;
 	}
 	b = &z->pts[z->best];
-	snprintf(buf, len,
-		 "xdp-pacer load IFNAME --rows %u --width %" PRIu64 " --layout %s --placement %s: %s of sketch%s",
-		 b->rows, b->width_cells, layout_name(r->rd->hdr.kind),
-		 placement_name(r->rd->hdr.placement),
-		 format_bytes(b->target_bytes, m, sizeof(m)),
-		 r->rd->hdr.placement == PACER_PLACEMENT_PERCPU ? " (all CPU copies)" : "");
+	if (r->rd->hdr.backend == PACER_BACKEND_TABLE)
+		snprintf(buf, len,
+			 "xdp-pacer load IFNAME --backend table --width %" PRIu64 " --on-full %s --placement %s: %s of table%s",
+			 b->width_cells, on_full_name(r->rd->hdr.on_full),
+			 placement_name(r->rd->hdr.placement),
+			 format_bytes(b->target_bytes, m, sizeof(m)),
+			 r->rd->hdr.placement == PACER_PLACEMENT_PERCPU ? " (all CPU copies)" : "");
+	else
+		snprintf(buf, len,
+			 "xdp-pacer load IFNAME --rows %u --width %" PRIu64 " --layout %s --placement %s: %s of sketch%s",
+			 b->rows, b->width_cells, layout_name(r->rd->hdr.kind),
+			 placement_name(r->rd->hdr.placement),
+			 format_bytes(b->target_bytes, m, sizeof(m)),
+			 r->rd->hdr.placement == PACER_PLACEMENT_PERCPU ? " (all CPU copies)" : "");
 	return buf;
 }
 

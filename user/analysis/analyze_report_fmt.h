@@ -14,7 +14,11 @@ const char *an_rate_str(uint64_t thresh, char *buf, size_t len);
 const char *an_wall_str(uint64_t real_ns, char *buf, size_t len);
 /* 100 * a / b, 0 when b is 0. */
 double an_pct(uint64_t a, uint64_t b);
-/* Bytes of the recorded sketch (all CPU copies). */
+/* "4 rows x 1048576 cells (rows layout)" or "table of 1048576 entries, on full: drop". */
+const char *an_structure_str(const struct pacer_file_header *h, char *buf, size_t len);
+/* Whether the audit's global false passes may be non-zero for this limiter, and why. */
+const char *an_false_pass_note(const struct pacer_file_header *h);
+/* Bytes of the recorded sketch or table (all CPU copies). */
 uint64_t an_sketch_bytes(const struct pacer_file_header *h);
 /* The recording's span in seconds (header times, else first to last record). */
 double an_span_s(const struct an_report *r);

@@ -34,8 +34,7 @@ static void html_audit(FILE *f, const struct an_report *r)
 	html_kv(f, "  quantisation (by design)", "%" PRIu64, au->false_drops_quant);
 	html_kv(f, "  collisions", "%" PRIu64 " (%.4f%% of owed passes)", au->false_drops_collision,
 		an_pct(au->false_drops_collision, au->eligible));
-	html_kv(f, "false passes", "%" PRIu64 "%s", au->false_passes,
-		r->rd->hdr.placement == PACER_PLACEMENT_PERCPU ? " (per-CPU placement: expected)" : " (must be 0)");
+	html_kv(f, "false passes", "%" PRIu64 " (%s)", au->false_passes, an_false_pass_note(&r->rd->hdr));
 	html_kv(f, "not judged", "%" PRIu64 " (truth unknown)", au->unknown);
 	if (au->est_older_than_truth)
 		html_kv(f, "estimates older than truth", "%" PRIu64, au->est_older_than_truth);

@@ -11,7 +11,8 @@ static const struct jsonw_member point_members[] = {
 	SP_U32(rows, "rows"), SP_U64(width_cells, "width_cells"), SP_U32(target_lines_log2, "lines_log2"),
 	SP_U32(sim_lines_log2, "sim_lines_log2"), SP_U64(target_bytes, "bytes"),
 	JSONW_INT_BOOL(struct sizing_point, simulated, "simulated"), SP_U64(packets, "packets"),
-	SP_U64(eligible, "owed_passes"), SP_U64(false_drops, "false_drops"), SP_DBL(rate, "rate"),
+	SP_U64(eligible, "owed_passes"), SP_U64(false_drops, "false_drops"),
+	SP_U64(evictions, "evictions"), SP_DBL(rate, "rate"),
 	SP_DBL(rate_upper95, "rate_upper95"), SP_DBL(model_rate, "model_rate"),
 	JSONW_INT_BOOL(struct sizing_point, meets, "meets_target"),
 };
@@ -78,6 +79,8 @@ static void json_setting_names(struct json_writer *w, const struct pacer_file_he
 	jsonw_string_field(w, "policy", policy_name(h->policy));
 	jsonw_string_field(w, "placement", placement_name(h->placement));
 	jsonw_string_field(w, "layout", layout_name(h->kind));
+	jsonw_string_field(w, "backend", backend_name(h->backend));
+	jsonw_string_field(w, "on_full", on_full_name(h->on_full));
 }
 
 static void json_limiter(struct json_writer *w, const struct pacer_file_header *h)
@@ -87,7 +90,7 @@ static void json_limiter(struct json_writer *w, const struct pacer_file_header *
 	jsonw_uint_field(w, "tick_ns", (uint64_t)1 << h->tick_shift);
 	json_setting_names(w, h);
 	jsonw_uint_field(w, "rows", h->rows);
-	jsonw_uint_field(w, "width_cells", sizing_width_cells(h->kind, h->rows, h->lines_log2));
+	jsonw_uint_field(w, "width_cells", sizing_header_width(h));
 	jsonw_uint_field(w, "lines_log2", h->lines_log2);
 	jsonw_uint_field(w, "sketch_bytes", an_sketch_bytes(h));
 	jsonw_string_field(w, "clock", clock_name(h->clock));

@@ -28,11 +28,9 @@ void an_text_header(FILE *f, const struct an_report *r)
 		h->ifname[0] ? h->ifname : "?", h->hostname[0] ? h->hostname : "?",
 		an_wall_str(h->start_real_ns, d, sizeof(d)), an_span_s(r), s->n, s->n_source_sampled,
 		s->n_packet_only, (uint64_t)s->nsrc);
-	fprintf(f, "  limiter: interval %s (threshold %u ticks of %s), policy %s, placement %s, %u rows x %" PRIu64
-		   " cells (%s layout), %s, clock %s, prefixes /%u and /%u, %u CPUs\n",
+	fprintf(f, "  limiter: interval %s (threshold %u ticks of %s), policy %s, placement %s, %s, %s, clock %s, prefixes /%u and /%u, %u CPUs\n",
 		format_duration(h->interval_ns, a, sizeof(a)), h->thresh_ticks, format_duration(1ULL << h->tick_shift, b, sizeof(b)),
-		policy_name(h->policy), placement_name(h->placement), h->rows,
-		sizing_width_cells(h->kind, h->rows, h->lines_log2), layout_name(h->kind),
+		policy_name(h->policy), placement_name(h->placement), an_structure_str(h, d, sizeof(d)),
 		format_bytes(an_sketch_bytes(h), c, sizeof(c)), clock_name(h->clock), h->prefix4,
 		h->prefix6, h->ncpus);
 	fprintf(f, "  sampling: sources %s, packets %s\n", an_rate_str(h->sample_src_thresh, a, sizeof(a)),
@@ -100,8 +98,10 @@ static void text_audit(FILE *f, const struct an_report *r)
 		au->false_drops_collision, an_pct(au->false_drops_collision, au->eligible));
 	text_examples(f, r, AUDIT_FALSE_DROP_COLLISION, "collision drop");
 	if (!percpu) {
-		fprintf(f, "  false passes: %" PRIu64 "  (shared placement: must be 0; only the documented race of two CPUs\n"
-			   "    admitting one source at the same moment can cause one)\n", au->false_passes);
+		fprintf(f, "  false passes: %" PRIu64 "  (shared placement, %s%s)\n", au->false_passes,
+			an_false_pass_note(h),
+			h->backend == PACER_BACKEND_TABLE && h->on_full == PACER_TBL_FULL_EVICT ? ""
+			: "; only the documented race of two CPUs\n    admitting one source at the same moment can cause one");
 		text_examples(f, r, AUDIT_FALSE_PASS, "false pass");
 	} else {
 		fprintf(f, "  false passes against the global guarantee: %" PRIu64 "  (expected in per-CPU placement: each CPU has\n"
@@ -185,20 +185,26 @@ static void text_sizing(FILE *f, const struct an_report *r)
 {
 	const struct sizing_result *z = r->sizing;
 	const struct pacer_file_header *h = &r->rd->hdr;
+	int evict = h->backend == PACER_BACKEND_TABLE && h->on_full == PACER_TBL_FULL_EVICT;
 	char a[32], rec[256];
 	uint32_t rows;
 
-	fprintf(f, "\nSizing for a false-drop rate of at most %g (collision drops per packet owed a pass)\n", r->target);
+	if (evict)
+		fprintf(f, "\nSizing for an error rate of at most %g (table, evict-oldest: collision drops plus evictions of\n"
+			   "  a fresh entry, each at most one false pass, per packet owed a pass)\n", r->target);
+	else
+		fprintf(f, "\nSizing for a false-drop rate of at most %g (collision drops per packet owed a pass)\n", r->target);
 	if (text_not_run(f, z, r->sizing_note))
 		return;
 	fprintf(f, "  load: %.1f sampled sources per interval per sketch copy (peak %.0f); sampling 1 in %.4g sources,\n"
 		   "    so the sample on a sketch %.4g times narrower stands for the full stream: ~%.0f sources per interval (peak)\n",
 		z->n_mean, z->n_peak, z->scale, z->scale, z->n_peak * z->scale);
 	if (z->current.simulated)
-		fprintf(f, "  recorded geometry (%u rows x %" PRIu64 " cells) simulated: %" PRIu64 " false drops of %" PRIu64
+		fprintf(f, "  recorded geometry (%s) simulated: %" PRIu64 " false drops%s of %" PRIu64
 			   " owed passes (%.4f%%); model %.3g; audit measured %.4f%%\n",
-			h->rows, sizing_width_cells(h->kind, h->rows, h->lines_log2), z->current.false_drops,
-			z->current.eligible, 100 * z->current.rate, z->current.model_rate,
+			an_structure_str(h, rec, sizeof(rec)), z->current.false_drops,
+			evict ? " and evictions" : "", z->current.eligible, 100 * z->current.rate,
+			z->current.model_rate,
 			r->audit ? an_pct(r->audit->false_drops_collision, r->audit->eligible) : 0.0);
 	else
 		fprintf(f, "  recorded geometry not simulated (narrower than one line at this sampling rate, or too large)\n");

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "analyze_sizing.h"
 #include "sketch_sim.h"
+#include "table_sim.h"
 
 #define NO_TICK UINT64_MAX
 #define DEFAULT_MAX_SIM_BYTES (256ULL << 20)
@@ -45,6 +46,13 @@ uint64_t sizing_width_cells(uint32_t kind, uint32_t rows, uint32_t lines_log2)
 	return kind == PACER_LAYOUT_BLOCKED ? w / rows : w;
 }
 
+uint64_t sizing_header_width(const struct pacer_file_header *h)
+{
+	if (h->backend == PACER_BACKEND_TABLE)
+		return (uint64_t)PACER_TBL_WAYS << h->lines_log2;
+	return sizing_width_cells(h->kind, h->rows, h->lines_log2);
+}
+
 uint32_t sizing_max_lines_log2(uint32_t kind, uint32_t rows)
 {
 	uint32_t l = kind == PACER_LAYOUT_ROWS ? PACER_ROWS_MAX_LINES_LOG2 : 30;
@@ -58,6 +66,8 @@ uint32_t sizing_max_lines_log2(uint32_t kind, uint32_t rows)
 void sizing_params_from_header(struct sizing_params *p, const struct pacer_file_header *h)
 {
 	memset(p, 0, sizeof(*p));
+	p->backend = h->backend;
+	p->on_full = h->on_full;
 	p->kind = h->kind;
 	p->policy = h->policy;
 	p->placement = h->placement;
@@ -193,29 +203,46 @@ out:
 	return ret;
 }
 
-/* Replay at one geometry: fills packets, eligible, false_drops. */
+/* One simulated copy of either backend. */
+struct sim_copy {
+	struct sketch_sim sk;
+	struct table_sim tb;
+};
+
+static int copy_init(struct sim_copy *c, const struct sizing_params *p, uint32_t rows,
+		     uint32_t sim_lines_log2)
+{
+	if (p->backend == PACER_BACKEND_TABLE)
+		return table_sim_init(&c->tb, sim_lines_log2, p->tick_shift, p->thresh, p->policy,
+				      p->on_full, p->key);
+	return sketch_sim_init(&c->sk, rows, p->kind, sim_lines_log2, p->tick_shift, p->thresh,
+			       p->policy, p->key);
+}
+
+/* Replay at one geometry: fills packets, eligible, false_drops, evictions. */
 static int simulate(const struct replay *r, const struct sizing_params *p, uint32_t rows,
 		    uint32_t sim_lines_log2, struct sizing_point *pt)
 {
-	struct sketch_sim *sims = calloc(r->ncopies, sizeof(*sims));
+	struct sim_copy *sims = calloc(r->ncopies, sizeof(*sims));
+	int ret = 0, table = p->backend == PACER_BACKEND_TABLE;
 	uint64_t i;
-	int ret = 0;
 	uint32_t c;
 
 	if (!sims)
 		return -ENOMEM;
 	for (c = 0; c < r->ncopies; c++) {
-		ret = sketch_sim_init(&sims[c], rows, p->kind, sim_lines_log2, p->tick_shift, p->thresh,
-				      p->policy, p->key);
+		ret = copy_init(&sims[c], p, rows, sim_lines_log2);
 		if (ret)
 			goto out;
 	}
 	for (i = 0; i < r->nviews; i++)
 		r->last[i] = NO_TICK;
-	pt->packets = pt->eligible = pt->false_drops = 0;
+	pt->packets = pt->eligible = pt->false_drops = pt->evictions = 0;
 	for (i = 0; i < r->n; i++) {
 		uint64_t tick = r->ts[i] >> p->tick_shift, *last = &r->last[r->view[i]];
-		int drop = sketch_sim_packet(&sims[r->cpu[i]], r->hash[i], r->ts[i], NULL);
+		struct sim_copy *sc = &sims[r->cpu[i]];
+		int drop = table ? table_sim_packet(&sc->tb, r->hash[i], r->ts[i], NULL)
+				 : sketch_sim_packet(&sc->sk, r->hash[i], r->ts[i], NULL);
 		int eligible = *last == NO_TICK || tick - *last >= p->thresh;
 
 		pt->packets++;
@@ -226,29 +253,52 @@ static int simulate(const struct replay *r, const struct sizing_params *p, uint3
 		if (pacer_should_update(p->policy, drop))
 			*last = tick;
 	}
+	for (c = 0; c < r->ncopies && table; c++)
+		pt->evictions += sims[c].tb.evicted;
 out:
-	for (c = 0; c < r->ncopies; c++)
-		sketch_sim_free(&sims[c]);
+	for (c = 0; c < r->ncopies; c++) {
+		if (table)
+			table_sim_free(&sims[c].tb);
+		else
+			sketch_sim_free(&sims[c].sk);
+	}
 	free(sims);
 	return ret;
+}
+
+/* The model's error rate at a point: the sketch's false drops, or the table's (see sizing_params). */
+static double model_rate(const struct sizing_params *p, uint32_t rows, uint32_t sim_lines_log2,
+			 double n)
+{
+	double overflow, collision;
+
+	if (p->backend != PACER_BACKEND_TABLE)
+		return sketch_model_false_drop(p->kind, rows, sim_lines_log2, n);
+	/* One-sided: overflow drops; evict-oldest: overflow evicts instead.  Both count. */
+	table_model(sim_lines_log2, n, &overflow, &collision);
+	return overflow + collision;
 }
 
 static void finish_point(const struct sizing_params *p, const struct sizing_result *out,
 			 struct sizing_point *pt)
 {
-	pt->rate = pt->eligible ? (double)pt->false_drops / (double)pt->eligible : 0;
+	uint64_t errors = pt->false_drops + pt->evictions;
+
+	pt->rate = pt->eligible ? (double)errors / (double)pt->eligible : 0;
 	/* Zero events in E trials: 3/E is the 95 % upper bound ("rule of three"). */
 	if (!pt->eligible)
 		pt->rate_upper95 = 1;
-	else if (!pt->false_drops)
+	else if (!errors)
 		pt->rate_upper95 = 3.0 / (double)pt->eligible;
 	else
-		pt->rate_upper95 = pt->rate + 2.0 * sqrt((double)pt->false_drops) / (double)pt->eligible;
-	pt->model_rate = sketch_model_false_drop(p->kind, pt->rows, pt->sim_lines_log2, out->n_peak);
+		pt->rate_upper95 = pt->rate + 2.0 * sqrt((double)errors) / (double)pt->eligible;
+	pt->model_rate = model_rate(p, pt->rows, pt->sim_lines_log2, out->n_peak);
 	pt->target_lines_exact = pt->sim_lines_log2 + out->log2_scale;
 	pt->target_lines_log2 = sizing_target_lines_log2(pt->sim_lines_log2, out->scale);
 	pt->target_bytes = sizing_bytes(p->kind, pt->rows, pt->target_lines_log2, p->placement, p->ncpus);
-	pt->width_cells = sizing_width_cells(p->kind, pt->rows, pt->target_lines_log2);
+	pt->width_cells = p->backend == PACER_BACKEND_TABLE
+				  ? (uint64_t)PACER_TBL_WAYS << pt->target_lines_log2
+				  : sizing_width_cells(p->kind, pt->rows, pt->target_lines_log2);
 	if (pt->simulated)
 		pt->meets = pt->eligible && pt->rate <= p->target &&
 			    (pt->rate_upper95 <= p->target || pt->model_rate <= p->target);
@@ -281,14 +331,16 @@ int sizing_run(const struct an_stream *s, const struct sizing_params *p, struct 
 	       an_progress_fn progress, void *ctx)
 {
 	uint64_t max_sim = p->max_sim_bytes ? p->max_sim_bytes : DEFAULT_MAX_SIM_BYTES;
-	struct replay r;
+	int ret, cur_l, table = p->backend == PACER_BACKEND_TABLE;
+	uint32_t rows, l, start, max_rows;
 	size_t cap = 0, done = 0, todo;
-	uint32_t rows, l, start;
-	int ret, cur_l;
+	struct replay r;
 
 	memset(out, 0, sizeof(*out));
 	out->best = -1;
-	if (p->kind > PACER_LAYOUT_BLOCKED || p->thresh < PACER_MIN_THRESH ||
+	if (p->backend >= PACER_BACKEND_MAX || p->on_full >= PACER_TBL_FULL_MAX ||
+	    (p->backend == PACER_BACKEND_TABLE && p->kind != PACER_LAYOUT_ROWS) ||
+	    p->kind > PACER_LAYOUT_BLOCKED || p->thresh < PACER_MIN_THRESH ||
 	    p->thresh > PACER_MAX_THRESH || !p->interval_ns || p->target <= 0 || p->target >= 1)
 		return -EINVAL;
 	out->scale = sizing_scale(p->sample_src_thresh);
@@ -303,13 +355,18 @@ int sizing_run(const struct an_stream *s, const struct sizing_params *p, struct 
 		goto out;
 	out->packets = r.n;
 
-	/* Start where the load is ~4 keys per cell: narrower only repeats "everything collides". */
+	/*
+	 * Start where the load is ~4 keys per cell (the table: 2 per entry):
+	 * narrower only repeats "everything collides".  The table has one row.
+	 */
 	start = 0;
-	while (start < 30 && (double)(PACER_LINE_CELLS << (start + 1)) * 4 < out->n_peak)
+	while (start < 30 && (double)((table ? 2 * PACER_TBL_WAYS : 4 * PACER_LINE_CELLS)
+				      << (start + 1)) < out->n_peak)
 		start++;
-	todo = PACER_MAX_ROWS * 12;
-	for (rows = 1; rows <= PACER_MAX_ROWS; rows++) {
-		uint32_t lmax = sizing_max_lines_log2(p->kind, rows);
+	max_rows = table ? 1 : PACER_MAX_ROWS;
+	todo = max_rows * 12;
+	for (rows = 1; rows <= max_rows; rows++) {
+		uint32_t lmax = table ? PACER_TBL_MAX_LINES_LOG2 : sizing_max_lines_log2(p->kind, rows);
 		int zero_seen = 0;
 
 		if (!rows_ok(p->kind, rows))

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Sizing from a recording: replay the source-sampled packets through the
- * datapath's own sketch code (sketch_sim) at other geometries and find the
- * smallest one meeting a target false-drop rate.
+ * datapath's own code for the recorded backend (sketch_sim, or table_sim in
+ * the recorded --on-full mode) at other geometries and find the smallest
+ * one meeting a target error rate: false drops; for the table in
+ * evict-oldest mode, false drops plus evictions of a fresh entry (each at
+ * most one false pass).
  *
  * Scaling.  Source sampling keeps a uniform 1-in-N subset of sources (N =
  * 2^32 / sample_src_thresh), each with every one of its packets.  A sketch's
@@ -25,6 +28,7 @@
 #include "analyze_stream.h"
 
 struct sizing_params {
+	uint32_t backend, on_full;    /* enum pacer_backend, enum pacer_on_full */
 	uint32_t kind, policy, placement, tick_shift, thresh, ncpus;
 	uint64_t interval_ns;
 	uint64_t sample_src_thresh;   /* of 2^32 */
@@ -40,6 +44,7 @@ struct sizing_point {
 	uint64_t target_bytes;        /* map memory at full scale, all copies */
 	uint64_t width_cells;         /* `xdp-pacer load --width` at full scale */
 	uint64_t packets, eligible, false_drops;
+	uint64_t evictions;           /* table, evict-oldest: fresh entries replaced */
 	double rate, rate_upper95, model_rate;
 	int simulated;                /* 0: extrapolated by the model beyond a zero-drop width */
 	int meets;
@@ -68,6 +73,8 @@ uint64_t sizing_bytes(uint32_t kind, uint32_t rows, uint32_t lines_log2, uint32_
 		      uint32_t ncpus);
 /* The CLI's --width (cells per row) for a geometry. */
 uint64_t sizing_width_cells(uint32_t kind, uint32_t rows, uint32_t lines_log2);
+/* The recorded limiter's --width: the sketch's cells per row or the table's entries. */
+uint64_t sizing_header_width(const struct pacer_file_header *h);
 /* Largest full-scale lines_log2 the loader accepts for a geometry. */
 uint32_t sizing_max_lines_log2(uint32_t kind, uint32_t rows);
 

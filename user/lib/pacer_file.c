@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include "pacer_file.h"
 #include "pacer_names.h"
+#include "pacer_table.h"
 #include "pacer_sketch.h"
 
 /* Header field offsets (v1). */
@@ -23,7 +24,7 @@ enum {
 	OFF_SRC_THRESH = 96, OFF_PKT_THRESH = 104, OFF_START_MONO = 112,
 	OFF_START_REAL = 120, OFF_END_MONO = 128, OFF_COUNT = 136, OFF_LOST = 144,
 	OFF_IFNAME = 152, OFF_HOSTNAME = 168, OFF_MALFORMED = 232, OFF_MAX_THRESH = 236,
-	OFF_RESERVED = 240, OFF_CRC_V1 = 252,
+	OFF_BACKEND = 240, OFF_ON_FULL = 244, OFF_RESERVED = 248, OFF_CRC_V1 = 252,
 };
 
 /* Record field offsets (v1). */
@@ -161,6 +162,8 @@ int pacer_file_header_encode(const struct pacer_file_header *h, uint8_t *buf, si
 	memcpy(buf + OFF_HOSTNAME, h->hostname, strnlen(h->hostname, sizeof(h->hostname) - 1));
 	put32(buf + OFF_MALFORMED, h->malformed);
 	put32(buf + OFF_MAX_THRESH, h->max_thresh);
+	put32(buf + OFF_BACKEND, h->backend);
+	put32(buf + OFF_ON_FULL, h->on_full);
 	put32(buf + OFF_CRC_V1, pacer_crc32(0, buf, OFF_CRC_V1));
 	return 0;
 }
@@ -281,6 +284,8 @@ int pacer_file_header_decode(const uint8_t *buf, size_t len, struct pacer_file_h
 	memcpy(h->hostname, buf + OFF_HOSTNAME, sizeof(h->hostname) - 1);
 	h->malformed = get32(buf + OFF_MALFORMED);
 	h->max_thresh = get32(buf + OFF_MAX_THRESH);
+	h->backend = get32(buf + OFF_BACKEND);
+	h->on_full = get32(buf + OFF_ON_FULL);
 
 	if (h->record_size < PACER_FILE_RECORD_V1_LEN || h->record_size > PACER_FILE_RECORD_MAX_LEN)
 		return INVALID(OFF_RSIZE, "record size %u is outside %d..%d", h->record_size,
@@ -319,6 +324,17 @@ int pacer_file_header_decode(const uint8_t *buf, size_t len, struct pacer_file_h
 		return INVALID(OFF_NCPUS, "CPU count %u is outside 1..65536", h->ncpus);
 	if (h->sample_src_thresh > (1ULL << 32) || h->sample_pkt_thresh > (1ULL << 32))
 		return INVALID(OFF_SRC_THRESH, "sampling thresholds exceed 2^32");
+	if (h->backend >= PACER_BACKEND_MAX)
+		return INVALID(OFF_BACKEND, "backend %u is neither sketch (0) nor table (1)", h->backend);
+	if (h->on_full >= PACER_TBL_FULL_MAX ||
+	    (h->backend != PACER_BACKEND_TABLE && h->on_full != PACER_TBL_FULL_DROP))
+		return INVALID(OFF_ON_FULL, "on_full %u: drop (0) or, for the table, evict-oldest (1)",
+			       h->on_full);
+	if (h->backend == PACER_BACKEND_TABLE &&
+	    (h->rows != 1 || h->kind != PACER_LAYOUT_ROWS || h->lines_log2 < 1 ||
+	     h->lines_log2 > PACER_TBL_MAX_LINES_LOG2))
+		return INVALID(OFF_LINES, "a table is one row of 2^1..2^%d lines, not %u rows of 2^%u (layout %u)",
+			       PACER_TBL_MAX_LINES_LOG2, h->rows, h->lines_log2, h->kind);
 	return check_plausible(h, err);
 }
 
@@ -676,13 +692,15 @@ int pacer_csv_write_header(FILE *f, const struct pacer_file_header *h)
 		    "# xdp-pacer recording, format %u.%u\n"
 		    "# interface: %s\n# host: %s\n"
 		    "# interval_ns: %" PRIu64 "\n# thresh_ticks: %u\n# tick_ns: %" PRIu64 "\n"
+		    "# backend: %s, on full: %s\n"
 		    "# sketch: rows %u, lines_log2 %u, layout %s, %u-byte lines of %u %u-bit cells, epoch 2^%u ticks\n"
 		    "# policy: %s\n# placement: %s\n# clock: %s\n# prefix4: %u\n# prefix6: %u\n# ncpus: %u\n"
 		    "# sample_src_thresh: %" PRIu64 " (of 2^32)\n# sample_pkt_thresh: %" PRIu64 " (of 2^32)\n"
 		    "# start_mono_ns: %" PRIu64 "\n# start_real_ns: %" PRIu64 "\n"
 		    "index,ts_ns,t_rel_s,source,family,prefix,verdict,sampled_by,est_age_ticks,est_age_ns,cpu,thresh_ticks\n",
 		    h->version_major, h->version_minor, h->ifname, h->hostname, h->interval_ns,
-		    h->thresh_ticks, (uint64_t)1 << h->tick_shift, h->rows, h->lines_log2,
+		    h->thresh_ticks, (uint64_t)1 << h->tick_shift, backend_name(h->backend),
+		    on_full_name(h->on_full), h->rows, h->lines_log2,
 		    layout_name(h->kind), h->line_bytes, h->line_cells, h->cell_bits,
 		    h->epoch_shift, policy_name(h->policy),
 		    placement_name(h->placement), clock_name(h->clock),

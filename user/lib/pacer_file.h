@@ -30,7 +30,10 @@
  *      144    8  records_lost (datapath ring buffer full during the recording)
  *      152   16  ifname (NUL padded)           168  64  hostname (NUL padded)
  *      232    4  malformed verdict             236   4  max_thresh (cell age cap, ticks)
- *      240   12  reserved, zero
+ *      240    4  backend (0 sketch, 1 table; files from before the table
+ *                hold zero here, and were written by the sketch)
+ *      244    4  on_full (table: 0 drop, 1 evict-oldest; the sketch: 0)
+ *      248    4  reserved, zero
  *      252    4  CRC-32 (IEEE) of bytes [0, header_len - 4)
  *
  *   record v1 (PACER_FILE_RECORD_V1_LEN = 40 bytes), at header_len + i * record_size:
@@ -79,6 +82,7 @@ struct pacer_file_header {
 	char ifname[16];   /* NUL-terminated in memory; padded on disk */
 	char hostname[64];
 	uint32_t malformed, max_thresh;
+	uint32_t backend, on_full;
 };
 
 /* What went wrong with a file; the reader fills one of these with an offset. */

@@ -40,7 +40,7 @@ int table_sim_verdict(const struct table_sim *s, uint64_t h, uint64_t now_ns, ui
 	l[0] = &s->lines[idx[0]];
 	l[1] = &s->lines[idx[1]];
 	return pacer_tbl_verdict(l, pacer_tbl_fp(h), pacer_now_tick(now_ns, s->tick_shift), s->thresh,
-				 s->policy, s->on_full, s->placement, age, event);
+				 s->policy, s->on_full, s->placement, 1, age, event);
 }
 
 int table_sim_packet(struct table_sim *s, uint64_t h, uint64_t now_ns, uint32_t *age_out)
@@ -60,9 +60,15 @@ uint64_t table_bytes(uint32_t lines_log2)
 	return (1ULL << lines_log2) * sizeof(struct pacer_tbl_line);
 }
 
-void table_model(uint32_t lines_log2, double n, double *overflow, double *collision)
+/* Two lines of about occ fresh entries each; fingerprints are 1..65535. */
+static double fp_collision(double occ)
 {
-	/* s[i]: share of lines holding at least i fresh entries, as keys arrive. */
+	return 1.0 - pow(1.0 - 1.0 / 65535.0, 2.0 * occ);
+}
+
+void table_model_fill(uint32_t lines_log2, double n, double *overflow, double *collision)
+{
+	/* s[i]: share of lines holding at least i entries, as keys arrive. */
 	double s[PACER_TBL_WAYS + 1] = { 1.0 }, m = n / (double)(1ULL << lines_log2);
 	double dt = m / 20000.0 + 1e-12, t, lost = 0, occ = 0;
 	int i;
@@ -79,8 +85,36 @@ void table_model(uint32_t lines_log2, double n, double *overflow, double *collis
 		lost += s[PACER_TBL_WAYS] * s[PACER_TBL_WAYS] * dt;
 	}
 	for (i = 1; i <= PACER_TBL_WAYS; i++)
-		occ += s[i]; /* mean fresh entries per line */
+		occ += s[i]; /* mean entries per line */
 	*overflow = m > 0 ? lost / m : 0;
-	/* Two lines of about occ fresh entries each; fingerprints are 1..65535. */
-	*collision = 1.0 - pow(1.0 - 1.0 / 65535.0, 2.0 * occ);
+	*collision = fp_collision(occ);
+}
+
+void table_model(uint32_t lines_log2, double n, double *overflow, double *collision)
+{
+	/*
+	 * s[i]: share of lines holding at least i fresh entries.  Time in
+	 * intervals: a = n / lines admissions per line per interval, each to
+	 * the less full of two lines (none when both are full), and each fresh
+	 * entry expires at rate 1 (its mean life is one interval):
+	 *   ds_i/dt = a (s_{i-1}^2 - s_i^2) - i (s_i - s_{i+1}),
+	 * integrated from an empty table to its fixed point.
+	 */
+	double s[PACER_TBL_WAYS + 2] = { 1.0 }, a = n / (double)(1ULL << lines_log2);
+	double dt = 0.25 / (2 * a + PACER_TBL_WAYS + 1), t, occ = 0;
+	int i;
+
+	/* Settled well within 20 intervals at every load (relaxation rate >= 1). */
+	for (t = 0; t < 30; t += dt) {
+		double ds[PACER_TBL_WAYS + 1];
+
+		for (i = 1; i <= PACER_TBL_WAYS; i++)
+			ds[i] = a * (s[i - 1] * s[i - 1] - s[i] * s[i]) - i * (s[i] - s[i + 1]);
+		for (i = 1; i <= PACER_TBL_WAYS; i++)
+			s[i] += ds[i] * dt;
+	}
+	for (i = 1; i <= PACER_TBL_WAYS; i++)
+		occ += s[i]; /* mean fresh entries per line */
+	*overflow = s[PACER_TBL_WAYS] * s[PACER_TBL_WAYS];
+	*collision = fp_collision(occ);
 }

@@ -35,17 +35,26 @@ int table_sim_verdict(const struct table_sim *s, uint64_t h, uint64_t now_ns, ui
 		      uint32_t *event);
 
 /*
- * The table's error model for n distinct sources active per interval over
- * 2^lines_log2 lines: where each admission lands follows two-choice
- * balls-into-bins (the fluid limit of Mitzenmacher's "power of two
- * choices", bins of PACER_TBL_WAYS), so *overflow is the share of
- * admissions that find both lines full of fresh entries: false drops in
- * one-sided mode, evictions of a fresh entry (possible false passes) in
+ * The table's error model for n distinct sources admitted per interval at
+ * random times over 2^lines_log2 lines: two-choice balls-into-bins with
+ * expiry (the fluid limit of Mitzenmacher's "power of two choices" as a
+ * loss system: bins of PACER_TBL_WAYS, each fresh entry leaving after about
+ * an interval), at its steady state.  *overflow is the share of admissions
+ * that find both lines full of fresh entries: false drops in one-sided
+ * mode, evictions of a fresh entry (each at most one false pass) in
  * opposite mode.  *collision is the share of keys that meet another key's
  * fresh entry with their fingerprint in one of their two lines (false drops
  * in both modes).
  */
 void table_model(uint32_t lines_log2, double n, double *overflow, double *collision);
+
+/*
+ * The same for n sources that each keep one entry (a fill without expiry):
+ * strictly paced sources whose period is under two intervals rewrite their
+ * own expired entry, so the table holds all n at once.  A lower bound on
+ * table_model()'s overflow for the same n.
+ */
+void table_model_fill(uint32_t lines_log2, double n, double *overflow, double *collision);
 
 /* Bytes of table storage per copy. */
 uint64_t table_bytes(uint32_t lines_log2);
