@@ -141,19 +141,22 @@ static int parse_opts(int argc, char **argv, struct load_opts *o)
 		return usage_error("load", "--rows and --layout size the sketch; the table takes --width (entries) only");
 	if (o->backend != PACER_BACKEND_TABLE && o->on_full_set)
 		return usage_error("load", "--on-full applies to --backend table only");
+	if (live_opts_conflict(&o->live))
+		return usage_error("load", "%s", live_opts_conflict(&o->live));
 	return 0;
 }
 
-static int build_layout(const struct load_opts *o, struct pacer_layout *lay, uint32_t *thresh)
+static int build_layout(const struct load_opts *o, struct pacer_layout *lay, struct pacer_rate *rate)
 {
 	struct layout_req r = {
-		.interval_ns = o->live.interval_ns, .tick_ns = o->tick_ns, .width = o->width,
+		.tick_ns = o->tick_ns, .width = o->width,
 		.rows = o->rows, .kind = o->kind, .placement = o->placement, .clock = o->clock,
 		.backend = o->backend, .on_full = o->on_full, .ncpus = (uint32_t)num_cpus(),
 	};
 	char err[256];
 
-	if (!layout_build(&r, lay, thresh, err, sizeof(err)))
+	live_opts_rate(&o->live, &r.rate_n, &r.interval_ns);
+	if (!layout_build(&r, lay, rate, err, sizeof(err)))
 		return 0;
 	pr_err("%s", err);
 	return 2;
@@ -299,13 +302,13 @@ int load_check_fixed(int argc, char **argv, const struct pacer_layout *running, 
 	struct rss_verdict rss;
 	struct load_opts o;
 	struct pacer_layout lay;
-	uint32_t thresh;
+	struct pacer_rate rate;
 	int err;
 
 	err = parse_opts(argc, argv, &o);
 	if (!err) {
 		resolve_placement(&o, o.ifname, &rss); /* what a load would pick now */
-		err = build_layout(&o, &lay, &thresh);
+		err = build_layout(&o, &lay, &rate);
 	}
 	if (err)
 		return 2;
@@ -321,7 +324,7 @@ int load_check_fixed(int argc, char **argv, const struct pacer_layout *running, 
 	if (lay.clock != running->clock)
 		add_name(differ, len, "clock");
 	if (lay.tick_shift != running->tick_shift)
-		add_name(differ, len, "tick (set, or derived from the interval)");
+		add_name(differ, len, "tick (set, or derived from the interval or rate)");
 	return 0;
 }
 
@@ -350,8 +353,9 @@ static int load_main(int argc, char **argv)
 	bool auto_placement;
 	struct pacer_budget_cfg bcfg;
 	const char *ifname = NULL;
-	char dir[256], eb[128], mb[32], ib[32], tb[32], mb2[256];
-	uint32_t thresh, other_id = 0;
+	char dir[256], eb[128], mb[32], ib[256], tb[32], mb2[256];
+	struct pacer_rate rate;
+	uint32_t other_id = 0;
 	const char *other_mode;
 	uint64_t lines, bytes;
 	int ifindex, err, lock_fd;
@@ -363,7 +367,7 @@ static int load_main(int argc, char **argv)
 		return err == OPTS_HELP ? 0 : err;
 	ifname = o.ifname;
 	auto_placement = resolve_placement(&o, ifname, &rss);
-	err = build_layout(&o, &lay, &thresh);
+	err = build_layout(&o, &lay, &rate);
 	if (!err)
 		err = check_memory(&o, &lay);
 	if (!err)
@@ -413,8 +417,14 @@ static int load_main(int argc, char **argv)
 	}
 	skel->rodata->pacer_layout = lay;
 	cfg = &skel->data->pacer_cfg;
-	cfg->interval_ns = o.live.interval_ns;
-	cfg->thresh_ticks = thresh;
+	{
+		uint64_t period;
+
+		live_opts_rate(&o.live, &cfg->rate_n, &period);
+		cfg->interval_ns = period;
+	}
+	cfg->thresh_ticks = rate.thresh;
+	cfg->burst_ticks = rate.burst;
 	cfg->policy = o.live.policy;
 	cfg->malformed = o.live.malformed;
 	cfg->prefix4 = o.live.prefix4;
@@ -474,9 +484,8 @@ static int load_main(int argc, char **argv)
 			placement_name(lay.placement), format_bytes(bytes, mb, sizeof(mb)),
 			o.placement == PACER_PLACEMENT_PERCPU ? " over all CPUs" : "");
 	report_placement(o.placement, auto_placement, &rss);
-	pr_info("  interval %s, policy %s, tick %s (threshold %u ticks), clock %s",
-		format_duration(o.live.interval_ns, ib, sizeof(ib)), policy_name(o.live.policy),
-		format_duration(1ULL << lay.tick_shift, tb, sizeof(tb)), thresh,
+	pr_info("  %s, policy %s, tick %s, clock %s", rate_describe(cfg, lay.tick_shift, ib, sizeof(ib)),
+		policy_name(o.live.policy), format_duration(1ULL << lay.tick_shift, tb, sizeof(tb)),
 		clock_name(lay.clock));
 	pr_info("  budget: %s", budget_describe(&skel->data_budget->pacer_budget_cfg, mb2, sizeof(mb2)));
 	pr_info("  pins: %s", dir);
