@@ -83,7 +83,7 @@ static int table_key_age(const struct pacer_handle *h, uint64_t hash, uint64_t t
 	uint32_t a;
 
 	pacer_tbl_lines(hash, l->lines_log2, idx);
-	*age = PACER_AGE_STALE;
+	*age = UINT32_MAX;
 	for (cpu = 0; cpu < copies; cpu++) {
 		for (i = 0; i < 2; i++) {
 			uint32_t k = pacer_copy_base(l->placement, copies, cpu, 1u << l->lines_log2) + idx[i];
@@ -93,7 +93,8 @@ static int table_key_age(const struct pacer_handle *h, uint64_t hash, uint64_t t
 				return err;
 		}
 		pacer_tbl_scan(lp, pacer_tbl_fp(hash), tick, &rate, &s);
-		a = pacer_tbl_key_age(lp, &s, tick);
+		/* No entry: never seen (the datapath gives it a full burst). */
+		a = s.fresh_mask | s.own_mask ? pacer_tbl_key_age(lp, &s, tick) : UINT32_MAX;
 		*age = a < *age ? a : *age;
 	}
 	return 0;
