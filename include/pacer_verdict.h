@@ -13,12 +13,37 @@
 #include "pacer_rate.h"
 
 /*
+ * Shared: raise a cell to age nage by compare-and-swap of its word.  With a
+ * rate, writers at one tick write different ages (one per credit spent), so
+ * a plain store of an older one could undo a younger one and hand out a
+ * credit twice.  -1 when other writers kept winning (the caller drops).
+ */
+#define PACER_RAISE_TRIES 4
+PACER_INLINE int pacer_cell_raise_shared(struct pacer_line *l, __u32 cell, __u64 tick, __u32 nage)
+{
+	__u64 *word = (__u64 *)&l->bytes[cell & (PACER_LINE_BYTES - 8)], w, want;
+	__u32 shift = (cell & 7) * 8, i;
+	__u8 age;
+
+	for (i = 0; i < PACER_RAISE_TRIES; i++) {
+		w = *(volatile __u64 *)word;
+		age = (__u8)((__u8)tick - (__u8)(w >> shift));
+		if (age <= nage || age >= PACER_AGE_FUTURE)
+			return 0; /* as young already, or written a tick ahead of us */
+		want = (w & ~(0xffULL << shift)) | ((__u64)(__u8)(tick - nage) << shift);
+		if (__sync_val_compare_and_swap(word, w, want) == w)
+			return 0;
+	}
+	return -1;
+}
+
+/*
  * Shared placement: admit a key on at most one CPU.  Without this, two CPUs
  * that read the key's cells before either writes them both admit it.
  *
  * The deciding row r* is the first row with the largest age (the one that
- * made the key look old).  Every other row is written first, with plain
- * stores; r*'s cell last, by compare-and-swap of its 8-byte word, after
+ * made the key look old).  Every other row is written first (a max by
+ * compare-and-swap, pacer_cell_raise_shared()); r*'s cell last, by compare-and-swap of its 8-byte word, after
  * checking on that same word that the cell is still old.  A second CPU
  * evaluating the key meanwhile sees the other rows either untouched (so it
  * picks the same r* and one of the two swaps fails) or already fresh (r* is
@@ -56,8 +81,15 @@ PACER_UNROLL
 	nage = pacer_rate_next_age(oldest, rate);
 PACER_UNROLL
 	for (r = 0; r < PACER_MAX_ROWS; r++) {
-		if (r < rows && r != rstar)
-			*rebased += pacer_cell_touch(line[r], cell[r], tick, nage);
+		if (r < rows && r != rstar) {
+			l = line[r];
+			if (!pacer_line_current(pacer_line_behind(l->epoch, tick))) {
+				pacer_line_rebase(l, tick);
+				(*rebased)++;
+			}
+			if (pacer_cell_raise_shared(l, cell[r], tick, nage) < 0)
+				return -1;
+		}
 	}
 	rstar &= PACER_MAX_ROWS - 1;
 	l = line[rstar];
