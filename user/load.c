@@ -484,9 +484,15 @@ static int load_main(int argc, char **argv)
 			placement_name(lay.placement), format_bytes(bytes, mb, sizeof(mb)),
 			o.placement == PACER_PLACEMENT_PERCPU ? " over all CPUs" : "");
 	report_placement(o.placement, auto_placement, &rss);
-	pr_info("  %s, policy %s, tick %s, clock %s", rate_describe(cfg, lay.tick_shift, ib, sizeof(ib)),
-		policy_name(o.live.policy), format_duration(1ULL << lay.tick_shift, tb, sizeof(tb)),
-		clock_name(lay.clock));
+	if (cfg->rate_n > 1)
+		pr_info("  %s, policy %s, tick %s, clock %s",
+			rate_describe(cfg, lay.tick_shift, ib, sizeof(ib)), policy_name(o.live.policy),
+			format_duration(1ULL << lay.tick_shift, tb, sizeof(tb)), clock_name(lay.clock));
+	else
+		pr_info("  interval %s, policy %s, tick %s (threshold %u ticks), clock %s",
+			format_duration(cfg->interval_ns, ib, sizeof(ib)), policy_name(o.live.policy),
+			format_duration(1ULL << lay.tick_shift, tb, sizeof(tb)), rate.thresh,
+			clock_name(lay.clock));
 	pr_info("  budget: %s", budget_describe(&skel->data_budget->pacer_budget_cfg, mb2, sizeof(mb2)));
 	pr_info("  pins: %s", dir);
 	err = 0;
