@@ -7,7 +7,8 @@
 # still caps the total; set switches between --rate and --interval live;
 # a config file's rate gives way to the command line's interval.
 . "$(dirname "$0")/lib.sh"
-trap 'teardown_pair; rm -f /tmp/xdp-pacer-rate.$$.conf' EXIT
+WORK=$(mktemp -d /tmp/xpr-rate.XXXXXX)
+trap 'teardown_pair; rm -rf /tmp/xdp-pacer-rate.$$.conf "$WORK"' EXIT
 
 setup_pair xpr || { echo "cannot create namespaces/veth"; exit 1; }
 require_xdp_veth
@@ -78,6 +79,30 @@ sleep 0.2
 check "30 sources x 10 packets: the budget admits 100" test "$(stat_of passed)" = 100
 db=$(stat_of dropped_budget) dr=$(stat_of dropped_recent)
 check "... pacing drops ($dr) beyond each burst, budget drops ($db) for the rest" test $((100 + db + dr)) = 300 -a "$db" -gt 0
+rx "$CLI" unload "$IF_RX" >/dev/null
+
+# A recording of a rate is format 2 and its audit judges against the exact GCRA.
+rx "$CLI" load "$IF_RX" --rate 4/1s --placement shared >/dev/null
+check "load --rate 4/1s (sketch, shared)" test $? -eq 0
+nsenter --net="/run/netns/$NS_RX" "$CLI" record "$IF_RX" -o "$WORK/rate.xpr" --sample-sources 1/1 --duration 3s >"$WORK/rec.out" 2>&1 &
+REC_PID=$!
+sleep 0.5
+send 10.215.4.1 50 --per-source 3 --rounds 6 --round-gap 0.2 >/dev/null
+wait "$REC_PID"
+check "record exits 0" test $? -eq 0
+check "the recording is format 2" test "$(od -An -tu2 -j8 -N2 "$WORK/rate.xpr" | tr -d ' ')" = 2
+rx "$CLI" analyze "$WORK/rate.xpr" --json >"$WORK/a.json" 2>"$WORK/a.err"
+check "analyze exits 0" test $? -eq 0
+j() { python3 -c "import json,sys; d=json.load(open('$WORK/a.json')); print(eval(sys.argv[1]))" "$1"; }
+check "analyze: the limiter is rate 4 per 1 s" test "$(j '(d["limiter"]["rate_n"], d["limiter"]["interval_ns"])')" = "(4, 1000000000)"
+check "audit judged the 900 packets" test "$(j 'd["audit"]["packets"]')" = 900
+check "audit: 0 false passes against the exact GCRA" test "$(j 'd["audit"]["false_passes"]')" = 0
+check "audit: at most 2N - 1 = 7 admissions of a source in one T ($(j 'd["audit"]["max_admits_in_one_interval"]'))" \
+	test "$(j 'd["audit"]["max_admits_in_one_interval"]')" -le 7
+check "audit: false drops are quantisation only (no collision in 50 sources)" \
+	test "$(j 'd["audit"]["false_drops_collision"]')" = 0
+rx "$CLI" analyze "$WORK/rate.xpr" >"$WORK/a.txt" 2>&1
+check "analyze text names the rate" grep -q "limiter: rate 4 per 1 s" "$WORK/a.txt"
 rx "$CLI" unload "$IF_RX" >/dev/null
 
 # Config file: rate = N/T; the command line's --interval overrides it.
