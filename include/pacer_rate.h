@@ -39,6 +39,8 @@
 /* N of --rate N/T; with T at most 2^50 ns, (N - 1) * T stays in 64 bits. */
 #define PACER_RATE_MAX_N 16384
 #define PACER_RATE_MAX_PERIOD_NS (1ULL << 50)
+/* The sketch's N: emit >= 1 and emit + burst <= its 64 ticks. */
+#define PACER_RATE_SKETCH_MAX_N 64
 /* Ages a table entry must tell apart (16-bit ticks less the skew window). */
 #define PACER_RATE_TBL_MAX_SAT 16384
 

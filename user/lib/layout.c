@@ -90,6 +90,13 @@ int rate_fit(uint32_t n, uint64_t period_ns, uint32_t tick_shift, uint32_t backe
 	if (n > 1) {
 		if (!pacer_rate_ticks(n, period_ns, tick_shift, pacer_rate_max_sat(backend), rate))
 			return 0;
+		if (backend == PACER_BACKEND_SKETCH && n > PACER_RATE_SKETCH_MAX_N) {
+			snprintf(err, len,
+				 "--rate %u/%s: the sketch's cells tell 64 ticks apart, so it holds N up to %d at any tick; use --backend table (up to %d ticks)",
+				 n, format_duration(period_ns, a, sizeof(a)), PACER_RATE_SKETCH_MAX_N,
+				 PACER_RATE_TBL_MAX_SAT);
+			return 2;
+		}
 		snprintf(err, len,
 			 "--rate %u/%s does not fit tick %s on the %s: T/N must be at least one tick and T at most about %u ticks (%s)",
 			 n, format_duration(period_ns, a, sizeof(a)),
