@@ -62,8 +62,8 @@ static const struct opt_verb set_verb = {
 	.name = "set",
 	.synopsis = "IFNAME OPTION...",
 	.intro = "Change the running limiter on IFNAME; the sketch keeps its state.\n"
-		 "The interval must lie within the range 'status' shows (it depends on the\n"
-		 "tick chosen at load).\n",
+		 "The interval or rate must fit the tick chosen at load (the range 'status'\n"
+		 "shows).\n",
 	.args = "an interface name",
 	.opts = set_specs,
 	.hide_defaults = true,
@@ -182,30 +182,21 @@ static int set_main(int argc, char **argv, const struct pacer_conf *conf)
 		h.cfg->rate_n = want.rate_n;
 		n_changes++;
 	}
-	if (l->policy_set) {
-		h.cfg->policy = l->policy;
-		n_changes++;
-	}
-	if (l->malformed_set) {
-		h.cfg->malformed = l->malformed;
-		n_changes++;
-	}
-	if (l->prefix4_set) {
-		h.cfg->prefix4 = l->prefix4;
-		n_changes++;
-	}
-	if (l->prefix6_set) {
-		h.cfg->prefix6 = l->prefix6;
-		n_changes++;
-	}
-	if (l->sample_src_set) {
-		h.cfg->sample_src_thresh = l->sample_src;
-		n_changes++;
-	}
-	if (l->sample_pkt_set) {
-		h.cfg->sample_pkt_thresh = l->sample_pkt;
-		n_changes++;
-	}
+/* One word-sized store per option given. */
+#define SET_GIVEN(given, field, value)              \
+	do {                                        \
+		if (l->given) {                     \
+			h.cfg->field = (value);     \
+			n_changes++;                \
+		}                                   \
+	} while (0)
+	SET_GIVEN(policy_set, policy, l->policy);
+	SET_GIVEN(malformed_set, malformed, l->malformed);
+	SET_GIVEN(prefix4_set, prefix4, l->prefix4);
+	SET_GIVEN(prefix6_set, prefix6, l->prefix6);
+	SET_GIVEN(sample_src_set, sample_src_thresh, l->sample_src);
+	SET_GIVEN(sample_pkt_set, sample_pkt_thresh, l->sample_pkt);
+#undef SET_GIVEN
 	__sync_synchronize();
 	err = 0;
 	pr_info("xdp-pacer: %s: %d setting%s changed: %s, policy %s, prefix4 /%u, prefix6 /%u, malformed %s",

@@ -712,8 +712,7 @@ int pacer_csv_write_header(FILE *f, const struct pacer_file_header *h)
 		    "# sketch: rows %u, lines_log2 %u, layout %s, %u-byte lines of %u %u-bit cells, epoch 2^%u ticks\n"
 		    "# policy: %s\n# placement: %s\n# clock: %s\n# prefix4: %u\n# prefix6: %u\n# ncpus: %u\n"
 		    "# sample_src_thresh: %" PRIu64 " (of 2^32)\n# sample_pkt_thresh: %" PRIu64 " (of 2^32)\n"
-		    "# start_mono_ns: %" PRIu64 "\n# start_real_ns: %" PRIu64 "\n"
-		    "index,ts_ns,t_rel_s,source,family,prefix,verdict,sampled_by,est_age_ticks,est_age_ns,cpu,thresh_ticks\n",
+		    "# start_mono_ns: %" PRIu64 "\n# start_real_ns: %" PRIu64 "\n",
 		    h->version_major, h->version_minor, h->ifname, h->hostname, h->interval_ns,
 		    h->thresh_ticks, (uint64_t)1 << h->tick_shift, h->rows, h->lines_log2,
 		    layout_name(h->kind), h->line_bytes, h->line_cells, h->cell_bits,
@@ -721,6 +720,11 @@ int pacer_csv_write_header(FILE *f, const struct pacer_file_header *h)
 		    placement_name(h->placement), clock_name(h->clock),
 		    h->prefix4, h->prefix6, h->ncpus, h->sample_src_thresh, h->sample_pkt_thresh,
 		    h->start_mono_ns, h->start_real_ns);
+	if (n >= 0 && h->rate_n > 1)
+		n = fprintf(f, "# rate_n: %u (interval_ns is T of --rate N/T)\n# burst_ticks: %u\n",
+			    h->rate_n, h->burst_ticks);
+	if (n >= 0)
+		n = fprintf(f, "index,ts_ns,t_rel_s,source,family,prefix,verdict,sampled_by,est_age_ticks,est_age_ns,cpu,thresh_ticks\n");
 	return n < 0 ? -EIO : 0;
 }
 
