@@ -23,6 +23,8 @@
 #include "sketch_sim.h"
 #include "table_sim.h"
 #include "pacer_rate.h"
+#include "layout.h"
+#include "live_opts.h"
 
 #define NONE INT64_MIN
 
@@ -563,6 +565,62 @@ START_TEST(test_rate_ticks)
 }
 END_TEST
 
+/* The CLI's side: --rate through the option table, the conflict, the fit and its messages. */
+START_TEST(test_cli_rate)
+{
+	const struct opt_spec *spec = opts_find(pacing_specs, "rate", NULL);
+	static const char *const bad[] = { "0/1s", "16385/1s", "5", "5/", "/1s", "5/0s", "x/1s",
+					   "5/1x", "-1/1s", "2/2000000s" };
+	struct live_opts o = { 0 };
+	struct opt_error e;
+	struct pacer_rate r;
+	char err[256];
+	uint64_t period;
+	uint32_t n;
+	size_t i;
+
+	ck_assert_ptr_nonnull(spec);
+	ck_assert(spec->flags & OPT_LIVE && spec->flags & OPT_CONF);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_msg(opts_parse_value(spec, bad[i], &o, &e) != 0, "--rate %s accepted", bad[i]);
+		ck_assert_ptr_nonnull(strstr(e.msg, bad[i]));
+		ck_assert_ptr_nonnull(strstr(e.msg, "N/T"));
+	}
+	ck_assert_int_eq(opts_parse_value(spec, "100/60s", &o, &e), 0);
+	ck_assert_uint_eq(o.rate.n, 100);
+	ck_assert_uint_eq(o.rate.period_ns, 60000000000ULL);
+	o.rate_set = 1;
+	live_opts_rate(&o, &n, &period);
+	ck_assert_uint_eq(n, 100);
+	ck_assert_uint_eq(period, 60000000000ULL);
+	ck_assert_ptr_null(live_opts_conflict(&o));
+	o.interval_set = 1;
+	ck_assert_ptr_nonnull(strstr(live_opts_conflict(&o), "--interval and --rate"));
+	o.rate_set = 0;
+	o.interval_ns = 250000000ULL;
+	live_opts_rate(&o, &n, &period);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(period, 250000000ULL);
+
+	/* Default ticks: T/N in about 47 ticks, coarser until the burst fits. */
+	ck_assert_uint_eq(pacer_default_rate_tick_shift(100, 60000000000ULL, PACER_BACKEND_TABLE), 24);
+	ck_assert_uint_eq(pacer_default_rate_tick_shift(10, 1000000000ULL, PACER_BACKEND_SKETCH), 24);
+	ck_assert_uint_eq(pacer_default_rate_tick_shift(1, 1000000000ULL, PACER_BACKEND_SKETCH),
+			  pacer_default_tick_shift(1000000000ULL));
+	ck_assert_int_eq(rate_fit(10, 1000000000ULL, 24, PACER_BACKEND_SKETCH, &r, err, sizeof(err)), 0);
+	ck_assert_uint_le(r.sat, PACER_MAX_THRESH);
+	/* Refusals name the rate, the tick and what to change. */
+	ck_assert_int_eq(rate_fit(100, 60000000000ULL, 24, PACER_BACKEND_SKETCH, &r, err, sizeof(err)), 2);
+	ck_assert_ptr_nonnull(strstr(err, "--backend table"));
+	ck_assert_int_eq(rate_fit(10, 1000000000ULL, 20, PACER_BACKEND_SKETCH, &r, err, sizeof(err)), 2);
+	ck_assert_ptr_nonnull(strstr(err, "--rate 10/1 s does not fit tick"));
+	ck_assert_int_eq(rate_fit(1000, 3600000000000ULL, 24, PACER_BACKEND_TABLE, &r, err, sizeof(err)), 2);
+	ck_assert_ptr_nonnull(strstr(err, "coarser --tick"));
+	ck_assert_int_eq(rate_fit(1, 2000000000ULL, 24, PACER_BACKEND_TABLE, &r, err, sizeof(err)), 2);
+	ck_assert_ptr_nonnull(strstr(err, "--interval 2 s does not fit tick"));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("rate");
@@ -570,6 +628,7 @@ int main(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_rate_ticks);
+	tcase_add_test(tc, test_cli_rate);
 	tcase_add_loop_test(tc, test_exact_without_collisions, 0, 6);
 	tcase_add_loop_test(tc, test_one_sided_under_collisions, 0, 6);
 	tcase_add_test(tc, test_table_wrap_one_sided);
