@@ -621,6 +621,93 @@ START_TEST(test_cli_rate)
 }
 END_TEST
 
+/*
+ * N = 1 is the pacing of before, bit for bit: verdicts, ages and the final
+ * bytes of tiny (heavily colliding) structures over one stream, hashed; the
+ * expected hashes were computed with the code before --rate existed (the
+ * recency cells of the previous commit on main), all backends, layouts,
+ * placements and policies.
+ */
+static uint64_t golden_run(int table, uint32_t kind, uint32_t placement, uint32_t policy,
+			   const uint64_t *hs, const uint64_t *ticks, size_t n)
+{
+	const uint32_t rows = table ? 1 : 4, lines_log2 = 3;
+	size_t nl = table ? (1u << lines_log2) : (kind == PACER_LAYOUT_ROWS ? rows << lines_log2 : 1u << lines_log2);
+	uint8_t *mem = calloc(nl, 64);
+	struct pacer_rate rate = pacer_rate_of(33, 0);
+	uint64_t hsh = 1469598103934665603ULL;
+	size_t i;
+
+	ck_assert_ptr_nonnull(mem);
+	for (i = 0; i < n; i++) {
+		uint32_t age, ev, rebased = 0;
+		int d;
+
+		if (table) {
+			struct pacer_tbl_line *l[2];
+			uint32_t idx[2];
+
+			pacer_tbl_lines(hs[i], lines_log2, idx);
+			l[0] = (struct pacer_tbl_line *)mem + idx[0];
+			l[1] = (struct pacer_tbl_line *)mem + idx[1];
+			d = pacer_tbl_verdict(l, pacer_tbl_fp(hs[i]), ticks[i], &rate, policy,
+					      PACER_TBL_FULL_DROP, placement, &age, &ev);
+		} else {
+			struct pacer_line *line[PACER_MAX_ROWS];
+			uint32_t idx[PACER_MAX_ROWS] = { 0 }, cell[PACER_MAX_ROWS] = { 0 }, r;
+
+			pacer_slots(kind, rows, lines_log2, hs[i], idx, cell);
+			for (r = 0; r < rows; r++)
+				line[r] = (struct pacer_line *)mem + idx[r];
+			d = pacer_sketch_packet(line, cell, rows, ticks[i], &rate, policy, placement, &age,
+						&rebased);
+		}
+		hsh = (hsh ^ (uint64_t)d ^ ((uint64_t)age << 8)) * 1099511628211ULL;
+	}
+	for (i = 0; i < nl * 64; i++)
+		hsh = (hsh ^ mem[i]) * 1099511628211ULL;
+	free(mem);
+	return hsh;
+}
+
+START_TEST(test_n1_golden)
+{
+	static const struct {
+		int table;
+		uint32_t kind, placement, policy;
+		uint64_t want;
+	} gold[] = {
+		{ 0, 0, 0, 0, 0x31f1681e69a27e7bULL }, { 0, 0, 0, 1, 0x2e1e6c55de992d4eULL },
+		{ 0, 0, 1, 0, 0x31f1681e69a27e7bULL }, { 0, 0, 1, 1, 0x2e1e6c55de992d4eULL },
+		{ 0, 1, 0, 0, 0xda5d1b1d445752beULL }, { 0, 1, 0, 1, 0x1182eecfefef3358ULL },
+		{ 0, 1, 1, 0, 0xda5d1b1d445752beULL }, { 0, 1, 1, 1, 0x1182eecfefef3358ULL },
+		{ 1, 0, 0, 0, 0xfb2bda9ac8849120ULL }, { 1, 0, 0, 1, 0xd3862186b62c5b98ULL },
+		{ 1, 0, 1, 0, 0xfb2bda9ac8849120ULL }, { 1, 0, 1, 1, 0xd3862186b62c5b98ULL },
+	};
+	const size_t n = 200000;
+	uint64_t *h = malloc(n * 8), *t = malloc(n * 8), tick = 5, s = 1;
+	size_t i;
+
+	ck_assert(h && t);
+	for (i = 0; i < n; i++) {
+		s = pacer_mix64(s + i);
+		h[i] = pacer_mix64(s % 300 + 77);
+		if (s % 3 == 0)
+			tick++;
+		if (s % 5000 == 0)
+			tick += s % 900;
+		t[i] = tick;
+	}
+	for (i = 0; i < sizeof(gold) / sizeof(gold[0]); i++)
+		ck_assert_msg(golden_run(gold[i].table, gold[i].kind, gold[i].placement, gold[i].policy, h,
+					 t, n) == gold[i].want,
+			      "case %zu (table %d, kind %u, placement %u, policy %u) differs from before",
+			      i, gold[i].table, gold[i].kind, gold[i].placement, gold[i].policy);
+	free(h);
+	free(t);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("rate");
@@ -633,6 +720,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_one_sided_under_collisions, 0, 6);
 	tcase_add_test(tc, test_table_wrap_one_sided);
 	tcase_add_test(tc, test_n1_is_interval);
+	tcase_add_test(tc, test_n1_golden);
 	tcase_add_test(tc, test_n1_exact_pacing);
 	tcase_add_test(tc, test_window_bounds);
 	tcase_add_test(tc, test_credits_match_burst);
