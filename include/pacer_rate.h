@@ -23,8 +23,8 @@
  * One-sided: the update is monotone in V (a larger V, i.e. a younger cell,
  * never gives a smaller V'), so cells that are upper bounds of the exact
  * V (collisions, re-base, wrap: each only makes a cell younger) stay upper
- * bounds, and every admission the cells allow the exact per-key GCRA in
- * ticks allows too.  That one is GCRA(emit, burst - 1) in ticks, so m
+ * bounds, and every admission the cells allow, the exact per-key GCRA in
+ * ticks fed the same admissions allows too.  That one is GCRA(emit, burst - 1) in ticks, so m
  * admissions after a first one take a tick gap g >= m*emit - burst + 1; the
  * true gap exceeds (g - 1)q >= m*emit*q - burst*q >= mI - tau: the admitted
  * stream conforms to GCRA(I, tau) in nanoseconds (README, "Per-source rate").

@@ -23,11 +23,12 @@
  * Time.  Ages are (now - tick) mod 2^16.  Modular age is never larger than
  * the true age, so wrap-around can only make an entry look fresh (an
  * entry idle a multiple of 2^16 ticks, 36 minutes at the default tick, for
- * fewer than thresh ticks): the safe side, as with the sketch's cells.  An
+ * fewer than sat ticks): the safe side, as with the sketch's cells.  An
  * age from 2^16 - PACER_TBL_FUTURE up is an entry written by a CPU whose
  * clock is slightly ahead: fresh (age 0), as pacer_cell_age() does.  No
  * epoch and no re-base: 16 bits of tick leave the aliasing window at
- * thresh / 2^16 <= 0.1 % of idle entries.
+ * sat / 2^16 of idle entries (<= 0.1 % with --interval, up to 25 % at the
+ * largest burst a rate may have).
  *
  * Verdict.  A key is recent (dropped) if either line holds a fresh entry
  * with its fingerprint.  Otherwise it is admitted if an entry can be

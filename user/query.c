@@ -158,10 +158,10 @@ int cmd_query(int argc, char **argv)
 		jsonw_uint_field(&w, "may_send_now", credits);
 		jsonw_end_object(&w);
 	} else if (age >= rate.sat) {
-		printf("%s/%u: not seen within the %s's memory (%u ticks); it may send %u packet%s now%s\n",
-		       ab, prefix, backend_name(h.layout.backend), rate.sat, credits,
-		       credits == 1 ? "" : "s",
-		       h.layout.backend == PACER_BACKEND_TABLE ? " if one of its lines has a free entry" : "");
+		printf("%s/%u: not seen within the %s's memory (%u ticks); a packet now would pass%s; it may send %u packet%s now\n",
+		       ab, prefix, backend_name(h.layout.backend), rate.sat,
+		       h.layout.backend == PACER_BACKEND_TABLE ? " if one of its lines has a free entry" : "",
+		       credits, credits == 1 ? "" : "s");
 	} else if (rate.burst) {
 		printf("%s/%u: its cell is %u ticks old (full burst at %u, threshold %u ticks): it may send %u packet%s now\n",
 		       ab, prefix, age, rate.sat, rate.thresh, credits, credits == 1 ? "" : "s");
