@@ -50,10 +50,14 @@ n=$(may_send 10.215.1.1)
 check "query: 1.3 s on (emission interval 0.6 s) it may send 1 or 2 ($n)" test "$n" -ge 1 -a "$n" -le 2
 send 10.215.1.1 1 --per-source 10 >/dev/null
 sleep 0.2
-check "... and exactly that many pass" test "$(stat_of passed)" = $((burst + n))
+# One more credit may come due between the query and the send (one per 0.6 s).
+got=$(( $(stat_of passed) - burst ))
+check "... and that many pass ($got; $n, or $((n + 1)) if a credit came due meanwhile)" \
+	test "$got" -ge "$n" -a "$got" -le $((n + 1))
+check "query: none left right after" test "$(may_send 10.215.1.1)" = 0
 send 10.215.2.1 200 --per-source 5 >/dev/null
 sleep 0.2
-check "200 new sources x 5 packets: all pass (each has its burst)" test "$(stat_of passed)" = $((burst + n + 1000))
+check "200 new sources x 5 packets: all pass (each has its burst)" test "$(stat_of passed)" = $((burst + got + 1000))
 js=$(rx "$CLI" stats "$IF_RX" --json)
 check "stats --json carries the rate" grep -q '"rate_n":100,"rate_period_ns":60000000000' <<<"$js"
 
