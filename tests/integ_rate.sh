@@ -30,6 +30,8 @@ check "both --rate and --interval: the error names both" grep -q -- "--interval 
 err=$(rx "$CLI" load "$IF_RX" --backend sketch --rate 100/60s --tick 10ms 2>&1)
 check "a rate the sketch cannot hold: the error says what to change" grep -q "backend table" <<<"$err"
 check "nothing left attached after bad loads" test ! -e "/sys/fs/bpf/xdp-pacer/$IF_RX"
+err=$("$CLI" analyze --pcap /nonexistent.pcap --rate 2/1s 2>&1)
+check "analyze --pcap --rate: exit 2, it models --interval only ($err)" test $? -eq 2
 
 # The README's worked example.
 out=$(rx "$CLI" load "$IF_RX" --backend table --rate 100/60s --budget 50000/1s 2>&1)
