@@ -10,12 +10,8 @@
  * reached one CPU (what source-affine RSS promises).  Every frame is dropped here: counted,
  * nothing further needs it.
  */
-#include <linux/bpf.h>
 #include <linux/pkt_cls.h>
-#include <linux/if_ether.h>
-#include <linux/ip.h>
-#include <bpf/bpf_helpers.h>
-#include <bpf/bpf_endian.h>
+#include "lib/bench_ref.h"
 
 /*
  * Set by the benchmark after `tc filter ... obj` loaded the object, before
@@ -49,30 +45,22 @@ struct {
 } bench_counts SEC(".maps");
 
 /* Last pass of each tracked source (bpf_ktime_get_ns, CPU in the low byte); 0: never. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1 << 21);
-	__type(key, __u32);
-	__type(value, __u64);
-} bench_last SEC(".maps");
+BENCH_LAST_MAP(bench_last, 1 << 21);
 
 SEC("tc")
 int bench_count(struct __sk_buff *skb)
 {
-	void *data = (void *)(long)skb->data, *data_end = (void *)(long)skb->data_end;
-	struct ethhdr *eth = data;
-	struct iphdr *iph = (void *)(eth + 1);
 	struct bench_ref_counts *c;
-	__u32 zero = 0, idx;
+	__u32 zero = 0, idx, src;
 	__u64 now, old, *last;
 
-	if ((void *)(iph + 1) > data_end || eth->h_proto != bpf_htons(ETH_P_IP))
+	if (bench_ipv4_source((void *)(long)skb->data, (void *)(long)skb->data_end, &src))
 		return TC_ACT_SHOT;
 	c = bpf_map_lookup_elem(&bench_counts, &zero);
 	if (!c)
 		return TC_ACT_SHOT;
 	c->passed++;
-	idx = bpf_ntohl(iph->saddr) - bench_ref_cfg.track_base;
+	idx = src - bench_ref_cfg.track_base;
 	if (idx >= bench_ref_cfg.track_n)
 		return TC_ACT_SHOT;
 	c->tracked_passed++;

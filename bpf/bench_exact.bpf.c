@@ -8,35 +8,23 @@
  * Sources are the benchmark's structured range, 10.64.0.0 + i, i < 2^20;
  * every other frame is dropped.
  */
-#include <linux/bpf.h>
-#include <linux/if_ether.h>
-#include <linux/ip.h>
-#include <bpf/bpf_helpers.h>
-#include <bpf/bpf_endian.h>
+#include "lib/bench_ref.h"
 
 #define EXACT_BASE 0x0a400000u /* 10.64.0.0 */
 #define EXACT_SOURCES (1u << 20)
 #define EXACT_INTERVAL_NS 1000000000ULL
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, EXACT_SOURCES);
-	__type(key, __u32);
-	__type(value, __u64);
-} exact_last SEC(".maps");
+BENCH_LAST_MAP(exact_last, EXACT_SOURCES);
 
 SEC("xdp")
 int bench_exact(struct xdp_md *ctx)
 {
-	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
-	struct ethhdr *eth = data;
-	struct iphdr *iph = (void *)(eth + 1);
 	__u64 now, old, *last;
-	__u32 idx;
+	__u32 idx, src;
 
-	if ((void *)(iph + 1) > data_end || eth->h_proto != bpf_htons(ETH_P_IP))
+	if (bench_ipv4_source((void *)(long)ctx->data, (void *)(long)ctx->data_end, &src))
 		return XDP_DROP;
-	idx = bpf_ntohl(iph->saddr) - EXACT_BASE;
+	idx = src - EXACT_BASE;
 	last = bpf_map_lookup_elem(&exact_last, &idx);
 	if (!last)
 		return XDP_DROP;

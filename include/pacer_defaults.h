@@ -18,6 +18,15 @@
 #define PACER_DEFAULT_THRESH 31
 #define PACER_DEFAULT_PREFIX4 32
 #define PACER_DEFAULT_PREFIX6 64
+/*
+ * The same defaults as the loader's options spell them (its usage shows
+ * them); unit_layout parses each and checks it against the numbers above.
+ */
+#define PACER_DEFAULT_INTERVAL_TEXT "1s"
+#define PACER_DEFAULT_ROWS_TEXT "4"
+#define PACER_DEFAULT_WIDTH_TEXT "1048576" /* 2^LINES_LOG2 lines of 64 cells */
+#define PACER_DEFAULT_PREFIX4_TEXT "32"
+#define PACER_DEFAULT_PREFIX6_TEXT "64"
 #define PACER_DEFAULT_RINGBUF_BYTES (1u << 20)
 /* Per-CPU copies the object carries as compiled; CPUs beyond share them (see pacer_place.h). */
 #define PACER_DEFAULT_COPIES 4
@@ -45,6 +54,7 @@
 	.malformed = PACER_MALFORMED_PASS,              \
 	.prefix4 = PACER_DEFAULT_PREFIX4,               \
 	.prefix6 = PACER_DEFAULT_PREFIX6,               \
+	.rate_n = 1,                                    \
 }
 
 #endif /* PACER_DEFAULTS_H */

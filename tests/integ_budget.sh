@@ -55,7 +55,9 @@ st=$(rx "$CLI" status "$IF_RX")
 check "... and neither the interval nor the budget changed" grep -q "interval 1 s.*110 per 60 s" <<<"$(echo $st)"
 rx "$CLI" set "$IF_RX" --budget off >/dev/null
 check "set --budget off" test $? -eq 0
-check "status: budget off" grep -q "budget: off" <<<"$(rx "$CLI" status "$IF_RX")"
+st=$(rx "$CLI" status "$IF_RX")
+check "status: budget off" grep -q "budget: off" <<<"$st"
+check "... and no ring shown while off" bash -c '! grep -q "budget ring" <<<"$1"' _ "$st"
 send 10.214.9.1 50 >/dev/null
 sleep 0.2
 check "budget off: 50 new sources pass" test "$(stat_of passed)" = 150

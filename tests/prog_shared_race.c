@@ -12,13 +12,11 @@
  * 4/4ms instead (emission 1 ms, tolerance 3 ms: bursts of 3 at once on
  * these ticks), every source's admitted packets must conform to that GCRA.
  *
- * Concurrency makes this a stress test, not a proof, but a sharp one: with
- * the re-base done as a plain read-modify-write, or without exclusive
- * admission, it failed on every run tried (6 of 6, 4 of 4).  With finer
- * ticks it also caught a CPU held up for epochs between reading the clock
- * and touching the sketch (a preempted vCPU) re-basing lines back in time;
- * unit_sketch covers that case deterministically, since at this tick it
- * would need a 4 ms stall.
+ * Concurrency makes this a stress test, not a proof: it fails reliably when
+ * the re-base is a plain read-modify-write or admission is not exclusive.
+ * A CPU stalled for epochs between reading the clock and touching the
+ * sketch would need a 4 ms stall at this tick; unit_sketch covers that
+ * case deterministically.
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -306,10 +304,8 @@ int main(void)
 	tcase_add_loop_test(tc, test_pace_guarantee_under_two_cpus, 0, PACER_BACKEND_MAX);
 	/*
 	 * Hammer mode for the table only: its race window (a scan of two lines)
-	 * is too short for the mixed stream to hit (with the swap and the
-	 * re-check removed that stream still passed); hammering caught it.  The
-	 * sketch in hammer mode left a sender blocked in synchronize_rcu() on
-	 * this VM, so it is not run.
+	 * is too short for the mixed stream to hit.  The sketch is not hammered:
+	 * its senders can block in synchronize_rcu() for minutes.
 	 */
 	tcase_add_loop_test(tc, test_pace_guarantee_under_two_cpus, 2 + PACER_BACKEND_TABLE,
 			    3 + PACER_BACKEND_TABLE);

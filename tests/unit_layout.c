@@ -10,6 +10,9 @@
 #include "layout.h"
 #include "parse.h"
 #include "pacer_sketch.h"
+#include "pacer_defaults.h"
+#include "live_opts.h"
+#include "opts.h"
 
 static struct layout_req req(void)
 {
@@ -101,6 +104,52 @@ START_TEST(test_interval_range_and_log2)
 }
 END_TEST
 
+/*
+ * The loader's defaults, as its options spell them, build exactly the layout
+ * and live configuration the object carries as compiled (so `ip link ... obj`
+ * and `xdp-pacer load` with no options limit the same way).
+ */
+START_TEST(test_loader_defaults_are_the_compiled_ones)
+{
+	static const struct opt_spec live[] = {
+		{ .type = OPT_INCLUDE, .sub = pacing_specs },
+		{ .type = OPT_INCLUDE, .sub = malformed_specs },
+		{ 0 },
+	};
+	const struct opt_verb verb = { .name = "defaults", .opts = live };
+	const struct pacer_layout compiled = PACER_DEFAULT_LAYOUT;
+	const struct pacer_config cfg = PACER_DEFAULT_CONFIG;
+	char *argv[] = { "defaults", NULL };
+	struct layout_req r = req();
+	struct live_opts o = { 0 };
+	struct opt_error e;
+	struct pacer_layout l;
+	uint64_t rows, width;
+	struct pacer_rate rate;
+	char err[256];
+
+	ck_assert_int_eq(opts_parse(&verb, 1, argv, &o, stdout, &e), 0);
+	ck_assert_uint_eq(o.interval_ns, cfg.interval_ns);
+	ck_assert_uint_eq(o.policy, cfg.policy);
+	ck_assert_uint_eq(o.malformed, cfg.malformed);
+	ck_assert_uint_eq(o.prefix4, cfg.prefix4);
+	ck_assert_uint_eq(o.prefix6, cfg.prefix6);
+	ck_assert_int_eq(parse_u64_range(PACER_DEFAULT_ROWS_TEXT, 1, PACER_MAX_ROWS, &rows), 0);
+	ck_assert_int_eq(parse_u64_range(PACER_DEFAULT_WIDTH_TEXT, 1, UINT64_MAX, &width), 0);
+	r.interval_ns = o.interval_ns;
+	r.rows = (uint32_t)rows;
+	r.width = width;
+	r.ncpus = compiled.copies;
+	ck_assert_int_eq(layout_build(&r, &l, &rate, err, sizeof(err)), 0);
+	ck_assert_uint_eq(l.rows, compiled.rows);
+	ck_assert_uint_eq(l.lines_log2, compiled.lines_log2);
+	ck_assert_uint_eq(l.tick_shift, compiled.tick_shift);
+	ck_assert_uint_eq(l.copies, compiled.copies);
+	ck_assert_uint_eq(rate.thresh, cfg.thresh_ticks);
+	ck_assert_uint_eq(rate.burst, cfg.burst_ticks);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("layout");
@@ -110,6 +159,7 @@ int main(void)
 	tcase_add_test(tc, test_refusals_name_the_values);
 	tcase_add_test(tc, test_interval_refusal_prints_each_bound);
 	tcase_add_test(tc, test_interval_range_and_log2);
+	tcase_add_test(tc, test_loader_defaults_are_the_compiled_ones);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

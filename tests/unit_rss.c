@@ -208,7 +208,7 @@ START_TEST(test_empty_hash_is_not_exact)
 	v = judge(&in);
 	ck_assert_int_eq(v.reason, RSS_HASH_EMPTY);
 	assert_has(&v, "for udp6 (no fields)");
-	/* One queue (this VM's virtio-net): exact whatever the hash says. */
+	/* One queue (a plain virtio-net NIC): exact whatever the hash says. */
 	in = all(0, 1);
 	v = judge(&in);
 	ck_assert(v.exact);

@@ -175,164 +175,200 @@ static int write_report(const char *path, const struct an_report *rep)
 	return err;
 }
 
+/* What analyze found, each part with a note where it could not run. */
+struct analysis {
+	struct audit_result audit;
+	struct t1_result *t1;
+	struct sizing_result sizing, sizing_blocked;
+	bool have_audit, have_sizing, have_blocked;
+	char t1_note[256], sz_note[256], au_note[256];
+};
+
+static void run_audit(struct analysis *an, const struct an_stream *s,
+		      const struct pacer_file_header *hdr, bool capture)
+{
+	int err;
+
+	if (capture)
+		snprintf(an->au_note, sizeof(an->au_note),
+			 "a capture has no datapath verdicts to audit; the exact limiter's are under Capture");
+	else if (!hdr->sample_src_thresh || !s->n_source_sampled)
+		snprintf(an->au_note, sizeof(an->au_note),
+			 "no source-sampled packets: only complete per-source streams can be audited (record with --sample-sources 1/N)");
+	else if ((err = audit_run(s, &an->audit)))
+		snprintf(an->au_note, sizeof(an->au_note), "%s", strerror(-err));
+	else
+		an->have_audit = true;
+}
+
+/* Table 1: HistoricalMembership against the other structures on the sampled stream. */
+static void run_table1(struct analysis *an, const struct an_stream *s,
+		       const struct pacer_file_header *hdr, const struct analyze_opts *o,
+		       struct progress *prog)
+{
+	struct t1_params tp = { .window = o->window, .inv_eps = o->inv_eps,
+				.interval_ns = hdr->interval_ns, .tick_shift = hdr->tick_shift,
+				.policy = hdr->policy };
+	int err;
+
+	an->t1 = calloc(1, sizeof(*an->t1));
+	err = an->t1 ? t1_run(s, &tp, an->t1, show_progress, prog) : -ENOMEM;
+	end_progress(prog);
+	if (!err)
+		return;
+	if (err == -ENODATA)
+		snprintf(an->t1_note, sizeof(an->t1_note), "no source-sampled packets to run the structures on");
+	else if (an->t1 && an->t1->note[0])
+		snprintf(an->t1_note, sizeof(an->t1_note), "%.200s: %.50s", an->t1->note, strerror(-err));
+	else
+		snprintf(an->t1_note, sizeof(an->t1_note), "%s", strerror(-err));
+	free(an->t1);
+	an->t1 = NULL;
+}
+
+/* The smallest geometry meeting the target; for a capture also the other layout's. */
+static void run_sizing(struct analysis *an, const struct an_stream *s,
+		       const struct pacer_file_header *hdr, double target, bool capture,
+		       struct progress *prog)
+{
+	struct sizing_params sp;
+	int err;
+
+	sizing_params_from_header(&sp, hdr);
+	sp.target = target;
+	/*
+	 * The simulation's hash key: any key gives the same statistics, and one
+	 * drawn from the recording itself makes the same file give the same report.
+	 */
+	sp.key[0] = pacer_mix64(hdr->start_real_ns ^ 0x9e3779b97f4a7c15ULL) | 1;
+	sp.key[1] = pacer_mix64(hdr->start_mono_ns ^
+				pacer_crc32(0, hdr->hostname, strlen(hdr->hostname))) | 1;
+	err = sizing_run(s, &sp, &an->sizing, show_progress, prog);
+	end_progress(prog);
+	if (err == -ENODATA)
+		snprintf(an->sz_note, sizeof(an->sz_note), "%s", an->sizing.note);
+	else if (err)
+		snprintf(an->sz_note, sizeof(an->sz_note), "%s", strerror(-err));
+	else
+		an->have_sizing = true;
+	if (!capture || !an->have_sizing)
+		return;
+	sp.kind = PACER_LAYOUT_BLOCKED;
+	an->have_blocked = !sizing_run(s, &sp, &an->sizing_blocked, show_progress, prog);
+	end_progress(prog);
+}
+
+static void analysis_free(struct analysis *an)
+{
+	if (an->have_audit)
+		audit_free(&an->audit);
+	if (an->have_sizing)
+		sizing_free(&an->sizing);
+	if (an->have_blocked)
+		sizing_free(&an->sizing_blocked);
+	free(an->t1);
+}
+
+/* The text or JSON report on stdout, and the HTML one if asked: 0 or 1. */
+static int write_reports(struct an_report *rep, const struct analysis *an,
+			 const struct analyze_opts *o)
+{
+	int err;
+
+	rep->audit = an->have_audit ? &an->audit : NULL;
+	rep->audit_note = an->au_note;
+	rep->t1 = an->t1;
+	rep->t1_note = an->t1_note;
+	rep->sizing = an->have_sizing ? &an->sizing : NULL;
+	rep->sizing_note = an->sz_note;
+	rep->sizing_blocked = an->have_blocked ? &an->sizing_blocked : NULL;
+	rep->target = o->target;
+	err = o->json ? an_report_json(stdout, rep) : an_report_text(stdout, rep);
+	if (fflush(stdout) || err) {
+		pr_err("writing the report to stdout failed");
+		return 1;
+	}
+	if (!o->report)
+		return 0;
+	if (write_report(o->report, rep))
+		return 1;
+	if (!o->json)
+		printf("\nHTML report: %s\n", o->report);
+	return 0;
+}
+
+/* The recording's records (or the capture's frames) as one stream: 0 or 1. */
+static int load_input(const struct analyze_opts *o, const struct pcap_params *pp,
+		      struct pacer_file_reader *rd, struct an_stream *s, struct pcap_summary *psum,
+		      struct progress *prog)
+{
+	struct pacer_file_error ferr = { 0 };
+	char perr[512];
+	int i, err;
+
+	if (o->pcap) {
+		if (pcap_load(o->pcap, pp, s, psum, perr, sizeof(perr))) {
+			pr_err("%s: %s", o->pcap, perr);
+			return 1;
+		}
+		if (psum->truncated)
+			pr_err("warning: %s: the capture is cut short (%s); analysing the %llu whole frames before the cut",
+			       o->pcap, psum->truncation, (unsigned long long)psum->frames);
+		rd->hdr = s->hdr;
+		rd->n_records = s->n;
+		return 0;
+	}
+	if (pacer_file_open(o->path, rd, &ferr)) {
+		pr_err("%s: %s", o->path, ferr.msg);
+		return 1;
+	}
+	for (i = 0; i < rd->n_warnings; i++)
+		pr_err("warning: %s: %s", o->path, rd->warnings[i].msg);
+	prog->on = isatty(STDERR_FILENO) && rd->file_size >= PROGRESS_MIN_BYTES;
+	err = an_stream_load(rd, s, &ferr, show_progress, prog);
+	end_progress(prog);
+	if (err) {
+		pr_err("%s: %s", o->path, ferr.msg);
+		pacer_file_close(rd);
+		return 1;
+	}
+	return 0;
+}
+
 int cmd_analyze(int argc, char **argv)
 {
 	struct pacer_file_reader rd = { 0 };
-	struct pacer_file_error ferr = { 0 };
 	struct an_stream s = { 0 };
-	struct audit_result audit;
-	struct t1_result *t1 = NULL;
-	struct t1_params tp = { 0 };
-	struct sizing_result sizing, sizing_blocked;
-	struct sizing_params sp;
+	struct analysis an = { 0 };
 	struct analyze_opts o = { 0 };
 	struct pcap_params pp;
 	struct pcap_summary psum;
-	const char *pcap_path = NULL;
-	bool have_blocked = false;
 	struct an_report rep = { 0 };
 	struct progress prog = { 0 };
-	const char *report_path = NULL, *path;
-	char t1_note[256] = "", sz_note[256] = "", au_note[256] = "";
-	uint64_t window;
-	uint32_t inv_eps;
-	double target;
-	bool json, have_audit = false, have_sizing = false;
-	int i, err, ret = 1;
+	bool capture;
+	int err, ret;
 
 	err = parse_verb_opts(&analyze_verb, argc, argv, &o);
 	if (err)
 		return err == OPTS_HELP ? 0 : err;
 	if (check_opts(&o, &pp))
 		return 2;
-	pcap_path = o.pcap, report_path = o.report, path = pcap_path ? pcap_path : o.path;
-	window = o.window, inv_eps = o.inv_eps, target = o.target, json = o.json;
-
-	if (pcap_path) {
-		char perr[512];
-
-		err = pcap_load(path, &pp, &s, &psum, perr, sizeof(perr));
-		if (err) {
-			pr_err("%s: %s", path, perr);
-			goto out_free;
-		}
-		if (psum.truncated)
-			pr_err("warning: %s: the capture is cut short (%s); analysing the %llu whole frames before the cut",
-			       path, psum.truncation, (unsigned long long)psum.frames);
-		rd.hdr = s.hdr;
-		rd.n_records = s.n;
-		rep.pcap = &psum;
-		goto analyse;
-	}
-	err = pacer_file_open(path, &rd, &ferr);
-	if (err) {
-		pr_err("%s: %s", path, ferr.msg);
+	capture = o.pcap != NULL;
+	if (load_input(&o, &pp, &rd, &s, &psum, &prog)) {
+		an_stream_free(&s);
 		return 1;
 	}
-	for (i = 0; i < rd.n_warnings; i++)
-		pr_err("warning: %s: %s", path, rd.warnings[i].msg);
-	prog.on = isatty(STDERR_FILENO) && rd.file_size >= PROGRESS_MIN_BYTES;
-
-	err = an_stream_load(&rd, &s, &ferr, show_progress, &prog);
-	end_progress(&prog);
-	if (err) {
-		pr_err("%s: %s", path, ferr.msg);
-		goto out_close;
-	}
-
-analyse:
-	/* Audit. */
-	if (pcap_path) {
-		snprintf(au_note, sizeof(au_note),
-			 "a capture has no datapath verdicts to audit; the exact limiter's are under Capture");
-	} else if (!rd.hdr.sample_src_thresh || !s.n_source_sampled) {
-		snprintf(au_note, sizeof(au_note),
-			 "no source-sampled packets: only complete per-source streams can be audited (record with --sample-sources 1/N)");
-	} else if ((err = audit_run(&s, &audit))) {
-		snprintf(au_note, sizeof(au_note), "%s", strerror(-err));
-	} else {
-		have_audit = true;
-	}
-
-	/* Table 1. */
-	t1 = calloc(1, sizeof(*t1));
-	tp.window = window;
-	tp.inv_eps = inv_eps;
-	tp.interval_ns = rd.hdr.interval_ns;
-	tp.tick_shift = rd.hdr.tick_shift;
-	tp.policy = rd.hdr.policy;
-	err = t1 ? t1_run(&s, &tp, t1, show_progress, &prog) : -ENOMEM;
-	end_progress(&prog);
-	if (err) {
-		if (err == -ENODATA)
-			snprintf(t1_note, sizeof(t1_note), "no source-sampled packets to run the structures on");
-		else if (t1 && t1->note[0])
-			snprintf(t1_note, sizeof(t1_note), "%.200s: %.50s", t1->note, strerror(-err));
-		else
-			snprintf(t1_note, sizeof(t1_note), "%s", strerror(-err));
-		free(t1);
-		t1 = NULL;
-	}
-
-	/* Sizing. */
-	sizing_params_from_header(&sp, &rd.hdr);
-	sp.target = target;
-	/*
-	 * The simulation's hash key: any key gives the same statistics, and one
-	 * drawn from the recording itself makes the same file give the same report.
-	 */
-	sp.key[0] = pacer_mix64(rd.hdr.start_real_ns ^ 0x9e3779b97f4a7c15ULL) | 1;
-	sp.key[1] = pacer_mix64(rd.hdr.start_mono_ns ^ pacer_crc32(0, rd.hdr.hostname, strlen(rd.hdr.hostname))) | 1;
-	err = sizing_run(&s, &sp, &sizing, show_progress, &prog);
-	end_progress(&prog);
-	if (err == -ENODATA)
-		snprintf(sz_note, sizeof(sz_note), "%s", sizing.note);
-	else if (err)
-		snprintf(sz_note, sizeof(sz_note), "%s", strerror(-err));
-	else
-		have_sizing = true;
-	if (pcap_path && have_sizing) {
-		/* The other backend's smallest geometry on the same traffic. */
-		sp.kind = PACER_LAYOUT_BLOCKED;
-		have_blocked = !sizing_run(&s, &sp, &sizing_blocked, show_progress, &prog);
-		end_progress(&prog);
-		rep.sizing_blocked = have_blocked ? &sizing_blocked : NULL;
-	}
-
-	rep.path = path;
+	run_audit(&an, &s, &rd.hdr, capture);
+	run_table1(&an, &s, &rd.hdr, &o, &prog);
+	run_sizing(&an, &s, &rd.hdr, o.target, capture, &prog);
+	rep.path = capture ? o.pcap : o.path;
 	rep.rd = &rd;
 	rep.s = &s;
-	rep.audit = have_audit ? &audit : NULL;
-	rep.audit_note = au_note;
-	rep.t1 = t1;
-	rep.t1_note = t1_note;
-	rep.sizing = have_sizing ? &sizing : NULL;
-	rep.sizing_note = sz_note;
-	rep.target = target;
-
-	err = json ? an_report_json(stdout, &rep) : an_report_text(stdout, &rep);
-	if (fflush(stdout) || err) {
-		pr_err("writing the report to stdout failed");
-		goto out_free;
-	}
-	if (report_path && write_report(report_path, &rep)) {
-		goto out_free;
-	} else if (report_path) {
-		if (!json)
-			printf("\nHTML report: %s\n", report_path);
-	}
-	ret = 0;
-out_free:
-	if (have_audit)
-		audit_free(&audit);
-	if (have_sizing)
-		sizing_free(&sizing);
-	if (have_blocked)
-		sizing_free(&sizing_blocked);
-	free(t1);
+	rep.pcap = capture ? &psum : NULL;
+	ret = write_reports(&rep, &an, &o);
+	analysis_free(&an);
 	an_stream_free(&s);
-out_close:
-	if (!pcap_path)
+	if (!capture)
 		pacer_file_close(&rd);
 	return ret;
 }

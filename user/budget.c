@@ -71,6 +71,10 @@ void budget_show(const struct pacer_handle *h)
 		return;
 	c = *live;
 	munmap(live, (size_t)sysconf(_SC_PAGESIZE));
+	if (!c.limit) {
+		printf("  budget: off\n");
+		return;
+	}
 	printf("  budget: %s; returning-source filter %llu cells\n",
 	       budget_describe(&c, d, sizeof(d)), 1ULL << c.seen_cells_log2);
 	if (bpf_map_lookup_elem_flags(h->map_fd[PACER_MAP_BUDGET], &zero, &s, BPF_F_LOCK)) {

@@ -20,6 +20,7 @@
 #include "layout.h"
 #include "rss_probe.h"
 #include "pacer_budget.h"
+#include "pacer_defaults.h"
 #include "pacer_table.h"
 #include "xdp_query.h"
 #include "xdp_pacer.skel.h"
@@ -82,10 +83,10 @@ static const struct opt_spec load_specs[] = {
 	  OPT_FIELD(struct load_opts, reserve_cells),
 	  .help = "returning-source filter cells (2 bytes each), power of two" },
 	{ .name = "rows", .type = OPT_U32, .flags = LOAD_FIXED, .arg = "D", .min = 1,
-	  .max = PACER_MAX_ROWS, .dflt = "4", OPT_FIELD(struct load_opts, rows),
+	  .max = PACER_MAX_ROWS, .dflt = PACER_DEFAULT_ROWS_TEXT, OPT_FIELD(struct load_opts, rows),
 	  OPT_GIVEN(struct load_opts, rows_set), .help = "sketch rows" },
 	{ .name = "width", .type = OPT_U64, .flags = LOAD_FIXED | OPT_POW2, .arg = "W",
-	  .min = PACER_MIN_WIDTH, .max = PACER_MAX_WIDTH, .dflt = "1048576",
+	  .min = PACER_MIN_WIDTH, .max = PACER_MAX_WIDTH, .dflt = PACER_DEFAULT_WIDTH_TEXT,
 	  OPT_FIELD(struct load_opts, width),
 	  .help = "sketch: cells per row, power of two, >= 64, 1 byte each;\n"
 		  "table: entries, power of two, 32..268435456, 4 bytes each" },
@@ -342,26 +343,164 @@ int cmd_load(int argc, char **argv)
 	return err;
 }
 
+/* Nothing else may be attached; pins of an earlier load with nothing attached are stale. */
+static int check_interface_free(int ifindex, const char *ifname, const char *dir)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	const char *other_mode;
+	uint32_t other_id = 0;
+	struct stat st;
+	char eb[128];
+	int err;
+
+	err = bpf_xdp_query(ifindex, 0, &q);
+	if (err) {
+		pr_err("cannot query XDP state of %s: %s", ifname, err_str(err, eb, sizeof(eb)));
+		return err;
+	}
+	if (!xdp_query_prog(&q, &other_id, &other_mode)) {
+		pr_err("%s already has an XDP program attached (id %u); run 'xdp-pacer unload %s' or detach it first",
+		       ifname, other_id, ifname);
+		return -EBUSY;
+	}
+	if (stat(dir, &st))
+		return 0;
+	pr_err("removing stale pins in %s left by an earlier load (nothing is attached to %s)", dir,
+	       ifname);
+	err = pacer_remove_pin_dir(dir);
+	if (err)
+		pr_err("cannot remove stale pins in %s", dir);
+	return err;
+}
+
+/* The object's read-only layout, live configuration, hash key and map sizes, before load. */
+static int configure_object(struct xdp_pacer_bpf *skel, const struct load_opts *o,
+			    const struct pacer_layout *lay, const struct pacer_rate *rate,
+			    const struct pacer_budget_cfg *bcfg)
+{
+	struct pacer_config *cfg = &skel->data->pacer_cfg;
+	uint64_t lines = pacer_total_lines(lay->kind, lay->rows, lay->lines_log2), period;
+	char eb[128];
+	int err;
+
+	skel->rodata->pacer_layout = *lay;
+	live_opts_rate(&o->live, &cfg->rate_n, &period);
+	cfg->interval_ns = period;
+	cfg->thresh_ticks = rate->thresh;
+	cfg->burst_ticks = rate->burst;
+	cfg->policy = o->live.policy;
+	cfg->malformed = o->live.malformed;
+	cfg->prefix4 = o->live.prefix4;
+	cfg->prefix6 = o->live.prefix6;
+	if (getrandom(cfg->hash_key, sizeof(cfg->hash_key), 0) != sizeof(cfg->hash_key)) {
+		err = -errno;
+		pr_err("getrandom failed: %s", strerror(-err));
+		return err;
+	}
+	cfg->hash_key[0] |= 1; /* zero words mean "draw a key in the datapath" */
+	cfg->hash_key[1] |= 1;
+	skel->data_budget->pacer_budget_cfg = *bcfg;
+	err = bpf_map__set_max_entries(skel->maps.pacer_seen,
+				       1u << ((uint32_t)log2_exact(o->reserve_cells) - 5 /* 32 cells a line */));
+	if (err) {
+		pr_err("cannot size the returning-source filter: %s", err_str(err, eb, sizeof(eb)));
+		return err;
+	}
+	err = bpf_map__set_max_entries(skel->maps.pacer_sk, (uint32_t)(lines * lay->copies));
+	if (err)
+		pr_err("cannot size the sketch map: %s", err_str(err, eb, sizeof(eb)));
+	return err;
+}
+
+/* Open and configure the object, then load and attach it (libxdp loads on attach). */
+static int attach_object(const struct load_opts *o, const struct pacer_layout *lay,
+			 const struct pacer_rate *rate, const struct pacer_budget_cfg *bcfg, int ifindex,
+			 struct xdp_pacer_bpf **skel, struct xdp_program **prog)
+{
+	char eb[128];
+	int err;
+
+	*skel = xdp_pacer_bpf__open();
+	if (!*skel) {
+		err = -errno;
+		pr_err("cannot open the BPF object: %s", err_str(err, eb, sizeof(eb)));
+		return err;
+	}
+	err = configure_object(*skel, o, lay, rate, bcfg);
+	if (err)
+		return err;
+	*prog = xdp_program__from_bpf_obj((*skel)->obj, "xdp");
+	err = (int)libxdp_get_error(*prog);
+	if (err) {
+		*prog = NULL;
+		pr_err("libxdp cannot use the BPF object: %s", err_str(err, eb, sizeof(eb)));
+		return err;
+	}
+	err = xdp_program__attach(*prog, ifindex, o->mode, 0);
+	if (err)
+		pr_err("cannot attach to %s in %s mode: %s%s", o->ifname,
+		       o->mode == XDP_MODE_SKB ? "skb" : "native", err_str(err, eb, sizeof(eb)),
+		       verbose ? "" : " (-v shows the loader's log)");
+	return err;
+}
+
+/* What is now attached to ifname, and its geometry. */
+static void report_attached(const struct load_opts *o, const struct pacer_layout *lay,
+			    int ifindex, const struct xdp_program *prog)
+{
+	uint64_t bytes = pacer_total_lines(lay->kind, lay->rows, lay->lines_log2) *
+			 PACER_LINE_BYTES * lay->copies;
+	const char *over = o->placement == PACER_PLACEMENT_PERCPU ? " over all CPUs" : "";
+	char mb[32];
+
+	pr_info("xdp-pacer: attached to %s (ifindex %d) in %s mode as %s, program id %u", o->ifname,
+		ifindex, o->mode == XDP_MODE_SKB ? "skb" : "native", attach_kind(ifindex),
+		xdp_program__id(prog));
+	if (lay->backend == PACER_BACKEND_TABLE)
+		pr_info("  table: %llu entries (2 lines of %u per key), on full: %s, %s (%s%s)",
+			(unsigned long long)o->width, PACER_TBL_WAYS, on_full_name(lay->on_full),
+			placement_name(lay->placement), format_bytes(bytes, mb, sizeof(mb)), over);
+	else
+		pr_info("  sketch: %u rows x %llu cells, %s layout, %s (%s%s)", lay->rows,
+			(unsigned long long)o->width, layout_name(lay->kind),
+			placement_name(lay->placement), format_bytes(bytes, mb, sizeof(mb)), over);
+}
+
+/* The live settings and where the pins are. */
+static void report_live(const struct load_opts *o, const struct pacer_layout *lay,
+			const struct xdp_pacer_bpf *skel, const char *dir)
+{
+	const struct pacer_config *cfg = &skel->data->pacer_cfg;
+	char ib[256], tb[32], bb[256];
+
+	if (cfg->rate_n > 1)
+		pr_info("  %s, policy %s, tick %s, clock %s",
+			rate_describe(cfg, lay->tick_shift, ib, sizeof(ib)), policy_name(o->live.policy),
+			format_duration(1ULL << lay->tick_shift, tb, sizeof(tb)), clock_name(lay->clock));
+	else
+		pr_info("  interval %s, policy %s, tick %s (threshold %u ticks), clock %s",
+			format_duration(cfg->interval_ns, ib, sizeof(ib)), policy_name(o->live.policy),
+			format_duration(1ULL << lay->tick_shift, tb, sizeof(tb)), cfg->thresh_ticks,
+			clock_name(lay->clock));
+	pr_info("  budget: %s",
+		budget_describe(&skel->data_budget->pacer_budget_cfg, bb, sizeof(bb)));
+	pr_info("  pins: %s", dir);
+}
+
 static int load_main(int argc, char **argv)
 {
 	struct load_opts o;
-	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	struct xdp_pacer_bpf *skel = NULL;
 	struct xdp_program *prog = NULL;
 	struct pacer_layout lay;
-	struct pacer_config *cfg;
 	struct rss_verdict rss;
 	bool auto_placement;
 	struct pacer_budget_cfg bcfg;
-	const char *ifname = NULL;
-	char dir[256], eb[128], mb[32], ib[256], tb[32], mb2[256];
+	const char *ifname;
+	char dir[256], eb[128];
 	struct pacer_rate rate;
-	uint32_t other_id = 0;
-	const char *other_mode;
-	uint64_t lines, bytes;
 	int ifindex, err, lock_fd;
 	bool attached = false, created_dir = false;
-	struct stat st;
 
 	err = parse_opts(argc, argv, &o);
 	if (err)
@@ -389,114 +528,19 @@ static int load_main(int argc, char **argv)
 		pr_err("cannot lock %s: %s", PACER_PIN_ROOT, strerror(-lock_fd));
 		return 1;
 	}
-	err = bpf_xdp_query(ifindex, 0, &q);
-	if (err) {
-		pr_err("cannot query XDP state of %s: %s", ifname, err_str(err, eb, sizeof(eb)));
+	err = check_interface_free(ifindex, ifname, dir);
+	if (err)
 		goto out;
-	}
-	if (!xdp_query_prog(&q, &other_id, &other_mode)) {
-		pr_err("%s already has an XDP program attached (id %u); run 'xdp-pacer unload %s' or detach it first",
-		       ifname, other_id, ifname);
-		err = -EBUSY;
+	err = attach_object(&o, &lay, &rate, &bcfg, ifindex, &skel, &prog);
+	if (err)
 		goto out;
-	}
-	if (!stat(dir, &st)) {
-		pr_err("removing stale pins in %s left by an earlier load (nothing is attached to %s)",
-		       dir, ifname);
-		err = pacer_remove_pin_dir(dir);
-		if (err) {
-			pr_err("cannot remove stale pins in %s", dir);
-			goto out;
-		}
-	}
-
-	skel = xdp_pacer_bpf__open();
-	if (!skel) {
-		err = -errno;
-		pr_err("cannot open the BPF object: %s", err_str(err, eb, sizeof(eb)));
-		goto out;
-	}
-	skel->rodata->pacer_layout = lay;
-	cfg = &skel->data->pacer_cfg;
-	{
-		uint64_t period;
-
-		live_opts_rate(&o.live, &cfg->rate_n, &period);
-		cfg->interval_ns = period;
-	}
-	cfg->thresh_ticks = rate.thresh;
-	cfg->burst_ticks = rate.burst;
-	cfg->policy = o.live.policy;
-	cfg->malformed = o.live.malformed;
-	cfg->prefix4 = o.live.prefix4;
-	cfg->prefix6 = o.live.prefix6;
-	if (getrandom(cfg->hash_key, sizeof(cfg->hash_key), 0) != sizeof(cfg->hash_key)) {
-		pr_err("getrandom failed: %s", strerror(errno));
-		err = -errno;
-		goto out;
-	}
-	skel->data_budget->pacer_budget_cfg = bcfg;
-	err = bpf_map__set_max_entries(skel->maps.pacer_seen,
-				       1u << ((uint32_t)log2_exact(o.reserve_cells) - 5 /* 32 cells a line */));
-	if (err) {
-		pr_err("cannot size the returning-source filter: %s", err_str(err, eb, sizeof(eb)));
-		goto out;
-	}
-	cfg->hash_key[0] |= 1; /* zero words mean "draw a key in the datapath" */
-	cfg->hash_key[1] |= 1;
-	lines = pacer_total_lines(lay.kind, lay.rows, lay.lines_log2);
-	err = bpf_map__set_max_entries(skel->maps.pacer_sk, (uint32_t)(lines * lay.copies));
-	if (err) {
-		pr_err("cannot size the sketch map: %s", err_str(err, eb, sizeof(eb)));
-		goto out;
-	}
-
-	prog = xdp_program__from_bpf_obj(skel->obj, "xdp");
-	err = (int)libxdp_get_error(prog);
-	if (err) {
-		prog = NULL;
-		pr_err("libxdp cannot use the BPF object: %s", err_str(err, eb, sizeof(eb)));
-		goto out;
-	}
-	err = xdp_program__attach(prog, ifindex, o.mode, 0);
-	if (err) {
-		pr_err("cannot attach to %s in %s mode: %s%s", ifname,
-		       o.mode == XDP_MODE_SKB ? "skb" : "native", err_str(err, eb, sizeof(eb)),
-		       verbose ? "" : " (-v shows the loader's log)");
-		goto out;
-	}
 	attached = true;
 	err = pin_all(skel, dir, &created_dir);
 	if (err)
 		goto out;
-
-	bytes = lines * PACER_LINE_BYTES * lay.copies;
-	pr_info("xdp-pacer: attached to %s (ifindex %d) in %s mode as %s, program id %u", ifname,
-		ifindex, o.mode == XDP_MODE_SKB ? "skb" : "native", attach_kind(ifindex),
-		xdp_program__id(prog));
-	if (lay.backend == PACER_BACKEND_TABLE)
-		pr_info("  table: %llu entries (2 lines of %u per key), on full: %s, %s (%s%s)",
-			(unsigned long long)o.width, PACER_TBL_WAYS, on_full_name(lay.on_full),
-			placement_name(lay.placement), format_bytes(bytes, mb, sizeof(mb)),
-			o.placement == PACER_PLACEMENT_PERCPU ? " over all CPUs" : "");
-	else
-		pr_info("  sketch: %u rows x %llu cells, %s layout, %s (%s%s)", lay.rows,
-			(unsigned long long)o.width, layout_name(lay.kind),
-			placement_name(lay.placement), format_bytes(bytes, mb, sizeof(mb)),
-			o.placement == PACER_PLACEMENT_PERCPU ? " over all CPUs" : "");
+	report_attached(&o, &lay, ifindex, prog);
 	report_placement(o.placement, auto_placement, &rss);
-	if (cfg->rate_n > 1)
-		pr_info("  %s, policy %s, tick %s, clock %s",
-			rate_describe(cfg, lay.tick_shift, ib, sizeof(ib)), policy_name(o.live.policy),
-			format_duration(1ULL << lay.tick_shift, tb, sizeof(tb)), clock_name(lay.clock));
-	else
-		pr_info("  interval %s, policy %s, tick %s (threshold %u ticks), clock %s",
-			format_duration(cfg->interval_ns, ib, sizeof(ib)), policy_name(o.live.policy),
-			format_duration(1ULL << lay.tick_shift, tb, sizeof(tb)), rate.thresh,
-			clock_name(lay.clock));
-	pr_info("  budget: %s", budget_describe(&skel->data_budget->pacer_budget_cfg, mb2, sizeof(mb2)));
-	pr_info("  pins: %s", dir);
-	err = 0;
+	report_live(&o, &lay, skel, dir);
 out:
 	if (err && attached) {
 		int derr = xdp_program__detach(prog, ifindex, o.mode, 0);

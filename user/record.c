@@ -155,214 +155,276 @@ static void read_interval(const struct pacer_handle *h, struct pacer_file_header
 	}
 }
 
-int cmd_record(int argc, char **argv)
-{
-	struct record_opts ro = { 0 };
-	uint64_t src_thresh = sample_thresh_one_in(DEFAULT_SOURCES_ONE_IN), pkt_thresh = 0;
-	uint64_t duration = 0, count = 0, prev_src, prev_pkt, deadline = 0, next_flush;
-	uint64_t before[PACER_STAT_MAX], after[PACER_STAT_MAX], lost = 0, end_mono;
-	enum pacer_file_format format = PACER_FORMAT_BINARY;
-	struct pacer_file_writer w = { 0 };
-	struct pacer_file_header hdr;
-	struct pacer_file_error ferr;
-	struct consumer cons = { 0 };
-	struct ring_buffer *rb = NULL;
-	struct sigaction sa = { 0 }, old_int, old_term, old_hup;
+/* One recording: what must be undone at the end, whatever happened. */
+struct recorder {
 	struct pacer_handle h;
-	const char *out = NULL;
-	bool tty = isatty(STDERR_FILENO), sampling_on = false, counters_ok;
-	char eb[128], a[32], sbuf[64], lock_path[64];
-	int err, lock_fd, ret = 1, stopped_by = 0;
+	struct ring_buffer *rb;
+	struct consumer cons;
+	struct pacer_file_writer w;
+	struct pacer_file_header hdr;
+	struct sigaction old_int, old_term, old_hup;
+	uint64_t before[PACER_STAT_MAX], lost, prev_src, prev_pkt;
+	bool handle_open, signals_set, sampling_on, counters_ok;
+	char lock_path[64];
+	int lock_fd;
+};
 
-	ro.live.sample_src = src_thresh;
-	err = parse_verb_opts(&record_verb, argc, argv, &ro);
-	if (err)
-		return err == OPTS_HELP ? 0 : err;
-	src_thresh = ro.live.sample_src, pkt_thresh = ro.live.sample_pkt, out = ro.out;
-	duration = ro.duration, count = ro.count;
-	format = ro.csv ? PACER_FORMAT_CSV : PACER_FORMAT_BINARY;
-	if (!strcmp(out, "-")) {
+static int check_record_opts(const struct record_opts *ro)
+{
+	if (!strcmp(ro->out, "-")) {
 		pr_err("-o - is not supported: a recording is renamed into place when complete; give a file name");
 		return 2;
 	}
-	if (!src_thresh && !pkt_thresh) {
+	if (!ro->live.sample_src && !ro->live.sample_pkt) {
 		pr_err("--sample-sources off and --sample-packets off together would record nothing");
 		return 2;
 	}
-	if (pacer_handle_open(ro.ifname, &h))
+	return 0;
+}
+
+/* The program, the lock, the ring (drained of others' records), the counters, the signals. */
+static int recorder_open(struct recorder *r, const char *ifname)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	char eb[128];
+	int err;
+
+	r->lock_fd = -1;
+	if (pacer_handle_open(ifname, &r->h))
 		return 1;
-	if (h.layout.backend == PACER_BACKEND_TABLE)
+	r->handle_open = true;
+	if (r->h.layout.backend == PACER_BACKEND_TABLE)
 		pr_info("note: %s runs the recency table; the recording's audit applies as is, but "
 			"analyze's sizing models the sketch (the file format does not name the backend yet)",
-			h.ifname);
-	lock_fd = lock_program(&h, lock_path, sizeof(lock_path));
-	if (lock_fd < 0) {
-		if (lock_fd == -EBUSY)
-			pr_err("another 'xdp-pacer record' is already recording %s", h.ifname);
+			r->h.ifname);
+	r->lock_fd = lock_program(&r->h, r->lock_path, sizeof(r->lock_path));
+	if (r->lock_fd < 0) {
+		if (r->lock_fd == -EBUSY)
+			pr_err("another 'xdp-pacer record' is already recording %s", r->h.ifname);
 		else
-			pr_err("cannot take the recording lock for %s: %s", h.ifname, strerror(-lock_fd));
-		pacer_handle_close(&h);
+			pr_err("cannot take the recording lock for %s: %s", r->h.ifname,
+			       strerror(-r->lock_fd));
 		return 1;
 	}
-
-	rb = ring_buffer__new(h.map_fd[PACER_MAP_EVENTS], on_event, &cons, NULL);
-	if (!rb) {
+	r->rb = ring_buffer__new(r->h.map_fd[PACER_MAP_EVENTS], on_event, &r->cons, NULL);
+	if (!r->rb) {
 		err = -errno;
-		pr_err("cannot open the ring buffer of %s: %s", h.ifname, err_str(err, eb, sizeof(eb)));
-		goto out;
+		pr_err("cannot open the ring buffer of %s: %s", r->h.ifname, err_str(err, eb, sizeof(eb)));
+		return 1;
 	}
 	/* Records someone else's sampling left behind are not part of this recording. */
-	cons.discard = true;
-	ring_buffer__consume(rb);
-	cons.discard = false;
-
-	counters_ok = !pacer_read_counters(&h, before);
-	if (!counters_ok)
-		pr_err("warning: cannot read the counters of %s: lost records will not be known", h.ifname);
-
-	sa.sa_handler = on_signal;
+	r->cons.discard = true;
+	ring_buffer__consume(r->rb);
+	r->cons.discard = false;
+	r->counters_ok = !pacer_read_counters(&r->h, r->before);
+	if (!r->counters_ok)
+		pr_err("warning: cannot read the counters of %s: lost records will not be known",
+		       r->h.ifname);
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGHUP, &sa, &old_hup);
+	sigaction(SIGINT, &sa, &r->old_int);
+	sigaction(SIGTERM, &sa, &r->old_term);
+	sigaction(SIGHUP, &sa, &r->old_hup);
+	r->signals_set = true;
+	return 0;
+}
 
-	pacer_file_header_init(&hdr);
-	read_interval(&h, &hdr);
-	hdr.tick_shift = h.layout.tick_shift;
-	hdr.rows = h.layout.rows;
-	hdr.lines_log2 = h.layout.lines_log2;
-	hdr.kind = h.layout.kind;
-	hdr.policy = h.cfg->policy;
-	hdr.placement = h.layout.placement;
-	hdr.clock = h.layout.clock;
-	hdr.prefix4 = h.cfg->prefix4;
-	hdr.prefix6 = h.cfg->prefix6;
-	hdr.malformed = h.cfg->malformed;
-	hdr.ncpus = (uint32_t)h.ncpus;
-	hdr.abi_version = h.layout.abi_version;
-	hdr.sample_src_thresh = src_thresh;
-	hdr.sample_pkt_thresh = pkt_thresh;
-	snprintf(hdr.ifname, sizeof(hdr.ifname), "%s", h.ifname);
-	if (gethostname(hdr.hostname, sizeof(hdr.hostname) - 1))
-		snprintf(hdr.hostname, sizeof(hdr.hostname), "?");
+/* The loaded geometry and live settings, as the audit and the sizing need them. */
+static void fill_header(struct pacer_file_header *hdr, const struct pacer_handle *h,
+			uint64_t src_thresh, uint64_t pkt_thresh)
+{
+	pacer_file_header_init(hdr);
+	read_interval(h, hdr);
+	hdr->tick_shift = h->layout.tick_shift;
+	hdr->rows = h->layout.rows;
+	hdr->lines_log2 = h->layout.lines_log2;
+	hdr->kind = h->layout.kind;
+	hdr->policy = h->cfg->policy;
+	hdr->placement = h->layout.placement;
+	hdr->clock = h->layout.clock;
+	hdr->prefix4 = h->cfg->prefix4;
+	hdr->prefix6 = h->cfg->prefix6;
+	hdr->malformed = h->cfg->malformed;
+	hdr->ncpus = (uint32_t)h->ncpus;
+	hdr->abi_version = h->layout.abi_version;
+	hdr->sample_src_thresh = src_thresh;
+	hdr->sample_pkt_thresh = pkt_thresh;
+	snprintf(hdr->ifname, sizeof(hdr->ifname), "%s", h->ifname);
+	if (gethostname(hdr->hostname, sizeof(hdr->hostname) - 1))
+		snprintf(hdr->hostname, sizeof(hdr->hostname), "?");
+}
 
-	prev_src = h.cfg->sample_src_thresh;
-	prev_pkt = h.cfg->sample_pkt_thresh;
-	/* Word-sized stores into the live .data, as 'set' does. */
-	h.cfg->sample_src_thresh = src_thresh;
-	h.cfg->sample_pkt_thresh = pkt_thresh;
-	__sync_synchronize();
-	sampling_on = true;
-	/*
-	 * Read the clock after switching sampling on: a packet that saw it off
-	 * took its timestamp before this, so the audit may take "no record since
-	 * start" as "no packet since start".
-	 */
-	hdr.start_mono_ns = pacer_clock_now(&h);
-	hdr.start_real_ns = clock_now_ns(CLOCK_REALTIME);
-
-	err = pacer_file_writer_open(&w, out, format, &hdr, &ferr);
-	if (err) {
-		pr_err("%s", ferr.msg);
-		goto out;
+/* Word-sized stores into the live .data, as 'set' does; off puts back what was there. */
+static void switch_sampling(struct recorder *r, bool on, uint64_t src, uint64_t pkt)
+{
+	if (on) {
+		r->prev_src = r->h.cfg->sample_src_thresh;
+		r->prev_pkt = r->h.cfg->sample_pkt_thresh;
+	} else {
+		src = r->prev_src;
+		pkt = r->prev_pkt;
 	}
-	cons.w = &w;
-	cons.limit = count;
-	pr_info("recording %s into %s.tmp (renamed to %s when done): %s%s%s", h.ifname, out, out,
-		format_sampling(src_thresh, pkt_thresh, sbuf, sizeof(sbuf)),
-		duration ? ", for " : "", duration ? format_duration(duration, a, sizeof(a)) : "");
-	fflush(stdout);
+	r->h.cfg->sample_src_thresh = src;
+	r->h.cfg->sample_pkt_thresh = pkt;
+	__sync_synchronize();
+	r->sampling_on = on;
+}
 
-	if (duration)
-		deadline = mono_ns() + duration;
-	cons.deadline_ns = deadline;
-	next_flush = mono_ns() + 1000000000ULL;
+/* Every second: flush (bounding what a kill loses) and, on a terminal, show progress. */
+static void tick_second(struct recorder *r, const char *out, bool tty)
+{
+	uint64_t cur[PACER_STAT_MAX];
+
+	if (pacer_file_writer_flush(&r->w))
+		pr_err("warning: flushing %s.tmp failed: %s", out, strerror(errno));
+	if (!tty)
+		return;
+	if (r->counters_ok && !pacer_read_counters(&r->h, cur))
+		r->lost = cur[PACER_STAT_RECORD_LOST] - r->before[PACER_STAT_RECORD_LOST];
+	fprintf(stderr, "\r%" PRIu64 " records, %" PRIu64 " lost ", r->cons.written, r->lost);
+}
+
+/* Poll until a signal, the deadline, --count or an error. */
+static void record_loop(struct recorder *r, const struct record_opts *ro)
+{
+	uint64_t deadline = ro->duration ? mono_ns() + ro->duration : 0;
+	uint64_t next_flush = mono_ns() + 1000000000ULL;
+	bool tty = isatty(STDERR_FILENO);
+	char eb[128];
+	int err;
+
+	r->cons.deadline_ns = deadline;
 	while (!stop_signal) {
 		uint64_t now;
 
-		err = ring_buffer__poll(rb, 100);
-		if (err == -ECANCELED || (count && cons.written >= count))
+		err = ring_buffer__poll(r->rb, 100);
+		if (err == -ECANCELED || (ro->count && r->cons.written >= ro->count))
 			break;
 		if (err < 0 && err != -EINTR && err != -EAGAIN) {
-			if (cons.write_err)
-				pr_err("writing %s.tmp failed: %s", out, strerror(-cons.write_err));
+			if (r->cons.write_err)
+				pr_err("writing %s.tmp failed: %s", ro->out, strerror(-r->cons.write_err));
 			else
 				pr_err("reading the ring buffer failed: %s", err_str(err, eb, sizeof(eb)));
 			break;
 		}
 		now = mono_ns();
 		if (now >= next_flush) {
-			/* Bound what a kill can lose to about a second of records. */
-			if (pacer_file_writer_flush(&w))
-				pr_err("warning: flushing %s.tmp failed: %s", out, strerror(errno));
+			tick_second(r, ro->out, tty);
 			next_flush = now + 1000000000ULL;
-			if (tty) {
-				uint64_t cur[PACER_STAT_MAX];
-
-				if (counters_ok && !pacer_read_counters(&h, cur))
-					lost = cur[PACER_STAT_RECORD_LOST] - before[PACER_STAT_RECORD_LOST];
-				fprintf(stderr, "\r%" PRIu64 " records, %" PRIu64 " lost ", cons.written, lost);
-			}
 		}
 		if (deadline && now >= deadline)
 			break;
 	}
 	if (tty)
 		fputc('\n', stderr);
+}
 
-	h.cfg->sample_src_thresh = prev_src;
-	h.cfg->sample_pkt_thresh = prev_pkt;
-	__sync_synchronize();
-	sampling_on = false;
-	cons.deadline_ns = 0;
+static void report_recording(const struct recorder *r, const char *out, uint64_t end_mono,
+			     int stopped_by)
+{
+	pr_info("%s: %" PRIu64 " records written to %s over %.1f s; %" PRIu64 " records lost (ring buffer full)%s",
+		r->h.ifname, r->cons.written, out, (double)(end_mono - r->hdr.start_mono_ns) / 1e9,
+		r->lost, stopped_by ? " (stopped by signal)" : "");
+	if (r->cons.discarded)
+		pr_info("%s: %" PRIu64 " records not kept (queued before the start or beyond --count)",
+			r->h.ifname, r->cons.discarded);
+	if (r->cons.short_events)
+		pr_err("warning: %" PRIu64 " ring buffer events were shorter than a record and skipped",
+		       r->cons.short_events);
+	if (r->lost)
+		pr_err("warning: %" PRIu64 " records were lost: the audit may count false drops that did not happen; sample fewer sources (--sample-sources 1/N with a larger N)",
+		       r->lost);
+	if (!r->counters_ok)
+		pr_err("warning: lost records unknown (counters unreadable)");
+}
+
+/* Sampling off, the rest of the ring drained, the file completed and renamed: 0 or 1. */
+static int record_finish(struct recorder *r, const struct record_opts *ro)
+{
+	struct pacer_file_error ferr;
+	uint64_t after[PACER_STAT_MAX], end_mono;
+	int stopped_by;
+
+	switch_sampling(r, false, 0, 0);
+	r->cons.deadline_ns = 0;
 	stopped_by = stop_signal;
 	stop_signal = 0; /* let the final drain run to the end of the ring (a second Ctrl-C cuts it short) */
 	/* What the datapath queued before sampling went off belongs to the recording. */
-	if (!cons.write_err && !(count && cons.written >= count))
-		ring_buffer__consume(rb);
-	end_mono = pacer_clock_now(&h);
-	if (counters_ok && !pacer_read_counters(&h, after))
-		lost = after[PACER_STAT_RECORD_LOST] - before[PACER_STAT_RECORD_LOST];
-
-	if (cons.write_err) {
-		pr_err("writing %s.tmp failed: %s; the records written so far stay in %s.tmp", out,
-		       strerror(-cons.write_err), out);
-		pacer_file_writer_abandon(&w);
-		goto out;
+	if (!r->cons.write_err && !(ro->count && r->cons.written >= ro->count))
+		ring_buffer__consume(r->rb);
+	end_mono = pacer_clock_now(&r->h);
+	if (r->counters_ok && !pacer_read_counters(&r->h, after))
+		r->lost = after[PACER_STAT_RECORD_LOST] - r->before[PACER_STAT_RECORD_LOST];
+	if (r->cons.write_err) {
+		pr_err("writing %s.tmp failed: %s; the records written so far stay in %s.tmp", ro->out,
+		       strerror(-r->cons.write_err), ro->out);
+		pacer_file_writer_abandon(&r->w);
+		return 1;
 	}
-	err = pacer_file_writer_finish(&w, end_mono, lost, &ferr);
-	if (err) {
+	if (pacer_file_writer_finish(&r->w, end_mono, r->lost, &ferr)) {
+		pr_err("%s", ferr.msg);
+		return 1;
+	}
+	report_recording(r, ro->out, end_mono, stopped_by);
+	return 0;
+}
+
+static void recorder_close(struct recorder *r)
+{
+	if (r->sampling_on)
+		switch_sampling(r, false, 0, 0);
+	if (r->signals_set) {
+		sigaction(SIGINT, &r->old_int, NULL);
+		sigaction(SIGTERM, &r->old_term, NULL);
+		sigaction(SIGHUP, &r->old_hup, NULL);
+	}
+	ring_buffer__free(r->rb);
+	if (r->lock_fd >= 0)
+		lock_file_release(r->lock_fd, r->lock_path);
+	if (r->handle_open)
+		pacer_handle_close(&r->h);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts ro = { 0 };
+	struct pacer_file_error ferr;
+	struct recorder r = { 0 };
+	char a[32], sbuf[64];
+	int err, ret = 1;
+
+	ro.live.sample_src = sample_thresh_one_in(DEFAULT_SOURCES_ONE_IN);
+	err = parse_verb_opts(&record_verb, argc, argv, &ro);
+	if (err)
+		return err == OPTS_HELP ? 0 : err;
+	err = check_record_opts(&ro);
+	if (err)
+		return err;
+	if (recorder_open(&r, ro.ifname))
+		goto out;
+	fill_header(&r.hdr, &r.h, ro.live.sample_src, ro.live.sample_pkt);
+	switch_sampling(&r, true, ro.live.sample_src, ro.live.sample_pkt);
+	/*
+	 * Read the clock after switching sampling on: a packet that saw it off
+	 * took its timestamp before this, so the audit may take "no record since
+	 * start" as "no packet since start".
+	 */
+	r.hdr.start_mono_ns = pacer_clock_now(&r.h);
+	r.hdr.start_real_ns = clock_now_ns(CLOCK_REALTIME);
+	if (pacer_file_writer_open(&r.w, ro.out, ro.csv ? PACER_FORMAT_CSV : PACER_FORMAT_BINARY,
+				   &r.hdr, &ferr)) {
 		pr_err("%s", ferr.msg);
 		goto out;
 	}
-	pr_info("%s: %" PRIu64 " records written to %s over %.1f s; %" PRIu64 " records lost (ring buffer full)%s",
-		h.ifname, cons.written, out, (double)(end_mono - hdr.start_mono_ns) / 1e9, lost,
-		stopped_by ? " (stopped by signal)" : "");
-	if (cons.discarded)
-		pr_info("%s: %" PRIu64 " records not kept (queued before the start or beyond --count)",
-			h.ifname, cons.discarded);
-	if (cons.short_events)
-		pr_err("warning: %" PRIu64 " ring buffer events were shorter than a record and skipped",
-		       cons.short_events);
-	if (lost)
-		pr_err("warning: %" PRIu64 " records were lost: the audit may count false drops that did not happen; sample fewer sources (--sample-sources 1/N with a larger N)",
-		       lost);
-	if (!counters_ok)
-		pr_err("warning: lost records unknown (counters unreadable)");
-	ret = 0;
+	r.cons.w = &r.w;
+	r.cons.limit = ro.count;
+	pr_info("recording %s into %s.tmp (renamed to %s when done): %s%s%s", r.h.ifname, ro.out,
+		ro.out, format_sampling(ro.live.sample_src, ro.live.sample_pkt, sbuf, sizeof(sbuf)),
+		ro.duration ? ", for " : "",
+		ro.duration ? format_duration(ro.duration, a, sizeof(a)) : "");
+	fflush(stdout);
+	record_loop(&r, &ro);
+	ret = record_finish(&r, &ro);
 out:
-	if (sampling_on) {
-		h.cfg->sample_src_thresh = prev_src;
-		h.cfg->sample_pkt_thresh = prev_pkt;
-		__sync_synchronize();
-	}
-	if (sa.sa_handler) {
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGTERM, &old_term, NULL);
-		sigaction(SIGHUP, &old_hup, NULL);
-	}
-	ring_buffer__free(rb);
-	lock_file_release(lock_fd, lock_path);
-	pacer_handle_close(&h);
+	recorder_close(&r);
 	return ret;
 }

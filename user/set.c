@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* xdp-pacer set: change the live configuration without detaching. */
 #include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include "common.h"
@@ -120,6 +123,46 @@ int cmd_set(int argc, char **argv)
 	return err;
 }
 
+
+/* The live options that are one word of the config each, stored as given. */
+#define LIVE_WORD(given_f, from_f, to_f)                                                  \
+	{ offsetof(struct live_opts, given_f), offsetof(struct live_opts, from_f),        \
+	  offsetof(struct pacer_config, to_f),                                             \
+	  sizeof(((struct pacer_config *)0)->to_f) +                                       \
+		  0 * sizeof(char[sizeof(((struct live_opts *)0)->from_f) ==               \
+				  sizeof(((struct pacer_config *)0)->to_f) ? 1 : -1]) }
+static const struct live_word {
+	size_t given, from, to, size;
+} live_words[] = {
+	LIVE_WORD(policy_set, policy, policy),
+	LIVE_WORD(malformed_set, malformed, malformed),
+	LIVE_WORD(prefix4_set, prefix4, prefix4),
+	LIVE_WORD(prefix6_set, prefix6, prefix6),
+	LIVE_WORD(sample_src_set, sample_src, sample_src_thresh),
+	LIVE_WORD(sample_pkt_set, sample_pkt, sample_pkt_thresh),
+};
+
+/* Word-sized stores, so the datapath sees each field change at once: how many. */
+static int store_live_words(struct pacer_config *cfg, const struct live_opts *l)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < sizeof(live_words) / sizeof(live_words[0]); i++) {
+		const struct live_word *w = &live_words[i];
+		const char *from = (const char *)l + w->from;
+		char *to = (char *)cfg + w->to;
+
+		if (!*(const bool *)((const char *)l + w->given))
+			continue;
+		if (w->size == sizeof(uint64_t))
+			*(volatile uint64_t *)to = *(const uint64_t *)from;
+		else
+			*(volatile uint32_t *)to = *(const uint32_t *)from;
+		n++;
+	}
+	return n;
+}
+
 static int set_main(int argc, char **argv, const struct pacer_conf *conf)
 {
 	struct set_opts o = { 0 };
@@ -182,21 +225,7 @@ static int set_main(int argc, char **argv, const struct pacer_conf *conf)
 		h.cfg->rate_n = want.rate_n;
 		n_changes++;
 	}
-/* One word-sized store per option given. */
-#define SET_GIVEN(given, field, value)              \
-	do {                                        \
-		if (l->given) {                     \
-			h.cfg->field = (value);     \
-			n_changes++;                \
-		}                                   \
-	} while (0)
-	SET_GIVEN(policy_set, policy, l->policy);
-	SET_GIVEN(malformed_set, malformed, l->malformed);
-	SET_GIVEN(prefix4_set, prefix4, l->prefix4);
-	SET_GIVEN(prefix6_set, prefix6, l->prefix6);
-	SET_GIVEN(sample_src_set, sample_src_thresh, l->sample_src);
-	SET_GIVEN(sample_pkt_set, sample_pkt_thresh, l->sample_pkt);
-#undef SET_GIVEN
+	n_changes += store_live_words(h.cfg, l);
 	__sync_synchronize();
 	err = 0;
 	pr_info("xdp-pacer: %s: %d setting%s changed: %s, policy %s, prefix4 /%u, prefix6 /%u, malformed %s",

@@ -12,8 +12,11 @@ const char *const gen_dist_names[] = { "uniform", "zipf", "spoofed", "mix" };
 
 static int mac_opt(const struct opt_spec *s, const char *arg, void *field, char *why, size_t len)
 {
-	(void)s, (void)why, (void)len;
-	return parse_mac(arg, ((struct gen_mac *)field)->b);
+	(void)s;
+	if (!parse_mac(arg, ((struct gen_mac *)field)->b))
+		return 0;
+	snprintf(why, len, "expected six hex bytes such as 02:00:00:00:00:01");
+	return -EINVAL;
 }
 
 static const struct opt_choice dist_choices[] = {
@@ -61,10 +64,9 @@ static const struct opt_spec gen_specs[] = {
 	  .help = "destination address (10.255.0.1 / fd00:255::1)" },
 	{ .name = "dst-mac", .type = OPT_CUSTOM, .arg = "MAC", .parse = mac_opt,
 	  .dflt = "ff:ff:ff:ff:ff:ff", OPT_FIELD(struct gen_opts, dst_mac),
-	  .why = "expected six hex bytes such as 02:00:00:00:00:01", .help = "destination MAC" },
+	  .help = "destination MAC" },
 	{ .name = "src-mac", .type = OPT_CUSTOM, .arg = "MAC", .parse = mac_opt,
 	  OPT_FIELD(struct gen_opts, src_mac), OPT_GIVEN(struct gen_opts, src_mac_set),
-	  .why = "expected six hex bytes such as 02:00:00:00:00:01",
 	  .help = "source MAC (IFNAME's own)" },
 	{ .type = OPT_SECTION, .help = "How much and how fast:" },
 	{ .name = "count", .type = OPT_U64, .arg = "N", .min = 1, .max = UINT64_MAX / 2,

@@ -42,9 +42,9 @@ static void on_wakeup(int sig)
 }
 
 /*
- * One long BPF_PROG_TEST_RUN per thread: each call costs ~25 ms of set-up
- * and tear-down (page pool, RCU grace period) on this VM, so short calls
- * would halve the rate.  The program itself enforces quota and pace; the
+ * One long BPF_PROG_TEST_RUN per thread: each call pays tens of milliseconds of
+ * set-up and tear-down (page pool, RCU grace period), so short calls would
+ * halve the rate.  The program itself enforces quota and pace; the
  * main thread ends a call early with SIGUSR1 (-EINTR).
  */
 static void *gen_thread_main(void *arg)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
 #include "pacer_abi.h"
+#include "pacer_defaults.h"
 #include "pacer_names.h"
 #include "live_opts.h"
 #include "pacer_rate.h"
@@ -19,7 +20,7 @@ static int parse_rate_opt(const struct opt_spec *s, const char *arg, void *field
 
 const struct opt_spec pacing_specs[] = {
 	{ .name = "interval", .type = OPT_DURATION, .flags = OPT_CONF | OPT_LIVE, .arg = "DUR",
-	  .max = PACER_INTERVAL_MAX_NS, .dflt = "1s", OPT_FIELD(struct live_opts, interval_ns),
+	  .max = PACER_INTERVAL_MAX_NS, .dflt = PACER_DEFAULT_INTERVAL_TEXT, OPT_FIELD(struct live_opts, interval_ns),
 	  OPT_GIVEN(struct live_opts, interval_set),
 	  .help = "minimum gap between admitted packets of a source;\n"
 		  "DUR takes ns, us, ms or s, e.g. 250ms, 1.5s" },
@@ -34,10 +35,10 @@ const struct opt_spec pacing_specs[] = {
 	  .help = "pace: update on admit only, one packet per interval;\n"
 		  "quiet: update on every packet, a source must stay quiet a whole interval" },
 	{ .name = "prefix4", .type = OPT_U32, .flags = OPT_CONF | OPT_LIVE, .arg = "N", .max = 32,
-	  .dflt = "32", OPT_FIELD(struct live_opts, prefix4), OPT_GIVEN(struct live_opts, prefix4_set),
+	  .dflt = PACER_DEFAULT_PREFIX4_TEXT, OPT_FIELD(struct live_opts, prefix4), OPT_GIVEN(struct live_opts, prefix4_set),
 	  .help = "IPv4 source prefix length forming the key, 0..32" },
 	{ .name = "prefix6", .type = OPT_U32, .flags = OPT_CONF | OPT_LIVE, .arg = "N", .max = 128,
-	  .dflt = "64", OPT_FIELD(struct live_opts, prefix6), OPT_GIVEN(struct live_opts, prefix6_set),
+	  .dflt = PACER_DEFAULT_PREFIX6_TEXT, OPT_FIELD(struct live_opts, prefix6), OPT_GIVEN(struct live_opts, prefix6_set),
 	  .help = "IPv6 source prefix length forming the key, 0..128" },
 	{ 0 },
 };
