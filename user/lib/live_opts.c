@@ -33,7 +33,8 @@ const struct opt_spec pacing_specs[] = {
 	  .lookup = parse_policy, .dflt = "pace", OPT_FIELD(struct live_opts, policy),
 	  OPT_GIVEN(struct live_opts, policy_set),
 	  .help = "pace: update on admit only, one packet per interval;\n"
-		  "quiet: update on every packet, a source must stay quiet a whole interval" },
+		  "quiet: update on every packet, a source must stay quiet a whole interval\n"
+		  "(with --rate, a dropped packet leaves it no credit)" },
 	{ .name = "prefix4", .type = OPT_U32, .flags = OPT_CONF | OPT_LIVE, .arg = "N", .max = 32,
 	  .dflt = PACER_DEFAULT_PREFIX4_TEXT, OPT_FIELD(struct live_opts, prefix4), OPT_GIVEN(struct live_opts, prefix4_set),
 	  .help = "IPv4 source prefix length forming the key, 0..32" },
