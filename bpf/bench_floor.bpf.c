@@ -116,6 +116,7 @@ int bench_scan2(struct xdp_md *ctx)
 {
 	struct pacer_tbl_line *l[2];
 	struct pacer_tbl_scan s;
+	struct pacer_rate rate;
 	__u64 h, mask;
 	__u32 idx[2], lg;
 
@@ -126,9 +127,11 @@ int bench_scan2(struct xdp_md *ctx)
 	l[1] = (struct pacer_tbl_line *)floor_line_at(idx[1]);
 	if (!l[0] || !l[1])
 		return XDP_PASS;
-	pacer_tbl_scan(l, pacer_tbl_fp(h), h >> 40, lg + 30, &s);
+	rate = pacer_rate_of(lg + 30, 0);
+	pacer_tbl_scan(l, pacer_tbl_fp(h), h >> 40, &rate, &s);
 	/* Every mask decides the verdict, or the compiler would drop the ones unused. */
-	return (s.fresh_mask ^ s.own_mask ^ s.free_mask) == (__u32)h ? XDP_PASS : XDP_DROP;
+	return (s.fresh_mask ^ s.own_mask ^ s.held_mask ^ s.free_mask) == (__u32)h ? XDP_PASS
+										 : XDP_DROP;
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

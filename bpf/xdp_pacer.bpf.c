@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * xdp-pacer datapath: admit at most one packet per interval per source
- * prefix, judged by a recency sketch (include/pacer_sketch.h) or table
+ * xdp-pacer datapath: admit a source prefix's packets at its rate (one per
+ * interval, or N per T with bursts: GCRA), judged by a recency sketch (include/pacer_sketch.h) or table
  * (include/pacer_table.h), then by the global budget.  One header per stage
  * in bpf/lib/; the logic they share with userspace is in include/.
  */
@@ -32,14 +32,15 @@ static __always_inline int not_ip_verdict(int kind, struct pacer_counters *st)
 	return XDP_PASS;
 }
 
-/* The threshold in force; a corrupt one must not open the gate: use the strictest. */
-static __always_inline __u32 thresh_now(void)
+/* The rate in force; a corrupt one must not open the gate: use the strictest the cells hold. */
+static __always_inline struct pacer_rate rate_now(void)
 {
-	__u32 thresh = pacer_cfg.thresh_ticks;
+	__u32 max_sat = pacer_rate_max_sat(pacer_layout.backend);
+	struct pacer_rate r = pacer_rate_of(pacer_cfg.thresh_ticks, pacer_cfg.burst_ticks);
 
-	if (thresh < PACER_MIN_THRESH || thresh > PACER_MAX_THRESH)
-		return PACER_MAX_THRESH;
-	return thresh;
+	if (r.thresh < PACER_MIN_THRESH || r.thresh > max_sat || r.burst > max_sat || r.sat > max_sat)
+		return pacer_rate_of(max_sat, 0);
+	return r;
 }
 
 SEC("xdp")
@@ -50,7 +51,8 @@ int xdp_pacer(struct xdp_md *ctx)
 	struct pacer_counters *st;
 	struct pacer_src src;
 	__u64 h, now_ns, tick;
-	__u32 prefix, thresh, age;
+	struct pacer_rate rate;
+	__u32 prefix, age;
 	int kind, drop, budget_drop;
 
 	st = stats_get();
@@ -65,11 +67,11 @@ int xdp_pacer(struct xdp_md *ctx)
 
 	now_ns = clock_now();
 	tick = pacer_now_tick(now_ns, pacer_layout.tick_shift);
-	thresh = thresh_now();
+	rate = rate_now();
 	if (pacer_layout.backend == PACER_BACKEND_TABLE)
-		drop = table_verdict(h, tick, thresh, &age, st);
+		drop = table_verdict(h, tick, &rate, &age, st);
 	else
-		drop = sketch_verdict(h, tick, thresh, &age, st);
+		drop = sketch_verdict(h, tick, &rate, &age, st);
 	if (drop < 0) {
 		st->c[PACER_STAT_MAP_ERROR]++;
 		return XDP_DROP;
@@ -78,7 +80,7 @@ int xdp_pacer(struct xdp_md *ctx)
 	/* After pacing: the global budget (counts its own drops; sets the admission time). */
 	budget_drop = !drop && budget_stage(h, &now_ns, st);
 	if (record_wanted())
-		record(h, &src, kind, prefix, now_ns, age, thresh, drop | budget_drop, st);
+		record(h, &src, kind, prefix, now_ns, age, rate.thresh, drop | budget_drop, st);
 	if (budget_drop)
 		return XDP_DROP;
 	if (drop) {

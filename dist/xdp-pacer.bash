@@ -30,14 +30,14 @@ _xdp_pacer()
 	--affinity) COMPREPLY=($(compgen -W "spread source" -- "$cur")); return ;;
 	esac
 	case $verb in
-	load) opts="--interval --policy --prefix4 --prefix6 --malformed --budget --slack-time --slack-count --reserve --horizon --backend --on-full --reserve-cells --rows --width --layout --placement --tick --clock --mode --config --help" ;;
+	load) opts="--interval --rate --policy --prefix4 --prefix6 --malformed --budget --slack-time --slack-count --reserve --horizon --backend --on-full --reserve-cells --rows --width --layout --placement --tick --clock --mode --config --help" ;;
 	unload) opts="--netns --help" ;;
 	status) opts="--help" ;;
-	set) opts="--interval --policy --prefix4 --prefix6 --malformed --sample-sources --sample-packets --config --budget --slack-time --slack-count --reserve --horizon --help" ;;
+	set) opts="--interval --rate --policy --prefix4 --prefix6 --malformed --sample-sources --sample-packets --config --budget --slack-time --slack-count --reserve --horizon --help" ;;
 	stats) opts="--watch --count --format --json --output --help" ;;
 	query) opts="--json --help" ;;
 	model) opts="--sources --rows --width --layout --backend --target-false-drop --json --help" ;;
-	gen) opts="--dist --sources --zipf --good --good-period --family --src-base --dst --dst-mac --src-mac --count --duration --rate --threads --affinity --json --help" ;;
+	gen) opts="--dist --sources --zipf --good --good-period --family --src-base --dst --dst-mac --src-mac --count --duration --pps --threads --affinity --json --help" ;;
 	record) opts="--output --sample-sources --sample-packets --duration --count --csv --help" ;;
 	analyze) opts="--eps --window --target-false-drop --json --report --pcap --interval --policy --prefix4 --prefix6 --help" ;;
 	exporter) opts="--listen --help" ;;

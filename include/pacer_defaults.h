@@ -54,6 +54,7 @@
 	.malformed = PACER_MALFORMED_PASS,              \
 	.prefix4 = PACER_DEFAULT_PREFIX4,               \
 	.prefix6 = PACER_DEFAULT_PREFIX6,               \
+	.rate_n = 1,                                    \
 }
 
 #endif /* PACER_DEFAULTS_H */

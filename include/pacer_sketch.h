@@ -341,8 +341,11 @@ PACER_UNROLL
 		__sync_val_compare_and_swap(last, seen, pacer_rebase_last_word(seen, tick, 0));
 }
 
-/* Returns 1 if the line had to be re-based. */
-PACER_INLINE int pacer_cell_touch(struct pacer_line *l, __u32 cell, __u64 tick)
+/*
+ * Raise a cell to age nage (now - nage; 0 for "now"); returns 1 if the line
+ * had to be re-based.
+ */
+PACER_INLINE int pacer_cell_touch(struct pacer_line *l, __u32 cell, __u64 tick, __u32 nage)
 {
 	int rebased = 0;
 	__u8 age;
@@ -353,14 +356,14 @@ PACER_INLINE int pacer_cell_touch(struct pacer_line *l, __u32 cell, __u64 tick)
 		rebased = 1;
 	}
 	/*
-	 * max(cell, now): a cell already at now (or a tick ahead, written by a
-	 * CPU whose clock moved first) stays.  Not storing also keeps the line
-	 * clean, which matters in a shared sketch: a store, even of the same
-	 * value, takes the line away from every other CPU's cache.
+	 * max(cell, now - nage): a younger cell (or one a tick ahead, written
+	 * by a CPU whose clock moved first) stays.  Not storing also keeps the
+	 * line clean, which matters in a shared sketch: a store, even of the
+	 * same value, takes the line away from every other CPU's cache.
 	 */
 	age = (__u8)((__u8)tick - PACER_CELL(l, cell));
-	if (age != 0 && age < PACER_AGE_FUTURE)
-		PACER_CELL(l, cell) = (__u8)tick;
+	if (age > nage && age < PACER_AGE_FUTURE)
+		PACER_CELL(l, cell) = (__u8)(tick - nage);
 	return rebased;
 }
 
@@ -422,16 +425,17 @@ PACER_UNROLL
 	return age;
 }
 
-/* Set every cell of the key to now (the max of old and now); returns lines re-based. */
+/* Raise every cell of the key to age nage (the max of old and new); returns lines re-based. */
 PACER_INLINE __u32 pacer_key_update(struct pacer_line *const line[PACER_MAX_ROWS],
-				    const __u32 cell[PACER_MAX_ROWS], __u32 rows, __u64 tick)
+				    const __u32 cell[PACER_MAX_ROWS], __u32 rows, __u64 tick,
+				    __u32 nage)
 {
 	__u32 rebased = 0, r;
 
 PACER_UNROLL
 	for (r = 0; r < PACER_MAX_ROWS; r++) {
 		if (r < rows)
-			rebased += pacer_cell_touch(line[r], cell[r], tick);
+			rebased += pacer_cell_touch(line[r], cell[r], tick, nage);
 	}
 	return rebased;
 }

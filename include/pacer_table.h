@@ -12,14 +12,23 @@
  * compare-and-swap.  No entry is ever moved (no cuckoo kicks): entries
  * expire instead, and an expired entry is a free slot.
  *
+ * Rate.  With --rate N/T an entry's tick is the key's GCRA cell
+ * (pacer_rate.h): the key is admitted at an age of thresh or more, but its
+ * entry is only free for other keys from an age of sat up (a full burst);
+ * between the two it holds the key's spent credit.  With N = 1 the two are
+ * one threshold.  Of several entries with the key's fingerprint (only from
+ * fingerprint collisions or a race) the youngest decides: the estimate errs
+ * towards "more limited", as the sketch's minimum does.
+ *
  * Time.  Ages are (now - tick) mod 2^16.  Modular age is never larger than
  * the true age, so wrap-around can only make an entry look fresh (an
  * entry idle a multiple of 2^16 ticks, 36 minutes at the default tick, for
- * fewer than thresh ticks): the safe side, as with the sketch's cells.  An
+ * fewer than sat ticks): the safe side, as with the sketch's cells.  An
  * age from 2^16 - PACER_TBL_FUTURE up is an entry written by a CPU whose
  * clock is slightly ahead: fresh (age 0), as pacer_cell_age() does.  No
  * epoch and no re-base: 16 bits of tick leave the aliasing window at
- * thresh / 2^16 <= 0.1 % of idle entries.
+ * sat / 2^16 of idle entries (<= 0.1 % with --interval, up to 25 % at the
+ * largest burst a rate may have).
  *
  * Verdict.  A key is recent (dropped) if either line holds a fresh entry
  * with its fingerprint.  Otherwise it is admitted if an entry can be
@@ -41,6 +50,7 @@
 #include "pacer_abi.h"
 #include "pacer_compiler.h"
 #include "pacer_sketch.h" /* PACER_AGE_STALE, the age reported for "no entry" */
+#include "pacer_rate.h"
 
 #define PACER_TBL_WAYS 16           /* entries per line */
 #define PACER_TBL_SLOTS (2 * PACER_TBL_WAYS)
@@ -83,10 +93,11 @@ PACER_INLINE __u32 pacer_tbl_entry(__u16 fp, __u64 tick)
  * numbered 0..31, line 0's first.
  */
 struct pacer_tbl_scan {
-	__u32 fp, thresh;  /* inputs: the key's fingerprint, the threshold in ticks */
-	__u32 fresh_mask;  /* fresh entries with the key's fingerprint */
-	__u32 own_mask;    /* expired entries with the key's fingerprint */
-	__u32 free_mask;   /* entries that are not fresh (unwritten or expired) */
+	__u32 fp, thresh, sat; /* inputs: the key's fingerprint, the rate's ages (pacer_rate.h) */
+	__u32 fresh_mask;  /* entries with the key's fingerprint younger than thresh */
+	__u32 own_mask;    /* entries with the key's fingerprint from thresh up */
+	__u32 held_mask;   /* entries with the key's fingerprint younger than sat */
+	__u32 free_mask;   /* entries unwritten or from sat up */
 };
 
 /*
@@ -146,8 +157,10 @@ PACER_INLINE void pacer_tbl_scan_line(const struct pacer_tbl_line *l, __u32 line
 	 * expired.
 	 */
 	__u64 now = (((__u64)(__u16)tick + PACER_TBL_FUTURE) * PACER_TBL_LANES) | PACER_TBL_BIT16;
-	__u64 fp = (__u64)s->fp * PACER_TBL_LANES, expired = 0, unwritten = 0, match = 0;
-	__u64 th1 = (s->thresh + PACER_TBL_FUTURE) * PACER_TBL_LANES;
+	__u64 fp = (__u64)s->fp * PACER_TBL_LANES, conform = 0, expired = 0, unwritten = 0;
+	__u64 match = 0;
+	__u64 th0 = (s->thresh + PACER_TBL_FUTURE) * PACER_TBL_LANES;
+	__u64 th1 = (s->sat + PACER_TBL_FUTURE) * PACER_TBL_LANES;
 	__u32 i;
 
 	/* Not unrolled: clang would hoist all eight loads and spill. */
@@ -158,29 +171,33 @@ PACER_INLINE void pacer_tbl_scan_line(const struct pacer_tbl_line *l, __u32 line
 		__u64 w = l->w[i], f = (w >> 16) & PACER_TBL_LO16;
 		__u64 a = ((now - (w & PACER_TBL_LO16)) & PACER_TBL_LO16) | PACER_TBL_BIT31;
 
+		conform |= (((a - th0) >> 31) & PACER_TBL_LANES) << i;
 		expired |= (((a - th1) >> 31) & PACER_TBL_LANES) << i;
 		unwritten |= pacer_tbl_zero(f) << i;
 		match |= pacer_tbl_zero(f ^ fp) << i;
 	}
 	/* Word i's lanes land on bits i and 32 + i: slot i and slot 8 + i of the line. */
-	expired = ((expired | expired >> 24) & 0xffff) | ((unwritten | unwritten >> 24) & 0xffff);
+	unwritten = (unwritten | unwritten >> 24) & 0xffff;
+	conform = ((conform | conform >> 24) & 0xffff) | unwritten;
+	expired = ((expired | expired >> 24) & 0xffff) | unwritten;
 	match = (match | match >> 24) & 0xffff;
 	line *= PACER_TBL_WAYS;
-	s->fresh_mask |= (__u32)(~expired & match) << line;
-	s->own_mask |= (__u32)(expired & match) << line;
+	s->fresh_mask |= (__u32)(~conform & match) << line;
+	s->own_mask |= (__u32)(conform & match) << line;
+	s->held_mask |= (__u32)(~expired & match) << line;
 	s->free_mask |= (__u32)expired << line;
 }
 
 /*
- * The entries of one line that are unwritten or expired for two thresholds
- * or more, as slot bits (line 1's from bit 16).  Only an admission into a
+ * The entries of one line that are unwritten or free for twice the age that
+ * frees them (sat, pacer_rate.h), as slot bits (line 1's from bit 16).  Only an admission into a
  * free entry needs them, so the scan every packet pays leaves them out.
  */
 PACER_INLINE __u32 pacer_tbl_idle_line(const struct pacer_tbl_line *l, __u32 line, __u64 tick,
-				       __u32 thresh)
+				       __u32 sat)
 {
 	__u64 now = (((__u64)(__u16)tick + PACER_TBL_FUTURE) * PACER_TBL_LANES) | PACER_TBL_BIT16;
-	__u64 th2 = (2 * thresh + PACER_TBL_FUTURE) * PACER_TBL_LANES, idle = 0;
+	__u64 th2 = (2 * sat + PACER_TBL_FUTURE) * PACER_TBL_LANES, idle = 0;
 	__u32 i;
 
 #ifdef __clang__
@@ -196,11 +213,12 @@ PACER_INLINE __u32 pacer_tbl_idle_line(const struct pacer_tbl_line *l, __u32 lin
 }
 
 PACER_INLINE void pacer_tbl_scan(struct pacer_tbl_line *const l[2], __u16 fp, __u64 tick,
-				 __u32 thresh, struct pacer_tbl_scan *s)
+				 const struct pacer_rate *rate, struct pacer_tbl_scan *s)
 {
 	s->fp = fp;
-	s->thresh = thresh;
-	s->fresh_mask = s->own_mask = s->free_mask = 0;
+	s->thresh = rate->thresh;
+	s->sat = rate->sat;
+	s->fresh_mask = s->own_mask = s->held_mask = s->free_mask = 0;
 	pacer_tbl_scan_line(l[0], 0, tick, s);
 	pacer_tbl_scan_line(l[1], 1, tick, s);
 }
@@ -289,9 +307,9 @@ __attribute__((noinline)) __u64 pacer_tbl_oldest_line_global(const struct pacer_
 }
 
 __attribute__((noinline)) __u32 pacer_tbl_idle_line_global(const struct pacer_tbl_line *l,
-							   __u32 line, __u64 tick, __u32 thresh)
+							   __u32 line, __u64 tick, __u32 sat)
 {
-	return l ? pacer_tbl_idle_line(l, line & 1, tick, thresh) : 0;
+	return l ? pacer_tbl_idle_line(l, line & 1, tick, sat) : 0;
 }
 #define PACER_TBL_OLDEST_LINE pacer_tbl_oldest_line_global
 #define PACER_TBL_IDLE_LINE pacer_tbl_idle_line_global
@@ -306,15 +324,40 @@ PACER_INLINE __u32 pacer_tbl_oldest(struct pacer_tbl_line *const l[2], __u64 tic
 				PACER_TBL_OLDEST_LINE(l[1], 1, tick)) & (PACER_TBL_SLOTS - 1);
 }
 
+PACER_INLINE __u32 *pacer_tbl_slot(struct pacer_tbl_line *const l[2], __u32 slot);
+
+/*
+ * The youngest entry among the slots of a non-zero mask; one bit (the
+ * usual case) needs no scan.  Cold path: fingerprint collisions.
+ */
+PACER_INLINE __u32 pacer_tbl_youngest(struct pacer_tbl_line *const l[2], __u32 mask, __u64 tick)
+{
+	__u64 best = 0;
+	__u32 i;
+
+	if (!(mask & (mask - 1)))
+		return pacer_tbl_first(mask);
+#ifdef __clang__
+#pragma clang loop unroll(disable)
+#endif
+	for (i = 0; i < PACER_TBL_SLOTS; i++) {
+		__u64 key = (0x10000ULL - pacer_tbl_age(*pacer_tbl_slot(l, i), tick)) << 5 | i;
+
+		best = pacer_max(best, key * ((mask >> i) & 1));
+	}
+	return (__u32)best & (PACER_TBL_SLOTS - 1);
+}
+
 /*
  * The slot an admission writes, or PACER_TBL_NONE (one-sided mode with both
- * lines full: drop).  The key's own expired entry first; else the line with
+ * lines full: drop).  The key's own entry first (with a burst, the youngest
+ * of them, whose credit the admission spends); else the line with
  * more free entries, in it an idle one first (spares keys whose entry has
  * just expired and that are about to return); when both lines are full, the
  * oldest entry in opposite mode (*evicted set).
  */
 PACER_INLINE __u32 pacer_tbl_pick(struct pacer_tbl_line *const l[2], const struct pacer_tbl_scan *s,
-				  __u64 tick, __u32 on_full, int *evicted)
+				  __u64 tick, __u32 burst, __u32 on_full, int *evicted)
 {
 	__u32 f0 = pacer_tbl_popcount16(s->free_mask & 0xffff);
 	__u32 f1 = pacer_tbl_popcount16(s->free_mask >> 16);
@@ -322,10 +365,10 @@ PACER_INLINE __u32 pacer_tbl_pick(struct pacer_tbl_line *const l[2], const struc
 
 	*evicted = 0;
 	if (s->own_mask)
-		return pacer_tbl_first(s->own_mask);
+		return burst ? pacer_tbl_youngest(l, s->own_mask, tick) : pacer_tbl_first(s->own_mask);
 	if (s->free_mask) {
-		idle = f1 > f0 ? PACER_TBL_IDLE_LINE(l[1], 1, tick, s->thresh)
-			       : PACER_TBL_IDLE_LINE(l[0], 0, tick, s->thresh);
+		idle = f1 > f0 ? PACER_TBL_IDLE_LINE(l[1], 1, tick, s->sat)
+			       : PACER_TBL_IDLE_LINE(l[0], 0, tick, s->sat);
 		return pacer_tbl_first(idle ? idle : s->free_mask & line_mask);
 	}
 	if (on_full != PACER_TBL_FULL_EVICT)
@@ -351,13 +394,13 @@ PACER_INLINE __u32 *pacer_tbl_slot(struct pacer_tbl_line *const l[2], __u32 slot
 	return &line->e[pacer_tbl_entry_of(slot)];
 }
 
-/* The key's age: its first fresh entry's, else its first expired one's, else none. */
+/* The key's age: its youngest entry's (a fresh one if any), else none. */
 PACER_INLINE __u32 pacer_tbl_key_age(struct pacer_tbl_line *const l[2],
 				     const struct pacer_tbl_scan *s, __u64 tick)
 {
 	__u32 mask = s->fresh_mask ? s->fresh_mask : s->own_mask;
 
-	return mask ? pacer_tbl_age(*pacer_tbl_slot(l, pacer_tbl_first(mask)), tick)
+	return mask ? pacer_tbl_age(*pacer_tbl_slot(l, pacer_tbl_youngest(l, mask, tick)), tick)
 		    : PACER_AGE_STALE;
 }
 
@@ -375,8 +418,11 @@ enum pacer_tbl_event {
  * the same key pick the same entry from the same view and one swap fails;
  * if their views differed (another key wrote meanwhile) they may pick
  * different entries, so after its swap each re-reads both lines and drops
- * if the key has a second fresh entry: the later of two swaps always sees
- * the earlier one (the swaps are full barriers), so at most one admits.
+ * if the key has a second entry holding credit (younger than sat; for
+ * N = 1, a fresh one): the later of two swaps always sees the earlier one
+ * (the swaps are full barriers), so at most one admits.  The swap is from
+ * the value the verdict was made on, and it must still give the same new
+ * age: two CPUs spending the same credit of a burst cannot both win.
  * A loser drops (PACER_TBL_EV_RACE); a failed swap can also be another key
  * taking the entry: a false drop, the safe side.
  */
@@ -407,18 +453,22 @@ PACER_INLINE int pacer_tbl_entry_swap(struct pacer_tbl_line *const l[2], __u32 s
 }
 
 PACER_INLINE int pacer_tbl_claim_shared(struct pacer_tbl_line *const l[2], __u32 slot, __u16 fp,
-					__u64 tick, __u32 thresh, int evict)
+					__u64 tick, const struct pacer_rate *rate, __u32 nage,
+					int evict)
 {
-	__u32 old = *(volatile __u32 *)pacer_tbl_slot(l, slot);
+	__u32 old = *(volatile __u32 *)pacer_tbl_slot(l, slot), a = pacer_tbl_age(old, tick);
 	struct pacer_tbl_scan s;
 
-	if (!evict && pacer_tbl_fresh(old, tick, thresh))
+	/* Another key's entry (or none) counts as a full burst once it is free. */
+	if ((old >> 16) != fp && (a >= rate->sat || !(old >> 16)))
+		a = rate->sat;
+	if (!evict && (a < rate->thresh || pacer_rate_next_age(a, rate) != nage))
 		return -1; /* taken since we looked */
-	if (pacer_tbl_entry_swap(l, slot, old, pacer_tbl_entry(fp, tick)))
+	if (pacer_tbl_entry_swap(l, slot, old, pacer_tbl_entry(fp, tick - nage)))
 		return -1;
-	pacer_tbl_scan(l, fp, tick, thresh, &s);
-	/* Another fresh entry of the key: admitted elsewhere meanwhile. */
-	return s.fresh_mask & ~(1u << slot) ? -1 : 0;
+	pacer_tbl_scan(l, fp, tick, rate, &s);
+	/* Another entry of the key holding credit: admitted elsewhere meanwhile. */
+	return s.held_mask & ~(1u << slot) ? -1 : 0;
 }
 
 /*
@@ -446,14 +496,14 @@ PACER_INLINE void pacer_tbl_refresh(struct pacer_tbl_line *const l[2], __u32 slo
  * placement claims entries as described above.
  */
 PACER_INLINE int pacer_tbl_verdict(struct pacer_tbl_line *const l[2], __u16 fp, __u64 tick,
-				   __u32 thresh, __u32 policy, __u32 on_full, __u32 placement,
-				   int want_age, __u32 *age, __u32 *event)
+				   const struct pacer_rate *rate, __u32 policy, __u32 on_full,
+				   __u32 placement, int want_age, __u32 *age, __u32 *event)
 {
 	int shared = placement == PACER_PLACEMENT_SHARED, evicted;
 	struct pacer_tbl_scan s;
-	__u32 slot;
+	__u32 slot, nage;
 
-	pacer_tbl_scan(l, fp, tick, thresh, &s);
+	pacer_tbl_scan(l, fp, tick, rate, &s);
 	*age = want_age ? pacer_tbl_key_age(l, &s, tick) : PACER_AGE_STALE;
 	*event = PACER_TBL_EV_NONE;
 	if (s.fresh_mask) {
@@ -461,14 +511,17 @@ PACER_INLINE int pacer_tbl_verdict(struct pacer_tbl_line *const l[2], __u16 fp, 
 			pacer_tbl_refresh(l, pacer_tbl_first(s.fresh_mask), fp, tick, shared);
 		return 1;
 	}
-	slot = pacer_tbl_pick(l, &s, tick, on_full, &evicted);
+	slot = pacer_tbl_pick(l, &s, tick, rate->burst, on_full, &evicted);
 	if (slot == PACER_TBL_NONE) {
 		*event = PACER_TBL_EV_FULL;
 		return 1;
 	}
+	/* The key's own (youngest) entry spends its credit; a new one starts with a full burst. */
+	nage = pacer_rate_next_age(s.own_mask ? pacer_tbl_age(*pacer_tbl_slot(l, slot), tick)
+					      : rate->sat, rate);
 	if (!shared)
-		*pacer_tbl_slot(l, slot) = pacer_tbl_entry(fp, tick);
-	else if (pacer_tbl_claim_shared(l, slot, fp, tick, thresh, evicted) < 0) {
+		*pacer_tbl_slot(l, slot) = pacer_tbl_entry(fp, tick - nage);
+	else if (pacer_tbl_claim_shared(l, slot, fp, tick, rate, nage, evicted) < 0) {
 		*event = PACER_TBL_EV_RACE;
 		return 1;
 	}

@@ -10,14 +10,40 @@
 #define PACER_VERDICT_H
 
 #include "pacer_sketch.h"
+#include "pacer_rate.h"
+
+/*
+ * Shared: raise a cell to age nage by compare-and-swap of its word.  With a
+ * rate, writers at one tick write different ages (one per credit spent), so
+ * a plain store of an older one could undo a younger one and hand out a
+ * credit twice.  -1 when other writers kept winning (the caller drops).
+ */
+#define PACER_RAISE_TRIES 4
+PACER_INLINE int pacer_cell_raise_shared(struct pacer_line *l, __u32 cell, __u64 tick, __u32 nage)
+{
+	__u64 *word = (__u64 *)&l->bytes[cell & (PACER_LINE_BYTES - 8)], w, want;
+	__u32 shift = (cell & 7) * 8, i;
+	__u8 age;
+
+	for (i = 0; i < PACER_RAISE_TRIES; i++) {
+		w = *(volatile __u64 *)word;
+		age = (__u8)((__u8)tick - (__u8)(w >> shift));
+		if (age <= nage || age >= PACER_AGE_FUTURE)
+			return 0; /* as young already, or written a tick ahead of us */
+		want = (w & ~(0xffULL << shift)) | ((__u64)(__u8)(tick - nage) << shift);
+		if (__sync_val_compare_and_swap(word, w, want) == w)
+			return 0;
+	}
+	return -1;
+}
 
 /*
  * Shared placement: admit a key on at most one CPU.  Without this, two CPUs
  * that read the key's cells before either writes them both admit it.
  *
  * The deciding row r* is the first row with the largest age (the one that
- * made the key look old).  Every other row is written first, with plain
- * stores; r*'s cell last, by compare-and-swap of its 8-byte word, after
+ * made the key look old).  Every other row is written first (a max by
+ * compare-and-swap, pacer_cell_raise_shared()); r*'s cell last, by compare-and-swap of its 8-byte word, after
  * checking on that same word that the cell is still old.  A second CPU
  * evaluating the key meanwhile sees the other rows either untouched (so it
  * picks the same r* and one of the two swaps fails) or already fresh (r* is
@@ -26,14 +52,18 @@
  * instant ago.  A swap can also fail because a colliding key wrote the same
  * word at that instant: a false drop, on the safe side.  One CPU alone
  * always wins, writing what pacer_key_update() writes: the sequential
- * semantics are unchanged.  Returns 0 if admitted, -1 if not; adds the
- * lines it re-based to *rebased.
+ * semantics are unchanged.  With a rate (N > 1) every row gets the age
+ * a' the key's estimate gives (pacer_rate.h), and r*'s swap goes through
+ * only if its cell still gives that same a': a CPU that admitted the key
+ * meanwhile moved the cell, so of two CPUs spending the same credit one
+ * wins.  Returns 0 if admitted, -1 if not; adds the lines it re-based to
+ * *rebased.
  */
 PACER_INLINE int pacer_admit_exclusive(struct pacer_line *const line[PACER_MAX_ROWS],
 				       const __u32 cell[PACER_MAX_ROWS], __u32 rows, __u64 tick,
-				       __u32 thresh, __u32 *rebased)
+				       const struct pacer_rate *rate, __u32 *rebased)
 {
-	__u32 rstar = 0, oldest = 0, r, c, shift, age;
+	__u32 rstar = 0, oldest = 0, r, c, shift, age, nage;
 	__u64 *word, w, fresh;
 	struct pacer_line *l;
 
@@ -48,10 +78,18 @@ PACER_UNROLL
 			}
 		}
 	}
+	nage = pacer_rate_next_age(oldest, rate);
 PACER_UNROLL
 	for (r = 0; r < PACER_MAX_ROWS; r++) {
-		if (r < rows && r != rstar)
-			*rebased += pacer_cell_touch(line[r], cell[r], tick);
+		if (r < rows && r != rstar) {
+			l = line[r];
+			if (!pacer_line_current(pacer_line_behind(l->epoch, tick))) {
+				pacer_line_rebase(l, tick);
+				(*rebased)++;
+			}
+			if (pacer_cell_raise_shared(l, cell[r], tick, nage) < 0)
+				return -1;
+		}
 	}
 	rstar &= PACER_MAX_ROWS - 1;
 	l = line[rstar];
@@ -66,9 +104,9 @@ PACER_UNROLL
 	w = *(volatile __u64 *)word;
 	age = (__u8)((__u8)tick - (__u8)(w >> shift));
 	/* Refreshed since we looked (or written a tick ahead of us): admitted elsewhere. */
-	if (age < thresh || age >= PACER_AGE_FUTURE)
+	if (age < rate->thresh || age >= PACER_AGE_FUTURE || pacer_rate_next_age(age, rate) != nage)
 		return -1;
-	fresh = (w & ~(0xffULL << shift)) | ((__u64)(__u8)tick << shift);
+	fresh = (w & ~(0xffULL << shift)) | ((__u64)(__u8)(tick - nage) << shift);
 	return __sync_val_compare_and_swap(word, w, fresh) == w ? 0 : -1;
 }
 
@@ -78,19 +116,21 @@ PACER_UNROLL
  */
 PACER_INLINE int pacer_sketch_packet(struct pacer_line *const line[PACER_MAX_ROWS],
 				     const __u32 cell[PACER_MAX_ROWS], __u32 rows, __u64 tick,
-				     __u32 thresh, __u32 policy, __u32 placement, __u32 *age,
-				     __u32 *rebased)
+				     const struct pacer_rate *rate, __u32 policy, __u32 placement,
+				     __u32 *age, __u32 *rebased)
 {
 	int drop;
 
 	*age = pacer_key_age(line, cell, rows, tick);
-	drop = pacer_is_recent(*age, thresh);
+	drop = pacer_is_recent(*age, rate->thresh);
 	if (!drop && placement == PACER_PLACEMENT_SHARED) {
 		/* Another CPU may be admitting the same source right now: only one wins. */
-		if (pacer_admit_exclusive(line, cell, rows, tick, thresh, rebased) < 0)
+		if (pacer_admit_exclusive(line, cell, rows, tick, rate, rebased) < 0)
 			drop = 1;
 	} else if (pacer_should_update(policy, drop)) {
-		*rebased += pacer_key_update(line, cell, rows, tick);
+		/* quiet: a dropped packet leaves no credit (age 0), as --interval's quiet does. */
+		*rebased += pacer_key_update(line, cell, rows, tick,
+					     drop ? 0 : pacer_rate_next_age(*age, rate));
 	}
 	return drop;
 }

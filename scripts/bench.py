@@ -295,7 +295,7 @@ def gen(workload_args, seconds, threads, rate=None):
     args = [CLI, "gen", IF_TX, "--dst", DST, "--duration", f"{seconds}s", "--threads",
             str(threads), "--json"] + workload_args
     if rate:
-        args += ["--rate", str(int(rate))]
+        args += ["--pps", str(int(rate))]
     return json.loads(sh(*args, ns=NS_TX).strip().splitlines()[-1])
 
 

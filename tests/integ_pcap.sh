@@ -41,8 +41,8 @@ capture ng dumpcap -i "$IF_RX" -w "$WORK/full.pcapng"
 check "captures started (tcpdump x4, dumpcap)" test "${#CAP_PIDS[@]}" -eq 5
 sleep 0.3
 
-tx "$CLI" gen "$IF_TX" --dist uniform --sources 500 --count 5000 --rate 10000 --dst-mac "$RX_MAC" >/dev/null
-tx "$CLI" gen "$IF_TX" --dist uniform --family 6 --sources 50 --count 500 --rate 10000 --dst-mac "$RX_MAC" >/dev/null
+tx "$CLI" gen "$IF_TX" --dist uniform --sources 500 --count 5000 --pps 10000 --dst-mac "$RX_MAC" >/dev/null
+tx "$CLI" gen "$IF_TX" --dist uniform --family 6 --sources 50 --count 500 --pps 10000 --dst-mac "$RX_MAC" >/dev/null
 sent=$(send 10.201.0.1 100 --payload 200)
 check "generator and sender ran (100 frames of 242 bytes)" test "$sent" = 100
 sleep 0.5

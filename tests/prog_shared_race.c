@@ -8,7 +8,9 @@
  * re-based (from two epochs stale) by both CPUs at once.  The precise clock,
  * a 65.5 us tick and a 1 ms interval make an epoch 4.2 ms.  Every packet is
  * recorded through the ring buffer; for every source, admitted packets must
- * be at least the interval apart in the datapath's own clock.
+ * be at least the interval apart in the datapath's own clock.  With --rate
+ * 4/4ms instead (emission 1 ms, tolerance 3 ms: bursts of 3 at once on
+ * these ticks), every source's admitted packets must conform to that GCRA.
  *
  * Concurrency makes this a stress test, not a proof: it fails reliably when
  * the re-base is a plain read-modify-write or admission is not exclusive.
@@ -31,6 +33,7 @@
 #include <bpf/libbpf.h>
 #include "pacer_sketch.h"
 #include "pacer_budget.h"
+#include "pacer_rate.h"
 #include "xdp_pacer.skel.h"
 #include "lib_frames.h"
 
@@ -40,6 +43,8 @@
 #define PACKETS_PER_CPU 60000u
 #define TICK_SHIFT 16            /* 65.5 us: the lag tolerance is 64 ticks, 4.2 ms */
 #define INTERVAL_NS 1000000ULL   /* 1 ms: threshold 17 ticks */
+#define RATE_N 4                 /* rate mode: 4 per 4 ms, the same emission interval */
+#define RATE_T_NS (RATE_N * INTERVAL_NS)
 #define LINES_LOG2 8             /* 256 lines a row: cold lines go stale */
 #define RING_BYTES (128u << 20)
 /*
@@ -155,7 +160,7 @@ static int by_source_then_time(const void *x, const void *y)
 START_TEST(test_pace_guarantee_under_two_cpus)
 {
 	uint32_t backend = (uint32_t)(_i % 2);
-	int hammer = _i / 2;
+	int hammer = _i / 2 % 2, rate = _i / 4;
 	unsigned long per_cpu_packets = hammer ? HAMMER_PACKETS_PER_CPU : PACKETS_PER_CPU;
 	struct pacer_layout lay = {
 		.magic = PACER_LAYOUT_MAGIC, .abi_version = PACER_ABI_VERSION,
@@ -166,7 +171,7 @@ START_TEST(test_pace_guarantee_under_two_cpus)
 	};
 	struct check_state c = { 0 };
 	unsigned long violations = 0, j;
-	uint64_t closest = 0;
+	uint64_t closest = 0, tat;
 	struct sender s[2] = { { .cpu = 0 }, { .cpu = 1 } };
 	struct pacer_counters *per_cpu;
 	struct ring_buffer *rb;
@@ -182,6 +187,16 @@ START_TEST(test_pace_guarantee_under_two_cpus)
 	cfg = &r.skel->data->pacer_cfg;
 	cfg->interval_ns = INTERVAL_NS;
 	cfg->thresh_ticks = pacer_thresh_ticks(INTERVAL_NS, TICK_SHIFT);
+	if (rate) {
+		struct pacer_rate pr;
+
+		ck_assert_int_eq(pacer_rate_ticks(RATE_N, RATE_T_NS, TICK_SHIFT,
+						  pacer_rate_max_sat(backend), &pr), 0);
+		cfg->interval_ns = RATE_T_NS;
+		cfg->rate_n = RATE_N;
+		cfg->thresh_ticks = pr.thresh;
+		cfg->burst_ticks = pr.burst;
+	}
 	cfg->policy = PACER_POLICY_PACE;
 	cfg->prefix4 = 32;
 	cfg->prefix6 = 64;
@@ -229,7 +244,7 @@ START_TEST(test_pace_guarantee_under_two_cpus)
 	qsort(c.pass, c.passes, sizeof(*c.pass), by_source_then_time);
 	for (j = 1; j < c.passes; j++) {
 		if (c.pass[j].src == c.pass[j - 1].src &&
-		    c.pass[j].ts - c.pass[j - 1].ts < INTERVAL_NS) {
+		    c.pass[j].ts - c.pass[j - 1].ts < INTERVAL_NS && !rate) {
 			uint64_t gap = c.pass[j].ts - c.pass[j - 1].ts;
 
 			violations++;
@@ -237,10 +252,24 @@ START_TEST(test_pace_guarantee_under_two_cpus)
 				closest = gap;
 		}
 	}
+	/* Rate: each source's admissions through the exact GCRA(T/N, (N-1)T/N). */
+	for (j = 0, tat = 0; rate && j < c.passes; j++) {
+		const uint64_t tau = RATE_T_NS - INTERVAL_NS;
+
+		if (j && c.pass[j].src == c.pass[j - 1].src && c.pass[j].ts + tau < tat) {
+			violations++;
+			if (!closest || tat - tau - c.pass[j].ts < closest)
+				closest = tat - tau - c.pass[j].ts; /* how early */
+		}
+		if (!j || c.pass[j].src != c.pass[j - 1].src || c.pass[j].ts > tat)
+			tat = c.pass[j].ts;
+		tat += INTERVAL_NS;
+	}
 	free(c.pass);
-	printf("    %s%s: %lu packets, %lu passed on CPU 0 + %lu on CPU 1, %llu line re-bases, "
+	printf("    %s%s%s: %lu packets, %lu passed on CPU 0 + %lu on CPU 1, %llu line re-bases, "
 	       "%llu lost table claims, %lu records, %lu violations (closest %llu ns)\n",
 	       backend == PACER_BACKEND_TABLE ? "table" : "sketch", hammer ? " (hammer)" : "",
+	       rate ? ", --rate 4/4ms" : "",
 	       (unsigned long)seen, c.cpu_passes[0], c.cpu_passes[1], (unsigned long long)rebased,
 	       (unsigned long long)races, c.records, violations, (unsigned long long)closest);
 	ck_assert_uint_eq(seen, 2 * per_cpu_packets);
@@ -253,8 +282,9 @@ START_TEST(test_pace_guarantee_under_two_cpus)
 		ck_assert_uint_gt(rebased, 1000);
 	ck_assert_uint_gt(c.cpu_passes[0], hammer ? 5 : 1000);
 	ck_assert_uint_gt(c.cpu_passes[1], hammer ? 5 : 1000);
-	ck_assert_msg(violations == 0, "%lu admitted packets closer than the interval (closest %llu ns)",
-		      violations, (unsigned long long)closest);
+	ck_assert_msg(violations == 0, "%lu admitted packets %s (by %llu ns at the closest)",
+		      violations, rate ? "break the GCRA" : "closer than the interval",
+		      (unsigned long long)closest);
 	pthread_barrier_destroy(&r.start);
 	xdp_pacer_bpf__destroy(r.skel);
 }
@@ -279,6 +309,10 @@ int main(void)
 	 */
 	tcase_add_loop_test(tc, test_pace_guarantee_under_two_cpus, 2 + PACER_BACKEND_TABLE,
 			    3 + PACER_BACKEND_TABLE);
+	/* --rate: the same, every source's admissions through the exact GCRA. */
+	tcase_add_loop_test(tc, test_pace_guarantee_under_two_cpus, 4, 4 + PACER_BACKEND_MAX);
+	tcase_add_loop_test(tc, test_pace_guarantee_under_two_cpus, 6 + PACER_BACKEND_TABLE,
+			    7 + PACER_BACKEND_TABLE);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -25,6 +25,7 @@
 #include "pacer_budget.h"
 #include "pacer_place.h"
 #include "pacer_table.h"
+#include "pacer_rate.h"
 #include "table_sim.h"
 #include "xdp_pacer.skel.h"
 
@@ -812,6 +813,128 @@ START_TEST(test_table_matches_simulation)
 }
 END_TEST
 
+/* ---- --rate N/T: GCRA cells in the datapath, time moved by rewriting cells ---- */
+
+/* Make the live config --rate n/period (with the loaded tick and backend). */
+static struct pacer_rate set_rate(uint32_t n, uint64_t period)
+{
+	struct pacer_config *cfg = &fx.skel->data->pacer_cfg;
+	struct pacer_rate r;
+
+	ck_assert_int_eq(pacer_rate_ticks(n, period, fx.lay.tick_shift,
+					  pacer_rate_max_sat(fx.lay.backend), &r), 0);
+	cfg->interval_ns = period;
+	cfg->rate_n = n;
+	cfg->thresh_ticks = r.thresh;
+	cfg->burst_ticks = r.burst;
+	return r;
+}
+
+static uint32_t passes(const struct frame *f, int tries)
+{
+	uint32_t n = 0;
+
+	while (tries--)
+		n += run(f) == XDP_PASS;
+	return n;
+}
+
+/*
+ * _i: sketch rows percpu, rows shared, blocked shared, table percpu, table
+ * shared.  4 per 40 ticks: emission 10 ticks, tolerance 30: a fresh source
+ * has its burst (3 at one instant: the tick's quantisation), then one per
+ * emission interval; an older cell gives what pacer_rate_credits() says.
+ */
+START_TEST(test_rate_bursts)
+{
+	static const uint32_t kinds[] = { PACER_LAYOUT_ROWS, PACER_LAYOUT_ROWS, PACER_LAYOUT_BLOCKED };
+	int table = _i >= 3;
+	uint32_t placement = _i == 0 || _i == 3 ? PACER_PLACEMENT_PERCPU : PACER_PLACEMENT_SHARED;
+	struct pacer_rate r;
+	struct frame f, g;
+	uint32_t got, age;
+
+	fx_clock = PACER_CLOCK_PRECISE;
+	if (table)
+		table_load(placement, PACER_POLICY_PACE, PACER_TBL_FULL_DROP, 10);
+	else
+		fixture_load(kinds[_i], placement, 4, PACER_POLICY_PACE, PACER_MALFORMED_PASS, 32, 64, 0);
+	fx_clock = PACER_CLOCK_CACHED;
+	r = set_rate(4, 40ULL << fx.lay.tick_shift);
+	ck_assert_uint_eq(r.emit, 10);
+	ck_assert_uint_eq(r.burst, 30);
+	v4(&f, "10.31.0.1");
+	got = passes(&f, 8);
+	ck_assert_uint_eq(got, pacer_rate_credits(r.sat, &r));
+	ck_assert_uint_eq(got, 3);
+	/* Another source has its own burst. */
+	v4(&g, "10.31.0.2");
+	ck_assert_uint_eq(passes(&g, 8), 3);
+	/* The cell after the burst: 10 ticks of credit spent thrice from 30 (a tick of margin). */
+	if (!table) {
+		age = key_age("10.31.0.1", 32);
+		ck_assert_uint_le(age, 11);
+		ck_assert_uint_ge(age, 10);
+		/* 25 ticks on: two credits (25 - 10 = 15, then 5 < 11). */
+		set_key_age("10.31.0.1", 32, 25);
+	} else {
+		table_age_key("10.31.0.1", 15); /* 10 + 15 = 25 */
+	}
+	ck_assert_uint_eq(passes(&f, 6), 2);
+	/* A long idle: the full burst again, never more. */
+	if (!table)
+		set_key_age("10.31.0.1", 32, 63);
+	else
+		table_age_key("10.31.0.1", 5000);
+	ck_assert_uint_eq(passes(&f, 8), 3);
+	fixture_unload();
+}
+END_TEST
+
+/* N = 1 through --rate is --interval: the same ticks and the same verdicts. */
+START_TEST(test_rate_one_is_interval)
+{
+	struct pacer_rate r;
+	struct frame f;
+	uint32_t t;
+
+	fixture_default();
+	t = fx.skel->data->pacer_cfg.thresh_ticks;
+	r = set_rate(1, 1000000000ULL);
+	ck_assert_uint_eq(r.thresh, t);
+	ck_assert_uint_eq(r.burst, 0);
+	v4(&f, "10.32.0.1");
+	ck_assert_int_eq(run(&f), XDP_PASS);
+	ck_assert_int_eq(run(&f), XDP_DROP);
+	set_key_age("10.32.0.1", 32, t - 2);
+	ck_assert_int_eq(run(&f), XDP_DROP);
+	set_key_age("10.32.0.1", 32, t + 1);
+	ck_assert_int_eq(run(&f), XDP_PASS);
+	ck_assert_int_eq(run(&f), XDP_DROP);
+	ck_assert_uint_le(key_age("10.32.0.1", 32), 1); /* written at now, as before */
+	fixture_unload();
+}
+END_TEST
+
+/* A burst the cells cannot hold must not open the gate: the strictest rate they can. */
+START_TEST(test_rate_corrupt_is_strictest)
+{
+	struct pacer_config *cfg;
+	struct frame f;
+
+	fixture_default();
+	cfg = &fx.skel->data->pacer_cfg;
+	cfg->thresh_ticks = 11;
+	cfg->burst_ticks = 1000; /* sat 1010 > the sketch's 64 */
+	v4(&f, "10.33.0.1");
+	ck_assert_int_eq(run(&f), XDP_PASS);
+	ck_assert_int_eq(run(&f), XDP_DROP);
+	set_key_age("10.33.0.1", 32, 40); /* would pass at threshold 11 */
+	ck_assert_int_eq(run(&f), XDP_DROP);
+	fixture_unload();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("xdp program (BPF_PROG_TEST_RUN)");
@@ -841,6 +964,9 @@ int main(void)
 	tcase_add_loop_test(tc, test_table_verdicts, 0, 8);
 	tcase_add_loop_test(tc, test_table_full, 0, 4);
 	tcase_add_loop_test(tc, test_table_matches_simulation, 0, 4);
+	tcase_add_loop_test(tc, test_rate_bursts, 0, 5);
+	tcase_add_test(tc, test_rate_one_is_interval);
+	tcase_add_test(tc, test_rate_corrupt_is_strictest);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include "pacer_file.h"
 #include "pacer_table.h"
+#include "pacer_rate.h"
 #include "pacer_sketch.h"
 
 static char dir[] = "/tmp/unit_file.XXXXXX";
@@ -303,6 +304,40 @@ START_TEST(test_header_corruption_detected_at_every_byte)
 }
 END_TEST
 
+/*
+ * A rate (N > 1) is written as format 2, which a format-1 reader refuses by
+ * its version; it carries N and the burst, checked against the ticks.
+ */
+START_TEST(test_rate_header)
+{
+	uint8_t buf[PACER_FILE_HEADER_V1_LEN];
+	struct pacer_file_header h, got;
+	struct pacer_file_error e;
+	struct pacer_rate r;
+
+	sample_header(&h);
+	ck_assert_int_eq(pacer_file_header_encode(&h, buf, sizeof(buf)), 0);
+	ck_assert_uint_eq(buf[8], 1); /* an interval stays format 1 */
+	ck_assert_int_eq(pacer_rate_ticks(10, 1000000000ULL, h.tick_shift, PACER_RATE_TBL_MAX_SAT, &r), 0);
+	h.rate_n = 10;
+	h.interval_ns = 1000000000ULL;
+	h.thresh_ticks = r.thresh;
+	h.burst_ticks = r.burst;
+	ck_assert_int_eq(pacer_file_header_encode(&h, buf, sizeof(buf)), 0);
+	ck_assert_uint_eq(buf[8], 2);
+	ck_assert_int_eq(pacer_file_header_decode(buf, sizeof(buf), &got, &e), 0);
+	ck_assert_uint_eq(got.rate_n, 10);
+	ck_assert_uint_eq(got.burst_ticks, r.burst);
+	ck_assert_uint_eq(got.version_major, 2);
+	/* A burst that is not the rate's: invalid, naming the rate. */
+	h.burst_ticks = r.burst + 1;
+	ck_assert_int_eq(pacer_file_header_encode(&h, buf, sizeof(buf)), 0);
+	ck_assert_int_eq(pacer_file_header_decode(buf, sizeof(buf), &got, &e), -EBADMSG);
+	ck_assert_int_eq(e.problem, PACER_FILE_HEADER_INVALID);
+	ck_assert_ptr_nonnull(strstr(e.msg, "rate 10 per"));
+}
+END_TEST
+
 START_TEST(test_version_mismatch)
 {
 	uint8_t buf[PACER_FILE_HEADER_V1_LEN];
@@ -311,12 +346,13 @@ START_TEST(test_version_mismatch)
 	uint32_t crc;
 
 	sample_header(&h);
-	h.version_major = 2;
+	h.version_major = 3;
 	ck_assert_int_eq(pacer_file_header_encode(&h, buf, sizeof(buf)), 0);
 	ck_assert_int_eq(pacer_file_header_decode(buf, sizeof(buf), &got, &e), -EPROTONOSUPPORT);
 	ck_assert_int_eq(e.problem, PACER_FILE_VERSION);
 	ck_assert_uint_eq(e.offset, 8);
-	ck_assert_ptr_nonnull(strstr(e.msg, "version 2.0"));
+	ck_assert_ptr_nonnull(strstr(e.msg, "version 3.0"));
+	ck_assert_ptr_nonnull(strstr(e.msg, "versions 1.x and 2.x"));
 
 	/* A newer minor version with a longer header is still read. */
 	{
@@ -701,6 +737,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_truncated_header_every_byte);
 	tcase_add_test(tc, test_header_corruption_detected_at_every_byte);
 	tcase_add_test(tc, test_version_mismatch);
+	tcase_add_test(tc, test_rate_header);
 	tcase_add_test(tc, test_foreign_files);
 	tcase_add_test(tc, test_incomplete_and_count_mismatch);
 	tcase_add_test(tc, test_invalid_record_named_with_offset);

@@ -26,23 +26,23 @@ START_TEST(test_default_sketch_layout)
 {
 	struct layout_req r = req();
 	struct pacer_layout l;
-	uint32_t thresh;
+	struct pacer_rate rate;
 	char err[256];
 
-	ck_assert_int_eq(layout_build(&r, &l, &thresh, err, sizeof(err)), 0);
+	ck_assert_int_eq(layout_build(&r, &l, &rate, err, sizeof(err)), 0);
 	ck_assert_uint_eq(l.magic, PACER_LAYOUT_MAGIC);
 	ck_assert_uint_eq(l.rows, 4);
 	ck_assert_uint_eq(l.lines_log2, 14); /* 2^20 one-byte cells in 64-byte lines */
 	ck_assert_uint_eq(l.copies, 2);
 	ck_assert_uint_eq(l.tick_shift, pacer_default_tick_shift(r.interval_ns));
-	ck_assert_uint_eq(thresh, pacer_thresh_ticks(r.interval_ns, l.tick_shift));
+	ck_assert_uint_eq(rate.thresh, pacer_thresh_ticks(r.interval_ns, l.tick_shift));
 	r.placement = PACER_PLACEMENT_SHARED;
 	r.kind = PACER_LAYOUT_BLOCKED;
-	ck_assert_int_eq(layout_build(&r, &l, &thresh, err, sizeof(err)), 0);
+	ck_assert_int_eq(layout_build(&r, &l, &rate, err, sizeof(err)), 0);
 	ck_assert_uint_eq(l.copies, 1);
 	ck_assert_uint_eq(l.lines_log2, 16); /* a line per key: rows x width / 64 lines */
 	r.backend = PACER_BACKEND_TABLE;
-	ck_assert_int_eq(layout_build(&r, &l, &thresh, err, sizeof(err)), 0);
+	ck_assert_int_eq(layout_build(&r, &l, &rate, err, sizeof(err)), 0);
 	ck_assert_uint_eq(l.rows, 1);
 	ck_assert_uint_eq(l.kind, PACER_LAYOUT_ROWS);
 }
@@ -52,23 +52,23 @@ START_TEST(test_refusals_name_the_values)
 {
 	struct layout_req r = req();
 	struct pacer_layout l;
-	uint32_t thresh;
+	struct pacer_rate rate;
 	char err[256];
 
 	r.kind = PACER_LAYOUT_BLOCKED;
 	r.rows = 3;
-	ck_assert_int_eq(layout_build(&r, &l, &thresh, err, sizeof(err)), 2);
+	ck_assert_int_eq(layout_build(&r, &l, &rate, err, sizeof(err)), 2);
 	ck_assert_str_eq(err, "--layout blocked needs --rows to be a power of two (1, 2, 4 or 8), not 3");
 	r = req();
 	r.backend = PACER_BACKEND_TABLE;
 	r.width = 16;
-	ck_assert_int_eq(layout_build(&r, &l, &thresh, err, sizeof(err)), 2);
+	ck_assert_int_eq(layout_build(&r, &l, &rate, err, sizeof(err)), 2);
 	ck_assert_str_eq(err, "--width 16: a table takes 32 to 268435456 entries");
 	r = req();
 	r.width = 1u << 30;
 	r.rows = 8;
 	r.ncpus = 64;
-	ck_assert_int_eq(layout_build(&r, &l, &thresh, err, sizeof(err)), 2);
+	ck_assert_int_eq(layout_build(&r, &l, &rate, err, sizeof(err)), 2);
 	ck_assert_ptr_nonnull(strstr(err, "too large for one map"));
 }
 END_TEST
@@ -78,15 +78,15 @@ START_TEST(test_interval_refusal_prints_each_bound)
 {
 	struct layout_req r = req();
 	struct pacer_layout l;
-	uint32_t thresh;
+	struct pacer_rate rate;
 	char err[256];
 
 	r.tick_ns = 1ULL << 23; /* 8.389 ms: [33.554 ms, 528.482 ms] */
 	r.interval_ns = 1000000000ULL;
-	ck_assert_int_eq(layout_build(&r, &l, &thresh, err, sizeof(err)), 2);
+	ck_assert_int_eq(layout_build(&r, &l, &rate, err, sizeof(err)), 2);
 	ck_assert_str_eq(err, "--interval 1 s does not fit tick 8.389 ms: with this tick the interval must be within [33.554 ms, 528.482 ms]");
 	r.interval_ns = 500000000ULL;
-	ck_assert_int_eq(layout_build(&r, &l, &thresh, err, sizeof(err)), 0);
+	ck_assert_int_eq(layout_build(&r, &l, &rate, err, sizeof(err)), 0);
 }
 END_TEST
 
@@ -125,7 +125,7 @@ START_TEST(test_loader_defaults_are_the_compiled_ones)
 	struct opt_error e;
 	struct pacer_layout l;
 	uint64_t rows, width;
-	uint32_t thresh;
+	struct pacer_rate rate;
 	char err[256];
 
 	ck_assert_int_eq(opts_parse(&verb, 1, argv, &o, stdout, &e), 0);
@@ -140,12 +140,13 @@ START_TEST(test_loader_defaults_are_the_compiled_ones)
 	r.rows = (uint32_t)rows;
 	r.width = width;
 	r.ncpus = compiled.copies;
-	ck_assert_int_eq(layout_build(&r, &l, &thresh, err, sizeof(err)), 0);
+	ck_assert_int_eq(layout_build(&r, &l, &rate, err, sizeof(err)), 0);
 	ck_assert_uint_eq(l.rows, compiled.rows);
 	ck_assert_uint_eq(l.lines_log2, compiled.lines_log2);
 	ck_assert_uint_eq(l.tick_shift, compiled.tick_shift);
 	ck_assert_uint_eq(l.copies, compiled.copies);
-	ck_assert_uint_eq(thresh, cfg.thresh_ticks);
+	ck_assert_uint_eq(rate.thresh, cfg.thresh_ticks);
+	ck_assert_uint_eq(rate.burst, cfg.burst_ticks);
 }
 END_TEST
 

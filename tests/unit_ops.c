@@ -112,9 +112,12 @@ START_TEST(test_conf_keys_are_load_options)
 	ck_assert_str_eq(pacer_conf_default(pacer_conf_key("interval")), "1s");
 	ck_assert_str_eq(pacer_conf_default(pacer_conf_key("prefix6")), "64");
 	ck_assert_ptr_null(pacer_conf_default(pacer_conf_key("rows")));
+	/* rate is live without a default of its own: absent, interval's applies. */
+	ck_assert(pacer_conf_key("rate")->live);
+	ck_assert_ptr_null(pacer_conf_default(pacer_conf_key("rate")));
 	for (k = pacer_conf_keys; k->name; k++)
 		n_live += k->live ? 1 : 0;
-	ck_assert_uint_eq(n_live, 5);
+	ck_assert_uint_eq(n_live, 6);
 	ck_assert(!pacer_conf_key("rows")->live);
 }
 END_TEST

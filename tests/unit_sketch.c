@@ -187,7 +187,7 @@ START_TEST(test_cell_age_modular_and_stale)
 	__u64 tick = 1000000;
 
 	memset(&l, 0, sizeof(l));
-	pacer_cell_touch(&l, 3, tick);
+	pacer_cell_touch(&l, 3, tick, 0);
 	ck_assert_uint_eq(l.epoch, pacer_epoch(tick));
 	ck_assert_uint_eq(pacer_cell_age(&l, 3, tick), 0);
 	ck_assert_uint_eq(pacer_cell_age(&l, 3, tick + 17), 17);
@@ -258,10 +258,10 @@ START_TEST(test_rebase_expires_old_cells_only)
 
 	memset(&l, 0, sizeof(l));
 	for (i = 0; i < PACER_LINE_CELLS; i++)
-		pacer_cell_touch(&l, (__u32)i, t0 + (__u64)i);
+		pacer_cell_touch(&l, (__u32)i, t0 + (__u64)i, 0);
 	/* Into the next epoch: cells younger than 64 ticks keep their age. */
 	t1 = ((((t0 + 61) >> PACER_EPOCH_SHIFT) + 1) << PACER_EPOCH_SHIFT) + 10;
-	pacer_cell_touch(&l, 0, t1);
+	pacer_cell_touch(&l, 0, t1, 0);
 	ck_assert_uint_eq(l.epoch, pacer_epoch(t1));
 	ck_assert_uint_eq(pacer_cell_age(&l, 0, t1), 0);
 	for (i = 1; i < PACER_LINE_CELLS; i++) {
@@ -288,12 +288,12 @@ START_TEST(test_touch_keeps_a_newer_cell)
 	__u64 t = 640000 + 5;
 
 	memset(&l, 0, sizeof(l));
-	pacer_cell_touch(&l, 3, t + 1);
-	pacer_cell_touch(&l, 3, t);
+	pacer_cell_touch(&l, 3, t + 1, 0);
+	pacer_cell_touch(&l, 3, t, 0);
 	ck_assert_uint_eq(l.cell[3], (__u8)(t + 1));
 	ck_assert_uint_eq(pacer_cell_age(&l, 3, t), 0);
 	ck_assert_uint_eq(pacer_cell_age(&l, 3, t + 2), 1);
-	pacer_cell_touch(&l, 3, t + 2);
+	pacer_cell_touch(&l, 3, t + 2, 0);
 	ck_assert_uint_eq(l.cell[3], (__u8)(t + 2));
 }
 END_TEST
@@ -311,11 +311,11 @@ START_TEST(test_line_ahead_is_current_and_not_rebased_back)
 
 	for (k = 1; k <= PACER_EPOCH_AHEAD_MAX + 1; k++) {
 		memset(&l, 0, sizeof(l));
-		pacer_cell_touch(&l, 5, now);      /* written by the CPU that is on time */
+		pacer_cell_touch(&l, 5, now, 0);      /* written by the CPU that is on time */
 		lag = now - 64ULL * (__u64)k;      /* a CPU k epochs behind it */
 		if (k <= PACER_EPOCH_AHEAD_MAX) {
 			ck_assert_uint_ne(pacer_cell_age(&l, 9, lag), PACER_AGE_STALE);
-			ck_assert_int_eq(pacer_cell_touch(&l, 9, lag), 0);
+			ck_assert_int_eq(pacer_cell_touch(&l, 9, lag, 0), 0);
 			ck_assert_uint_eq(l.epoch, pacer_epoch(now));
 			ck_assert_uint_eq(pacer_cell_age(&l, 5, now), 0);
 		} else {
@@ -370,8 +370,8 @@ START_TEST(test_wrapped_cell_never_looks_recent_after_rebase)
 	__u64 t0 = 1 << 20;
 
 	memset(&l, 0, sizeof(l));
-	pacer_cell_touch(&l, 1, t0);
-	pacer_cell_touch(&l, 2, t0 + 256); /* re-bases: cell 1 is 256 ticks old */
+	pacer_cell_touch(&l, 1, t0, 0);
+	pacer_cell_touch(&l, 2, t0 + 256, 0); /* re-bases: cell 1 is 256 ticks old */
 	ck_assert_uint_ge(pacer_cell_age(&l, 1, t0 + 256), PACER_MAX_THRESH);
 	ck_assert_uint_ge(pacer_cell_age(&l, 1, t0 + 300), PACER_MAX_THRESH);
 }
@@ -515,7 +515,7 @@ static void rebase_work(struct race *r, int thread, int round)
 	/* Opposite orders: one writes the last words while the other re-bases them. */
 	for (i = 0; i < PACER_LINE_CELLS / 2; i++) {
 		c = thread ? PACER_LINE_CELLS - 1 - i : i;
-		pacer_cell_touch(&x->line, (__u32)c, x->tick);
+		pacer_cell_touch(&x->line, (__u32)c, x->tick, 0);
 	}
 	race_wait(r, -1 - round); /* both done: check */
 	if (thread == 0)

@@ -528,6 +528,7 @@ START_TEST(test_claim_rescan_catches_a_different_pick)
 	uint32_t idx[2], a_slot, i, filled = 0, age, event;
 	uint64_t h = pacer_hash_v4(key, 0x0a000001u);
 	uint16_t fp = pacer_tbl_fp(h);
+	struct pacer_rate rate = pacer_rate_of(8, 0);
 	int evicted;
 
 	ck_assert_int_eq(table_sim_init(&sim, 4, 0, 8, PACER_POLICY_PACE, PACER_TBL_FULL_DROP, key), 0);
@@ -535,8 +536,8 @@ START_TEST(test_claim_rescan_catches_a_different_pick)
 	l[0] = &sim.lines[idx[0]];
 	l[1] = &sim.lines[idx[1]];
 	/* A: scan and pick, not yet swapped. */
-	pacer_tbl_scan(l, fp, tick, sim.thresh, &s);
-	a_slot = pacer_tbl_pick(l, &s, tick, PACER_TBL_FULL_DROP, &evicted);
+	pacer_tbl_scan(l, fp, tick, &rate, &s);
+	a_slot = pacer_tbl_pick(l, &s, tick, 0, PACER_TBL_FULL_DROP, &evicted);
 	ck_assert_uint_lt(a_slot, PACER_TBL_WAYS); /* equal room: line 0 */
 	/* Two other keys take other entries of line 0. */
 	for (i = 0; i < PACER_TBL_WAYS && filled < 2; i++)
@@ -545,16 +546,16 @@ START_TEST(test_claim_rescan_catches_a_different_pick)
 			filled++;
 		}
 	/* B: the whole packet, in line 1. */
-	ck_assert_int_eq(pacer_tbl_verdict(l, fp, tick, sim.thresh, PACER_POLICY_PACE,
+	ck_assert_int_eq(pacer_tbl_verdict(l, fp, tick, &rate, PACER_POLICY_PACE,
 					   PACER_TBL_FULL_DROP, PACER_PLACEMENT_SHARED, 1, &age, &event), 0);
-	pacer_tbl_scan(l, fp, tick, sim.thresh, &s);
+	pacer_tbl_scan(l, fp, tick, &rate, &s);
 	ck_assert_uint_ne(s.fresh_mask >> PACER_TBL_WAYS, 0); /* B admitted it in line 1 */
 	/* A: its swap goes through, its re-scan finds B's entry: A drops. */
-	ck_assert_int_eq(pacer_tbl_claim_shared(l, a_slot, fp, tick, sim.thresh, 0), -1);
+	ck_assert_int_eq(pacer_tbl_claim_shared(l, a_slot, fp, tick, &rate, 0, 0), -1);
 	ck_assert_uint_eq(*pacer_tbl_slot(l, a_slot), pacer_tbl_entry(fp, tick));
 	/* Without B, the same claim admits. */
 	memset(sim.lines, 0, table_bytes(sim.lines_log2));
-	ck_assert_int_eq(pacer_tbl_claim_shared(l, a_slot, fp, tick, sim.thresh, 0), 0);
+	ck_assert_int_eq(pacer_tbl_claim_shared(l, a_slot, fp, tick, &rate, 0, 0), 0);
 	table_sim_free(&sim);
 }
 END_TEST

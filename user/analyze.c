@@ -113,6 +113,8 @@ static int check_opts(const struct analyze_opts *o, struct pcap_params *pp)
 {
 	if (!o->pcap && live_opts_any(&o->live))
 		return usage_error("analyze", "--interval, --prefix4, --prefix6 and --policy describe the pacer for --pcap; a recording carries its own");
+	if (o->live.rate_set)
+		return usage_error("analyze", "--rate: analyze --pcap models --interval pacing (one packet per interval) only, not N per T");
 	if (!o->pcap && !o->path)
 		return usage_error("analyze", "analyze needs a recording file (or --pcap CAPTURE)");
 	if (o->pcap && o->path)

@@ -78,7 +78,34 @@ static int find_config_arg(int argc, char **argv, const char **file)
 	return 0;
 }
 
-char **conf_argv(const struct pacer_conf *conf, char *argv0, int live_only, int extra, int *n)
+/* Is the per-source rate (--interval or --rate) on the command line? */
+static bool argv_sets_rate(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strncmp(argv[i], "--interval", 10) || !strncmp(argv[i], "--rate", 6))
+			return true;
+	return false;
+}
+
+/*
+ * interval and rate are one setting: the file's gives way to the command
+ * line's, and a file with rate gets no default interval.
+ */
+static bool conf_skip_key(const struct pacer_conf *conf, const char *name, bool cli_rate)
+{
+	bool is_rate = !strcmp(name, "rate"), is_interval = !strcmp(name, "interval");
+
+	if (cli_rate && (is_rate || is_interval))
+		return true;
+	if (is_rate)
+		return !pacer_conf_get(conf, "rate");
+	return is_interval && !pacer_conf_get(conf, "interval") && pacer_conf_get(conf, "rate");
+}
+
+static char **conf_argv_for(const struct pacer_conf *conf, char *argv0, int live_only, int extra,
+			    bool cli_rate, int *n)
 {
 	const struct pacer_conf_key *k;
 	const struct pacer_conf_entry *e;
@@ -89,7 +116,7 @@ char **conf_argv(const struct pacer_conf *conf, char *argv0, int live_only, int 
 	*n = 0;
 	nv[(*n)++] = argv0;
 	for (k = pacer_conf_keys; k->name; k++) {
-		if (live_only && !k->live)
+		if ((live_only && !k->live) || conf_skip_key(conf, k->name, cli_rate))
 			continue;
 		e = pacer_conf_get(conf, k->name);
 		if (!e && !live_only)
@@ -100,6 +127,11 @@ char **conf_argv(const struct pacer_conf *conf, char *argv0, int live_only, int 
 		nv[(*n)++] = e ? e->value : (char *)pacer_conf_default(k);
 	}
 	return nv;
+}
+
+char **conf_argv(const struct pacer_conf *conf, char *argv0, int live_only, int extra, int *n)
+{
+	return conf_argv_for(conf, argv0, live_only, extra, false, n);
 }
 
 int conf_expand_argv(int *argc, char ***argv, int live_only, struct pacer_conf *conf)
@@ -118,7 +150,7 @@ int conf_expand_argv(int *argc, char ***argv, int live_only, struct pacer_conf *
 		return ret == -EINVAL ? 2 : 1;
 	}
 	/* The file first, so options on the command line override it. */
-	nv = conf_argv(conf, (*argv)[0], live_only, *argc, &n);
+	nv = conf_argv_for(conf, (*argv)[0], live_only, *argc, argv_sets_rate(*argc, *argv), &n);
 	if (!nv) {
 		pacer_conf_free(conf);
 		return 1;

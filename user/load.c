@@ -105,7 +105,8 @@ static const struct opt_spec load_specs[] = {
 	{ .name = "tick", .type = OPT_DURATION, .flags = LOAD_FIXED, .arg = "DUR",
 	  .max = PACER_TICK_MAX_NS, OPT_FIELD(struct load_opts, tick_ns),
 	  .help = "clock quantum, rounded down to a power of two ns, at most 2^40 ns\n"
-		  "(default: interval/47 rounded up); sets the live interval range" },
+		  "(default: interval/47, or T/N/47 made coarser until a --rate's\n"
+		  "burst fits, rounded up); sets the live interval and rate range" },
 	{ .name = "clock", .type = OPT_ENUM, .flags = LOAD_FIXED, .arg = "cached|coarse|precise",
 	  .lookup = parse_clock, .dflt = "cached", OPT_FIELD(struct load_opts, clock),
 	  .help = "datapath clock: cached: the coarse clock\n"
@@ -142,19 +143,22 @@ static int parse_opts(int argc, char **argv, struct load_opts *o)
 		return usage_error("load", "--rows and --layout size the sketch; the table takes --width (entries) only");
 	if (o->backend != PACER_BACKEND_TABLE && o->on_full_set)
 		return usage_error("load", "--on-full applies to --backend table only");
+	if (live_opts_conflict(&o->live))
+		return usage_error("load", "%s", live_opts_conflict(&o->live));
 	return 0;
 }
 
-static int build_layout(const struct load_opts *o, struct pacer_layout *lay, uint32_t *thresh)
+static int build_layout(const struct load_opts *o, struct pacer_layout *lay, struct pacer_rate *rate)
 {
 	struct layout_req r = {
-		.interval_ns = o->live.interval_ns, .tick_ns = o->tick_ns, .width = o->width,
+		.tick_ns = o->tick_ns, .width = o->width,
 		.rows = o->rows, .kind = o->kind, .placement = o->placement, .clock = o->clock,
 		.backend = o->backend, .on_full = o->on_full, .ncpus = (uint32_t)num_cpus(),
 	};
 	char err[256];
 
-	if (!layout_build(&r, lay, thresh, err, sizeof(err)))
+	live_opts_rate(&o->live, &r.rate_n, &r.interval_ns);
+	if (!layout_build(&r, lay, rate, err, sizeof(err)))
 		return 0;
 	pr_err("%s", err);
 	return 2;
@@ -300,13 +304,13 @@ int load_check_fixed(int argc, char **argv, const struct pacer_layout *running, 
 	struct rss_verdict rss;
 	struct load_opts o;
 	struct pacer_layout lay;
-	uint32_t thresh;
+	struct pacer_rate rate;
 	int err;
 
 	err = parse_opts(argc, argv, &o);
 	if (!err) {
 		resolve_placement(&o, o.ifname, &rss); /* what a load would pick now */
-		err = build_layout(&o, &lay, &thresh);
+		err = build_layout(&o, &lay, &rate);
 	}
 	if (err)
 		return 2;
@@ -322,7 +326,7 @@ int load_check_fixed(int argc, char **argv, const struct pacer_layout *running, 
 	if (lay.clock != running->clock)
 		add_name(differ, len, "clock");
 	if (lay.tick_shift != running->tick_shift)
-		add_name(differ, len, "tick (set, or derived from the interval)");
+		add_name(differ, len, "tick (set, or derived from the interval or rate)");
 	return 0;
 }
 
@@ -371,17 +375,19 @@ static int check_interface_free(int ifindex, const char *ifname, const char *dir
 
 /* The object's read-only layout, live configuration, hash key and map sizes, before load. */
 static int configure_object(struct xdp_pacer_bpf *skel, const struct load_opts *o,
-			    const struct pacer_layout *lay, uint32_t thresh,
+			    const struct pacer_layout *lay, const struct pacer_rate *rate,
 			    const struct pacer_budget_cfg *bcfg)
 {
 	struct pacer_config *cfg = &skel->data->pacer_cfg;
-	uint64_t lines = pacer_total_lines(lay->kind, lay->rows, lay->lines_log2);
+	uint64_t lines = pacer_total_lines(lay->kind, lay->rows, lay->lines_log2), period;
 	char eb[128];
 	int err;
 
 	skel->rodata->pacer_layout = *lay;
-	cfg->interval_ns = o->live.interval_ns;
-	cfg->thresh_ticks = thresh;
+	live_opts_rate(&o->live, &cfg->rate_n, &period);
+	cfg->interval_ns = period;
+	cfg->thresh_ticks = rate->thresh;
+	cfg->burst_ticks = rate->burst;
 	cfg->policy = o->live.policy;
 	cfg->malformed = o->live.malformed;
 	cfg->prefix4 = o->live.prefix4;
@@ -408,7 +414,7 @@ static int configure_object(struct xdp_pacer_bpf *skel, const struct load_opts *
 
 /* Open and configure the object, then load and attach it (libxdp loads on attach). */
 static int attach_object(const struct load_opts *o, const struct pacer_layout *lay,
-			 uint32_t thresh, const struct pacer_budget_cfg *bcfg, int ifindex,
+			 const struct pacer_rate *rate, const struct pacer_budget_cfg *bcfg, int ifindex,
 			 struct xdp_pacer_bpf **skel, struct xdp_program **prog)
 {
 	char eb[128];
@@ -420,7 +426,7 @@ static int attach_object(const struct load_opts *o, const struct pacer_layout *l
 		pr_err("cannot open the BPF object: %s", err_str(err, eb, sizeof(eb)));
 		return err;
 	}
-	err = configure_object(*skel, o, lay, thresh, bcfg);
+	err = configure_object(*skel, o, lay, rate, bcfg);
 	if (err)
 		return err;
 	*prog = xdp_program__from_bpf_obj((*skel)->obj, "xdp");
@@ -462,14 +468,20 @@ static void report_attached(const struct load_opts *o, const struct pacer_layout
 
 /* The live settings and where the pins are. */
 static void report_live(const struct load_opts *o, const struct pacer_layout *lay,
-			uint32_t thresh, const struct xdp_pacer_bpf *skel, const char *dir)
+			const struct xdp_pacer_bpf *skel, const char *dir)
 {
-	char ib[32], tb[32], bb[256];
+	const struct pacer_config *cfg = &skel->data->pacer_cfg;
+	char ib[256], tb[32], bb[256];
 
-	pr_info("  interval %s, policy %s, tick %s (threshold %u ticks), clock %s",
-		format_duration(o->live.interval_ns, ib, sizeof(ib)), policy_name(o->live.policy),
-		format_duration(1ULL << lay->tick_shift, tb, sizeof(tb)), thresh,
-		clock_name(lay->clock));
+	if (cfg->rate_n > 1)
+		pr_info("  %s, policy %s, tick %s, clock %s",
+			rate_describe(cfg, lay->tick_shift, ib, sizeof(ib)), policy_name(o->live.policy),
+			format_duration(1ULL << lay->tick_shift, tb, sizeof(tb)), clock_name(lay->clock));
+	else
+		pr_info("  interval %s, policy %s, tick %s (threshold %u ticks), clock %s",
+			format_duration(cfg->interval_ns, ib, sizeof(ib)), policy_name(o->live.policy),
+			format_duration(1ULL << lay->tick_shift, tb, sizeof(tb)), cfg->thresh_ticks,
+			clock_name(lay->clock));
 	pr_info("  budget: %s",
 		budget_describe(&skel->data_budget->pacer_budget_cfg, bb, sizeof(bb)));
 	pr_info("  pins: %s", dir);
@@ -486,7 +498,7 @@ static int load_main(int argc, char **argv)
 	struct pacer_budget_cfg bcfg;
 	const char *ifname;
 	char dir[256], eb[128];
-	uint32_t thresh;
+	struct pacer_rate rate;
 	int ifindex, err, lock_fd;
 	bool attached = false, created_dir = false;
 
@@ -495,7 +507,7 @@ static int load_main(int argc, char **argv)
 		return err == OPTS_HELP ? 0 : err;
 	ifname = o.ifname;
 	auto_placement = resolve_placement(&o, ifname, &rss);
-	err = build_layout(&o, &lay, &thresh);
+	err = build_layout(&o, &lay, &rate);
 	if (!err)
 		err = check_memory(&o, &lay);
 	if (!err)
@@ -519,7 +531,7 @@ static int load_main(int argc, char **argv)
 	err = check_interface_free(ifindex, ifname, dir);
 	if (err)
 		goto out;
-	err = attach_object(&o, &lay, thresh, &bcfg, ifindex, &skel, &prog);
+	err = attach_object(&o, &lay, &rate, &bcfg, ifindex, &skel, &prog);
 	if (err)
 		goto out;
 	attached = true;
@@ -528,7 +540,7 @@ static int load_main(int argc, char **argv)
 		goto out;
 	report_attached(&o, &lay, ifindex, prog);
 	report_placement(o.placement, auto_placement, &rss);
-	report_live(&o, &lay, thresh, skel, dir);
+	report_live(&o, &lay, skel, dir);
 out:
 	if (err && attached) {
 		int derr = xdp_program__detach(prog, ifindex, o.mode, 0);

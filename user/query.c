@@ -33,7 +33,8 @@ static const struct opt_verb query_verb = {
 	.name = "query",
 	.synopsis = "IFNAME ADDRESS [--json]",
 	.intro = "When the sketch on IFNAME last saw ADDRESS's key (the address masked to the\n"
-		 "configured prefix), and whether a packet from it would be dropped now.\n"
+		 "configured prefix), whether a packet from it would be dropped now, and\n"
+		 "how many packets it may send now (with --rate N/T, up to its burst).\n"
 		 "Per-CPU copies merge by taking each row's most recent cell over CPUs,\n"
 		 "then the oldest over rows, as the datapath would if all CPUs were one.\n",
 	.args = "an interface name and an address",
@@ -75,13 +76,14 @@ static int key_age(const struct pacer_handle *h, uint64_t hash, uint64_t tick, u
 static int table_key_age(const struct pacer_handle *h, uint64_t hash, uint64_t tick, uint32_t *age)
 {
 	const struct pacer_layout *l = &h->layout;
-	uint32_t copies = l->copies ? l->copies : 1, cpu, idx[2], i, thresh = h->cfg->thresh_ticks;
+	uint32_t copies = l->copies ? l->copies : 1, cpu, idx[2], i;
+	struct pacer_rate rate = pacer_rate_of(h->cfg->thresh_ticks, h->cfg->burst_ticks);
 	struct pacer_tbl_line lines[2], *lp[2] = { &lines[0], &lines[1] };
 	struct pacer_tbl_scan s;
 	uint32_t a;
 
 	pacer_tbl_lines(hash, l->lines_log2, idx);
-	*age = PACER_AGE_STALE;
+	*age = UINT32_MAX;
 	for (cpu = 0; cpu < copies; cpu++) {
 		for (i = 0; i < 2; i++) {
 			uint32_t k = pacer_copy_base(l->placement, copies, cpu, 1u << l->lines_log2) + idx[i];
@@ -90,8 +92,9 @@ static int table_key_age(const struct pacer_handle *h, uint64_t hash, uint64_t t
 			if (err)
 				return err;
 		}
-		pacer_tbl_scan(lp, pacer_tbl_fp(hash), tick, thresh, &s);
-		a = pacer_tbl_key_age(lp, &s, tick);
+		pacer_tbl_scan(lp, pacer_tbl_fp(hash), tick, &rate, &s);
+		/* No entry: never seen (the datapath gives it a full burst). */
+		a = s.fresh_mask | s.own_mask ? pacer_tbl_key_age(lp, &s, tick) : UINT32_MAX;
 		*age = a < *age ? a : *age;
 	}
 	return 0;
@@ -103,7 +106,8 @@ int cmd_query(int argc, char **argv)
 	struct pacer_addr addr;
 	struct pacer_handle h;
 	uint64_t hash, now, tick, q;
-	uint32_t age = PACER_AGE_STALE, prefix;
+	uint32_t age = PACER_AGE_STALE, prefix, credits;
+	struct pacer_rate rate;
 	bool json, keyed, drop;
 	char ab[64], d1[32], d2[32], key[80];
 	int err = parse_verb_opts(&query_verb, argc, argv, &o);
@@ -135,7 +139,9 @@ int cmd_query(int argc, char **argv)
 			return 1;
 		}
 	}
-	drop = pacer_is_recent(age, h.cfg->thresh_ticks);
+	rate = pacer_rate_of(h.cfg->thresh_ticks, h.cfg->burst_ticks);
+	drop = pacer_is_recent(age, rate.thresh);
+	credits = pacer_rate_credits(age, &rate);
 	format_address(&addr, ab, sizeof(ab));
 	if (json) {
 		struct json_writer w;
@@ -144,15 +150,21 @@ int cmd_query(int argc, char **argv)
 		jsonw_init(&w, stdout);
 		jsonw_start_object(&w);
 		jsonw_string_field(&w, "key", key);
-		jsonw_int_field(&w, "age_ticks", age >= PACER_AGE_STALE || age >= PACER_MAX_THRESH ? -1 : (int)age);
+		jsonw_int_field(&w, "age_ticks", age >= PACER_AGE_STALE || age >= rate.sat ? -1 : (int)age);
 		jsonw_uint_field(&w, "tick_ns", q);
-		jsonw_uint_field(&w, "threshold_ticks", h.cfg->thresh_ticks);
+		jsonw_uint_field(&w, "threshold_ticks", rate.thresh);
+		jsonw_uint_field(&w, "burst_ticks", rate.burst);
 		jsonw_bool_field(&w, "would_drop", drop);
+		jsonw_uint_field(&w, "may_send_now", credits);
 		jsonw_end_object(&w);
-	} else if (age >= PACER_MAX_THRESH) {
-		printf("%s/%u: not seen within the %s's memory (%llu ticks); a packet now would pass%s\n",
-		       ab, prefix, backend_name(h.layout.backend), (unsigned long long)PACER_MAX_THRESH,
-		       h.layout.backend == PACER_BACKEND_TABLE ? " if one of its lines has a free entry" : "");
+	} else if (age >= rate.sat) {
+		printf("%s/%u: not seen within the %s's memory (%u ticks); a packet now would pass%s; it may send %u packet%s now\n",
+		       ab, prefix, backend_name(h.layout.backend), rate.sat,
+		       h.layout.backend == PACER_BACKEND_TABLE ? " if one of its lines has a free entry" : "",
+		       credits, credits == 1 ? "" : "s");
+	} else if (rate.burst) {
+		printf("%s/%u: its cell is %u ticks old (full burst at %u, threshold %u ticks): it may send %u packet%s now\n",
+		       ab, prefix, age, rate.sat, rate.thresh, credits, credits == 1 ? "" : "s");
 	} else {
 		/* A whole-tick age a means the last update was between a-1 and a+1 ticks ago. */
 		printf("%s/%u: last seen %u ticks ago (between %s and %s); threshold %u ticks: a packet now would be %s\n",

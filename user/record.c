@@ -137,7 +137,7 @@ static int lock_program(const struct pacer_handle *h, char *path, size_t len)
 	return fd;
 }
 
-/* Interval and threshold as one consistent pair, even while 'set' changes them. */
+/* Interval (or rate) and its ticks as one consistent set, even while 'set' changes them. */
 static void read_interval(const struct pacer_handle *h, struct pacer_file_header *hdr)
 {
 	volatile struct pacer_config *c = h->cfg;
@@ -146,8 +146,11 @@ static void read_interval(const struct pacer_handle *h, struct pacer_file_header
 	for (tries = 0; tries < 100; tries++) {
 		hdr->interval_ns = c->interval_ns;
 		hdr->thresh_ticks = c->thresh_ticks;
+		hdr->burst_ticks = c->burst_ticks;
+		hdr->rate_n = c->rate_n ? c->rate_n : 1;
 		__sync_synchronize();
-		if (c->interval_ns == hdr->interval_ns && c->thresh_ticks == hdr->thresh_ticks)
+		if (c->interval_ns == hdr->interval_ns && c->thresh_ticks == hdr->thresh_ticks &&
+		    c->burst_ticks == hdr->burst_ticks && c->rate_n == hdr->rate_n)
 			return;
 	}
 }

@@ -65,8 +65,8 @@ static const struct opt_verb set_verb = {
 	.name = "set",
 	.synopsis = "IFNAME OPTION...",
 	.intro = "Change the running limiter on IFNAME; the sketch keeps its state.\n"
-		 "The interval must lie within the range 'status' shows (it depends on the\n"
-		 "tick chosen at load).\n",
+		 "The interval or rate must fit the tick chosen at load (the range 'status'\n"
+		 "shows).\n",
 	.args = "an interface name",
 	.opts = set_specs,
 	.hide_defaults = true,
@@ -170,13 +170,15 @@ static int set_main(int argc, char **argv, const struct pacer_conf *conf)
 	struct pacer_config want;
 	struct pacer_handle h;
 	int err, n_changes = 0;
-	char a[32], b[32], d[32], e[32];
+	char a[256];
 
 	err = parse_verb_opts(&set_verb, argc, argv, &o);
 	if (err)
 		return err == OPTS_HELP ? 0 : err;
 	if (!live_opts_any(l) && !budget_opts_any(&o.budget))
 		return usage_error("set", "set needs at least one option to change");
+	if (live_opts_conflict(l))
+		return usage_error("set", "%s", live_opts_conflict(l));
 	if (pacer_handle_open(o.ifname, &h))
 		return 1;
 	if (conf->path && check_config_fixed(conf, &h)) {
@@ -185,22 +187,23 @@ static int set_main(int argc, char **argv, const struct pacer_conf *conf)
 	}
 
 	want = *h.cfg;
-	if (l->interval_set) {
-		uint64_t min_ns, max_ns, interval = l->interval_ns;
-		uint32_t t = pacer_thresh_ticks(interval, h.layout.tick_shift);
+	if (l->interval_set || l->rate_set) {
+		struct pacer_rate rate;
+		uint64_t period;
+		uint32_t n;
+		char why[256];
 
-		interval_range(h.layout.tick_shift, &min_ns, &max_ns);
-		if (!t || interval < min_ns || interval > max_ns) {
-			pr_err("--interval %s is outside [%s, %s], the range the loaded tick of %s allows; "
-			       "reload with 'xdp-pacer load --interval' to change the tick",
-			       format_duration(interval, a, sizeof(a)),
-			       format_duration(min_ns, b, sizeof(b)), format_duration(max_ns, d, sizeof(d)),
-			       format_duration(1ULL << h.layout.tick_shift, e, sizeof(e)));
+		live_opts_rate(l, &n, &period);
+		if (rate_fit(n, period, h.layout.tick_shift, h.layout.backend, &rate, why, sizeof(why))) {
+			pr_err("%s; the tick is fixed at load: reload ('xdp-pacer unload', 'xdp-pacer load') to change it",
+			       why);
 			pacer_handle_close(&h);
 			return 2;
 		}
-		want.interval_ns = interval;
-		want.thresh_ticks = t;
+		want.interval_ns = period;
+		want.rate_n = n;
+		want.thresh_ticks = rate.thresh;
+		want.burst_ticks = rate.burst;
 	}
 	/* The budget last among the checks: it is stored when valid, and nothing else can fail. */
 	if (budget_opts_any(&o.budget)) {
@@ -211,17 +214,23 @@ static int set_main(int argc, char **argv, const struct pacer_conf *conf)
 		}
 	}
 	/* Word-sized stores into the mmapped .data: the datapath sees each field change atomically. */
-	if (l->interval_set) {
+	if (l->interval_set || l->rate_set) {
+		/* No burst while the threshold changes: a packet meanwhile sees one per interval at most. */
+		h.cfg->burst_ticks = 0;
+		__sync_synchronize();
 		h.cfg->thresh_ticks = want.thresh_ticks;
+		__sync_synchronize();
+		h.cfg->burst_ticks = want.burst_ticks;
 		h.cfg->interval_ns = want.interval_ns;
+		h.cfg->rate_n = want.rate_n;
 		n_changes++;
 	}
 	n_changes += store_live_words(h.cfg, l);
 	__sync_synchronize();
 	err = 0;
-	pr_info("xdp-pacer: %s: %d setting%s changed: interval %s (threshold %u ticks), policy %s, prefix4 /%u, prefix6 /%u, malformed %s",
+	pr_info("xdp-pacer: %s: %d setting%s changed: %s, policy %s, prefix4 /%u, prefix6 /%u, malformed %s",
 		h.ifname, n_changes, n_changes == 1 ? "" : "s",
-		format_duration(h.cfg->interval_ns, a, sizeof(a)), h.cfg->thresh_ticks,
+		rate_describe(h.cfg, h.layout.tick_shift, a, sizeof(a)),
 		policy_name(h.cfg->policy), h.cfg->prefix4, h.cfg->prefix6,
 		h.cfg->malformed ? "drop" : "pass");
 	if ((l->prefix4_set || l->prefix6_set) && h.layout.placement == PACER_PLACEMENT_PERCPU)

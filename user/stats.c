@@ -25,7 +25,7 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static void print_totals(const uint64_t *c, bool json)
+static void print_totals(const uint64_t *c, const struct pacer_config *cfg, bool json)
 {
 	int i;
 
@@ -36,6 +36,11 @@ static void print_totals(const uint64_t *c, bool json)
 		jsonw_start_object(&w);
 		for (i = 0; i < PACER_STAT_MAX; i++)
 			jsonw_uint_field(&w, pacer_stat_names[i], c[i]);
+		/* The per-source rate the counts were made under: N per T (N = 1: --interval T). */
+		jsonw_uint_field(&w, "rate_n", cfg->rate_n ? cfg->rate_n : 1);
+		jsonw_uint_field(&w, "rate_period_ns", cfg->interval_ns);
+		jsonw_uint_field(&w, "threshold_ticks", cfg->thresh_ticks);
+		jsonw_uint_field(&w, "burst_ticks", cfg->burst_ticks);
 		jsonw_end_object(&w);
 		return;
 	}
@@ -188,7 +193,7 @@ int cmd_stats(int argc, char **argv)
 		goto out;
 	}
 	if (!o.watch) {
-		print_totals(cur, json);
+		print_totals(cur, h.cfg, json);
 		goto out;
 	}
 	signal(SIGINT, on_signal);

@@ -56,7 +56,7 @@ static void show(const struct pacer_handle *h)
 	uint64_t cells = (PACER_LINE_BYTES << l->lines_log2) /
 			 (l->kind == PACER_LAYOUT_BLOCKED ? l->rows : 1);
 	uint64_t min_ns, max_ns;
-	char a[32], b[32], d[64], dir[256];
+	char a[32], b[256], d[64], dir[256];
 
 	interval_range(l->tick_shift, &min_ns, &max_ns);
 	if (!h->pinned || pin_dir(h->ifname, dir, sizeof(dir)))
@@ -73,9 +73,11 @@ static void show(const struct pacer_handle *h)
 		       l->rows, (unsigned long long)cells, layout_name(l->kind),
 		       placement_name(l->placement), format_duration(1ULL << l->tick_shift, a, sizeof(a)),
 		       clock_name(l->clock));
-	printf("  live: interval %s (threshold %u ticks; settable within %s), policy %s\n",
-	       format_duration(c->interval_ns, b, sizeof(b)), c->thresh_ticks,
-	       format_duration_range(min_ns, max_ns, d, sizeof(d)), policy_name(c->policy));
+	printf("  live: %s, policy %s\n", rate_describe(c, l->tick_shift, b, sizeof(b)),
+	       policy_name(c->policy));
+	printf("  live: --interval settable within %s; --rate N/T needs T/N >= %s and about T <= %u ticks\n",
+	       format_duration_range(min_ns, max_ns, d, sizeof(d)),
+	       format_duration(1ULL << l->tick_shift, a, sizeof(a)), pacer_rate_max_sat(l->backend));
 	printf("  live: prefix4 /%u, prefix6 /%u, malformed %s, hash key %s\n", c->prefix4,
 	       c->prefix6, c->malformed ? "drop" : "pass",
 	       c->hash_key[0] && c->hash_key[1] ? "set" : "not yet drawn (no packet seen)");

@@ -39,7 +39,8 @@ static __always_inline int lookup_lines(const __u32 idx[PACER_MAX_ROWS],
 }
 
 /* The sketch's verdict for a key with hash h: 1 to drop, -1 if a line is missing. */
-static __always_inline int sketch_verdict(__u64 h, __u64 tick, __u32 thresh, __u32 *age,
+static __always_inline int sketch_verdict(__u64 h, __u64 tick,
+					  const struct pacer_rate *rate, __u32 *age,
 					  struct pacer_counters *st)
 {
 	struct pacer_line *line[PACER_MAX_ROWS];
@@ -50,7 +51,7 @@ static __always_inline int sketch_verdict(__u64 h, __u64 tick, __u32 thresh, __u
 	pacer_slots(pacer_layout.kind, rows, pacer_layout.lines_log2, h, idx, cell);
 	if (lookup_lines(idx, line, rows) < 0)
 		return -1;
-	drop = pacer_sketch_packet(line, cell, rows, tick, thresh, pacer_cfg.policy,
+	drop = pacer_sketch_packet(line, cell, rows, tick, rate, pacer_cfg.policy,
 				   pacer_layout.placement, age, &rebased);
 	st->c[PACER_STAT_LINE_REFRESH] += rebased;
 	return drop;

@@ -13,7 +13,8 @@
 #include "pacer_table.h"
 
 /* The table's verdict for a key with hash h: 1 to drop, -1 if a line is missing. */
-static __always_inline int table_verdict(__u64 h, __u64 tick, __u32 thresh, __u32 *age,
+static __always_inline int table_verdict(__u64 h, __u64 tick,
+					  const struct pacer_rate *rate, __u32 *age,
 					 struct pacer_counters *st)
 {
 	struct pacer_tbl_line *l[2];
@@ -26,7 +27,7 @@ static __always_inline int table_verdict(__u64 h, __u64 tick, __u32 thresh, __u3
 	l[1] = (struct pacer_tbl_line *)line_at(base + idx[1]);
 	if (!l[0] || !l[1])
 		return -1;
-	drop = pacer_tbl_verdict(l, fp, tick, thresh, pacer_cfg.policy, pacer_layout.on_full,
+	drop = pacer_tbl_verdict(l, fp, tick, rate, pacer_cfg.policy, pacer_layout.on_full,
 				 pacer_layout.placement, record_wanted(), age, &event);
 	st->c[PACER_STAT_TABLE_FULL] += event == PACER_TBL_EV_FULL;
 	st->c[PACER_STAT_TABLE_EVICT] += event == PACER_TBL_EV_EVICT;

@@ -3,13 +3,54 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analyze_audit.h"
+#include "pacer_rate.h"
 
 #define NO_TS UINT64_MAX
 
-/* What one view (global, or one CPU's) remembers of a source. */
+/*
+ * What one view (global, or one CPU's) remembers of a source: the exact
+ * per-source GCRA of the policy (pacer_rate.h), in ns and in ticks.  virt
+ * is the virtual last admission V (GCRA's TAT - tau - T/N): a packet at t
+ * conforms iff t - V >= T/N; an admission makes V = max(V + T/N, t - tau),
+ * under quiet a drop makes V = t.  With N = 1, V is the last admission
+ * (pace) or the last packet (quiet): the interval's audit.  vtick is the
+ * same in whole ticks, the cell a collision-free sketch holds.
+ */
 struct view {
-	uint64_t last_pkt, last_admit;
+	uint64_t last_pkt, virt;
+	int64_t vtick;
 };
+
+/* N * V and N * t: exact for T/N that is not a whole number of ns. */
+typedef __int128 scaled_t;
+
+static int view_conforms(const struct view *v, uint64_t t, uint32_t n, uint64_t period)
+{
+	return v->virt == NO_TS || (scaled_t)n * t - (scaled_t)n * v->virt >= (scaled_t)period;
+}
+
+/* The view after a packet at t (tick) with this verdict. */
+static void view_step(struct view *v, uint64_t t, int64_t tick, int drop, uint32_t policy,
+		      uint32_t n, uint64_t period, const struct pacer_rate *r)
+{
+	if (drop) {
+		if (policy == PACER_POLICY_QUIET) {
+			v->virt = t;
+			v->vtick = tick;
+		}
+	} else {
+		scaled_t next = (scaled_t)n * t - (scaled_t)(n - 1) * period;
+		uint32_t a = v->virt == NO_TS || tick - v->vtick >= (int64_t)r->sat
+				     ? r->sat : (uint32_t)(tick - v->vtick);
+
+		if (v->virt != NO_TS && (scaled_t)n * v->virt + period > next)
+			next = (scaled_t)n * v->virt + period;
+		/* V = next / N, rounded up; N = 1: the admission itself, even a false pass. */
+		v->virt = n == 1 ? t : (uint64_t)((next + n - 1) / n);
+		v->vtick = tick - (int64_t)pacer_rate_next_age(a < r->thresh ? r->thresh : a, r);
+	}
+	v->last_pkt = t;
+}
 
 uint64_t audit_interval_for(const struct pacer_file_header *h, uint32_t thresh_ticks)
 {
@@ -43,10 +84,6 @@ static void example(struct audit_result *out, enum audit_kind k, const struct an
 	e->cpu = a->cpu;
 }
 
-static uint64_t ref_of(uint32_t policy, const struct view *v)
-{
-	return policy == PACER_POLICY_QUIET ? v->last_pkt : v->last_admit;
-}
 
 void audit_free(struct audit_result *r)
 {
@@ -64,6 +101,8 @@ int audit_run(const struct an_stream *s, struct audit_result *out)
 	struct an_map local_index = { 0 };
 	uint64_t start = h->start_mono_ns;
 	int percpu = h->placement == PACER_PLACEMENT_PERCPU, ret = -ENOMEM, ins;
+	uint32_t rate_n = h->rate_n > 1 ? h->rate_n : 1;
+	struct pacer_rate rate = pacer_rate_of(h->thresh_ticks, rate_n > 1 ? h->burst_ticks : 0);
 	uint64_t nlocal = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -81,7 +120,7 @@ int audit_run(const struct an_stream *s, struct audit_result *out)
 	    !global || !win_start || !win_count)
 		goto out;
 	for (i = 0; i < s->nsrc; i++)
-		global[i].last_pkt = global[i].last_admit = NO_TS;
+		global[i].last_pkt = global[i].virt = NO_TS;
 	if (percpu) {
 		if (an_map_init(&local_index, s->nsrc))
 			goto out;
@@ -101,7 +140,8 @@ int audit_run(const struct an_stream *s, struct audit_result *out)
 	for (i = 0; i < s->n; i++) {
 		const struct an_record *a = &s->rec[i];
 		struct view *g = &global[a->src], *v = g;
-		uint64_t interval = audit_interval_for(h, a->thresh);
+		/* With a rate, the rate of the header (a live change is counted in other_thresh). */
+		uint64_t interval = rate_n > 1 ? h->interval_ns : audit_interval_for(h, a->thresh);
 		uint64_t gref, vref, gap, tick = a->ts_ns >> h->tick_shift;
 		uint32_t true_age = 0;
 		int gap_known, view_known, drop = a->verdict == PACER_REC_DROP;
@@ -126,7 +166,7 @@ int audit_run(const struct an_stream *s, struct audit_result *out)
 					local = n;
 					nlocal *= 2;
 				}
-				local[*slot].last_pkt = local[*slot].last_admit = NO_TS;
+				local[*slot].last_pkt = local[*slot].virt = NO_TS;
 			}
 			v = &local[*slot];
 		}
@@ -143,7 +183,7 @@ int audit_run(const struct an_stream *s, struct audit_result *out)
 		}
 
 		/* The truth against the global guarantee. */
-		gref = ref_of(h->policy, g);
+		gref = g->virt;
 		gap_known = gref != NO_TS;
 		if (gap_known)
 			gap = a->ts_ns > gref ? a->ts_ns - gref : 0;
@@ -151,16 +191,17 @@ int audit_run(const struct an_stream *s, struct audit_result *out)
 			gap = a->ts_ns > start ? a->ts_ns - start : 0; /* a lower bound */
 
 		/* What the datapath's sketch could know: the same view, or the CPU's own. */
-		vref = ref_of(h->policy, v);
+		vref = v->virt;
 		view_known = vref != NO_TS;
 		if (view_known)
-			true_age = (uint32_t)(tick > (vref >> h->tick_shift) ? tick - (vref >> h->tick_shift) : 0);
+			true_age = (uint32_t)((int64_t)tick > v->vtick ? (int64_t)tick - v->vtick : 0);
 		else
 			true_age = (uint32_t)(tick > (start >> h->tick_shift) ? tick - (start >> h->tick_shift) : 0);
 		if (view_known && a->est_age_ticks != PACER_AGE_NEVER && a->est_age_ticks > true_age)
 			out->est_older_than_truth++;
 
-		if (gap >= interval) {
+		if (gap_known ? view_conforms(g, a->ts_ns, rate_n, interval)
+			      : (scaled_t)rate_n * gap >= (scaled_t)interval) {
 			out->eligible++;
 			if (!drop) {
 				out->correct_passes++;
@@ -191,7 +232,7 @@ int audit_run(const struct an_stream *s, struct audit_result *out)
 		if (percpu && !drop && view_known) {
 			uint64_t lgap = a->ts_ns > vref ? a->ts_ns - vref : 0;
 
-			if (lgap < interval) {
+			if (!view_conforms(v, a->ts_ns, rate_n, interval)) {
 				out->false_passes_local++;
 				example(out, AUDIT_FALSE_PASS_LOCAL, a, lgap, 1, true_age, 1);
 			}
@@ -207,13 +248,10 @@ int audit_run(const struct an_stream *s, struct audit_result *out)
 			}
 			if (win_count[a->src] > out->max_admits_in_interval)
 				out->max_admits_in_interval = win_count[a->src];
-			g->last_admit = a->ts_ns;
-			if (v != g)
-				v->last_admit = a->ts_ns;
 		}
-		g->last_pkt = a->ts_ns;
+		view_step(g, a->ts_ns, (int64_t)tick, drop, h->policy, rate_n, interval, &rate);
 		if (v != g)
-			v->last_pkt = a->ts_ns;
+			view_step(v, a->ts_ns, (int64_t)tick, drop, h->policy, rate_n, interval, &rate);
 	}
 	for (i = 0; i < s->nsrc; i++) {
 		if (global[i].last_pkt == NO_TS)

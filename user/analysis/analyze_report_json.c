@@ -52,7 +52,9 @@ static const struct jsonw_member recording_counts[] = {
 	JSONW_U64(struct an_stream, n, "records"), JSONW_U64(struct an_stream, n_source_sampled, "source_sampled"),
 	JSONW_U64(struct an_stream, n_packet_only, "packet_only"), JSONW_U32(struct an_stream, nsrc, "sources"),
 };
-static const struct jsonw_member limiter_interval[] = { HDR_U64(interval_ns), HDR_U32(thresh_ticks) };
+static const struct jsonw_member limiter_interval[] = {
+	HDR_U64(interval_ns), HDR_U32(thresh_ticks), HDR_U32(rate_n), HDR_U32(burst_ticks),
+};
 static const struct jsonw_member limiter_tail[] = {
 	HDR_U32(prefix4), HDR_U32(prefix6), HDR_U32(ncpus), HDR_U64(sample_src_thresh), HDR_U64(sample_pkt_thresh),
 };

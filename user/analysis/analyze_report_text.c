@@ -28,8 +28,13 @@ void an_text_header(FILE *f, const struct an_report *r)
 		h->ifname[0] ? h->ifname : "?", h->hostname[0] ? h->hostname : "?",
 		an_wall_str(h->start_real_ns, d, sizeof(d)), an_span_s(r), s->n, s->n_source_sampled,
 		s->n_packet_only, (uint64_t)s->nsrc);
+	if (h->rate_n > 1)
+		fprintf(f, "  limiter: rate %u per %s (GCRA: threshold %u, burst tolerance %u ticks of %s)\n",
+			h->rate_n, format_duration(h->interval_ns, a, sizeof(a)), h->thresh_ticks,
+			h->burst_ticks, format_duration(1ULL << h->tick_shift, b, sizeof(b)));
 	fprintf(f, "  limiter: interval %s (threshold %u ticks of %s), policy %s, placement %s, %s, %s, clock %s, prefixes /%u and /%u, %u CPUs\n",
-		format_duration(h->interval_ns, a, sizeof(a)), h->thresh_ticks, format_duration(1ULL << h->tick_shift, b, sizeof(b)),
+		format_duration(h->interval_ns / (h->rate_n > 1 ? h->rate_n : 1), a, sizeof(a)),
+		h->thresh_ticks, format_duration(1ULL << h->tick_shift, b, sizeof(b)),
 		policy_name(h->policy), placement_name(h->placement), an_structure_str(h, d, sizeof(d)),
 		format_bytes(an_sketch_bytes(h), c, sizeof(c)), clock_name(h->clock), h->prefix4,
 		h->prefix6, h->ncpus);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +74,7 @@ void sizing_params_from_header(struct sizing_params *p, const struct pacer_file_
 	p->placement = h->placement;
 	p->tick_shift = h->tick_shift;
 	p->thresh = h->thresh_ticks;
+	p->rate_n = h->rate_n;
 	p->ncpus = h->ncpus;
 	p->interval_ns = h->interval_ns;
 	p->sample_src_thresh = h->sample_src_thresh;
@@ -343,6 +345,12 @@ int sizing_run(const struct an_stream *s, const struct sizing_params *p, struct 
 	    p->kind > PACER_LAYOUT_BLOCKED || p->thresh < PACER_MIN_THRESH ||
 	    p->thresh > PACER_MAX_THRESH || !p->interval_ns || p->target <= 0 || p->target >= 1)
 		return -EINVAL;
+	if (p->rate_n > 1) {
+		snprintf(out->note, sizeof(out->note),
+			 "sizing replays --interval pacing; this recording is --rate %u per %" PRIu64 " ns, which it does not model (the audit above does)",
+			 p->rate_n, p->interval_ns);
+		return -ENODATA;
+	}
 	out->scale = sizing_scale(p->sample_src_thresh);
 	if (!out->scale || !s->n_source_sampled) {
 		snprintf(out->note, sizeof(out->note),

@@ -30,6 +30,7 @@
 struct sizing_params {
 	uint32_t backend, on_full;    /* enum pacer_backend, enum pacer_on_full */
 	uint32_t kind, policy, placement, tick_shift, thresh, ncpus;
+	uint32_t rate_n;              /* N of a --rate recording (not modelled); 0 or 1: interval */
 	uint64_t interval_ns;
 	uint64_t sample_src_thresh;   /* of 2^32 */
 	double target;                /* false-drop rate to meet, e.g. 1e-3 */

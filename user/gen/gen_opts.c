@@ -74,9 +74,9 @@ static const struct opt_spec gen_specs[] = {
 	  .help = "frames to send (unless --duration)" },
 	{ .name = "duration", .type = OPT_DURATION, .arg = "DUR",
 	  OPT_FIELD(struct gen_opts, duration_ns), .help = "send for DUR instead, e.g. 3s, 500ms" },
-	{ .name = "rate", .type = OPT_U64, .arg = "PPS", .min = 1, .max = 1000000000,
+	{ .name = "pps", .type = OPT_U64, .arg = "PPS", .min = 1, .max = 1000000000,
 	  OPT_FIELD(struct gen_opts, rate),
-	  .help = "target rate over all threads (default: as fast as possible)" },
+	  .help = "target packets per second over all threads (default: as fast as possible)" },
 	{ .name = "threads", .type = OPT_U32, .arg = "N", .min = 1, .max = GEN_MAX_THREADS, .dflt = "1",
 	  OPT_FIELD(struct gen_opts, threads),
 	  .help = "generator threads, one per CPU this process may run on,\n"
@@ -99,7 +99,7 @@ static const struct opt_verb gen_verb = {
 	.name = "gen",
 	.synopsis = "IFNAME [OPTIONS]",
 	.intro = "Send UDP frames out of IFNAME (e.g. the host end of a veth pair whose peer\n"
-		 "runs the limiter) as fast as BPF_PROG_TEST_RUN live frames go, or at --rate.\n"
+		 "runs the limiter) as fast as BPF_PROG_TEST_RUN live frames go, or at --pps.\n"
 		 "A veth only delivers such frames if its peer has an XDP program (or GRO on);\n"
 		 "'sent' counts frames handed to IFNAME, not frames the peer received.\n",
 	.args = "an interface name",
@@ -143,7 +143,7 @@ static int check_sources(const struct gen_opts *o)
 		return usage_error("gen", "--threads %u exceeds --sources %u: every thread needs a source of its own",
 				   o->threads, o->sources);
 	if (o->rate && o->rate < o->threads)
-		return usage_error("gen", "--rate %llu is below one packet per second per thread (--threads %u)",
+		return usage_error("gen", "--pps %llu is below one packet per second per thread (--threads %u)",
 				   (unsigned long long)o->rate, o->threads);
 	if (o->dist != GEN_DIST_MIX)
 		return 0;

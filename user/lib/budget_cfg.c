@@ -8,19 +8,7 @@
 
 int budget_parse_rate(const char *s, uint64_t *limit, uint64_t *window_ns)
 {
-	const char *slash = strchr(s, '/');
-	char num[32];
-	size_t n;
-
-	if (!slash || slash == s || (n = (size_t)(slash - s)) >= sizeof(num))
-		return -EINVAL;
-	memcpy(num, s, n);
-	num[n] = '\0';
-	if (parse_u64_range(num, 1, BUDGET_MAX_LIMIT, limit))
-		return -EINVAL;
-	if (parse_duration_ns(slash + 1, window_ns) || !*window_ns)
-		return -EINVAL;
-	return 0;
+	return parse_count_per(s, BUDGET_MAX_LIMIT, limit, window_ns);
 }
 
 /* --budget: "K/T" or "off"; its field is the whole struct budget_opts. */

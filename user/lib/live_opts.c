@@ -1,8 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
 #include "pacer_abi.h"
 #include "pacer_defaults.h"
 #include "pacer_names.h"
 #include "live_opts.h"
+#include "pacer_rate.h"
+
+static int parse_rate_opt(const struct opt_spec *s, const char *arg, void *field, char *why,
+			  size_t len)
+{
+	struct rate_opt *r = field;
+
+	(void)s, (void)why, (void)len;
+	if (parse_count_per(arg, PACER_RATE_MAX_N, &r->n, &r->period_ns) ||
+	    r->period_ns > PACER_RATE_MAX_PERIOD_NS)
+		return -EINVAL;
+	return 0;
+}
 
 const struct opt_spec pacing_specs[] = {
 	{ .name = "interval", .type = OPT_DURATION, .flags = OPT_CONF | OPT_LIVE, .arg = "DUR",
@@ -10,11 +24,17 @@ const struct opt_spec pacing_specs[] = {
 	  OPT_GIVEN(struct live_opts, interval_set),
 	  .help = "minimum gap between admitted packets of a source;\n"
 		  "DUR takes ns, us, ms or s, e.g. 250ms, 1.5s" },
+	{ .name = "rate", .type = OPT_CUSTOM, .flags = OPT_CONF | OPT_LIVE, .arg = "N/T",
+	  .parse = parse_rate_opt, OPT_FIELD(struct live_opts, rate), OPT_GIVEN(struct live_opts, rate_set),
+	  .why = "expected N/T with N from 1 to 16384 and T a positive duration up to 2^50 ns (100/60s)",
+	  .help = "N packets per T per source, bursts of N allowed (GCRA);\n"
+		  "instead of --interval, which is --rate 1/L (README, Per-source rate)" },
 	{ .name = "policy", .type = OPT_ENUM, .flags = OPT_CONF | OPT_LIVE, .arg = "pace|quiet",
 	  .lookup = parse_policy, .dflt = "pace", OPT_FIELD(struct live_opts, policy),
 	  OPT_GIVEN(struct live_opts, policy_set),
 	  .help = "pace: update on admit only, one packet per interval;\n"
-		  "quiet: update on every packet, a source must stay quiet a whole interval" },
+		  "quiet: update on every packet, a source must stay quiet a whole interval\n"
+		  "(with --rate, a dropped packet leaves it no credit)" },
 	{ .name = "prefix4", .type = OPT_U32, .flags = OPT_CONF | OPT_LIVE, .arg = "N", .max = 32,
 	  .dflt = PACER_DEFAULT_PREFIX4_TEXT, OPT_FIELD(struct live_opts, prefix4), OPT_GIVEN(struct live_opts, prefix4_set),
 	  .help = "IPv4 source prefix length forming the key, 0..32" },
@@ -44,6 +64,19 @@ const struct opt_spec sampling_specs[] = {
 
 bool live_opts_any(const struct live_opts *o)
 {
-	return o->interval_set || o->policy_set || o->prefix4_set || o->prefix6_set ||
+	return o->interval_set || o->rate_set || o->policy_set || o->prefix4_set || o->prefix6_set ||
 	       o->malformed_set || o->sample_src_set || o->sample_pkt_set;
+}
+
+const char *live_opts_conflict(const struct live_opts *o)
+{
+	if (o->interval_set && o->rate_set)
+		return "--interval and --rate both set the per-source rate: give one (--interval L is --rate 1/L)";
+	return NULL;
+}
+
+void live_opts_rate(const struct live_opts *o, uint32_t *n, uint64_t *period_ns)
+{
+	*n = o->rate_set ? (uint32_t)o->rate.n : 1;
+	*period_ns = o->rate_set ? o->rate.period_ns : o->interval_ns;
 }

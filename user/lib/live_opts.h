@@ -7,10 +7,16 @@
 #include <stdint.h>
 #include "opts.h"
 
+/* --rate N/T. */
+struct rate_opt {
+	uint64_t n, period_ns;
+};
+
 struct live_opts {
 	uint64_t interval_ns, sample_src, sample_pkt; /* sampling: 32-bit hash thresholds */
+	struct rate_opt rate;
 	uint32_t policy, prefix4, prefix6, malformed;
-	bool interval_set, policy_set, prefix4_set, prefix6_set, malformed_set;
+	bool interval_set, rate_set, policy_set, prefix4_set, prefix6_set, malformed_set;
 	bool sample_src_set, sample_pkt_set;
 };
 
@@ -23,5 +29,11 @@ extern const struct opt_spec sampling_specs[];
 
 /* Whether any option of these tables was given. */
 bool live_opts_any(const struct live_opts *o);
+
+/* What is wrong with the combination given (--interval with --rate), or NULL. */
+const char *live_opts_conflict(const struct live_opts *o);
+
+/* The per-source rate asked for: N (1 for --interval) and T. */
+void live_opts_rate(const struct live_opts *o, uint32_t *n, uint64_t *period_ns);
 
 #endif

@@ -9,6 +9,7 @@
 /* Live keys take their defaults from the option tables (live_opts.h). */
 const struct pacer_conf_key pacer_conf_keys[] = {
 	{ "interval", 1 },
+	{ "rate", 1 },
 	{ "policy", 1 },
 	{ "prefix4", 1 },
 	{ "prefix6", 1 },

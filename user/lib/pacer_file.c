@@ -13,6 +13,7 @@
 #include "pacer_names.h"
 #include "pacer_table.h"
 #include "pacer_sketch.h"
+#include "pacer_rate.h"
 
 /* Header field offsets (v1). */
 enum {
@@ -24,7 +25,7 @@ enum {
 	OFF_SRC_THRESH = 96, OFF_PKT_THRESH = 104, OFF_START_MONO = 112,
 	OFF_START_REAL = 120, OFF_END_MONO = 128, OFF_COUNT = 136, OFF_LOST = 144,
 	OFF_IFNAME = 152, OFF_HOSTNAME = 168, OFF_MALFORMED = 232, OFF_MAX_THRESH = 236,
-	OFF_BACKEND = 240, OFF_ON_FULL = 244, OFF_RESERVED = 248, OFF_CRC_V1 = 252,
+	OFF_BACKEND = 240, OFF_ON_FULL = 244, OFF_RATE_N = 248, OFF_BURST = 250, OFF_CRC_V1 = 252,
 };
 
 /* Record field offsets (v1). */
@@ -119,6 +120,7 @@ void pacer_file_header_init(struct pacer_file_header *h)
 	h->epoch_shift = PACER_EPOCH_SHIFT;
 	h->max_thresh = PACER_MAX_THRESH;
 	h->abi_version = PACER_ABI_VERSION;
+	h->rate_n = 1;
 }
 
 int pacer_file_header_encode(const struct pacer_file_header *h, uint8_t *buf, size_t len)
@@ -128,7 +130,11 @@ int pacer_file_header_encode(const struct pacer_file_header *h, uint8_t *buf, si
 		return -EINVAL;
 	memset(buf, 0, PACER_FILE_HEADER_V1_LEN);
 	memcpy(buf + OFF_MAGIC, PACER_FILE_MAGIC, PACER_FILE_MAGIC_LEN);
-	put16(buf + OFF_MAJOR, h->version_major);
+	put16(buf + OFF_MAJOR, h->rate_n > 1 ? PACER_FILE_VERSION_RATE : h->version_major);
+	if (h->rate_n > 1) {
+		put16(buf + OFF_RATE_N, (uint16_t)h->rate_n);
+		put16(buf + OFF_BURST, (uint16_t)h->burst_ticks);
+	}
 	put16(buf + OFF_MINOR, h->version_minor);
 	put32(buf + OFF_HLEN, h->header_len);
 	put32(buf + OFF_RSIZE, h->record_size);
@@ -178,6 +184,12 @@ static void describe_start(const uint8_t *buf, size_t len, char *out, size_t out
 	out[o] = 0;
 }
 
+/* The largest threshold a file's format allows (a rate's reaches the table's ticks). */
+static uint32_t pacer_file_max_thresh(const struct pacer_file_header *h)
+{
+	return h->rate_n > 1 ? PACER_RATE_TBL_MAX_SAT : PACER_MAX_THRESH;
+}
+
 /* A header field out of range: the checksum held, so the writer wrote it. */
 #define INVALID(off, ...) fail(err, PACER_FILE_HEADER_INVALID, -EBADMSG, (off), __VA_ARGS__)
 
@@ -189,6 +201,7 @@ static void describe_start(const uint8_t *buf, size_t len, char *out, size_t out
 static int check_plausible(const struct pacer_file_header *h, struct pacer_file_error *err)
 {
 	uint64_t per_row = (uint64_t)PACER_LINE_BYTES << h->lines_log2;
+	struct pacer_rate r;
 	uint32_t want;
 
 	if (h->kind == PACER_LAYOUT_BLOCKED) {
@@ -201,6 +214,15 @@ static int check_plausible(const struct pacer_file_header *h, struct pacer_file_
 		return INVALID(OFF_LINES,
 			       "lines_log2 %u gives %" PRIu64 " cells per row; load makes %u to %u",
 			       h->lines_log2, per_row, PACER_MIN_WIDTH, PACER_MAX_WIDTH);
+	if (h->rate_n > 1) {
+		if (pacer_rate_ticks(h->rate_n, h->interval_ns, h->tick_shift, PACER_RATE_TBL_MAX_SAT, &r) ||
+		    r.thresh != h->thresh_ticks || r.burst != h->burst_ticks)
+			return INVALID(OFF_RATE_N,
+				       "threshold %u and burst %u ticks do not match the rate %u per %" PRIu64 " ns with %" PRIu64 " ns ticks",
+				       h->thresh_ticks, h->burst_ticks, h->rate_n, h->interval_ns,
+				       (uint64_t)1 << h->tick_shift);
+		return 0;
+	}
 	want = pacer_thresh_ticks(h->interval_ns, h->tick_shift);
 	if (want != h->thresh_ticks)
 		return INVALID(OFF_THRESH,
@@ -232,10 +254,11 @@ int pacer_file_header_decode(const uint8_t *buf, size_t len, struct pacer_file_h
 	h->version_major = get16(buf + OFF_MAJOR);
 	h->version_minor = get16(buf + OFF_MINOR);
 	h->header_len = get32(buf + OFF_HLEN);
-	if (h->version_major != PACER_FILE_VERSION_MAJOR)
+	if (h->version_major != PACER_FILE_VERSION_MAJOR && h->version_major != PACER_FILE_VERSION_RATE)
 		return fail(err, PACER_FILE_VERSION, -EPROTONOSUPPORT, OFF_MAJOR,
-			    "the file is format version %u.%u; this reader understands version %d.x",
-			    h->version_major, h->version_minor, PACER_FILE_VERSION_MAJOR);
+			    "the file is format version %u.%u; this reader understands versions %d.x and %d.x",
+			    h->version_major, h->version_minor, PACER_FILE_VERSION_MAJOR,
+			    PACER_FILE_VERSION_RATE);
 	/* The checksum sits at header_len - 4: a header_len we cannot trust means corruption. */
 	if (h->header_len < PACER_FILE_HEADER_V1_LEN || h->header_len > PACER_FILE_HEADER_MAX_LEN ||
 	    h->header_len % 4 || (h->version_minor == 0 && h->header_len != PACER_FILE_HEADER_V1_LEN))
@@ -286,6 +309,14 @@ int pacer_file_header_decode(const uint8_t *buf, size_t len, struct pacer_file_h
 	h->max_thresh = get32(buf + OFF_MAX_THRESH);
 	h->backend = get32(buf + OFF_BACKEND);
 	h->on_full = get32(buf + OFF_ON_FULL);
+	h->rate_n = 1;
+	if (h->version_major == PACER_FILE_VERSION_RATE) {
+		h->rate_n = get16(buf + OFF_RATE_N);
+		h->burst_ticks = get16(buf + OFF_BURST);
+		if (h->rate_n < 2 || h->rate_n > PACER_RATE_MAX_N)
+			return INVALID(OFF_RATE_N, "format 2 with rate N = %u, outside 2..%d", h->rate_n,
+				       PACER_RATE_MAX_N);
+	}
 
 	if (h->record_size < PACER_FILE_RECORD_V1_LEN || h->record_size > PACER_FILE_RECORD_MAX_LEN)
 		return INVALID(OFF_RSIZE, "record size %u is outside %d..%d", h->record_size,
@@ -304,12 +335,14 @@ int pacer_file_header_decode(const uint8_t *buf, size_t len, struct pacer_file_h
 	if (h->tick_shift > PACER_TICK_SHIFT_MAX)
 		return INVALID(OFF_TICK, "tick_shift %u is larger than %d", h->tick_shift,
 			       PACER_TICK_SHIFT_MAX);
-	if (h->thresh_ticks < PACER_MIN_THRESH || h->thresh_ticks > PACER_MAX_THRESH)
-		return INVALID(OFF_THRESH, "threshold %u ticks is outside %d..%d", h->thresh_ticks,
-			       PACER_MIN_THRESH, PACER_MAX_THRESH);
-	if (h->interval_ns == 0 || h->interval_ns > PACER_INTERVAL_MAX_NS)
+	if (h->thresh_ticks < PACER_MIN_THRESH || h->thresh_ticks > pacer_file_max_thresh(h))
+		return INVALID(OFF_THRESH, "threshold %u ticks is outside %d..%u", h->thresh_ticks,
+			       PACER_MIN_THRESH, pacer_file_max_thresh(h));
+	if (h->interval_ns == 0 ||
+	    h->interval_ns > (h->rate_n > 1 ? PACER_RATE_MAX_PERIOD_NS : PACER_INTERVAL_MAX_NS))
 		return INVALID(OFF_INTERVAL, "interval %" PRIu64 " ns is outside 1..%llu ns",
-			       h->interval_ns, PACER_INTERVAL_MAX_NS);
+			       h->interval_ns,
+			       h->rate_n > 1 ? PACER_RATE_MAX_PERIOD_NS : PACER_INTERVAL_MAX_NS);
 	if (h->policy >= PACER_POLICY_MAX)
 		return INVALID(OFF_POLICY, "policy %u is neither pace (0) nor quiet (1)", h->policy);
 	if (h->placement > PACER_PLACEMENT_SHARED)
@@ -407,12 +440,12 @@ int pacer_file_record_check(const struct pacer_file_header *h, const struct pace
 	if (!r->flags || (r->flags & ~(PACER_REC_SAMPLED_SOURCE | PACER_REC_SAMPLED_PACKET)))
 		return BAD_RECORD("record %" PRIu64 ": sampling flags 0x%x are not a set of 0x1 and 0x2",
 				  index, r->flags);
-	if (r->est_age_ticks > 0xff && r->est_age_ticks != PACER_AGE_NEVER)
+	if (r->est_age_ticks > (h->rate_n > 1 ? 0xffffu : 0xffu) && r->est_age_ticks != PACER_AGE_NEVER)
 		return BAD_RECORD("record %" PRIu64 ": estimated age %u ticks is more than a cell holds",
 				  index, r->est_age_ticks);
-	if (r->thresh_ticks < PACER_MIN_THRESH || r->thresh_ticks > PACER_MAX_THRESH)
-		return BAD_RECORD("record %" PRIu64 ": threshold %u ticks is outside %d..%d", index,
-				  r->thresh_ticks, PACER_MIN_THRESH, PACER_MAX_THRESH);
+	if (r->thresh_ticks < PACER_MIN_THRESH || r->thresh_ticks > pacer_file_max_thresh(h))
+		return BAD_RECORD("record %" PRIu64 ": threshold %u ticks is outside %d..%u", index,
+				  r->thresh_ticks, PACER_MIN_THRESH, pacer_file_max_thresh(h));
 	if (r->cpu >= h->ncpus)
 		return BAD_RECORD("record %" PRIu64 ": CPU %u but the header says %u CPUs", index,
 				  r->cpu, h->ncpus);
@@ -696,8 +729,7 @@ int pacer_csv_write_header(FILE *f, const struct pacer_file_header *h)
 		    "# sketch: rows %u, lines_log2 %u, layout %s, %u-byte lines of %u %u-bit cells, epoch 2^%u ticks\n"
 		    "# policy: %s\n# placement: %s\n# clock: %s\n# prefix4: %u\n# prefix6: %u\n# ncpus: %u\n"
 		    "# sample_src_thresh: %" PRIu64 " (of 2^32)\n# sample_pkt_thresh: %" PRIu64 " (of 2^32)\n"
-		    "# start_mono_ns: %" PRIu64 "\n# start_real_ns: %" PRIu64 "\n"
-		    "index,ts_ns,t_rel_s,source,family,prefix,verdict,sampled_by,est_age_ticks,est_age_ns,cpu,thresh_ticks\n",
+		    "# start_mono_ns: %" PRIu64 "\n# start_real_ns: %" PRIu64 "\n",
 		    h->version_major, h->version_minor, h->ifname, h->hostname, h->interval_ns,
 		    h->thresh_ticks, (uint64_t)1 << h->tick_shift, backend_name(h->backend),
 		    on_full_name(h->on_full), h->rows, h->lines_log2,
@@ -706,6 +738,11 @@ int pacer_csv_write_header(FILE *f, const struct pacer_file_header *h)
 		    placement_name(h->placement), clock_name(h->clock),
 		    h->prefix4, h->prefix6, h->ncpus, h->sample_src_thresh, h->sample_pkt_thresh,
 		    h->start_mono_ns, h->start_real_ns);
+	if (n >= 0 && h->rate_n > 1)
+		n = fprintf(f, "# rate_n: %u (interval_ns is T of --rate N/T)\n# burst_ticks: %u\n",
+			    h->rate_n, h->burst_ticks);
+	if (n >= 0)
+		n = fprintf(f, "index,ts_ns,t_rel_s,source,family,prefix,verdict,sampled_by,est_age_ticks,est_age_ns,cpu,thresh_ticks\n");
 	return n < 0 ? -EIO : 0;
 }
 

@@ -33,7 +33,8 @@
  *      240    4  backend (0 sketch, 1 table; files from before the table
  *                hold zero here, and were written by the sketch)
  *      244    4  on_full (table: 0 drop, 1 evict-oldest; the sketch: 0)
- *      248    4  reserved, zero
+ *      248    2  rate_n: N of --rate N/T (format 2 only; 1.x: reserved, zero)
+ *      250    2  burst_ticks: the rate's burst tolerance in ticks (format 2 only)
  *      252    4  CRC-32 (IEEE) of bytes [0, header_len - 4)
  *
  *   record v1 (PACER_FILE_RECORD_V1_LEN = 40 bytes), at header_len + i * record_size:
@@ -57,7 +58,15 @@
 
 #define PACER_FILE_MAGIC "\x89XPR\r\n\x1a\n"
 #define PACER_FILE_MAGIC_LEN 8
+/*
+ * Format 1: one packet per interval.  Format 2, the same bytes with the
+ * rate's N and burst in the header: written only for --rate N/T with N > 1,
+ * so that a reader of format 1 refuses it instead of auditing it as an
+ * interval; interval_ns is then T, thresh_ticks may reach the table's
+ * ticks, and ages 16 bits.
+ */
 #define PACER_FILE_VERSION_MAJOR 1
+#define PACER_FILE_VERSION_RATE 2
 #define PACER_FILE_VERSION_MINOR 0
 #define PACER_FILE_HEADER_V1_LEN 256
 #define PACER_FILE_RECORD_V1_LEN 40
@@ -83,6 +92,7 @@ struct pacer_file_header {
 	char hostname[64];
 	uint32_t malformed, max_thresh;
 	uint32_t backend, on_full;
+	uint32_t rate_n, burst_ticks; /* 1 and 0 in format 1 */
 };
 
 /* What went wrong with a file; the reader fills one of these with an offset. */

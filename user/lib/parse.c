@@ -221,6 +221,23 @@ int parse_one_in(const char *s, uint64_t *n)
 	return parse_u64_range(s, 1, 1ULL << 32, n);
 }
 
+int parse_count_per(const char *s, uint64_t max_count, uint64_t *count, uint64_t *window_ns)
+{
+	const char *slash = strchr(s, '/');
+	char num[32];
+	size_t n;
+
+	if (!slash || slash == s || (n = (size_t)(slash - s)) >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	if (parse_u64_range(num, 1, max_count, count))
+		return -EINVAL;
+	if (parse_duration_ns(slash + 1, window_ns) || !*window_ns)
+		return -EINVAL;
+	return 0;
+}
+
 uint32_t pacer_default_tick_shift(uint64_t interval_ns)
 {
 	uint32_t s = 0;

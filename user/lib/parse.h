@@ -65,6 +65,9 @@ int parse_one_in(const char *s, uint64_t *n);
 /* The tick load picks for an interval: the smallest power of two keeping the threshold <= 48 ticks. */
 uint32_t pacer_default_tick_shift(uint64_t interval_ns);
 
+/* "N/T": a count from 1 to max_count and a positive duration; 0 or -EINVAL. */
+int parse_count_per(const char *s, uint64_t max_count, uint64_t *count, uint64_t *window_ns);
+
 /* "02:00:00:00:00:01": six hex bytes separated by ':'.  0 or -EINVAL. */
 int parse_mac(const char *s, uint8_t mac[6]);
 

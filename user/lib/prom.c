@@ -39,15 +39,17 @@ static const struct counter_family {
 };
 
 enum gauge {
-	G_INTERVAL, G_THRESH, G_TICK, G_PREFIX, G_ROWS, G_WIDTH, G_MAP_BYTES,
+	G_INTERVAL, G_RATE, G_BURST, G_THRESH, G_TICK, G_PREFIX, G_ROWS, G_WIDTH, G_MAP_BYTES,
 	G_SAMPLE_SOURCES, G_SAMPLE_PACKETS, G_MAX,
 };
 
 static const struct {
 	const char *name, *help;
 } gauges[G_MAX] = {
-	[G_INTERVAL] = { "xdp_pacer_interval_seconds", "Live interval: at most one packet per source per interval." },
-	[G_THRESH] = { "xdp_pacer_threshold_ticks", "Live drop threshold in ticks (derived from the interval)." },
+	[G_INTERVAL] = { "xdp_pacer_interval_seconds", "Live interval L (--interval), or T of --rate N/T." },
+	[G_RATE] = { "xdp_pacer_rate_packets", "Live per-source rate: N packets per interval_seconds, bursts allowed (1: --interval)." },
+	[G_BURST] = { "xdp_pacer_burst_ticks", "Live GCRA burst tolerance in ticks (0 with --interval)." },
+	[G_THRESH] = { "xdp_pacer_threshold_ticks", "Live drop threshold in ticks (derived from the interval or rate)." },
 	[G_TICK] = { "xdp_pacer_tick_seconds", "Clock quantum of the sketch cells (fixed at load)." },
 	[G_PREFIX] = { "xdp_pacer_prefix_length", "Live source prefix length forming the key, by address family." },
 	[G_ROWS] = { "xdp_pacer_sketch_rows", "Sketch rows (fixed at load)." },
@@ -134,6 +136,8 @@ static void gauge_samples(FILE *f, enum gauge g, const struct prom_pacer *p)
 		fprintf(f, " %u\n", p->cfg.prefix6);
 		return;
 	case G_INTERVAL: v = (double)p->cfg.interval_ns / 1e9; break;
+	case G_RATE: v = p->cfg.rate_n ? p->cfg.rate_n : 1; break;
+	case G_BURST: v = p->cfg.burst_ticks; break;
 	case G_THRESH: v = p->cfg.thresh_ticks; break;
 	case G_TICK: v = (double)(1ULL << l->tick_shift) / 1e9; break;
 	case G_ROWS: v = l->rows; break;

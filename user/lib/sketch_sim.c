@@ -59,7 +59,9 @@ int sketch_sim_packet(struct sketch_sim *s, uint64_t h, uint64_t now_ns, uint32_
 	int drop;
 
 	resolve(s, h, line, cell);
-	drop = pacer_sketch_packet(line, cell, s->rows, tick, s->thresh, s->policy, s->placement,
+	struct pacer_rate rate = pacer_rate_of(s->thresh, s->burst);
+
+	drop = pacer_sketch_packet(line, cell, s->rows, tick, &rate, s->policy, s->placement,
 				   &age, &rebased);
 	if (age_out)
 		*age_out = age;

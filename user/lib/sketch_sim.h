@@ -14,6 +14,7 @@
 struct sketch_sim {
 	uint32_t rows, kind, lines_log2, tick_shift;
 	uint32_t thresh, policy;
+	uint32_t burst; /* GCRA burst tolerance in ticks (pacer_rate.h); 0: one per interval */
 	uint32_t placement; /* SHARED: admit as a shared sketch does (packets may then run concurrently) */
 	__u64 key[2];
 	uint64_t nlines;

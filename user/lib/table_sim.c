@@ -36,10 +36,12 @@ int table_sim_verdict(const struct table_sim *s, uint64_t h, uint64_t now_ns, ui
 	struct pacer_tbl_line *l[2];
 	uint32_t idx[2];
 
+	struct pacer_rate rate = pacer_rate_of(s->thresh, s->burst);
+
 	pacer_tbl_lines(h, s->lines_log2, idx);
 	l[0] = &s->lines[idx[0]];
 	l[1] = &s->lines[idx[1]];
-	return pacer_tbl_verdict(l, pacer_tbl_fp(h), pacer_now_tick(now_ns, s->tick_shift), s->thresh,
+	return pacer_tbl_verdict(l, pacer_tbl_fp(h), pacer_now_tick(now_ns, s->tick_shift), &rate,
 				 s->policy, s->on_full, s->placement, 1, age, event);
 }
 

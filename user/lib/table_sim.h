@@ -13,6 +13,7 @@
 
 struct table_sim {
 	uint32_t lines_log2, tick_shift, thresh, policy, on_full;
+	uint32_t burst; /* GCRA burst tolerance in ticks (pacer_rate.h); 0: one per interval */
 	uint32_t placement; /* SHARED: claim entries as a shared table does */
 	__u64 key[2];
 	struct pacer_tbl_line *lines;

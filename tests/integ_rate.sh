@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Integration: --rate N/T through the CLI on a veth pair in namespaces this
+# test creates: bad values and combinations exit 2 and attach nothing; the
+# worked example of the README (100 per minute per source, at most 50 000
+# per second in total) loads, a source gets its burst and no more, query
+# tells what a source may send, many sources each get theirs, the budget
+# still caps the total; set switches between --rate and --interval live;
+# a config file's rate gives way to the command line's interval.
+. "$(dirname "$0")/lib.sh"
+WORK=$(mktemp -d /tmp/xpr-rate.XXXXXX)
+trap 'teardown_pair; rm -rf /tmp/xdp-pacer-rate.$$.conf "$WORK"' EXIT
+
+setup_pair xpr || { echo "cannot create namespaces/veth"; exit 1; }
+require_xdp_veth
+
+may_send() { # ADDRESS: what query --json says the source may send now
+	rx "$CLI" query "$IF_RX" "$1" --json | grep -o '"may_send_now":[0-9]*' | cut -d: -f2
+}
+
+for bad in "--rate 0/1s" "--rate 5" "--rate 5/0s" "--rate 16385/60s" "--rate x/1s" \
+	   "--rate 2/1s --interval 1s" "--backend sketch --rate 100/60s --tick 10ms" \
+	   "--backend table --rate 100/60s --tick 1ms"; do
+	# shellcheck disable=SC2086
+	err=$(rx "$CLI" load "$IF_RX" $bad 2>&1)
+	rc=$?
+	check "load $bad: exit 2 ($err)" test $rc -eq 2
+done
+err=$(rx "$CLI" load "$IF_RX" --rate 2/1s --interval 1s 2>&1)
+check "both --rate and --interval: the error names both" grep -q -- "--interval and --rate" <<<"$err"
+err=$(rx "$CLI" load "$IF_RX" --backend sketch --rate 100/60s --tick 10ms 2>&1)
+check "a rate the sketch cannot hold: the error says what to change" grep -q "backend table" <<<"$err"
+check "nothing left attached after bad loads" test ! -e "/sys/fs/bpf/xdp-pacer/$IF_RX"
+err=$("$CLI" analyze --pcap /nonexistent.pcap --rate 2/1s 2>&1)
+check "analyze --pcap --rate: exit 2, it models --interval only ($err)" test $? -eq 2
+
+# The README's worked example.
+out=$(rx "$CLI" load "$IF_RX" --backend table --rate 100/60s --budget 50000/1s 2>&1)
+check "load --backend table --rate 100/60s --budget 50000/1s (exit 0)" test $? -eq 0
+echo "$out" | sed 's/^/    /'
+check "load reports the rate" grep -q "rate 100 per 60 s" <<<"$out"
+st=$(rx "$CLI" status "$IF_RX")
+check "status shows the rate and its burst" grep -q "rate 100 per 60 s (GCRA: a burst of up to 99 at once" <<<"$st"
+burst=$(may_send 10.215.1.1)
+check "query: a new source may send its burst ($burst)" test "$burst" = 99
+send 10.215.1.1 1 --per-source 150 >/dev/null
+sleep 0.2
+check "one source, 150 packets at once: its burst passes (passed $(stat_of passed))" test "$(stat_of passed)" = "$burst"
+check "... the rest are pacing drops" test "$(stat_of dropped_recent)" = $((150 - burst))
+check "query: it may send 0 now" test "$(may_send 10.215.1.1)" = 0
+sleep 1.3
+n=$(may_send 10.215.1.1)
+check "query: 1.3 s on (emission interval 0.6 s) it may send 1 or 2 ($n)" test "$n" -ge 1 -a "$n" -le 2
+send 10.215.1.1 1 --per-source 10 >/dev/null
+sleep 0.2
+# One more credit may come due between the query and the send (one per 0.6 s).
+got=$(( $(stat_of passed) - burst ))
+check "... and that many pass ($got; $n, or $((n + 1)) if a credit came due meanwhile)" \
+	test "$got" -ge "$n" -a "$got" -le $((n + 1))
+check "query: at most the next credit right after (0.6 s apart)" test "$(may_send 10.215.1.1)" -le 1
+send 10.215.2.1 200 --per-source 5 >/dev/null
+sleep 0.2
+check "200 new sources x 5 packets: all pass (each has its burst)" test "$(stat_of passed)" = $((burst + got + 1000))
+js=$(rx "$CLI" stats "$IF_RX" --json)
+check "stats --json carries the rate" grep -q '"rate_n":100,"rate_period_ns":60000000000' <<<"$js"
+
+# Live: to --interval and back; refusals change nothing.
+rx "$CLI" set "$IF_RX" --interval 1s >/dev/null
+check "set --interval 1s (exit 0)" test $? -eq 0
+check "status: interval 1 s" grep -q "live: interval 1 s" <<<"$(rx "$CLI" status "$IF_RX")"
+rx "$CLI" set "$IF_RX" --rate 5/1s >/dev/null
+check "set --rate 5/1s (exit 0)" test $? -eq 0
+check "status: rate 5 per 1 s" grep -q "live: rate 5 per 1 s" <<<"$(rx "$CLI" status "$IF_RX")"
+err=$(rx "$CLI" set "$IF_RX" --rate 1000/3600s 2>&1)
+check "set --rate 1000/3600s beyond the table's ticks: exit 2 ($err)" test $? -eq 2
+err=$(rx "$CLI" set "$IF_RX" --rate 3/1s --interval 1s 2>&1)
+check "set with both: exit 2" test $? -eq 2
+check "... and the rate is unchanged" grep -q "live: rate 5 per 1 s" <<<"$(rx "$CLI" status "$IF_RX")"
+rx "$CLI" unload "$IF_RX" >/dev/null
+
+# The budget still caps what the rates admit.
+rx "$CLI" load "$IF_RX" --rate 10/1s --budget 100/60s >/dev/null
+check "load --rate 10/1s --budget 100/60s (sketch)" test $? -eq 0
+send 10.215.3.1 30 --per-source 10 >/dev/null
+sleep 0.2
+check "30 sources x 10 packets: the budget admits 100" test "$(stat_of passed)" = 100
+db=$(stat_of dropped_budget) dr=$(stat_of dropped_recent)
+check "... pacing drops ($dr) beyond each burst, budget drops ($db) for the rest" test $((100 + db + dr)) = 300 -a "$db" -gt 0
+rx "$CLI" unload "$IF_RX" >/dev/null
+
+# A recording of a rate is format 2 and its audit judges against the exact GCRA.
+rx "$CLI" load "$IF_RX" --rate 4/1s --placement shared >/dev/null
+check "load --rate 4/1s (sketch, shared)" test $? -eq 0
+nsenter --net="/run/netns/$NS_RX" "$CLI" record "$IF_RX" -o "$WORK/rate.xpr" --sample-sources 1/1 --duration 3s >"$WORK/rec.out" 2>&1 &
+REC_PID=$!
+sleep 0.5
+send 10.215.4.1 50 --per-source 3 --rounds 6 --round-gap 0.2 >/dev/null
+wait "$REC_PID"
+check "record exits 0" test $? -eq 0
+check "the recording is format 2" test "$(od -An -tu2 -j8 -N2 "$WORK/rate.xpr" | tr -d ' ')" = 2
+rx "$CLI" analyze "$WORK/rate.xpr" --json >"$WORK/a.json" 2>"$WORK/a.err"
+check "analyze exits 0" test $? -eq 0
+j() { python3 -c "import json,sys; d=json.load(open('$WORK/a.json')); print(eval(sys.argv[1]))" "$1"; }
+check "analyze: the limiter is rate 4 per 1 s" test "$(j '(d["limiter"]["rate_n"], d["limiter"]["interval_ns"])')" = "(4, 1000000000)"
+check "audit judged the 900 packets" test "$(j 'd["audit"]["packets"]')" = 900
+check "audit: 0 false passes against the exact GCRA" test "$(j 'd["audit"]["false_passes"]')" = 0
+check "audit: at most 2N - 1 = 7 admissions of a source in one T ($(j 'd["audit"]["max_admits_in_one_interval"]'))" \
+	test "$(j 'd["audit"]["max_admits_in_one_interval"]')" -le 7
+check "audit: false drops are quantisation only (no collision in 50 sources)" \
+	test "$(j 'd["audit"]["false_drops_collision"]')" = 0
+rx "$CLI" analyze "$WORK/rate.xpr" >"$WORK/a.txt" 2>&1
+check "analyze text names the rate" grep -q "limiter: rate 4 per 1 s" "$WORK/a.txt"
+rx "$CLI" unload "$IF_RX" >/dev/null
+
+# Config file: rate = N/T; the command line's --interval overrides it.
+printf 'rate = 4/2s\nprefix4 = 24\n' >/tmp/xdp-pacer-rate.$$.conf
+rx "$CLI" load "$IF_RX" --config /tmp/xdp-pacer-rate.$$.conf >/dev/null
+check "load --config with rate = 4/2s" test $? -eq 0
+check "status: rate 4 per 2 s" grep -q "live: rate 4 per 2 s" <<<"$(rx "$CLI" status "$IF_RX")"
+rx "$CLI" set "$IF_RX" --config /tmp/xdp-pacer-rate.$$.conf --interval 2s >/dev/null
+check "set --config FILE --interval 2s: the command line wins" grep -q "live: interval 2 s" <<<"$(rx "$CLI" status "$IF_RX")"
+rx "$CLI" set "$IF_RX" --config /tmp/xdp-pacer-rate.$$.conf >/dev/null
+check "set --config FILE: back to the file's rate" grep -q "live: rate 4 per 2 s" <<<"$(rx "$CLI" status "$IF_RX")"
+rx "$CLI" unload "$IF_RX" >/dev/null
+check "unload" test ! -e "/sys/fs/bpf/xdp-pacer/$IF_RX"
+finish
