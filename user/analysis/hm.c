@@ -158,22 +158,11 @@ uint64_t hm_mix_bits(uint64_t x, unsigned bits)
 	return x ^ (x >> sh);
 }
 
-static unsigned bit_length(uint64_t v)
-{
-	return v ? 64 - (unsigned)__builtin_clzll(v) : 0;
-}
-
-static uint64_t div_ceil(uint64_t a, uint64_t b)
-{
-	return a / b + (a % b != 0);
-}
-
+/* A table level; its class IDs live on a circular field of active + 1 values. */
 struct hm_level {
 	struct hashsm *table;
-	uint32_t n;          /* circular field of class IDs: active + 1 */
 	uint32_t active;     /* classes kept: k+1, or J+1 at the top */
 	uint32_t now;        /* contemporary class ID e_l */
-	bool top;            /* entries leaving it are deleted */
 };
 
 struct hm {
@@ -184,10 +173,16 @@ struct hm {
 	unsigned sig_bits;
 	enum hm_sig_kind sig_kind;
 	unsigned base;          /* levels below it are the ring (note 8) */
+	uint32_t top_active;
 	uint64_t ring_pos;      /* ring slot of position t: t mod ring.len */
 	struct hm_ring ring;
-	struct hm_level level[];
+	struct hm_level level[];  /* levels base..top only: the ring has no clocks */
 };
+
+static inline struct hm_level *level_of(const struct hm *h, unsigned l)
+{
+	return (struct hm_level *)&h->level[l - h->base];
+}
 
 static uint64_t signature(const struct hm *h, uint64_t key)
 {
@@ -211,10 +206,8 @@ static int hm_promote(void *ctx, uint64_t sig, uint32_t cls)
 {
 	struct hm_level *lv = ctx;
 
-	if (lv->top)
-		return 0;
 	/* The scan deadline promotes every entry at age exactly `active` (d = 0). */
-	assert((lv->now >= cls ? lv->now - cls : lv->now + lv->n - cls) == lv->active);
+	assert((lv->now >= cls ? lv->now - cls : lv->now + lv->active + 1 - cls) == lv->active);
 	(void)cls;
 	/* One copy per key: the next level cannot hold sig, so no lookup. */
 	return hashsm_add(lv[1].table, sig, lv[1].now);
@@ -222,17 +215,14 @@ static int hm_promote(void *ctx, uint64_t sig, uint32_t cls)
 
 static int hm_level_init(struct hm *h, unsigned l, uint64_t top_active)
 {
-	struct hm_level *lv = &h->level[l];
-	uint64_t lap = l ? 1ULL << (l - 1) : 1, bound;
+	struct hm_level *lv = level_of(h, l);
+	uint64_t lap = l ? 1ULL << (l - 1) : 1, bound = hm_level_bound(h, l);
+	bool top = l == h->top;
 
-	lv->top = l == h->top;
-	lv->active = lv->top ? (uint32_t)top_active : h->k + 1;
-	lv->n = lv->active + 1;
-	if (l < h->base)
-		return 0;
-	bound = hm_level_bound(h, l);
+	lv->active = top ? (uint32_t)top_active : h->k + 1;
+	/* Entries leaving the top are deleted (no callback). */
 	lv->table = hashsm_new(bound < HM_INITIAL_ITEMS ? bound : HM_INITIAL_ITEMS,
-			       h->sig_bits, lv->n, lv->active, lap, hm_promote, lv);
+			       h->sig_bits, lv->active + 1, lv->active, lap, top ? NULL : hm_promote, lv);
 	return lv->table ? 0 : -ENOMEM;
 }
 
@@ -240,7 +230,7 @@ static struct hm *hm_create(uint64_t window, uint32_t inv_eps, unsigned sig_bits
 			    enum hm_sig_kind kind)
 {
 	uint64_t per_level = window / (inv_eps ? inv_eps : 1), width, top_active;
-	unsigned top, l;
+	unsigned top, base, l;
 	struct hm *h;
 
 	if (!window || !inv_eps || !sig_bits || sig_bits > 64 || window > (UINT64_MAX >> 2) ||
@@ -255,22 +245,24 @@ static struct hm *hm_create(uint64_t window, uint32_t inv_eps, unsigned sig_bits
 		errno = EINVAL;
 		return NULL;
 	}
-	h = calloc(1, sizeof(*h) + (top + 1) * sizeof(h->level[0]));
+	/* The lower half of the levels, as the paper splits them (Section 5). */
+	base = (top + 1) / 2;
+	h = calloc(1, sizeof(*h) + (top - base + 1) * sizeof(h->level[0]));
 	if (!h)
 		return NULL;
 	h->window = window;
 	h->k = inv_eps;
 	h->top = top;
+	h->top_active = (uint32_t)top_active;
 	h->sig_bits = sig_bits;
 	h->sig_kind = kind;
-	/* The lower half of the levels, as the paper splits them (Section 5). */
-	h->base = (top + 1) / 2;
+	h->base = base;
 	if (hm_ring_init(&h->ring, (uint64_t)(inv_eps + 1) * ((1ULL << h->base) - 1), sig_bits)) {
 		free(h);
 		errno = ENOMEM;
 		return NULL;
 	}
-	for (l = 0; l <= top; l++) {
+	for (l = h->base; l <= top; l++) {
 		if (hm_level_init(h, l, top_active)) {
 			hm_free(h);
 			errno = ENOMEM;
@@ -301,8 +293,8 @@ void hm_free(struct hm *h)
 
 	if (!h)
 		return;
-	for (l = 0; l <= h->top; l++)
-		hashsm_free(h->level[l].table);
+	for (l = h->base; l <= h->top; l++)
+		hashsm_free(level_of(h, l)->table);
 	hm_ring_free(&h->ring);
 	free(h);
 }
@@ -310,8 +302,8 @@ void hm_free(struct hm *h)
 /* Eq. 5 with the alignment of note 3: the recency of class cls's front item, or -1 past W. */
 static int64_t hm_estimate(const struct hm *h, unsigned l, uint32_t cls)
 {
-	const struct hm_level *lv = &h->level[l];
-	uint64_t age = lv->now >= cls ? lv->now - cls : lv->now + lv->n - cls;
+	const struct hm_level *lv = level_of(h, l);
+	uint64_t age = lv->now >= cls ? lv->now - cls : lv->now + lv->active + 1 - cls;
 	uint64_t estimate = (age << l) + (uint64_t)h->k * low_mask(l) + (h->t & low_mask(l));
 
 	return estimate > h->window ? -1 : (int64_t)estimate;
@@ -334,7 +326,7 @@ static int64_t hm_take(struct hm *h, uint64_t sig)
 		return ring_recency(h, (uint64_t)slot);
 	}
 	for (l = h->base; l <= h->top; l++) {
-		int64_t cls = hashsm_take(h->level[l].table, sig);
+		int64_t cls = hashsm_take(level_of(h, l)->table, sig);
 
 		if (cls >= 0)
 			return hm_estimate(h, l, (uint32_t)cls);
@@ -348,7 +340,7 @@ static int64_t hm_take(struct hm *h, uint64_t sig)
  */
 static int hm_enter(struct hm *h, uint64_t sig)
 {
-	struct hm_level *first = &h->level[h->base];
+	struct hm_level *first = level_of(h, h->base);
 	uint64_t old;
 
 	if (!h->ring.len)
@@ -373,17 +365,16 @@ int hm_query_insert(struct hm *h, uint64_t key, int64_t *recency)
 		*recency = before;
 	h->t++;
 	/* Algorithm 2 lines 3-5: level l's clock ticks when 2^l divides t. */
-	for (l = 0; l <= h->top && !(h->t & low_mask(l)); l++) {
-		struct hm_level *lv = &h->level[l];
+	for (l = h->base; l <= h->top && !(h->t & low_mask(l)); l++) {
+		struct hm_level *lv = level_of(h, l);
 
-		lv->now = lv->now + 1 == lv->n ? 0 : lv->now + 1;
-		if (lv->table)
-			hashsm_set_now(lv->table, lv->now);
+		lv->now = lv->now == lv->active ? 0 : lv->now + 1;
+		hashsm_set_now(lv->table, lv->now);
 	}
 	rc = hm_enter(h, sig);
 	/* Bottom-up, so promotions made by one level's scan are seen by the next. */
 	for (l = h->base; l <= h->top; l++) {
-		r = hashsm_scan(h->level[l].table);
+		r = hashsm_scan(level_of(h, l)->table);
 		rc = rc ? rc : r;
 	}
 	return rc;
@@ -406,7 +397,7 @@ int64_t hm_query(const struct hm *h, uint64_t key)
 	if (slot >= 0)
 		return ring_recency(h, (uint64_t)slot);
 	for (l = h->base; l <= h->top; l++) {
-		int64_t cls = hashsm_get(h->level[l].table, sig);
+		int64_t cls = hashsm_get(level_of(h, l)->table, sig);
 
 		if (cls >= 0)
 			return hm_estimate(h, l, (uint32_t)cls);
@@ -445,7 +436,7 @@ uint64_t hm_items(const struct hm *h)
 	unsigned l;
 
 	for (l = h->base; l <= h->top; l++)
-		sum += hashsm_items(h->level[l].table);
+		sum += hashsm_items(level_of(h, l)->table);
 	return sum;
 }
 
@@ -456,7 +447,7 @@ uint64_t hm_exact_span(const struct hm *h)
 
 uint64_t hm_level_items(const struct hm *h, unsigned level)
 {
-	return level <= h->top && h->level[level].table ? hashsm_items(h->level[level].table) : 0;
+	return level >= h->base && level <= h->top ? hashsm_items(level_of(h, level)->table) : 0;
 }
 
 uint64_t hm_level_bound(const struct hm *h, unsigned level)
@@ -467,12 +458,12 @@ uint64_t hm_level_bound(const struct hm *h, unsigned level)
 		return 0;
 	if (!level)
 		return h->top ? (uint64_t)h->k + 2 : h->window + 2;
-	return (uint64_t)h->level[level].active * width + width / 2;
+	return (uint64_t)(level == h->top ? h->top_active : h->k + 1) * width + width / 2;
 }
 
 uint64_t hm_level_slots(const struct hm *h, unsigned level)
 {
-	return level <= h->top && h->level[level].table ? hashsm_slots(h->level[level].table) : 0;
+	return level >= h->base && level <= h->top ? hashsm_slots(level_of(h, level)->table) : 0;
 }
 
 uint64_t hm_rehashes(const struct hm *h)
@@ -481,17 +472,17 @@ uint64_t hm_rehashes(const struct hm *h)
 	unsigned l;
 
 	for (l = h->base; l <= h->top; l++)
-		sum += hashsm_rehashes(h->level[l].table);
+		sum += hashsm_rehashes(level_of(h, l)->table);
 	return sum;
 }
 
 size_t hm_memory_bytes(const struct hm *h)
 {
-	size_t bytes = sizeof(*h) + (h->top + 1) * sizeof(h->level[0]) + hm_ring_bytes(&h->ring);
+	size_t bytes = sizeof(*h) + (h->top - h->base + 1) * sizeof(h->level[0]) + hm_ring_bytes(&h->ring);
 	unsigned l;
 
 	for (l = h->base; l <= h->top; l++)
-		bytes += hashsm_memory_bytes(h->level[l].table);
+		bytes += hashsm_memory_bytes(level_of(h, l)->table);
 	return bytes;
 }
 

@@ -15,6 +15,16 @@ static inline uint64_t low_mask(unsigned width)
 	return width >= 64 ? ~0ULL : (1ULL << width) - 1;
 }
 
+static inline unsigned bit_length(uint64_t v)
+{
+	return v ? 64 - (unsigned)__builtin_clzll(v) : 0;
+}
+
+static inline uint64_t div_ceil(uint64_t a, uint64_t b)
+{
+	return a / b + (a % b != 0);
+}
+
 static inline uint64_t bits_get(const uint64_t *words, uint64_t off, unsigned width)
 {
 	uint64_t idx = off >> 6, v;
