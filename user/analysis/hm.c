@@ -486,6 +486,16 @@ size_t hm_memory_bytes(const struct hm *h)
 	return bytes;
 }
 
+size_t hm_fixed_bytes(const struct hm *h)
+{
+	size_t bytes = sizeof(*h) + (h->top - h->base + 1) * sizeof(h->level[0]) + hm_ring_bytes(&h->ring);
+	unsigned l;
+
+	for (l = h->base; l <= h->top; l++)
+		bytes += hashsm_header_bytes(level_of(h, l)->table);
+	return bytes;
+}
+
 double hm_bits_per_item(const struct hm *h)
 {
 	return (double)hm_memory_bytes(h) * 8.0 / (double)h->window;

@@ -93,6 +93,8 @@ uint64_t hm_level_bound(const struct hm *h, unsigned level);  /* proven max entr
 uint64_t hm_level_slots(const struct hm *h, unsigned level);
 uint64_t hm_rehashes(const struct hm *h);     /* table growths so far */
 size_t hm_memory_bytes(const struct hm *h);
+/* The part of it that does not grow with the entries: headers and the ring. */
+size_t hm_fixed_bytes(const struct hm *h);
 double hm_bits_per_item(const struct hm *h);  /* memory bits / W */
 
 /*

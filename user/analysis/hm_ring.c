@@ -9,7 +9,7 @@
 #endif
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
-#define HM_RING_AVX2 1
+#define HM_RING_HAVE_AVX2 1
 #endif
 
 /* Slots are allocated in groups of four (one SSE2 compare); padding is never live. */
@@ -87,6 +87,11 @@ static int64_t find32_scalar(const struct hm_ring *r, uint64_t from, uint64_t to
 	return -1;
 }
 
+static int64_t find32_plain(const struct hm_ring *r, uint32_t sig)
+{
+	return find32_scalar(r, 0, padded(r->len), sig);
+}
+
 /* SSE2 (x86-64's baseline) only rules out blocks of sixteen; a block with a match is read again. */
 static int64_t find32(const struct hm_ring *r, uint32_t sig)
 {
@@ -109,7 +114,7 @@ static int64_t find32(const struct hm_ring *r, uint32_t sig)
 	return find32_scalar(r, i, slots, sig);
 }
 
-#ifdef HM_RING_AVX2
+#ifdef HM_RING_HAVE_AVX2
 /* The same, thirty-two at a time with AVX2, chosen at run time (the build targets plain x86-64). */
 __attribute__((target("avx2"))) static int64_t find32_avx2(const struct hm_ring *r, uint32_t sig)
 {
@@ -141,19 +146,51 @@ static int64_t find64(const struct hm_ring *r, uint64_t sig)
 	return -1;
 }
 
+static int64_t (*find32_fn)(const struct hm_ring *r, uint32_t sig);
+
+int hm_ring_use(enum hm_ring_impl impl)
+{
+	switch (impl) {
+	case HM_RING_AUTO:
+#ifdef HM_RING_HAVE_AVX2
+		if (__builtin_cpu_supports("avx2")) {
+			find32_fn = find32_avx2;
+			return 0;
+		}
+#endif
+		find32_fn = find32;
+		return 0;
+	case HM_RING_SCALAR:
+		find32_fn = find32_plain;
+		return 0;
+	case HM_RING_SSE2:
+#ifdef __SSE2__
+		find32_fn = find32;
+		return 0;
+#else
+		return -ENOTSUP;
+#endif
+	case HM_RING_AVX2:
+#ifdef HM_RING_HAVE_AVX2
+		if (__builtin_cpu_supports("avx2")) {
+			find32_fn = find32_avx2;
+			return 0;
+		}
+#endif
+		return -ENOTSUP;
+	}
+	return -EINVAL;
+}
+
 int64_t hm_ring_find(const struct hm_ring *r, uint64_t sig)
 {
 	if (!r->live_count)
 		return -1;
-#ifdef HM_RING_AVX2
-	static int avx2 = -1;
-
-	if (avx2 < 0)
-		avx2 = __builtin_cpu_supports("avx2");
-	if (r->sig32 && avx2)
-		return find32_avx2(r, (uint32_t)sig);
-#endif
-	return r->sig32 ? find32(r, (uint32_t)sig) : find64(r, sig);
+	if (!r->sig32)
+		return find64(r, sig);
+	if (!find32_fn)
+		hm_ring_use(HM_RING_AUTO);
+	return find32_fn(r, (uint32_t)sig);
 }
 
 void hm_ring_kill(struct hm_ring *r, uint64_t slot)

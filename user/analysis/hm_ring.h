@@ -32,4 +32,9 @@ void hm_ring_kill(struct hm_ring *r, uint64_t slot);
 bool hm_ring_replace(struct hm_ring *r, uint64_t slot, uint64_t sig, uint64_t *old);
 size_t hm_ring_bytes(const struct hm_ring *r);
 
+/* Search routines for 32-bit signatures; HM_RING_AUTO picks the widest the CPU has. */
+enum hm_ring_impl { HM_RING_AUTO, HM_RING_SCALAR, HM_RING_SSE2, HM_RING_AVX2 };
+/* For tests: force one (process-wide).  0, or -ENOTSUP if this CPU or build lacks it. */
+int hm_ring_use(enum hm_ring_impl impl);
+
 #endif

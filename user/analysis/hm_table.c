@@ -739,6 +739,11 @@ uint64_t hashsm_rehashes(const struct hashsm *s)
 	return s->rehashes;
 }
 
+size_t hashsm_header_bytes(const struct hashsm *s)
+{
+	return sizeof(*s) + 2 * sizeof(uint64_t);
+}
+
 size_t hashsm_memory_bytes(const struct hashsm *s)
 {
 	uint64_t slots = s->nbuckets * HSM_WAYS;

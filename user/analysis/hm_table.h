@@ -46,5 +46,7 @@ uint64_t hashsm_items(const struct hashsm *s);
 uint64_t hashsm_slots(const struct hashsm *s);
 uint64_t hashsm_rehashes(const struct hashsm *s);
 size_t hashsm_memory_bytes(const struct hashsm *s);
+/* The part of it whatever the size: the header and the padding words. */
+size_t hashsm_header_bytes(const struct hashsm *s);
 
 #endif
