@@ -734,69 +734,83 @@ static const struct {
 };
 
 /*
- * Every search routine of the ring (plain, SSE2, AVX2; the ones this CPU
- * lacks are skipped with a note) finds exactly the live slot holding a
- * signature: rings of lengths around the 4-, 16- and 32-slot blocks, with
- * duplicates of dead signatures, answers checked against a linear scan.
+ * The ring against a model of its last len positions, with every search
+ * routine (plain, SSE2, AVX2; the ones this CPU lacks are skipped with a
+ * note) and 64-bit signatures: lengths around the 4-, 8-, 16- and 32-entry
+ * blocks, signatures from a small range so keys recur (a key is taken
+ * before it is pushed again, as HistoricalMembership does, and sometimes
+ * taken alone), every recency and every pushed-out signature checked.
  */
-START_TEST(test_ring_paths_agree)
+START_TEST(test_ring_against_model)
 {
-	static const enum hm_ring_impl impls[] = { HM_RING_SCALAR, HM_RING_SSE2, HM_RING_AVX2 };
-	static const char *const names[] = { "plain", "SSE2", "AVX2" };
-	static const uint64_t lens[] = { 1, 3, 4, 15, 16, 17, 31, 32, 33, 63, 100, 279 };
+	static const enum hm_ring_impl impls[] = { HM_RING_SCALAR, HM_RING_SSE2, HM_RING_AVX2, HM_RING_AUTO };
+	static const char *const names[] = { "plain", "SSE2", "AVX2", "64-bit" };
+	static const uint64_t lens[] = { 1, 3, 4, 8, 15, 16, 17, 31, 32, 33, 63, 100, 279 };
 	unsigned p, li, ran = 0;
 
-	for (p = 0; p < 3; p++) {
+	for (p = 0; p < 4; p++) {
 		if (hm_ring_use(impls[p])) {
 			printf("ring search: no %s on this CPU or build, skipped\n", names[p]);
 			continue;
 		}
 		ran++;
 		for (li = 0; li < sizeof(lens) / sizeof(lens[0]); li++) {
+			uint64_t len = lens[li], range = len / 2 + 2, i, j, v, old;
+			uint64_t *pos_sig = calloc(len, sizeof(*pos_sig));  /* signature at slot t mod len */
+			bool *live = calloc(len, sizeof(*live)), out;
+			uint64_t hi = p == 3 ? 1ULL << 40 : 0, t = 0;
 			struct hm_ring r;
-			uint64_t len = lens[li], i, old;
-			bool *live = calloc(len, sizeof(*live));
-			uint32_t *sig = calloc(len, sizeof(*sig));
 
+			ck_assert_ptr_nonnull(pos_sig);
 			ck_assert_ptr_nonnull(live);
-			ck_assert_ptr_nonnull(sig);
-			ck_assert_int_eq(hm_ring_init(&r, len, 32), 0);
+			ck_assert_int_eq(hm_ring_init(&r, len, p == 3 ? 64 : 32), 0);
 			rng_state = 77 + li;
-			/* Signatures from a small range, so values repeat (one live copy at most). */
-			for (i = 0; i < 4 * len; i++) {
-				uint64_t slot = i % len, v = rnd_below(len / 2 + 2), j;
-
+			for (i = 0; i < 6 * len + 40; i++) {
+				v = hi + rnd_below(range);
 				for (j = 0; j < len; j++)
-					if (live[j] && sig[j] == v) {
-						hm_ring_kill(&r, j);
-						live[j] = false;
-					}
-				hm_ring_replace(&r, slot, v, &old);
-				live[slot] = true;
-				sig[slot] = (uint32_t)v;
-				if (rnd_below(3) == 0) {
-					hm_ring_kill(&r, slot);
-					live[slot] = false;
+					if (live[j] && pos_sig[j] == v)
+						break;
+				if (j < len) {
+					uint64_t want = (t % len + len - j) % len;
+
+					ck_assert_int_eq(hm_ring_take(&r, v), (int64_t)want);
+					live[j] = false;
+				} else {
+					ck_assert_int_eq(hm_ring_take(&r, v), -1);
 				}
-				for (v = 0; v < len / 2 + 3; v++) {
+				if (rnd_below(4)) {
+					t++;
+					ck_assert_int_eq(hm_ring_push(&r, v, &old, &out), 0);
+					ck_assert(out == live[t % len]);
+					if (out)
+						ck_assert_uint_eq(old, pos_sig[t % len]);
+					pos_sig[t % len] = v;
+					live[t % len] = true;
+				}
+				for (v = hi; v < hi + range + 1; v++) {
 					int64_t want = -1;
 
 					for (j = 0; j < len; j++)
-						if (live[j] && sig[j] == v)
-							want = (int64_t)j;
-					if (hm_ring_find(&r, v) != want)
+						if (live[j] && pos_sig[j] == v)
+							want = (int64_t)((t % len + len - j) % len);
+					if (hm_ring_recency(&r, v) != want)
 						ck_abort_msg("%s len %" PRIu64 " step %" PRIu64 ": sig %" PRIu64
-							     " found %" PRId64 ", live at %" PRId64,
-							     names[p], len, i, v, hm_ring_find(&r, v), want);
+							     " recency %" PRId64 ", model %" PRId64,
+							     names[p], len, i, v, hm_ring_recency(&r, v), want);
 				}
+				for (j = 0, v = 0; j < len; j++)
+					v += live[j];
+				ck_assert_uint_eq(hm_ring_live(&r), v);
 			}
+			ck_assert_uint_le(hm_ring_bytes(&r), hm_ring_fixed_bytes(&r) +
+							     (len + len / 4 + 8) * (p == 3 ? 8 : 4));
 			hm_ring_free(&r);
 			free(live);
-			free(sig);
+			free(pos_sig);
 		}
 	}
 	ck_assert_int_eq(hm_ring_use(HM_RING_AUTO), 0);
-	ck_assert_uint_ge(ran, 1);
+	ck_assert_uint_ge(ran, 2);
 }
 END_TEST
 
@@ -878,7 +892,7 @@ int main(void)
 	tcase_add_test(api, test_hashsm_growth_and_eviction);
 	tcase_add_test(api, test_log2_binomial);
 	tcase_add_test(api, test_memory_report);
-	tcase_add_test(api, test_ring_paths_agree);
+	tcase_add_test(api, test_ring_against_model);
 	tcase_add_loop_test(api, test_memory_follows_distinct, 0, sizeof(zipf_mem) / sizeof(zipf_mem[0]));
 	tcase_add_test(api, test_mix_bits_is_a_bijection);
 	suite_add_tcase(s, streams);

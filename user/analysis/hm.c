@@ -18,6 +18,8 @@
 #include "hm_ring.h"
 
 /* A level's table starts sized for this many entries (or its bound) and grows. */
+/* The ring takes levels above the lower half while it holds at most this many positions. */
+#define HM_RING_MAX_EXTRA 8192u
 #define HM_INITIAL_ITEMS 32u
 #define LN2 0.69314718055994530942
 
@@ -60,7 +62,6 @@ struct hm {
 	enum hm_sig_kind sig_kind;
 	unsigned base;          /* levels below it are the ring (note 8) */
 	uint32_t top_active;
-	uint64_t ring_pos;      /* ring slot of position t: t mod ring.len */
 	struct hm_ring ring;
 	struct hm_level level[];  /* levels base..top only: the ring has no clocks */
 };
@@ -131,8 +132,14 @@ static struct hm *hm_create(uint64_t window, uint32_t inv_eps, unsigned sig_bits
 		errno = EINVAL;
 		return NULL;
 	}
-	/* The lower half of the levels, as the paper splits them (Section 5). */
+	/*
+	 * The lower half of the levels (Section 5), and more while the ring
+	 * stays short to search (note 8): a live ring entry is a bare signature,
+	 * cheaper than a table slot and a table header on repeat-heavy streams.
+	 */
 	base = (top + 1) / 2;
+	while (base + 1 <= top && (uint64_t)(inv_eps + 1) * ((1ULL << (base + 1)) - 1) <= HM_RING_MAX_EXTRA)
+		base++;
 	h = calloc(1, sizeof(*h) + (top - base + 1) * sizeof(h->level[0]));
 	if (!h)
 		return NULL;
@@ -195,22 +202,14 @@ static int64_t hm_estimate(const struct hm *h, unsigned l, uint32_t cls)
 	return estimate > h->window ? -1 : (int64_t)estimate;
 }
 
-/* Exact recency of the position in ring slot q: positions t - len + 1 .. t sit at t mod len. */
-static int64_t ring_recency(const struct hm *h, uint64_t q)
-{
-	return (int64_t)(h->ring_pos >= q ? h->ring_pos - q : h->ring_pos + h->ring.len - q);
-}
-
 /* The previous copy of sig, if any: its recency, then it goes (note 6). */
 static int64_t hm_take(struct hm *h, uint64_t sig)
 {
-	int64_t slot = hm_ring_find(&h->ring, sig);
+	int64_t r = hm_ring_take(&h->ring, sig);
 	unsigned l;
 
-	if (slot >= 0) {
-		hm_ring_kill(&h->ring, (uint64_t)slot);
-		return ring_recency(h, (uint64_t)slot);
-	}
+	if (r >= 0)
+		return r;
 	for (l = h->base; l <= h->top; l++) {
 		int64_t cls = hashsm_take(level_of(h, l)->table, sig);
 
@@ -228,13 +227,14 @@ static int hm_enter(struct hm *h, uint64_t sig)
 {
 	struct hm_level *first = level_of(h, h->base);
 	uint64_t old;
+	bool out;
+	int rc, r;
 
 	if (!h->ring.len)
 		return hashsm_add(first->table, sig, first->now);
-	h->ring_pos = h->ring_pos + 1 == h->ring.len ? 0 : h->ring_pos + 1;
-	if (hm_ring_replace(&h->ring, h->ring_pos, sig, &old))
-		return hashsm_add(first->table, old, first->now);
-	return 0;
+	rc = hm_ring_push(&h->ring, sig, &old, &out);
+	r = out ? hashsm_add(first->table, old, first->now) : 0;
+	return rc ? rc : r;
 }
 
 int hm_query_insert(struct hm *h, uint64_t key, int64_t *recency)
@@ -274,14 +274,14 @@ int hm_insert(struct hm *h, uint64_t key)
 int64_t hm_query(const struct hm *h, uint64_t key)
 {
 	uint64_t sig = signature(h, key);
-	int64_t slot;
+	int64_t r;
 	unsigned l;
 
 	if (!key_fits(h, key))
 		return -1;
-	slot = hm_ring_find(&h->ring, sig);
-	if (slot >= 0)
-		return ring_recency(h, (uint64_t)slot);
+	r = hm_ring_recency(&h->ring, sig);
+	if (r >= 0)
+		return r;
 	for (l = h->base; l <= h->top; l++) {
 		int64_t cls = hashsm_get(level_of(h, l)->table, sig);
 
@@ -318,7 +318,7 @@ unsigned hm_top_level(const struct hm *h)
 
 uint64_t hm_items(const struct hm *h)
 {
-	uint64_t sum = h->ring.live_count;
+	uint64_t sum = hm_ring_live(&h->ring);
 	unsigned l;
 
 	for (l = h->base; l <= h->top; l++)
@@ -374,7 +374,7 @@ size_t hm_memory_bytes(const struct hm *h)
 
 size_t hm_fixed_bytes(const struct hm *h)
 {
-	size_t bytes = sizeof(*h) + (h->top - h->base + 1) * sizeof(h->level[0]) + hm_ring_bytes(&h->ring);
+	size_t bytes = sizeof(*h) + (h->top - h->base + 1) * sizeof(h->level[0]) + hm_ring_fixed_bytes(&h->ring);
 	unsigned l;
 
 	for (l = h->base; l <= h->top; l++)

@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+#include "hm_bits.h"
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -12,29 +14,22 @@
 #define HM_RING_HAVE_AVX2 1
 #endif
 
-/* Slots are allocated in groups of four (one SSE2 compare); padding is never live. */
-static uint64_t padded(uint64_t len)
-{
-	return (len + 3) & ~3ULL;
-}
-
 int hm_ring_init(struct hm_ring *r, uint64_t len, unsigned sig_bits)
 {
-	uint64_t slots = padded(len);
-
+	memset(r, 0, sizeof(*r));
 	r->len = len;
-	r->live_count = 0;
-	r->sig32 = NULL;
-	r->sig64 = NULL;
-	r->live = calloc(slots / 64 + 1, sizeof(uint64_t));
-	if (sig_bits <= 32)
-		r->sig32 = calloc(slots ? slots : 1, sizeof(uint32_t));
+	r->live = calloc(len / 64 + 1, sizeof(uint64_t));
+	if (!r->live)
+		return -ENOMEM;
+	if (sig_bits > 32)
+		r->sig64 = malloc(sizeof(uint64_t));  /* non-NULL marks the width; grown on use */
 	else
-		r->sig64 = calloc(slots ? slots : 1, sizeof(uint64_t));
-	if (!r->live || (!r->sig32 && !r->sig64)) {
+		r->sig32 = malloc(sizeof(uint32_t));
+	if (!r->sig32 && !r->sig64) {
 		hm_ring_free(r);
 		return -ENOMEM;
 	}
+	r->cap = 1;
 	return 0;
 }
 
@@ -48,100 +43,79 @@ void hm_ring_free(struct hm_ring *r)
 	r->sig64 = NULL;
 }
 
-static bool is_live(const struct hm_ring *r, uint64_t slot)
+/* Index of sig32 in [from, to) searched from the top down, or -1. */
+static int64_t find32_scalar(const uint32_t *a, uint64_t from, uint64_t to, uint32_t sig)
 {
-	return r->live[slot >> 6] >> (slot & 63) & 1;
-}
-
-/* The first live slot among the four from base whose bits are set in match. */
-static int64_t live_in(const struct hm_ring *r, uint64_t base, unsigned match)
-{
-	while (match) {
-		uint64_t slot = base + (unsigned)__builtin_ctz(match);
-
-		if (is_live(r, slot))
-			return (int64_t)slot;
-		match &= match - 1;
-	}
-	return -1;
-}
-
-/* Bit j set when slot i + j holds sig (live or not). */
-static inline unsigned match4(const struct hm_ring *r, uint64_t i, uint32_t sig)
-{
-	return (r->sig32[i] == sig) | (r->sig32[i + 1] == sig) << 1 | (r->sig32[i + 2] == sig) << 2 |
-	       (r->sig32[i + 3] == sig) << 3;
-}
-
-/* The live slot holding sig among slots [from, to) (multiples of four), or -1. */
-static int64_t find32_scalar(const struct hm_ring *r, uint64_t from, uint64_t to, uint32_t sig)
-{
-	int64_t hit;
-
-	for (; from < to; from += 4) {
-		unsigned match = match4(r, from, sig);
-
-		if (match && (hit = live_in(r, from, match)) >= 0)
-			return hit;
-	}
+	while (to > from)
+		if (a[--to] == sig)
+			return (int64_t)to;
 	return -1;
 }
 
 static int64_t find32_plain(const struct hm_ring *r, uint32_t sig)
 {
-	return find32_scalar(r, 0, padded(r->len), sig);
+	return find32_scalar(r->sig32, r->head, r->tail, sig);
 }
 
-/* SSE2 (x86-64's baseline) only rules out blocks of sixteen; a block with a match is read again. */
-static int64_t find32(const struct hm_ring *r, uint32_t sig)
-{
-	uint64_t i = 0, slots = padded(r->len);
 #ifdef __SSE2__
+/* SSE2 (x86-64's baseline) rules out blocks of sixteen, then of four; a block with a match is read again. */
+static int64_t find32_sse2(const struct hm_ring *r, uint32_t sig)
+{
+	const uint32_t *a = r->sig32;
 	__m128i want = _mm_set1_epi32((int)sig);
-	int64_t hit;
+	uint64_t i = r->tail;
 
-	for (; i + 16 <= slots; i += 16) {
-		const __m128i *at = (const __m128i *)(r->sig32 + i);
+	for (; i >= r->head + 16; i -= 16) {
+		const __m128i *at = (const __m128i *)(a + i - 16);
 		__m128i any = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi32(_mm_loadu_si128(at), want),
 							_mm_cmpeq_epi32(_mm_loadu_si128(at + 1), want)),
 					   _mm_or_si128(_mm_cmpeq_epi32(_mm_loadu_si128(at + 2), want),
 							_mm_cmpeq_epi32(_mm_loadu_si128(at + 3), want)));
 
-		if (_mm_movemask_epi8(any) && (hit = find32_scalar(r, i, i + 16, sig)) >= 0)
-			return hit;
+		if (_mm_movemask_epi8(any))
+			return find32_scalar(a, i - 16, i, sig);
 	}
-#endif
-	return find32_scalar(r, i, slots, sig);
+	for (; i >= r->head + 4; i -= 4)
+		if (_mm_movemask_epi8(_mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(a + i - 4)), want)))
+			return find32_scalar(a, i - 4, i, sig);
+	return find32_scalar(a, r->head, i, sig);
 }
+#endif
 
 #ifdef HM_RING_HAVE_AVX2
-/* The same, thirty-two at a time with AVX2, chosen at run time (the build targets plain x86-64). */
+/* The same, thirty-two then eight at a time with AVX2, chosen at run time (the build targets plain x86-64). */
 __attribute__((target("avx2"))) static int64_t find32_avx2(const struct hm_ring *r, uint32_t sig)
 {
+	const uint32_t *a = r->sig32;
 	__m256i want = _mm256_set1_epi32((int)sig);
-	uint64_t i, slots = padded(r->len);
-	int64_t hit;
+	uint64_t i = r->tail;
 
-	for (i = 0; i + 32 <= slots; i += 32) {
-		const __m256i *at = (const __m256i *)(r->sig32 + i);
+	for (; i >= r->head + 32; i -= 32) {
+		const __m256i *at = (const __m256i *)(a + i - 32);
 		__m256i any = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi32(_mm256_loadu_si256(at), want),
 							      _mm256_cmpeq_epi32(_mm256_loadu_si256(at + 1), want)),
 					      _mm256_or_si256(_mm256_cmpeq_epi32(_mm256_loadu_si256(at + 2), want),
 							      _mm256_cmpeq_epi32(_mm256_loadu_si256(at + 3), want)));
 
-		if (!_mm256_testz_si256(any, any) && (hit = find32_scalar(r, i, i + 32, sig)) >= 0)
-			return hit;
+		if (!_mm256_testz_si256(any, any))
+			return find32_scalar(a, i - 32, i, sig);
 	}
-	return find32_scalar(r, i, slots, sig);
+	for (; i >= r->head + 8; i -= 8) {
+		__m256i eq = _mm256_cmpeq_epi32(_mm256_loadu_si256((const __m256i *)(a + i - 8)), want);
+
+		if (!_mm256_testz_si256(eq, eq))
+			return find32_scalar(a, i - 8, i, sig);
+	}
+	return find32_scalar(a, r->head, i, sig);
 }
 #endif
 
 static int64_t find64(const struct hm_ring *r, uint64_t sig)
 {
-	uint64_t i;
+	uint64_t i = r->tail;
 
-	for (i = 0; i < r->len; i++)
-		if (r->sig64[i] == sig && is_live(r, i))
+	while (i > r->head)
+		if (r->sig64[--i] == sig)
 			return (int64_t)i;
 	return -1;
 }
@@ -158,14 +132,18 @@ int hm_ring_use(enum hm_ring_impl impl)
 			return 0;
 		}
 #endif
-		find32_fn = find32;
+#ifdef __SSE2__
+		find32_fn = find32_sse2;
+#else
+		find32_fn = find32_plain;
+#endif
 		return 0;
 	case HM_RING_SCALAR:
 		find32_fn = find32_plain;
 		return 0;
 	case HM_RING_SSE2:
 #ifdef __SSE2__
-		find32_fn = find32;
+		find32_fn = find32_sse2;
 		return 0;
 #else
 		return -ENOTSUP;
@@ -182,42 +160,153 @@ int hm_ring_use(enum hm_ring_impl impl)
 	return -EINVAL;
 }
 
-int64_t hm_ring_find(const struct hm_ring *r, uint64_t sig)
+static int64_t find(const struct hm_ring *r, uint64_t sig)
 {
-	if (!r->live_count)
+	if (r->head == r->tail)
 		return -1;
-	if (!r->sig32)
+	if (r->sig64)
 		return find64(r, sig);
 	if (!find32_fn)
 		hm_ring_use(HM_RING_AUTO);
 	return find32_fn(r, (uint32_t)sig);
 }
 
-void hm_ring_kill(struct hm_ring *r, uint64_t slot)
+/*
+ * The slot of the (j+1)-th live position counted back from the newest, as
+ * its distance back from the newest slot (its recency).  The k-th
+ * signature from the top of the array is the k-th live bit from the newest.
+ */
+static uint64_t live_back(const struct hm_ring *r, uint64_t j)
 {
-	r->live[slot >> 6] &= ~(1ULL << (slot & 63));
-	r->live_count--;
+	uint64_t seg_hi[2] = { r->now, r->len - 1 }, seg_lo[2] = { 0, r->now + 1 };
+	unsigned s;
+
+	for (s = 0; s < 2; s++) {
+		uint64_t w, lo = seg_lo[s], bits;
+
+		if (seg_lo[s] > seg_hi[s])
+			continue;
+		w = seg_hi[s] >> 6;
+		bits = r->live[w] & low_mask((seg_hi[s] & 63) + 1);
+		for (;;) {
+			uint64_t c;
+
+			if (w == lo >> 6)
+				bits &= ~low_mask(lo & 63);
+			c = (uint64_t)__builtin_popcountll(bits);
+			if (j < c) {
+				uint64_t slot;
+
+				while (j--)
+					bits &= ~(1ULL << (63 - __builtin_clzll(bits)));
+				slot = w * 64 + 63 - (uint64_t)__builtin_clzll(bits);
+				return r->now >= slot ? r->now - slot : r->now + r->len - slot;
+			}
+			j -= c;
+			if (w == lo >> 6)
+				break;
+			bits = r->live[--w];
+		}
+	}
+	return 0;  /* unreachable: the array and the bitmap hold the same entries */
 }
 
-bool hm_ring_replace(struct hm_ring *r, uint64_t slot, uint64_t sig, uint64_t *old)
+int64_t hm_ring_recency(const struct hm_ring *r, uint64_t sig)
 {
-	bool was = is_live(r, slot);
+	int64_t idx = find(r, sig);
 
-	if (was)
-		*old = r->sig32 ? r->sig32[slot] : r->sig64[slot];
+	return idx < 0 ? -1 : (int64_t)live_back(r, r->tail - 1 - (uint64_t)idx);
+}
+
+int64_t hm_ring_take(struct hm_ring *r, uint64_t sig)
+{
+	int64_t idx = find(r, sig);
+	uint64_t i, d, slot;
+	size_t w = r->sig64 ? sizeof(uint64_t) : sizeof(uint32_t);
+	uint8_t *a = r->sig64 ? (uint8_t *)r->sig64 : (uint8_t *)r->sig32;
+
+	if (idx < 0)
+		return -1;
+	i = (uint64_t)idx;
+	d = live_back(r, r->tail - 1 - i);
+	slot = r->now >= d ? r->now - d : r->now + r->len - d;
+	r->live[slot >> 6] &= ~(1ULL << (slot & 63));
+	/* Close the gap from the shorter side. */
+	if (i - r->head < r->tail - 1 - i) {
+		memmove(a + (r->head + 1) * w, a + r->head * w, (i - r->head) * w);
+		r->head++;
+	} else {
+		memmove(a + i * w, a + (i + 1) * w, (r->tail - 1 - i) * w);
+		r->tail--;
+	}
+	return (int64_t)d;
+}
+
+/*
+ * Room for one more signature at the tail: slide down (at most once per
+ * cap/32 pushes, so about 128 bytes moved per push), or grow by 1/32: the
+ * array stays within about 1/16 of its peak.  At most len + len/4 + 8.
+ */
+static int make_room(struct hm_ring *r)
+{
+	uint64_t most = r->len + r->len / 4 + 8, cap;
+	size_t w = r->sig64 ? sizeof(uint64_t) : sizeof(uint32_t);
+	void *a = r->sig64 ? (void *)r->sig64 : (void *)r->sig32, *grown;
+
+	if (r->tail < r->cap)
+		return 0;
+	if (r->head && (r->head > r->cap / 32 || r->cap >= most)) {
+		memmove(a, (uint8_t *)a + r->head * w, (r->tail - r->head) * w);
+		r->tail -= r->head;
+		r->head = 0;
+		return 0;
+	}
+	cap = r->cap + r->cap / 32 + 4;
+	cap = cap < most ? cap : most;
+	grown = realloc(a, cap * w);
+	if (!grown)
+		return -ENOMEM;
+	if (r->sig64)
+		r->sig64 = grown;
 	else
-		r->live[slot >> 6] |= 1ULL << (slot & 63);
-	r->live_count += !was;
-	if (r->sig32)
-		r->sig32[slot] = (uint32_t)sig;
+		r->sig32 = grown;
+	r->cap = cap;
+	return 0;
+}
+
+int hm_ring_push(struct hm_ring *r, uint64_t sig, uint64_t *old, bool *pushed_out)
+{
+	uint64_t slot = r->now + 1 == r->len ? 0 : r->now + 1;
+
+	r->now = slot;
+	/* The position leaving held this slot; if live, it is the oldest live one. */
+	*pushed_out = r->live[slot >> 6] >> (slot & 63) & 1;
+	if (*pushed_out) {
+		*old = r->sig64 ? r->sig64[r->head] : r->sig32[r->head];
+		r->head++;
+		r->live[slot >> 6] &= ~(1ULL << (slot & 63));
+	}
+	if (make_room(r))
+		return -ENOMEM;
+	r->live[slot >> 6] |= 1ULL << (slot & 63);
+	if (r->sig64)
+		r->sig64[r->tail++] = sig;
 	else
-		r->sig64[slot] = sig;
-	return was;
+		r->sig32[r->tail++] = (uint32_t)sig;
+	return 0;
+}
+
+uint64_t hm_ring_live(const struct hm_ring *r)
+{
+	return r->tail - r->head;
+}
+
+size_t hm_ring_fixed_bytes(const struct hm_ring *r)
+{
+	return (r->len / 64 + 1) * sizeof(uint64_t);
 }
 
 size_t hm_ring_bytes(const struct hm_ring *r)
 {
-	uint64_t slots = padded(r->len);
-
-	return (slots / 64 + 1) * sizeof(uint64_t) + (slots ? slots : 1) * (r->sig32 ? 4 : 8);
+	return hm_ring_fixed_bytes(r) + r->cap * (r->sig64 ? sizeof(uint64_t) : sizeof(uint32_t));
 }

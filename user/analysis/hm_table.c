@@ -28,10 +28,10 @@
 
 #define HSM_WAYS_LOG2 3
 #define HSM_WAYS (1u << HSM_WAYS_LOG2)
-/* Grow before the load passes 19/20 = 0.95; grow by 1/8 of the buckets. */
-#define HSM_LOAD_NUM 19u
-#define HSM_LOAD_DEN 20u
-#define HSM_GROW_SHIFT 3
+/* Grow before the load passes 0.95 (higher costs cuckoo walks); grow by 1/16 of the buckets. */
+#define HSM_LOAD_NUM 95u
+#define HSM_LOAD_DEN 100u
+#define HSM_GROW_SHIFT 4
 #define HSM_MAX_KICKS 500u
 /* Overflow entries kept beside the table before growing it. */
 #define HSM_STASH 2u
@@ -400,12 +400,18 @@ int64_t hashsm_take(struct hashsm *s, uint64_t sig)
 /* Remove an expired entry and hand it on. */
 static int hsm_evict_slot(struct hashsm *s, uint64_t slot)
 {
-	uint64_t sig = slot_sig(s, slot);
-	uint32_t cls = meta_cls(s, slot_meta(s, slot));
+	uint64_t sig;
+	uint32_t cls;
 
-	slot_clear(s, slot);
 	s->items--;
-	return s->evict ? s->evict(s->ctx, sig, cls) : 0;
+	if (!s->evict) {
+		slot_clear(s, slot);
+		return 0;
+	}
+	sig = slot_sig(s, slot);
+	cls = meta_cls(s, slot_meta(s, slot));
+	slot_clear(s, slot);
+	return s->evict(s->ctx, sig, cls);
 }
 
 /*
@@ -557,7 +563,7 @@ static int hsm_collect(const struct hashsm *s, struct hsm_entry *keep, uint64_t 
 }
 
 /*
- * Grow by 1/8 (more if the entries do not fit): rebuild with every active
+ * Grow by 1/16 (more if the entries do not fit): rebuild with every active
  * entry plus the homeless one; expired entries found on the way are evicted
  * after the rebuild.  On failure the homeless entry is lost, the rest intact.
  */
