@@ -9,7 +9,7 @@
  * are dead, and a ring of every position would spend a signature on each.
  *
  * Searched linearly from the newest signature, with SSE2 or AVX2 compares
- * when the CPU has them: for the few hundred positions of the lower levels
+ * when the CPU has them: for the few thousand positions of the lower levels
  * this is cheaper than a lookup and a promotion per level, and it answers
  * their recencies exactly.
  */
