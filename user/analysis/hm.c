@@ -362,24 +362,29 @@ uint64_t hm_rehashes(const struct hm *h)
 	return sum;
 }
 
-size_t hm_memory_bytes(const struct hm *h)
+/* Every byte malloc'd, or (fixed) the part that does not grow with the entries. */
+static size_t hm_bytes(const struct hm *h, bool fixed)
 {
-	size_t bytes = sizeof(*h) + (h->top - h->base + 1) * sizeof(h->level[0]) + hm_ring_bytes(&h->ring);
+	size_t bytes = sizeof(*h) + (h->top - h->base + 1) * sizeof(h->level[0]) +
+		       (fixed ? hm_ring_fixed_bytes(&h->ring) : hm_ring_bytes(&h->ring));
 	unsigned l;
 
-	for (l = h->base; l <= h->top; l++)
-		bytes += hashsm_memory_bytes(level_of(h, l)->table);
+	for (l = h->base; l <= h->top; l++) {
+		const struct hashsm *t = level_of(h, l)->table;
+
+		bytes += fixed ? hashsm_header_bytes(t) : hashsm_memory_bytes(t);
+	}
 	return bytes;
+}
+
+size_t hm_memory_bytes(const struct hm *h)
+{
+	return hm_bytes(h, false);
 }
 
 size_t hm_fixed_bytes(const struct hm *h)
 {
-	size_t bytes = sizeof(*h) + (h->top - h->base + 1) * sizeof(h->level[0]) + hm_ring_fixed_bytes(&h->ring);
-	unsigned l;
-
-	for (l = h->base; l <= h->top; l++)
-		bytes += hashsm_header_bytes(level_of(h, l)->table);
-	return bytes;
+	return hm_bytes(h, true);
 }
 
 double hm_bits_per_item(const struct hm *h)
