@@ -736,16 +736,27 @@ static const struct {
 /*
  * The ring against a model of its last len positions, with every search
  * routine (plain, SSE2, AVX2; the ones this CPU lacks are skipped with a
- * note) and 64-bit signatures: lengths around the 4-, 8-, 16- and 32-entry
- * blocks, signatures from a small range so keys recur (a key is taken
+ * note) and 64-bit signatures: lengths around the search's blocks, a small
+ * set of signatures so keys recur, half of them sharing their high 16 bits
+ * (candidates the low half rules out) and half spread (a key is taken
  * before it is pushed again, as HistoricalMembership does, and sometimes
  * taken alone), every recency and every pushed-out signature checked.
  */
+/* Distinct signatures for v below 2^16: odd v share the high half 0xabcd, even ones spread. */
+static uint64_t ring_test_sig(uint64_t v, bool wide)
+{
+	uint64_t sig = v & 1 ? 0xabcd0000u | v : (uint32_t)(v * 0x9e3779b1u) | 0x10000u;
+
+	if ((sig >> 16) == 0xabcd && !(v & 1))
+		sig ^= 0x20000u;
+	return wide ? sig | 1ULL << 40 : sig;
+}
+
 START_TEST(test_ring_against_model)
 {
 	static const enum hm_ring_impl impls[] = { HM_RING_SCALAR, HM_RING_SSE2, HM_RING_AVX2, HM_RING_AUTO };
 	static const char *const names[] = { "plain", "SSE2", "AVX2", "64-bit" };
-	static const uint64_t lens[] = { 1, 3, 4, 8, 15, 16, 17, 31, 32, 33, 63, 100, 279 };
+	static const uint64_t lens[] = { 1, 3, 8, 15, 16, 17, 31, 33, 63, 64, 65, 100, 279 };
 	unsigned p, li, ran = 0;
 
 	for (p = 0; p < 4; p++) {
@@ -755,10 +766,10 @@ START_TEST(test_ring_against_model)
 		}
 		ran++;
 		for (li = 0; li < sizeof(lens) / sizeof(lens[0]); li++) {
-			uint64_t len = lens[li], range = len / 2 + 2, i, j, v, old;
+			uint64_t len = lens[li], range = len / 2 + 2, i, j, u, v, old;
 			uint64_t *pos_sig = calloc(len, sizeof(*pos_sig));  /* signature at slot t mod len */
 			bool *live = calloc(len, sizeof(*live)), out;
-			uint64_t hi = p == 3 ? 1ULL << 40 : 0, t = 0;
+			uint64_t t = 0;
 			struct hm_ring r;
 
 			ck_assert_ptr_nonnull(pos_sig);
@@ -766,7 +777,7 @@ START_TEST(test_ring_against_model)
 			ck_assert_int_eq(hm_ring_init(&r, len, p == 3 ? 64 : 32), 0);
 			rng_state = 77 + li;
 			for (i = 0; i < 6 * len + 40; i++) {
-				v = hi + rnd_below(range);
+				v = ring_test_sig(rnd_below(range), p == 3);
 				for (j = 0; j < len; j++)
 					if (live[j] && pos_sig[j] == v)
 						break;
@@ -787,9 +798,10 @@ START_TEST(test_ring_against_model)
 					pos_sig[t % len] = v;
 					live[t % len] = true;
 				}
-				for (v = hi; v < hi + range + 1; v++) {
+				for (u = 0; u < range + 1; u++) {
 					int64_t want = -1;
 
+					v = ring_test_sig(u, p == 3);
 					for (j = 0; j < len; j++)
 						if (live[j] && pos_sig[j] == v)
 							want = (int64_t)((t % len + len - j) % len);

@@ -14,6 +14,24 @@
 #define HM_RING_HAVE_AVX2 1
 #endif
 
+/*
+ * Signatures of at most 32 bits are kept as two planes of 16-bit halves:
+ * the search compares the high halves only (half the bytes to read) and
+ * checks the low half of the rare candidates; wider ones as one plane.
+ */
+static unsigned planes(struct hm_ring *r, void ***plane, size_t *width)
+{
+	if (r->sig64) {
+		plane[0] = (void **)&r->sig64;
+		*width = sizeof(uint64_t);
+		return 1;
+	}
+	plane[0] = (void **)&r->hi16;
+	plane[1] = (void **)&r->lo16;
+	*width = sizeof(uint16_t);
+	return 2;
+}
+
 int hm_ring_init(struct hm_ring *r, uint64_t len, unsigned sig_bits)
 {
 	memset(r, 0, sizeof(*r));
@@ -21,11 +39,14 @@ int hm_ring_init(struct hm_ring *r, uint64_t len, unsigned sig_bits)
 	r->live = calloc(len / 64 + 1, sizeof(uint64_t));
 	if (!r->live)
 		return -ENOMEM;
-	if (sig_bits > 32)
-		r->sig64 = malloc(sizeof(uint64_t));  /* non-NULL marks the width; grown on use */
-	else
-		r->sig32 = malloc(sizeof(uint32_t));
-	if (!r->sig32 && !r->sig64) {
+	/* Non-NULL marks the width; grown on use. */
+	if (sig_bits > 32) {
+		r->sig64 = malloc(sizeof(uint64_t));
+	} else {
+		r->hi16 = malloc(sizeof(uint16_t));
+		r->lo16 = malloc(sizeof(uint16_t));
+	}
+	if (!r->sig64 && (!r->hi16 || !r->lo16)) {
 		hm_ring_free(r);
 		return -ENOMEM;
 	}
@@ -36,77 +57,88 @@ int hm_ring_init(struct hm_ring *r, uint64_t len, unsigned sig_bits)
 void hm_ring_free(struct hm_ring *r)
 {
 	free(r->live);
-	free(r->sig32);
+	free(r->hi16);
+	free(r->lo16);
 	free(r->sig64);
 	r->live = NULL;
-	r->sig32 = NULL;
+	r->hi16 = r->lo16 = NULL;
 	r->sig64 = NULL;
 }
 
-/* Index of sig32 in [from, to) searched from the top down, or -1. */
-static int64_t find32_scalar(const uint32_t *a, uint64_t from, uint64_t to, uint32_t sig)
+/* Index of sig in [from, to) searched from the top down, or -1. */
+static int64_t find32_scalar(const struct hm_ring *r, uint64_t from, uint64_t to, uint32_t sig)
 {
-	while (to > from)
-		if (a[--to] == sig)
+	uint16_t hi = (uint16_t)(sig >> 16), lo = (uint16_t)sig;
+
+	while (to > from) {
+		to--;
+		if (r->hi16[to] == hi && r->lo16[to] == lo)
 			return (int64_t)to;
+	}
 	return -1;
 }
 
 static int64_t find32_plain(const struct hm_ring *r, uint32_t sig)
 {
-	return find32_scalar(r->sig32, r->head, r->tail, sig);
+	return find32_scalar(r, r->head, r->tail, sig);
 }
 
 #ifdef __SSE2__
-/* SSE2 (x86-64's baseline) rules out blocks of sixteen, then of four; a block with a match is read again. */
+/*
+ * SSE2 (x86-64's baseline) rules out blocks of 32 high halves, then of 8; a
+ * block with a candidate is checked in full and the search goes on below it.
+ */
 static int64_t find32_sse2(const struct hm_ring *r, uint32_t sig)
 {
-	const uint32_t *a = r->sig32;
-	__m128i want = _mm_set1_epi32((int)sig);
+	const uint16_t *a = r->hi16;
+	__m128i want = _mm_set1_epi16((short)(sig >> 16));
 	uint64_t i = r->tail;
+	int64_t hit;
 
-	for (; i >= r->head + 16; i -= 16) {
-		const __m128i *at = (const __m128i *)(a + i - 16);
-		__m128i any = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi32(_mm_loadu_si128(at), want),
-							_mm_cmpeq_epi32(_mm_loadu_si128(at + 1), want)),
-					   _mm_or_si128(_mm_cmpeq_epi32(_mm_loadu_si128(at + 2), want),
-							_mm_cmpeq_epi32(_mm_loadu_si128(at + 3), want)));
+	for (; i >= r->head + 32; i -= 32) {
+		const __m128i *at = (const __m128i *)(a + i - 32);
+		__m128i any = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi16(_mm_loadu_si128(at), want),
+							_mm_cmpeq_epi16(_mm_loadu_si128(at + 1), want)),
+					   _mm_or_si128(_mm_cmpeq_epi16(_mm_loadu_si128(at + 2), want),
+							_mm_cmpeq_epi16(_mm_loadu_si128(at + 3), want)));
 
-		if (_mm_movemask_epi8(any))
-			return find32_scalar(a, i - 16, i, sig);
+		if (_mm_movemask_epi8(any) && (hit = find32_scalar(r, i - 32, i, sig)) >= 0)
+			return hit;
 	}
-	for (; i >= r->head + 4; i -= 4)
-		if (_mm_movemask_epi8(_mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(a + i - 4)), want)))
-			return find32_scalar(a, i - 4, i, sig);
-	return find32_scalar(a, r->head, i, sig);
+	for (; i >= r->head + 8; i -= 8)
+		if (_mm_movemask_epi8(_mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(a + i - 8)), want)) &&
+		    (hit = find32_scalar(r, i - 8, i, sig)) >= 0)
+			return hit;
+	return find32_scalar(r, r->head, i, sig);
 }
 #endif
 
 #ifdef HM_RING_HAVE_AVX2
-/* The same, thirty-two then eight at a time with AVX2, chosen at run time (the build targets plain x86-64). */
+/* The same, 64 then 16 high halves at a time with AVX2, chosen at run time (the build targets plain x86-64). */
 __attribute__((target("avx2"))) static int64_t find32_avx2(const struct hm_ring *r, uint32_t sig)
 {
-	const uint32_t *a = r->sig32;
-	__m256i want = _mm256_set1_epi32((int)sig);
+	const uint16_t *a = r->hi16;
+	__m256i want = _mm256_set1_epi16((short)(sig >> 16));
 	uint64_t i = r->tail;
+	int64_t hit;
 
-	for (; i >= r->head + 32; i -= 32) {
-		const __m256i *at = (const __m256i *)(a + i - 32);
-		__m256i any = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi32(_mm256_loadu_si256(at), want),
-							      _mm256_cmpeq_epi32(_mm256_loadu_si256(at + 1), want)),
-					      _mm256_or_si256(_mm256_cmpeq_epi32(_mm256_loadu_si256(at + 2), want),
-							      _mm256_cmpeq_epi32(_mm256_loadu_si256(at + 3), want)));
+	for (; i >= r->head + 64; i -= 64) {
+		const __m256i *at = (const __m256i *)(a + i - 64);
+		__m256i any = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi16(_mm256_loadu_si256(at), want),
+							      _mm256_cmpeq_epi16(_mm256_loadu_si256(at + 1), want)),
+					      _mm256_or_si256(_mm256_cmpeq_epi16(_mm256_loadu_si256(at + 2), want),
+							      _mm256_cmpeq_epi16(_mm256_loadu_si256(at + 3), want)));
 
-		if (!_mm256_testz_si256(any, any))
-			return find32_scalar(a, i - 32, i, sig);
+		if (!_mm256_testz_si256(any, any) && (hit = find32_scalar(r, i - 64, i, sig)) >= 0)
+			return hit;
 	}
-	for (; i >= r->head + 8; i -= 8) {
-		__m256i eq = _mm256_cmpeq_epi32(_mm256_loadu_si256((const __m256i *)(a + i - 8)), want);
+	for (; i >= r->head + 16; i -= 16) {
+		__m256i eq = _mm256_cmpeq_epi16(_mm256_loadu_si256((const __m256i *)(a + i - 16)), want);
 
-		if (!_mm256_testz_si256(eq, eq))
-			return find32_scalar(a, i - 8, i, sig);
+		if (!_mm256_testz_si256(eq, eq) && (hit = find32_scalar(r, i - 16, i, sig)) >= 0)
+			return hit;
 	}
-	return find32_scalar(a, r->head, i, sig);
+	return find32_scalar(r, r->head, i, sig);
 }
 #endif
 
@@ -222,8 +254,10 @@ int64_t hm_ring_take(struct hm_ring *r, uint64_t sig)
 {
 	int64_t idx = find(r, sig);
 	uint64_t i, d, slot;
-	size_t w = r->sig64 ? sizeof(uint64_t) : sizeof(uint32_t);
-	uint8_t *a = r->sig64 ? (uint8_t *)r->sig64 : (uint8_t *)r->sig32;
+	bool down;
+	void **plane[2];
+	size_t w;
+	unsigned p, np = planes(r, plane, &w);
 
 	if (idx < 0)
 		return -1;
@@ -232,13 +266,19 @@ int64_t hm_ring_take(struct hm_ring *r, uint64_t sig)
 	slot = r->now >= d ? r->now - d : r->now + r->len - d;
 	r->live[slot >> 6] &= ~(1ULL << (slot & 63));
 	/* Close the gap from the shorter side. */
-	if (i - r->head < r->tail - 1 - i) {
-		memmove(a + (r->head + 1) * w, a + r->head * w, (i - r->head) * w);
-		r->head++;
-	} else {
-		memmove(a + i * w, a + (i + 1) * w, (r->tail - 1 - i) * w);
-		r->tail--;
+	down = i - r->head < r->tail - 1 - i;
+	for (p = 0; p < np; p++) {
+		uint8_t *a = *plane[p];
+
+		if (down)
+			memmove(a + (r->head + 1) * w, a + r->head * w, (i - r->head) * w);
+		else
+			memmove(a + i * w, a + (i + 1) * w, (r->tail - 1 - i) * w);
 	}
+	if (down)
+		r->head++;
+	else
+		r->tail--;
 	return (int64_t)d;
 }
 
@@ -250,26 +290,29 @@ int64_t hm_ring_take(struct hm_ring *r, uint64_t sig)
 static int make_room(struct hm_ring *r)
 {
 	uint64_t most = r->len + r->len / 4 + 8, cap;
-	size_t w = r->sig64 ? sizeof(uint64_t) : sizeof(uint32_t);
-	void *a = r->sig64 ? (void *)r->sig64 : (void *)r->sig32, *grown;
+	void **plane[2];
+	size_t w;
+	unsigned p, np = planes(r, plane, &w);
 
 	if (r->tail < r->cap)
 		return 0;
 	if (r->head && (r->head > r->cap / 32 || r->cap >= most)) {
-		memmove(a, (uint8_t *)a + r->head * w, (r->tail - r->head) * w);
+		for (p = 0; p < np; p++)
+			memmove(*plane[p], (uint8_t *)*plane[p] + r->head * w, (r->tail - r->head) * w);
 		r->tail -= r->head;
 		r->head = 0;
 		return 0;
 	}
 	cap = r->cap + r->cap / 32 + 4;
 	cap = cap < most ? cap : most;
-	grown = realloc(a, cap * w);
-	if (!grown)
-		return -ENOMEM;
-	if (r->sig64)
-		r->sig64 = grown;
-	else
-		r->sig32 = grown;
+	/* A plane grown before another fails is only larger than cap says. */
+	for (p = 0; p < np; p++) {
+		void *grown = realloc(*plane[p], cap * w);
+
+		if (!grown)
+			return -ENOMEM;
+		*plane[p] = grown;
+	}
 	r->cap = cap;
 	return 0;
 }
@@ -282,17 +325,19 @@ int hm_ring_push(struct hm_ring *r, uint64_t sig, uint64_t *old, bool *pushed_ou
 	/* The position leaving held this slot; if live, it is the oldest live one. */
 	*pushed_out = r->live[slot >> 6] >> (slot & 63) & 1;
 	if (*pushed_out) {
-		*old = r->sig64 ? r->sig64[r->head] : r->sig32[r->head];
+		*old = r->sig64 ? r->sig64[r->head] : (uint32_t)r->hi16[r->head] << 16 | r->lo16[r->head];
 		r->head++;
 		r->live[slot >> 6] &= ~(1ULL << (slot & 63));
 	}
 	if (make_room(r))
 		return -ENOMEM;
 	r->live[slot >> 6] |= 1ULL << (slot & 63);
-	if (r->sig64)
+	if (r->sig64) {
 		r->sig64[r->tail++] = sig;
-	else
-		r->sig32[r->tail++] = (uint32_t)sig;
+	} else {
+		r->hi16[r->tail] = (uint16_t)(sig >> 16);
+		r->lo16[r->tail++] = (uint16_t)sig;
+	}
 	return 0;
 }
 
@@ -308,5 +353,5 @@ size_t hm_ring_fixed_bytes(const struct hm_ring *r)
 
 size_t hm_ring_bytes(const struct hm_ring *r)
 {
-	return hm_ring_fixed_bytes(r) + r->cap * (r->sig64 ? sizeof(uint64_t) : sizeof(uint32_t));
+	return hm_ring_fixed_bytes(r) + r->cap * (r->sig64 ? sizeof(uint64_t) : 2 * sizeof(uint16_t));
 }

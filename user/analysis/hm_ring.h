@@ -9,7 +9,7 @@
  * are dead, and a ring of every position would spend a signature on each.
  *
  * Searched linearly from the newest signature, with SSE2 or AVX2 compares
- * when the CPU has them: for the few thousand positions of the lower levels
+ * of the signatures' high 16 bits when the CPU has them: for the few thousand positions of the lower levels
  * this is cheaper than a lookup and a promotion per level, and it answers
  * their recencies exactly.
  */
@@ -25,8 +25,8 @@ struct hm_ring {
 	uint64_t now;        /* slot of the newest position */
 	uint64_t *live;      /* one bit per slot */
 	/* Live signatures, oldest first, in [head, tail) of cap entries. */
-	uint32_t *sig32;     /* signatures of at most 32 bits ... */
-	uint64_t *sig64;     /* ... or wider */
+	uint16_t *hi16, *lo16;  /* signatures of at most 32 bits, as halves ... */
+	uint64_t *sig64;        /* ... or wider */
 	uint64_t head, tail, cap;
 };
 
