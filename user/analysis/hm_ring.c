@@ -15,20 +15,22 @@
 #endif
 
 /*
- * Signatures of at most 32 bits are kept as two planes of 16-bit halves:
- * the search compares the high halves only (half the bytes to read) and
- * checks the low half of the rare candidates; wider ones as one plane.
+ * Signatures are kept as planes: the low 16 bits of each, which the search
+ * compares (a quarter or half of the bytes), then the rest for the rare
+ * candidates: bits 16-31 of signatures of at most 32 bits, or the whole of
+ * wider ones.
  */
 static unsigned planes(struct hm_ring *r, void ***plane, size_t *width)
 {
+	plane[0] = (void **)&r->key16;
+	width[0] = sizeof(uint16_t);
 	if (r->sig64) {
-		plane[0] = (void **)&r->sig64;
-		*width = sizeof(uint64_t);
-		return 1;
+		plane[1] = (void **)&r->sig64;
+		width[1] = sizeof(uint64_t);
+	} else {
+		plane[1] = (void **)&r->hi16;
+		width[1] = sizeof(uint16_t);
 	}
-	plane[0] = (void **)&r->hi16;
-	plane[1] = (void **)&r->lo16;
-	*width = sizeof(uint16_t);
 	return 2;
 }
 
@@ -40,13 +42,12 @@ int hm_ring_init(struct hm_ring *r, uint64_t len, unsigned sig_bits)
 	if (!r->live)
 		return -ENOMEM;
 	/* Non-NULL marks the width; grown on use. */
-	if (sig_bits > 32) {
+	r->key16 = malloc(sizeof(uint16_t));
+	if (sig_bits > 32)
 		r->sig64 = malloc(sizeof(uint64_t));
-	} else {
+	else
 		r->hi16 = malloc(sizeof(uint16_t));
-		r->lo16 = malloc(sizeof(uint16_t));
-	}
-	if (!r->sig64 && (!r->hi16 || !r->lo16)) {
+	if (!r->key16 || (!r->sig64 && !r->hi16)) {
 		hm_ring_free(r);
 		return -ENOMEM;
 	}
@@ -57,41 +58,41 @@ int hm_ring_init(struct hm_ring *r, uint64_t len, unsigned sig_bits)
 void hm_ring_free(struct hm_ring *r)
 {
 	free(r->live);
+	free(r->key16);
 	free(r->hi16);
-	free(r->lo16);
 	free(r->sig64);
 	r->live = NULL;
-	r->hi16 = r->lo16 = NULL;
+	r->key16 = r->hi16 = NULL;
 	r->sig64 = NULL;
 }
 
 /* Index of sig in [from, to) searched from the top down, or -1. */
-static int64_t find32_scalar(const struct hm_ring *r, uint64_t from, uint64_t to, uint32_t sig)
+static int64_t find_scalar(const struct hm_ring *r, uint64_t from, uint64_t to, uint64_t sig)
 {
-	uint16_t hi = (uint16_t)(sig >> 16), lo = (uint16_t)sig;
+	uint16_t key = (uint16_t)sig, hi = (uint16_t)(sig >> 16);
 
 	while (to > from) {
 		to--;
-		if (r->hi16[to] == hi && r->lo16[to] == lo)
+		if (r->key16[to] == key && (r->sig64 ? r->sig64[to] == sig : r->hi16[to] == hi))
 			return (int64_t)to;
 	}
 	return -1;
 }
 
-static int64_t find32_plain(const struct hm_ring *r, uint32_t sig)
+static int64_t find_plain(const struct hm_ring *r, uint64_t sig)
 {
-	return find32_scalar(r, r->head, r->tail, sig);
+	return find_scalar(r, r->head, r->tail, sig);
 }
 
 #ifdef __SSE2__
 /*
- * SSE2 (x86-64's baseline) rules out blocks of 32 high halves, then of 8; a
+ * SSE2 (x86-64's baseline) rules out blocks of 32 low halves, then of 8; a
  * block with a candidate is checked in full and the search goes on below it.
  */
-static int64_t find32_sse2(const struct hm_ring *r, uint32_t sig)
+static int64_t find_sse2(const struct hm_ring *r, uint64_t sig)
 {
-	const uint16_t *a = r->hi16;
-	__m128i want = _mm_set1_epi16((short)(sig >> 16));
+	const uint16_t *a = r->key16;
+	__m128i want = _mm_set1_epi16((short)(uint16_t)sig);
 	uint64_t i = r->tail;
 	int64_t hit;
 
@@ -102,23 +103,23 @@ static int64_t find32_sse2(const struct hm_ring *r, uint32_t sig)
 					   _mm_or_si128(_mm_cmpeq_epi16(_mm_loadu_si128(at + 2), want),
 							_mm_cmpeq_epi16(_mm_loadu_si128(at + 3), want)));
 
-		if (_mm_movemask_epi8(any) && (hit = find32_scalar(r, i - 32, i, sig)) >= 0)
+		if (_mm_movemask_epi8(any) && (hit = find_scalar(r, i - 32, i, sig)) >= 0)
 			return hit;
 	}
 	for (; i >= r->head + 8; i -= 8)
 		if (_mm_movemask_epi8(_mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(a + i - 8)), want)) &&
-		    (hit = find32_scalar(r, i - 8, i, sig)) >= 0)
+		    (hit = find_scalar(r, i - 8, i, sig)) >= 0)
 			return hit;
-	return find32_scalar(r, r->head, i, sig);
+	return find_scalar(r, r->head, i, sig);
 }
 #endif
 
 #ifdef HM_RING_HAVE_AVX2
-/* The same, 64 then 16 high halves at a time with AVX2, chosen at run time (the build targets plain x86-64). */
-__attribute__((target("avx2"))) static int64_t find32_avx2(const struct hm_ring *r, uint32_t sig)
+/* The same, 64 then 16 low halves at a time with AVX2, chosen at run time (the build targets plain x86-64). */
+__attribute__((target("avx2"))) static int64_t find_avx2(const struct hm_ring *r, uint64_t sig)
 {
-	const uint16_t *a = r->hi16;
-	__m256i want = _mm256_set1_epi16((short)(sig >> 16));
+	const uint16_t *a = r->key16;
+	__m256i want = _mm256_set1_epi16((short)(uint16_t)sig);
 	uint64_t i = r->tail;
 	int64_t hit;
 
@@ -129,30 +130,20 @@ __attribute__((target("avx2"))) static int64_t find32_avx2(const struct hm_ring 
 					      _mm256_or_si256(_mm256_cmpeq_epi16(_mm256_loadu_si256(at + 2), want),
 							      _mm256_cmpeq_epi16(_mm256_loadu_si256(at + 3), want)));
 
-		if (!_mm256_testz_si256(any, any) && (hit = find32_scalar(r, i - 64, i, sig)) >= 0)
+		if (!_mm256_testz_si256(any, any) && (hit = find_scalar(r, i - 64, i, sig)) >= 0)
 			return hit;
 	}
 	for (; i >= r->head + 16; i -= 16) {
 		__m256i eq = _mm256_cmpeq_epi16(_mm256_loadu_si256((const __m256i *)(a + i - 16)), want);
 
-		if (!_mm256_testz_si256(eq, eq) && (hit = find32_scalar(r, i - 16, i, sig)) >= 0)
+		if (!_mm256_testz_si256(eq, eq) && (hit = find_scalar(r, i - 16, i, sig)) >= 0)
 			return hit;
 	}
-	return find32_scalar(r, r->head, i, sig);
+	return find_scalar(r, r->head, i, sig);
 }
 #endif
 
-static int64_t find64(const struct hm_ring *r, uint64_t sig)
-{
-	uint64_t i = r->tail;
-
-	while (i > r->head)
-		if (r->sig64[--i] == sig)
-			return (int64_t)i;
-	return -1;
-}
-
-static int64_t (*find32_fn)(const struct hm_ring *r, uint32_t sig);
+static int64_t (*find_fn)(const struct hm_ring *r, uint64_t sig);
 
 int hm_ring_use(enum hm_ring_impl impl)
 {
@@ -160,22 +151,22 @@ int hm_ring_use(enum hm_ring_impl impl)
 	case HM_RING_AUTO:
 #ifdef HM_RING_HAVE_AVX2
 		if (__builtin_cpu_supports("avx2")) {
-			find32_fn = find32_avx2;
+			find_fn = find_avx2;
 			return 0;
 		}
 #endif
 #ifdef __SSE2__
-		find32_fn = find32_sse2;
+		find_fn = find_sse2;
 #else
-		find32_fn = find32_plain;
+		find_fn = find_plain;
 #endif
 		return 0;
 	case HM_RING_SCALAR:
-		find32_fn = find32_plain;
+		find_fn = find_plain;
 		return 0;
 	case HM_RING_SSE2:
 #ifdef __SSE2__
-		find32_fn = find32_sse2;
+		find_fn = find_sse2;
 		return 0;
 #else
 		return -ENOTSUP;
@@ -183,7 +174,7 @@ int hm_ring_use(enum hm_ring_impl impl)
 	case HM_RING_AVX2:
 #ifdef HM_RING_HAVE_AVX2
 		if (__builtin_cpu_supports("avx2")) {
-			find32_fn = find32_avx2;
+			find_fn = find_avx2;
 			return 0;
 		}
 #endif
@@ -196,11 +187,9 @@ static int64_t find(const struct hm_ring *r, uint64_t sig)
 {
 	if (r->head == r->tail)
 		return -1;
-	if (r->sig64)
-		return find64(r, sig);
-	if (!find32_fn)
+	if (!find_fn)
 		hm_ring_use(HM_RING_AUTO);
-	return find32_fn(r, (uint32_t)sig);
+	return find_fn(r, sig);
 }
 
 /*
@@ -256,8 +245,8 @@ int64_t hm_ring_take(struct hm_ring *r, uint64_t sig)
 	uint64_t i, d, slot;
 	bool down;
 	void **plane[2];
-	size_t w;
-	unsigned p, np = planes(r, plane, &w);
+	size_t w[2];
+	unsigned p, np = planes(r, plane, w);
 
 	if (idx < 0)
 		return -1;
@@ -271,9 +260,9 @@ int64_t hm_ring_take(struct hm_ring *r, uint64_t sig)
 		uint8_t *a = *plane[p];
 
 		if (down)
-			memmove(a + (r->head + 1) * w, a + r->head * w, (i - r->head) * w);
+			memmove(a + (r->head + 1) * w[p], a + r->head * w[p], (i - r->head) * w[p]);
 		else
-			memmove(a + i * w, a + (i + 1) * w, (r->tail - 1 - i) * w);
+			memmove(a + i * w[p], a + (i + 1) * w[p], (r->tail - 1 - i) * w[p]);
 	}
 	if (down)
 		r->head++;
@@ -291,14 +280,14 @@ static int make_room(struct hm_ring *r)
 {
 	uint64_t most = r->len + r->len / 4 + 8, cap;
 	void **plane[2];
-	size_t w;
-	unsigned p, np = planes(r, plane, &w);
+	size_t w[2];
+	unsigned p, np = planes(r, plane, w);
 
 	if (r->tail < r->cap)
 		return 0;
 	if (r->head && (r->head > r->cap / 32 || r->cap >= most)) {
 		for (p = 0; p < np; p++)
-			memmove(*plane[p], (uint8_t *)*plane[p] + r->head * w, (r->tail - r->head) * w);
+			memmove(*plane[p], (uint8_t *)*plane[p] + r->head * w[p], (r->tail - r->head) * w[p]);
 		r->tail -= r->head;
 		r->head = 0;
 		return 0;
@@ -307,7 +296,7 @@ static int make_room(struct hm_ring *r)
 	cap = cap < most ? cap : most;
 	/* A plane grown before another fails is only larger than cap says. */
 	for (p = 0; p < np; p++) {
-		void *grown = realloc(*plane[p], cap * w);
+		void *grown = realloc(*plane[p], cap * w[p]);
 
 		if (!grown)
 			return -ENOMEM;
@@ -325,19 +314,18 @@ int hm_ring_push(struct hm_ring *r, uint64_t sig, uint64_t *old, bool *pushed_ou
 	/* The position leaving held this slot; if live, it is the oldest live one. */
 	*pushed_out = r->live[slot >> 6] >> (slot & 63) & 1;
 	if (*pushed_out) {
-		*old = r->sig64 ? r->sig64[r->head] : (uint32_t)r->hi16[r->head] << 16 | r->lo16[r->head];
+		*old = r->sig64 ? r->sig64[r->head] : (uint32_t)r->hi16[r->head] << 16 | r->key16[r->head];
 		r->head++;
 		r->live[slot >> 6] &= ~(1ULL << (slot & 63));
 	}
 	if (make_room(r))
 		return -ENOMEM;
 	r->live[slot >> 6] |= 1ULL << (slot & 63);
-	if (r->sig64) {
+	r->key16[r->tail] = (uint16_t)sig;
+	if (r->sig64)
 		r->sig64[r->tail++] = sig;
-	} else {
-		r->hi16[r->tail] = (uint16_t)(sig >> 16);
-		r->lo16[r->tail++] = (uint16_t)sig;
-	}
+	else
+		r->hi16[r->tail++] = (uint16_t)(sig >> 16);
 	return 0;
 }
 
@@ -353,5 +341,5 @@ size_t hm_ring_fixed_bytes(const struct hm_ring *r)
 
 size_t hm_ring_bytes(const struct hm_ring *r)
 {
-	return hm_ring_fixed_bytes(r) + r->cap * (r->sig64 ? sizeof(uint64_t) : 2 * sizeof(uint16_t));
+	return hm_ring_fixed_bytes(r) + r->cap * (sizeof(uint16_t) + (r->sig64 ? sizeof(uint64_t) : sizeof(uint16_t)));
 }

@@ -9,7 +9,7 @@
  * are dead, and a ring of every position would spend a signature on each.
  *
  * Searched linearly from the newest signature, with SSE2 or AVX2 compares
- * of the signatures' high 16 bits when the CPU has them: for the few thousand positions of the lower levels
+ * of the signatures' low 16 bits when the CPU has them: for the few thousand positions of the lower levels
  * this is cheaper than a lookup and a promotion per level, and it answers
  * their recencies exactly.
  */
@@ -25,8 +25,9 @@ struct hm_ring {
 	uint64_t now;        /* slot of the newest position */
 	uint64_t *live;      /* one bit per slot */
 	/* Live signatures, oldest first, in [head, tail) of cap entries. */
-	uint16_t *hi16, *lo16;  /* signatures of at most 32 bits, as halves ... */
-	uint64_t *sig64;        /* ... or wider */
+	uint16_t *key16;     /* the low 16 bits of every signature (what the search reads) */
+	uint16_t *hi16;      /* bits 16-31 of signatures of at most 32 bits ... */
+	uint64_t *sig64;     /* ... or the whole of wider ones */
 	uint64_t head, tail, cap;
 };
 
@@ -49,7 +50,7 @@ size_t hm_ring_bytes(const struct hm_ring *r);
 /* The part of it that does not grow with the live entries. */
 size_t hm_ring_fixed_bytes(const struct hm_ring *r);
 
-/* Search routines for 32-bit signatures; HM_RING_AUTO picks the widest the CPU has. */
+/* Search routines; HM_RING_AUTO picks the widest the CPU has. */
 enum hm_ring_impl { HM_RING_AUTO, HM_RING_SCALAR, HM_RING_SSE2, HM_RING_AVX2 };
 /* For tests: force one (process-wide).  0, or -ENOTSUP if this CPU or build lacks it. */
 int hm_ring_use(enum hm_ring_impl impl);
