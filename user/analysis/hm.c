@@ -17,9 +17,9 @@
 #include "hm_bits.h"
 #include "hm_ring.h"
 
-/* A level's table starts sized for this many entries (or its bound) and grows. */
 /* The ring takes levels above the lower half while it holds at most this many positions. */
-#define HM_RING_MAX_EXTRA 8192u
+#define HM_RING_MAX_POSITIONS 8192u
+/* A level's table starts sized for this many entries (or its bound) and grows. */
 #define HM_INITIAL_ITEMS 32u
 #define LN2 0.69314718055994530942
 
@@ -138,7 +138,7 @@ static struct hm *hm_create(uint64_t window, uint32_t inv_eps, unsigned sig_bits
 	 * cheaper than a table slot and a table header on repeat-heavy streams.
 	 */
 	base = (top + 1) / 2;
-	while (base + 1 <= top && (uint64_t)(inv_eps + 1) * ((1ULL << (base + 1)) - 1) <= HM_RING_MAX_EXTRA)
+	while (base + 1 <= top && (uint64_t)(inv_eps + 1) * ((1ULL << (base + 1)) - 1) <= HM_RING_MAX_POSITIONS)
 		base++;
 	h = calloc(1, sizeof(*h) + (top - base + 1) * sizeof(h->level[0]));
 	if (!h)

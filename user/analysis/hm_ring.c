@@ -193,40 +193,45 @@ static int64_t find(const struct hm_ring *r, uint64_t sig)
 }
 
 /*
- * The slot of the (j+1)-th live position counted back from the newest, as
- * its distance back from the newest slot (its recency).  The k-th
- * signature from the top of the array is the k-th live bit from the newest.
+ * The recency of the live entry at array index idx.  The k-th signature
+ * from the top of the array is the k-th live bit back from the newest slot,
+ * and the k-th from the bottom the k-th forward from the oldest: count
+ * from the nearer end, a bitmap word at a time.
  */
-static uint64_t live_back(const struct hm_ring *r, uint64_t j)
+static uint64_t entry_recency(const struct hm_ring *r, uint64_t idx)
 {
-	uint64_t seg_hi[2] = { r->now, r->len - 1 }, seg_lo[2] = { 0, r->now + 1 };
+	bool back = r->tail - 1 - idx <= idx - r->head;
+	uint64_t j = back ? r->tail - 1 - idx : idx - r->head, slot = 0;
+	/* Back: slots now .. 0, then len-1 .. now+1; forward: now+1 .. len-1, then 0 .. now. */
+	uint64_t from[2], to[2];
 	unsigned s;
 
+	from[0] = back ? r->now : r->now + 1;
+	to[0] = back ? 0 : r->len - 1;
+	from[1] = back ? r->len - 1 : 0;
+	to[1] = back ? r->now + 1 : r->now;
 	for (s = 0; s < 2; s++) {
-		uint64_t w, lo = seg_lo[s], bits;
+		uint64_t lo = back ? to[s] : from[s], hi = back ? from[s] : to[s], w, bits, c;
 
-		if (seg_lo[s] > seg_hi[s])
+		if (lo > hi || hi >= r->len)
 			continue;
-		w = seg_hi[s] >> 6;
-		bits = r->live[w] & low_mask((seg_hi[s] & 63) + 1);
-		for (;;) {
-			uint64_t c;
-
+		for (w = back ? hi >> 6 : lo >> 6;; w = back ? w - 1 : w + 1) {
+			bits = r->live[w];
+			if (w == hi >> 6)
+				bits &= low_mask((hi & 63) + 1);
 			if (w == lo >> 6)
 				bits &= ~low_mask(lo & 63);
-			c = (uint64_t)__builtin_popcountll(bits);
+			c = bits_popcount(bits);
 			if (j < c) {
-				uint64_t slot;
-
-				while (j--)
-					bits &= ~(1ULL << (63 - __builtin_clzll(bits)));
-				slot = w * 64 + 63 - (uint64_t)__builtin_clzll(bits);
+				/* The (j+1)-th set bit from the top (back) or the bottom (forward). */
+				for (; j; j--)
+					bits &= back ? ~(1ULL << (63 - __builtin_clzll(bits))) : bits - 1;
+				slot = w * 64 + (back ? 63 - (uint64_t)__builtin_clzll(bits) : (uint64_t)__builtin_ctzll(bits));
 				return r->now >= slot ? r->now - slot : r->now + r->len - slot;
 			}
 			j -= c;
-			if (w == lo >> 6)
+			if (w == (back ? lo : hi) >> 6)
 				break;
-			bits = r->live[--w];
 		}
 	}
 	return 0;  /* unreachable: the array and the bitmap hold the same entries */
@@ -236,7 +241,7 @@ int64_t hm_ring_recency(const struct hm_ring *r, uint64_t sig)
 {
 	int64_t idx = find(r, sig);
 
-	return idx < 0 ? -1 : (int64_t)live_back(r, r->tail - 1 - (uint64_t)idx);
+	return idx < 0 ? -1 : (int64_t)entry_recency(r, (uint64_t)idx);
 }
 
 int64_t hm_ring_take(struct hm_ring *r, uint64_t sig)
@@ -251,7 +256,7 @@ int64_t hm_ring_take(struct hm_ring *r, uint64_t sig)
 	if (idx < 0)
 		return -1;
 	i = (uint64_t)idx;
-	d = live_back(r, r->tail - 1 - i);
+	d = entry_recency(r, i);
 	slot = r->now >= d ? r->now - d : r->now + r->len - d;
 	r->live[slot >> 6] &= ~(1ULL << (slot & 63));
 	/* Close the gap from the shorter side. */
