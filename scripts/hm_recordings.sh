@@ -43,7 +43,9 @@ while [ $# -gt 0 ]; do
 	*) bins+=("$1"); shift ;;
 	esac
 done
-case $reps in ''|*[!0-9]*|0) echo "hm_recordings.sh: --reps '$reps' is not a positive count" >&2; exit 2 ;; esac
+case $reps in
+''|*[!0-9]*|0) echo "hm_recordings.sh: --reps '$reps' is not a positive count" >&2; exit 2 ;;
+esac
 [ ${#bins[@]} -gt 0 ] || bins=("$build/xdp-pacer")
 for b in "${bins[@]}"; do
 	[ -x "$b" ] || { echo "hm_recordings.sh: '$b' is not an executable" >&2; exit 2; }

@@ -115,7 +115,7 @@ static int64_t find_sse2(const struct hm_ring *r, uint64_t sig)
 #endif
 
 #ifdef HM_RING_HAVE_AVX2
-/* The same, 64 then 16 low halves at a time with AVX2, chosen at run time (the build targets plain x86-64). */
+/* The same, 64 then 16 at a time with AVX2, chosen at run time (the build targets plain x86-64). */
 __attribute__((target("avx2"))) static int64_t find_avx2(const struct hm_ring *r, uint64_t sig)
 {
 	const uint16_t *a = r->key16;
@@ -346,5 +346,7 @@ size_t hm_ring_fixed_bytes(const struct hm_ring *r)
 
 size_t hm_ring_bytes(const struct hm_ring *r)
 {
-	return hm_ring_fixed_bytes(r) + r->cap * (sizeof(uint16_t) + (r->sig64 ? sizeof(uint64_t) : sizeof(uint16_t)));
+	size_t rest = r->sig64 ? sizeof(uint64_t) : sizeof(uint16_t);
+
+	return hm_ring_fixed_bytes(r) + r->cap * (sizeof(uint16_t) + rest);
 }

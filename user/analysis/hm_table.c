@@ -37,9 +37,9 @@
 #define HSM_STASH 2u
 
 /*
- * The header is counted in the table's memory and a level holds a few
- * dozen entries on repeat-heavy streams: masks derived from the widths are
- * recomputed (a shift or a multiply) rather than stored.
+ * The header is counted in the table's memory, which on repeat-heavy
+ * streams is a few hundred entries: masks derived from the widths off the
+ * hottest paths are recomputed (a shift or a multiply) rather than stored.
  */
 struct hashsm {
 	uint64_t *words;          /* metadata fields, then quotients (+1 spare word) */
@@ -328,7 +328,8 @@ static inline int64_t bucket_find(const struct hashsm *s, uint64_t bucket, uint6
 	/* Candidates: occupied slots whose alternate bit and fingerprint match; then the stored quotient. */
 	metas = bucket_metas(s, bucket);
 	want = (quot & low_mask(s->fp_bits)) << 1 | alt;
-	cand = bits_zero_fields((metas ^ s->bk_ones * want) & (s->bk_ones * low_mask(s->cls_shift)), s->bk_low, s->bk_high) &
+	cand = bits_zero_fields((metas ^ s->bk_ones * want) & (s->bk_ones * low_mask(s->cls_shift)), s->bk_low,
+				s->bk_high) &
 	       ~bucket_empties(s, metas);
 	while (cand) {
 		w = field_of(s, __builtin_ctzll(cand));
