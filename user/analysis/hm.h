@@ -17,9 +17,10 @@
  * This holds deterministically for exact signatures (hm_new); with reduced
  * signatures (hm_new_sig) two keys sharing a signature are one item.
  *
- * Storage: the lower half of the levels is one exact ring of the last
- * (k+1)(2^ceil(L/2) - 1) signatures (hm_ring.h; recencies below that are
- * exact); each upper level is a HashSM table (hm_table.h).  A key is stored
+ * Storage: the lower levels (0 .. base-1: the lower half, and more while
+ * that is at most 8192 positions) are one exact ring of the last
+ * (k+1)(2^base - 1) positions storing only the live signatures (hm_ring.h;
+ * recencies below that are exact); each upper level is a HashSM table (hm_table.h).  A key is stored
  * once (inserting it removes its previous copy), so a level holds at most
  * the distinct keys of its span; tables start small and grow with what
  * they hold, so memory follows the stream's distinct keys, not W.
@@ -93,6 +94,8 @@ uint64_t hm_level_bound(const struct hm *h, unsigned level);  /* proven max entr
 uint64_t hm_level_slots(const struct hm *h, unsigned level);
 uint64_t hm_rehashes(const struct hm *h);     /* table growths so far */
 size_t hm_memory_bytes(const struct hm *h);
+/* The part of it that does not grow with the entries: headers and the ring. */
+size_t hm_fixed_bytes(const struct hm *h);
 double hm_bits_per_item(const struct hm *h);  /* memory bits / W */
 
 /*

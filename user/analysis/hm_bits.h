@@ -15,6 +15,25 @@ static inline uint64_t low_mask(unsigned width)
 	return width >= 64 ? ~0ULL : (1ULL << width) - 1;
 }
 
+static inline unsigned bit_length(uint64_t v)
+{
+	return v ? 64 - (unsigned)__builtin_clzll(v) : 0;
+}
+
+static inline uint64_t div_ceil(uint64_t a, uint64_t b)
+{
+	return a / b + (a % b != 0);
+}
+
+/* Set bits of x, without the library call a baseline x86-64 build makes of __builtin_popcountll. */
+static inline unsigned bits_popcount(uint64_t x)
+{
+	x -= (x >> 1) & 0x5555555555555555ULL;
+	x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+	return (unsigned)((x * 0x0101010101010101ULL) >> 56);
+}
+
 static inline uint64_t bits_get(const uint64_t *words, uint64_t off, unsigned width)
 {
 	uint64_t idx = off >> 6, v;

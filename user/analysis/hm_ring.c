@@ -4,183 +4,349 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+#include "hm_bits.h"
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
-#define HM_RING_AVX2 1
+#define HM_RING_HAVE_AVX2 1
 #endif
 
-/* Slots are allocated in groups of four (one SSE2 compare); padding is never live. */
-static uint64_t padded(uint64_t len)
+/*
+ * Signatures are kept as planes: the low 16 bits of each, which the search
+ * compares (a quarter or half of the bytes), then the rest for the rare
+ * candidates: bits 16-31 of signatures of at most 32 bits, or the whole of
+ * wider ones.
+ */
+static unsigned planes(struct hm_ring *r, void ***plane, size_t *width)
 {
-	return (len + 3) & ~3ULL;
+	plane[0] = (void **)&r->key16;
+	width[0] = sizeof(uint16_t);
+	if (r->sig64) {
+		plane[1] = (void **)&r->sig64;
+		width[1] = sizeof(uint64_t);
+	} else {
+		plane[1] = (void **)&r->hi16;
+		width[1] = sizeof(uint16_t);
+	}
+	return 2;
 }
 
 int hm_ring_init(struct hm_ring *r, uint64_t len, unsigned sig_bits)
 {
-	uint64_t slots = padded(len);
-
+	memset(r, 0, sizeof(*r));
 	r->len = len;
-	r->live_count = 0;
-	r->sig32 = NULL;
-	r->sig64 = NULL;
-	r->live = calloc(slots / 64 + 1, sizeof(uint64_t));
-	if (sig_bits <= 32)
-		r->sig32 = calloc(slots ? slots : 1, sizeof(uint32_t));
+	r->live = calloc(len / 64 + 1, sizeof(uint64_t));
+	if (!r->live)
+		return -ENOMEM;
+	/* Non-NULL marks the width; grown on use. */
+	r->key16 = malloc(sizeof(uint16_t));
+	if (sig_bits > 32)
+		r->sig64 = malloc(sizeof(uint64_t));
 	else
-		r->sig64 = calloc(slots ? slots : 1, sizeof(uint64_t));
-	if (!r->live || (!r->sig32 && !r->sig64)) {
+		r->hi16 = malloc(sizeof(uint16_t));
+	if (!r->key16 || (!r->sig64 && !r->hi16)) {
 		hm_ring_free(r);
 		return -ENOMEM;
 	}
+	r->cap = 1;
 	return 0;
 }
 
 void hm_ring_free(struct hm_ring *r)
 {
 	free(r->live);
-	free(r->sig32);
+	free(r->key16);
+	free(r->hi16);
 	free(r->sig64);
 	r->live = NULL;
-	r->sig32 = NULL;
+	r->key16 = r->hi16 = NULL;
 	r->sig64 = NULL;
 }
 
-static bool is_live(const struct hm_ring *r, uint64_t slot)
+/* Index of sig in [from, to) searched from the top down, or -1. */
+static int64_t find_scalar(const struct hm_ring *r, uint64_t from, uint64_t to, uint64_t sig)
 {
-	return r->live[slot >> 6] >> (slot & 63) & 1;
-}
+	uint16_t key = (uint16_t)sig, hi = (uint16_t)(sig >> 16);
 
-/* The first live slot among the four from base whose bits are set in match. */
-static int64_t live_in(const struct hm_ring *r, uint64_t base, unsigned match)
-{
-	while (match) {
-		uint64_t slot = base + (unsigned)__builtin_ctz(match);
-
-		if (is_live(r, slot))
-			return (int64_t)slot;
-		match &= match - 1;
+	while (to > from) {
+		to--;
+		if (r->key16[to] == key && (r->sig64 ? r->sig64[to] == sig : r->hi16[to] == hi))
+			return (int64_t)to;
 	}
 	return -1;
 }
 
-/* Bit j set when slot i + j holds sig (live or not). */
-static inline unsigned match4(const struct hm_ring *r, uint64_t i, uint32_t sig)
+static int64_t find_plain(const struct hm_ring *r, uint64_t sig)
 {
-	return (r->sig32[i] == sig) | (r->sig32[i + 1] == sig) << 1 | (r->sig32[i + 2] == sig) << 2 |
-	       (r->sig32[i + 3] == sig) << 3;
+	return find_scalar(r, r->head, r->tail, sig);
 }
 
-/* The live slot holding sig among slots [from, to) (multiples of four), or -1. */
-static int64_t find32_scalar(const struct hm_ring *r, uint64_t from, uint64_t to, uint32_t sig)
-{
-	int64_t hit;
-
-	for (; from < to; from += 4) {
-		unsigned match = match4(r, from, sig);
-
-		if (match && (hit = live_in(r, from, match)) >= 0)
-			return hit;
-	}
-	return -1;
-}
-
-/* SSE2 (x86-64's baseline) only rules out blocks of sixteen; a block with a match is read again. */
-static int64_t find32(const struct hm_ring *r, uint32_t sig)
-{
-	uint64_t i = 0, slots = padded(r->len);
 #ifdef __SSE2__
-	__m128i want = _mm_set1_epi32((int)sig);
-	int64_t hit;
-
-	for (; i + 16 <= slots; i += 16) {
-		const __m128i *at = (const __m128i *)(r->sig32 + i);
-		__m128i any = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi32(_mm_loadu_si128(at), want),
-							_mm_cmpeq_epi32(_mm_loadu_si128(at + 1), want)),
-					   _mm_or_si128(_mm_cmpeq_epi32(_mm_loadu_si128(at + 2), want),
-							_mm_cmpeq_epi32(_mm_loadu_si128(at + 3), want)));
-
-		if (_mm_movemask_epi8(any) && (hit = find32_scalar(r, i, i + 16, sig)) >= 0)
-			return hit;
-	}
-#endif
-	return find32_scalar(r, i, slots, sig);
-}
-
-#ifdef HM_RING_AVX2
-/* The same, thirty-two at a time with AVX2, chosen at run time (the build targets plain x86-64). */
-__attribute__((target("avx2"))) static int64_t find32_avx2(const struct hm_ring *r, uint32_t sig)
+/*
+ * SSE2 (x86-64's baseline) rules out blocks of 32 low halves, then of 8; a
+ * block with a candidate is checked in full and the search goes on below it.
+ */
+static int64_t find_sse2(const struct hm_ring *r, uint64_t sig)
 {
-	__m256i want = _mm256_set1_epi32((int)sig);
-	uint64_t i, slots = padded(r->len);
+	const uint16_t *a = r->key16;
+	__m128i want = _mm_set1_epi16((short)(uint16_t)sig);
+	uint64_t i = r->tail;
 	int64_t hit;
 
-	for (i = 0; i + 32 <= slots; i += 32) {
-		const __m256i *at = (const __m256i *)(r->sig32 + i);
-		__m256i any = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi32(_mm256_loadu_si256(at), want),
-							      _mm256_cmpeq_epi32(_mm256_loadu_si256(at + 1), want)),
-					      _mm256_or_si256(_mm256_cmpeq_epi32(_mm256_loadu_si256(at + 2), want),
-							      _mm256_cmpeq_epi32(_mm256_loadu_si256(at + 3), want)));
+	for (; i >= r->head + 32; i -= 32) {
+		const __m128i *at = (const __m128i *)(a + i - 32);
+		__m128i any = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi16(_mm_loadu_si128(at), want),
+							_mm_cmpeq_epi16(_mm_loadu_si128(at + 1), want)),
+					   _mm_or_si128(_mm_cmpeq_epi16(_mm_loadu_si128(at + 2), want),
+							_mm_cmpeq_epi16(_mm_loadu_si128(at + 3), want)));
 
-		if (!_mm256_testz_si256(any, any) && (hit = find32_scalar(r, i, i + 32, sig)) >= 0)
+		if (_mm_movemask_epi8(any) && (hit = find_scalar(r, i - 32, i, sig)) >= 0)
 			return hit;
 	}
-	return find32_scalar(r, i, slots, sig);
+	for (; i >= r->head + 8; i -= 8)
+		if (_mm_movemask_epi8(_mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(a + i - 8)), want)) &&
+		    (hit = find_scalar(r, i - 8, i, sig)) >= 0)
+			return hit;
+	return find_scalar(r, r->head, i, sig);
 }
 #endif
 
-static int64_t find64(const struct hm_ring *r, uint64_t sig)
+#ifdef HM_RING_HAVE_AVX2
+/* The same, 64 then 16 at a time with AVX2, chosen at run time (the build targets plain x86-64). */
+__attribute__((target("avx2"))) static int64_t find_avx2(const struct hm_ring *r, uint64_t sig)
 {
-	uint64_t i;
+	const uint16_t *a = r->key16;
+	__m256i want = _mm256_set1_epi16((short)(uint16_t)sig);
+	uint64_t i = r->tail;
+	int64_t hit;
 
-	for (i = 0; i < r->len; i++)
-		if (r->sig64[i] == sig && is_live(r, i))
-			return (int64_t)i;
-	return -1;
+	for (; i >= r->head + 64; i -= 64) {
+		const __m256i *at = (const __m256i *)(a + i - 64);
+		__m256i any = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi16(_mm256_loadu_si256(at), want),
+							      _mm256_cmpeq_epi16(_mm256_loadu_si256(at + 1), want)),
+					      _mm256_or_si256(_mm256_cmpeq_epi16(_mm256_loadu_si256(at + 2), want),
+							      _mm256_cmpeq_epi16(_mm256_loadu_si256(at + 3), want)));
+
+		if (!_mm256_testz_si256(any, any) && (hit = find_scalar(r, i - 64, i, sig)) >= 0)
+			return hit;
+	}
+	for (; i >= r->head + 16; i -= 16) {
+		__m256i eq = _mm256_cmpeq_epi16(_mm256_loadu_si256((const __m256i *)(a + i - 16)), want);
+
+		if (!_mm256_testz_si256(eq, eq) && (hit = find_scalar(r, i - 16, i, sig)) >= 0)
+			return hit;
+	}
+	return find_scalar(r, r->head, i, sig);
+}
+#endif
+
+static int64_t (*find_fn)(const struct hm_ring *r, uint64_t sig);
+
+int hm_ring_use(enum hm_ring_impl impl)
+{
+	switch (impl) {
+	case HM_RING_AUTO:
+#ifdef HM_RING_HAVE_AVX2
+		if (__builtin_cpu_supports("avx2")) {
+			find_fn = find_avx2;
+			return 0;
+		}
+#endif
+#ifdef __SSE2__
+		find_fn = find_sse2;
+#else
+		find_fn = find_plain;
+#endif
+		return 0;
+	case HM_RING_SCALAR:
+		find_fn = find_plain;
+		return 0;
+	case HM_RING_SSE2:
+#ifdef __SSE2__
+		find_fn = find_sse2;
+		return 0;
+#else
+		return -ENOTSUP;
+#endif
+	case HM_RING_AVX2:
+#ifdef HM_RING_HAVE_AVX2
+		if (__builtin_cpu_supports("avx2")) {
+			find_fn = find_avx2;
+			return 0;
+		}
+#endif
+		return -ENOTSUP;
+	}
+	return -EINVAL;
 }
 
-int64_t hm_ring_find(const struct hm_ring *r, uint64_t sig)
+static int64_t find(const struct hm_ring *r, uint64_t sig)
 {
-	if (!r->live_count)
+	if (r->head == r->tail)
 		return -1;
-#ifdef HM_RING_AVX2
-	static int avx2 = -1;
-
-	if (avx2 < 0)
-		avx2 = __builtin_cpu_supports("avx2");
-	if (r->sig32 && avx2)
-		return find32_avx2(r, (uint32_t)sig);
-#endif
-	return r->sig32 ? find32(r, (uint32_t)sig) : find64(r, sig);
+	if (!find_fn)
+		hm_ring_use(HM_RING_AUTO);
+	return find_fn(r, sig);
 }
 
-void hm_ring_kill(struct hm_ring *r, uint64_t slot)
+/*
+ * The recency of the live entry at array index idx.  The k-th signature
+ * from the top of the array is the k-th live bit back from the newest slot,
+ * and the k-th from the bottom the k-th forward from the oldest: count
+ * from the nearer end, a bitmap word at a time.
+ */
+static uint64_t entry_recency(const struct hm_ring *r, uint64_t idx)
 {
+	bool back = r->tail - 1 - idx <= idx - r->head;
+	uint64_t j = back ? r->tail - 1 - idx : idx - r->head, slot = 0;
+	/* Back: slots now .. 0, then len-1 .. now+1; forward: now+1 .. len-1, then 0 .. now. */
+	uint64_t from[2], to[2];
+	unsigned s;
+
+	from[0] = back ? r->now : r->now + 1;
+	to[0] = back ? 0 : r->len - 1;
+	from[1] = back ? r->len - 1 : 0;
+	to[1] = back ? r->now + 1 : r->now;
+	for (s = 0; s < 2; s++) {
+		uint64_t lo = back ? to[s] : from[s], hi = back ? from[s] : to[s], w, bits, c;
+
+		if (lo > hi || hi >= r->len)
+			continue;
+		for (w = back ? hi >> 6 : lo >> 6;; w = back ? w - 1 : w + 1) {
+			bits = r->live[w];
+			if (w == hi >> 6)
+				bits &= low_mask((hi & 63) + 1);
+			if (w == lo >> 6)
+				bits &= ~low_mask(lo & 63);
+			c = bits_popcount(bits);
+			if (j < c) {
+				/* The (j+1)-th set bit from the top (back) or the bottom (forward). */
+				for (; j; j--)
+					bits &= back ? ~(1ULL << (63 - __builtin_clzll(bits))) : bits - 1;
+				slot = w * 64 + (back ? 63 - (uint64_t)__builtin_clzll(bits) : (uint64_t)__builtin_ctzll(bits));
+				return r->now >= slot ? r->now - slot : r->now + r->len - slot;
+			}
+			j -= c;
+			if (w == (back ? lo : hi) >> 6)
+				break;
+		}
+	}
+	return 0;  /* unreachable: the array and the bitmap hold the same entries */
+}
+
+int64_t hm_ring_recency(const struct hm_ring *r, uint64_t sig)
+{
+	int64_t idx = find(r, sig);
+
+	return idx < 0 ? -1 : (int64_t)entry_recency(r, (uint64_t)idx);
+}
+
+int64_t hm_ring_take(struct hm_ring *r, uint64_t sig)
+{
+	int64_t idx = find(r, sig);
+	uint64_t i, d, slot;
+	bool down;
+	void **plane[2];
+	size_t w[2];
+	unsigned p, np = planes(r, plane, w);
+
+	if (idx < 0)
+		return -1;
+	i = (uint64_t)idx;
+	d = entry_recency(r, i);
+	slot = r->now >= d ? r->now - d : r->now + r->len - d;
 	r->live[slot >> 6] &= ~(1ULL << (slot & 63));
-	r->live_count--;
+	/* Close the gap from the shorter side. */
+	down = i - r->head < r->tail - 1 - i;
+	for (p = 0; p < np; p++) {
+		uint8_t *a = *plane[p];
+
+		if (down)
+			memmove(a + (r->head + 1) * w[p], a + r->head * w[p], (i - r->head) * w[p]);
+		else
+			memmove(a + i * w[p], a + (i + 1) * w[p], (r->tail - 1 - i) * w[p]);
+	}
+	if (down)
+		r->head++;
+	else
+		r->tail--;
+	return (int64_t)d;
 }
 
-bool hm_ring_replace(struct hm_ring *r, uint64_t slot, uint64_t sig, uint64_t *old)
+/*
+ * Room for one more signature at the tail: slide down (at most once per
+ * cap/32 pushes, so about 128 bytes moved per push), or grow by 1/32: the
+ * array stays within about 1/16 of its peak.  At most len + len/4 + 8.
+ */
+static int make_room(struct hm_ring *r)
 {
-	bool was = is_live(r, slot);
+	uint64_t most = r->len + r->len / 4 + 8, cap;
+	void **plane[2];
+	size_t w[2];
+	unsigned p, np = planes(r, plane, w);
 
-	if (was)
-		*old = r->sig32 ? r->sig32[slot] : r->sig64[slot];
+	if (r->tail < r->cap)
+		return 0;
+	if (r->head && (r->head > r->cap / 32 || r->cap >= most)) {
+		for (p = 0; p < np; p++)
+			memmove(*plane[p], (uint8_t *)*plane[p] + r->head * w[p], (r->tail - r->head) * w[p]);
+		r->tail -= r->head;
+		r->head = 0;
+		return 0;
+	}
+	cap = r->cap + r->cap / 32 + 4;
+	cap = cap < most ? cap : most;
+	/* A plane grown before another fails is only larger than cap says. */
+	for (p = 0; p < np; p++) {
+		void *grown = realloc(*plane[p], cap * w[p]);
+
+		if (!grown)
+			return -ENOMEM;
+		*plane[p] = grown;
+	}
+	r->cap = cap;
+	return 0;
+}
+
+int hm_ring_push(struct hm_ring *r, uint64_t sig, uint64_t *old, bool *pushed_out)
+{
+	uint64_t slot = r->now + 1 == r->len ? 0 : r->now + 1;
+
+	r->now = slot;
+	/* The position leaving held this slot; if live, it is the oldest live one. */
+	*pushed_out = r->live[slot >> 6] >> (slot & 63) & 1;
+	if (*pushed_out) {
+		*old = r->sig64 ? r->sig64[r->head] : (uint32_t)r->hi16[r->head] << 16 | r->key16[r->head];
+		r->head++;
+		r->live[slot >> 6] &= ~(1ULL << (slot & 63));
+	}
+	if (make_room(r))
+		return -ENOMEM;
+	r->live[slot >> 6] |= 1ULL << (slot & 63);
+	r->key16[r->tail] = (uint16_t)sig;
+	if (r->sig64)
+		r->sig64[r->tail++] = sig;
 	else
-		r->live[slot >> 6] |= 1ULL << (slot & 63);
-	r->live_count += !was;
-	if (r->sig32)
-		r->sig32[slot] = (uint32_t)sig;
-	else
-		r->sig64[slot] = sig;
-	return was;
+		r->hi16[r->tail++] = (uint16_t)(sig >> 16);
+	return 0;
+}
+
+uint64_t hm_ring_live(const struct hm_ring *r)
+{
+	return r->tail - r->head;
+}
+
+size_t hm_ring_fixed_bytes(const struct hm_ring *r)
+{
+	return (r->len / 64 + 1) * sizeof(uint64_t);
 }
 
 size_t hm_ring_bytes(const struct hm_ring *r)
 {
-	uint64_t slots = padded(r->len);
+	size_t rest = r->sig64 ? sizeof(uint64_t) : sizeof(uint16_t);
 
-	return (slots / 64 + 1) * sizeof(uint64_t) + (slots ? slots : 1) * (r->sig32 ? 4 : 8);
+	return hm_ring_fixed_bytes(r) + r->cap * (sizeof(uint16_t) + rest);
 }

@@ -28,37 +28,69 @@
 
 #define HSM_WAYS_LOG2 3
 #define HSM_WAYS (1u << HSM_WAYS_LOG2)
-/* Grow before the load passes 19/20 = 0.95; grow by 1/8 of the buckets. */
-#define HSM_LOAD_NUM 19u
-#define HSM_LOAD_DEN 20u
-#define HSM_GROW_SHIFT 3
+/* Grow before the load passes 0.95 (higher costs cuckoo walks); grow by 1/16 of the buckets. */
+#define HSM_LOAD_NUM 95u
+#define HSM_LOAD_DEN 100u
+#define HSM_GROW_SHIFT 4
 #define HSM_MAX_KICKS 500u
 /* Overflow entries kept beside the table before growing it. */
 #define HSM_STASH 2u
 
+/*
+ * The header is counted in the table's memory, which on repeat-heavy
+ * streams is a few hundred entries: masks derived from the widths off the
+ * hottest paths are recomputed (a shift or a multiply) rather than stored.
+ */
 struct hashsm {
 	uint64_t *words;          /* metadata fields, then quotients (+1 spare word) */
 	uint64_t *quots;
 	uint64_t nbuckets, recip;  /* recip = floor((2^64 - 1) / nbuckets) */
-	uint64_t items, grow_at;
-	uint64_t lap, scan_per_call, scan_next;
+	uint64_t items;
+	uint64_t scan_next;
 	uint64_t scan_left;       /* buckets the pass since the last tick has still to visit */
 	uint64_t rng;
-	uint32_t rehashes;
-	/* Per-field masks over one bucket's metadata (bucket_fits): top bits, class bits, class now + 1. */
-	uint64_t bk_high, bk_cls, bk_expired;
-	uint64_t bk_low, bk_ones, bk_key;
-	uint64_t meta_mask, quot_mask, bucket_mask, fp_mask;  /* low_mask of each width */  /* below each top bit; lowest bits; alternate + fingerprint bits */
+	/* Per-field masks over a bucket's metadata (bucket_fits): lowest bit, top bit, bits below it. */
+	uint64_t bk_ones, bk_high, bk_low;
+	uint64_t meta_mask, bucket_mask;  /* low_mask of a slot's and a bucket's metadata */
 	hashsm_evict_fn evict;
 	void *ctx;
 	uint64_t stash_sig[HSM_STASH];
 	uint32_t stash_cls[HSM_STASH];
-	uint32_t n, active, now, cls_empty;
+	uint32_t n, active, now;
+	uint32_t rehashes;
 	uint16_t field_magic;     /* ceil(2^16 / meta_bits): field of a bit by multiply-shift */
+	uint8_t lap_log2;         /* lap rounded down to a power of two */
 	uint8_t meta_bits, quot_bits, sig_bits, stash_used;
 	uint8_t cls_bits, fp_bits, cls_shift;  /* metadata: class << cls_shift | fingerprint << 1 | alt */
 	bool in_rebuild, bucket_fits, one_expired;
 };
+
+static inline uint32_t cls_empty(const struct hashsm *s)
+{
+	return (uint32_t)low_mask(s->cls_bits);
+}
+
+/* Each field's class bits; each field's class equal to cls. */
+static inline uint64_t bk_cls(const struct hashsm *s)
+{
+	return s->bk_ones * ((uint64_t)cls_empty(s) << s->cls_shift);
+}
+
+static inline uint64_t bk_class(const struct hashsm *s, uint32_t cls)
+{
+	return s->bk_ones * ((uint64_t)cls << s->cls_shift);
+}
+
+static inline uint64_t grow_at(const struct hashsm *s)
+{
+	return s->nbuckets * HSM_WAYS * HSM_LOAD_NUM / HSM_LOAD_DEN;
+}
+
+/* An expired entry of an n = active + 1 table holds class now + 1. */
+static inline uint64_t bk_expired(const struct hashsm *s)
+{
+	return bk_class(s, s->now + 1 == s->n ? 0 : s->now + 1);
+}
 
 static uint64_t quotient_mix(uint64_t q)
 {
@@ -67,16 +99,6 @@ static uint64_t quotient_mix(uint64_t q)
 	q ^= q >> 33;
 	q *= 0xc4ceb9fe1a85ec53ULL;
 	return q ^ (q >> 33);
-}
-
-static unsigned bit_length(uint64_t v)
-{
-	return v ? 64 - (unsigned)__builtin_clzll(v) : 0;
-}
-
-static uint64_t div_ceil(uint64_t a, uint64_t b)
-{
-	return a / b + (a % b != 0);
 }
 
 /* sig = quot * nbuckets + bucket. */
@@ -135,13 +157,13 @@ static inline uint64_t slot_qhigh(const struct hashsm *s, uint64_t slot)
 	if (!s->quot_bits)
 		return 0;
 	if (s->quot_bits <= 57)
-		return bits_get57m(s->quots, slot * s->quot_bits, s->quot_mask);
+		return bits_get57m(s->quots, slot * s->quot_bits, low_mask(s->quot_bits));
 	return bits_get(s->quots, slot * s->quot_bits, s->quot_bits);
 }
 
 static inline uint64_t slot_quot(const struct hashsm *s, uint64_t slot)
 {
-	return slot_qhigh(s, slot) << s->fp_bits | ((slot_meta(s, slot) >> 1) & s->fp_mask);
+	return slot_qhigh(s, slot) << s->fp_bits | ((slot_meta(s, slot) >> 1) & low_mask(s->fp_bits));
 }
 
 static inline uint32_t meta_cls(const struct hashsm *s, uint32_t meta)
@@ -153,16 +175,16 @@ static inline void slot_write(struct hashsm *s, uint64_t slot, uint64_t quot, un
 			      uint32_t cls)
 {
 	bits_put57m(s->words, slot * s->meta_bits, s->meta_mask,
-		    (uint64_t)cls << s->cls_shift | (quot & s->fp_mask) << 1 | alt);
+		    (uint64_t)cls << s->cls_shift | (quot & low_mask(s->fp_bits)) << 1 | alt);
 	if (s->quot_bits > 57)
 		bits_put(s->quots, slot * s->quot_bits, s->quot_bits, quot >> s->fp_bits);
 	else if (s->quot_bits)
-		bits_put57m(s->quots, slot * s->quot_bits, s->quot_mask, quot >> s->fp_bits);
+		bits_put57m(s->quots, slot * s->quot_bits, low_mask(s->quot_bits), quot >> s->fp_bits);
 }
 
 static inline void slot_clear(struct hashsm *s, uint64_t slot)
 {
-	bits_put57m(s->words, slot * s->meta_bits, s->meta_mask, (uint64_t)s->cls_empty << s->cls_shift);
+	bits_put57m(s->words, slot * s->meta_bits, s->meta_mask, (uint64_t)cls_empty(s) << s->cls_shift);
 }
 
 static inline bool cls_expired(const struct hashsm *s, uint32_t cls)
@@ -208,12 +230,6 @@ static int hsm_geometry(struct hashsm *s, uint64_t nbuckets)
 	s->cls_shift = (uint8_t)(1 + s->fp_bits);
 	s->meta_bits = (uint8_t)(s->cls_bits + s->cls_shift);
 	s->field_magic = (uint16_t)((65536 + s->meta_bits - 1) / s->meta_bits);
-	s->meta_mask = low_mask(s->meta_bits);
-	s->quot_mask = low_mask(s->quot_bits);
-	s->fp_mask = low_mask(s->fp_bits);
-	s->bucket_mask = low_mask(HSM_WAYS * s->meta_bits);
-	s->grow_at = slots * HSM_LOAD_NUM / HSM_LOAD_DEN;
-	s->scan_per_call = div_ceil(nbuckets, s->lap);
 	meta_words = div_ceil(slots * s->meta_bits, 64) + 1;
 	quot_words = div_ceil(slots * s->quot_bits, 64) + 1;
 	if (meta_words + quot_words > SIZE_MAX / sizeof(uint64_t))
@@ -228,11 +244,11 @@ static int hsm_geometry(struct hashsm *s, uint64_t nbuckets)
 	/* A scan chunk: as many whole buckets of metadata as fit in 64 bits. */
 	/* One load reads a bucket's metadata when its fields fit 57 bits. */
 	s->bucket_fits = HSM_WAYS * s->meta_bits <= 57;
-	s->bk_high = s->bucket_fits ? bits_broadcast(1ULL << (s->meta_bits - 1), s->meta_bits, HSM_WAYS) : 0;
-	s->bk_cls = s->bucket_fits ? bits_broadcast((uint64_t)s->cls_empty << s->cls_shift, s->meta_bits, HSM_WAYS) : 0;
-	s->bk_ones = s->bucket_fits ? s->bk_high >> (s->meta_bits - 1) : 0;
+	s->meta_mask = low_mask(s->meta_bits);
+	s->bucket_mask = low_mask(HSM_WAYS * s->meta_bits);
+	s->bk_ones = s->bucket_fits ? bits_broadcast(1, s->meta_bits, HSM_WAYS) : 0;
+	s->bk_high = s->bk_ones << (s->meta_bits - 1);
 	s->bk_low = s->bk_high - s->bk_ones;
-	s->bk_key = s->bk_ones * low_mask(s->cls_shift);
 	/* n = active + 1: an expired entry can only hold class now + 1 (see hashsm_set_now). */
 	s->one_expired = s->bucket_fits && s->n == s->active + 1;
 	return 0;
@@ -255,12 +271,11 @@ struct hashsm *hashsm_new(uint64_t max_items, unsigned sig_bits, uint32_t n, uin
 	s->sig_bits = (uint8_t)sig_bits;
 	s->n = n;
 	s->active = active;
-	s->lap = lap;
+	s->lap_log2 = (uint8_t)(bit_length(lap) - 1);
 	s->evict = evict;
 	s->ctx = ctx;
 	/* Class values 0..n-1 plus the all-ones empty marker, then the alternate bit. */
 	s->cls_bits = (uint8_t)bit_length(n);
-	s->cls_empty = (uint32_t)low_mask(s->cls_bits);
 	s->rng = (0x853c49e6748fea9bULL ^ (max_items * 0x9e3779b97f4a7c15ULL)) | 1;
 	slots = div_ceil(max_items * HSM_LOAD_DEN, HSM_LOAD_NUM);
 	if (hsm_geometry(s, div_ceil(slots, HSM_WAYS))) {
@@ -282,20 +297,16 @@ void hashsm_free(struct hashsm *s)
 
 void hashsm_set_now(struct hashsm *s, uint32_t now)
 {
-	uint32_t expired = now + 1 == s->n ? 0 : now + 1;
-
 	/* Entries expire only when the clock moves: one full pass after each tick finds them. */
 	if (now != s->now)
 		s->scan_left = s->nbuckets;
 	s->now = now;
-	if (s->bucket_fits)
-		s->bk_expired = bits_broadcast((uint64_t)expired << s->cls_shift, s->meta_bits, HSM_WAYS);
 }
 
 /* Fields of one bucket's metadata (bucket_fits): the top bit of each empty one. */
 static inline uint64_t bucket_empties(const struct hashsm *s, uint64_t metas)
 {
-	return bits_zero_fields(~metas & s->bk_cls, s->bk_low, s->bk_high);
+	return bits_zero_fields(~metas & bk_cls(s), s->bk_low, s->bk_high);
 }
 
 /* Slot of (quot, alt) in bucket, or -1. */
@@ -309,15 +320,16 @@ static inline int64_t bucket_find(const struct hashsm *s, uint64_t bucket, uint6
 		for (w = 0; w < HSM_WAYS; w++) {
 			uint32_t m = slot_meta(s, slot + w);
 
-			if (meta_cls(s, m) != s->cls_empty && (m & 1) == alt && slot_quot(s, slot + w) == quot)
+			if (meta_cls(s, m) != cls_empty(s) && (m & 1) == alt && slot_quot(s, slot + w) == quot)
 				return (int64_t)(slot + w);
 		}
 		return -1;
 	}
 	/* Candidates: occupied slots whose alternate bit and fingerprint match; then the stored quotient. */
 	metas = bucket_metas(s, bucket);
-	want = (quot & s->fp_mask) << 1 | alt;
-	cand = bits_zero_fields((metas ^ s->bk_ones * want) & s->bk_key, s->bk_low, s->bk_high) &
+	want = (quot & low_mask(s->fp_bits)) << 1 | alt;
+	cand = bits_zero_fields((metas ^ s->bk_ones * want) & (s->bk_ones * low_mask(s->cls_shift)), s->bk_low,
+				s->bk_high) &
 	       ~bucket_empties(s, metas);
 	while (cand) {
 		w = field_of(s, __builtin_ctzll(cand));
@@ -389,12 +401,18 @@ int64_t hashsm_take(struct hashsm *s, uint64_t sig)
 /* Remove an expired entry and hand it on. */
 static int hsm_evict_slot(struct hashsm *s, uint64_t slot)
 {
-	uint64_t sig = slot_sig(s, slot);
-	uint32_t cls = meta_cls(s, slot_meta(s, slot));
+	uint64_t sig;
+	uint32_t cls;
 
-	slot_clear(s, slot);
 	s->items--;
-	return s->evict ? s->evict(s->ctx, sig, cls) : 0;
+	if (!s->evict) {
+		slot_clear(s, slot);
+		return 0;
+	}
+	sig = slot_sig(s, slot);
+	cls = meta_cls(s, slot_meta(s, slot));
+	slot_clear(s, slot);
+	return s->evict(s->ctx, sig, cls);
 }
 
 /*
@@ -418,7 +436,7 @@ static int hsm_settle(struct hashsm *s, uint64_t bucket, uint64_t quot, unsigned
 		}
 	} else {
 		for (w = 0; w < HSM_WAYS; w++) {
-			if (meta_cls(s, slot_meta(s, slot + w)) == s->cls_empty) {
+			if (meta_cls(s, slot_meta(s, slot + w)) == cls_empty(s)) {
 				slot_write(s, slot + w, quot, alt, cls);
 				s->items++;
 				return 1;
@@ -426,7 +444,7 @@ static int hsm_settle(struct hashsm *s, uint64_t bucket, uint64_t quot, unsigned
 		}
 	}
 	if (s->one_expired) {
-		uint64_t hits = bits_zero_fields((metas & s->bk_cls) ^ s->bk_expired, s->bk_low, s->bk_high);
+		uint64_t hits = bits_zero_fields((metas & bk_cls(s)) ^ bk_expired(s), s->bk_low, s->bk_high);
 
 		if (!hits)
 			return 0;
@@ -525,7 +543,7 @@ static int hsm_collect(const struct hashsm *s, struct hsm_entry *keep, uint64_t 
 		uint32_t c = meta_cls(s, slot_meta(s, slot));
 		struct hsm_entry e;
 
-		if (c == s->cls_empty)
+		if (c == cls_empty(s))
 			continue;
 		e.sig = slot_sig(s, slot);
 		e.cls = c;
@@ -546,7 +564,7 @@ static int hsm_collect(const struct hashsm *s, struct hsm_entry *keep, uint64_t 
 }
 
 /*
- * Grow by 1/8 (more if the entries do not fit): rebuild with every active
+ * Grow by 1/16 (more if the entries do not fit): rebuild with every active
  * entry plus the homeless one; expired entries found on the way are evicted
  * after the rebuild.  On failure the homeless entry is lost, the rest intact.
  */
@@ -583,7 +601,7 @@ static int hsm_grow(struct hashsm *s, uint64_t sig, uint32_t cls)
 		for (i = 0; i < nkeep; i++)
 			if (hsm_place(&fresh, keep[i].sig, keep[i].cls))
 				break;
-		if (i == nkeep && fresh.items <= fresh.grow_at) {
+		if (i == nkeep && fresh.items <= grow_at(&fresh)) {
 			free(s->words);
 			fresh.in_rebuild = false;
 			fresh.rehashes++;
@@ -604,7 +622,7 @@ static int hsm_grow(struct hashsm *s, uint64_t sig, uint32_t cls)
 
 int hashsm_add(struct hashsm *s, uint64_t sig, uint32_t cls)
 {
-	if (s->items + 1 > s->grow_at)
+	if (s->items + 1 > grow_at(s))
 		return hsm_grow(s, sig, cls);
 	return hsm_place(s, sig, cls);
 }
@@ -657,7 +675,7 @@ static int hsm_scan_fields(struct hashsm *s, uint64_t first, uint64_t count)
 	for (slot = first * HSM_WAYS; slot < end; slot++) {
 		uint32_t c = meta_cls(s, slot_meta(s, slot));
 
-		if (c != s->cls_empty && cls_expired(s, c)) {
+		if (c != cls_empty(s) && cls_expired(s, c)) {
 			int r = hsm_evict_slot(s, slot);
 
 			rc = rc ? rc : r;
@@ -673,7 +691,7 @@ static int hsm_scan_swar(struct hashsm *s, uint64_t first, uint64_t count)
 	int rc = 0;
 
 	for (b = first; b < end; b++) {
-		uint64_t hits = bits_zero_fields((bucket_metas(s, b) & s->bk_cls) ^ s->bk_expired, s->bk_low,
+		uint64_t hits = bits_zero_fields((bucket_metas(s, b) & bk_cls(s)) ^ bk_expired(s), s->bk_low,
 						 s->bk_high);
 
 		while (hits) {
@@ -688,7 +706,8 @@ static int hsm_scan_swar(struct hashsm *s, uint64_t first, uint64_t count)
 
 int hashsm_scan(struct hashsm *s)
 {
-	uint64_t left = s->scan_per_call < s->scan_left ? s->scan_per_call : s->scan_left;
+	uint64_t per_call = (s->nbuckets + low_mask(s->lap_log2)) >> s->lap_log2;
+	uint64_t left = per_call < s->scan_left ? per_call : s->scan_left;
 	int rc, r;
 
 	if (!s->scan_left)
@@ -725,6 +744,11 @@ uint64_t hashsm_slots(const struct hashsm *s)
 uint64_t hashsm_rehashes(const struct hashsm *s)
 {
 	return s->rehashes;
+}
+
+size_t hashsm_header_bytes(const struct hashsm *s)
+{
+	return sizeof(*s) + 2 * sizeof(uint64_t);
 }
 
 size_t hashsm_memory_bytes(const struct hashsm *s)

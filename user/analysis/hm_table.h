@@ -14,7 +14,7 @@
  * bits, all-ones class meaning empty, in one packed array, and the quotient
  * sig / nbuckets in another; the remainder is the primary bucket, so the
  * signature is recovered for promotion.  The table starts sized for
- * max_items and grows by 1/8 whenever it would pass a load of 0.95, so its
+ * max_items and grows by 1/16 whenever it would pass a load of 0.95, so its
  * size follows what it holds; a cuckoo walk that fails leaves its entry in
  * a 2-entry stash, and only a full stash forces growth below that load.
  */
@@ -46,5 +46,7 @@ uint64_t hashsm_items(const struct hashsm *s);
 uint64_t hashsm_slots(const struct hashsm *s);
 uint64_t hashsm_rehashes(const struct hashsm *s);
 size_t hashsm_memory_bytes(const struct hashsm *s);
+/* The part of it whatever the size: the header and the padding words. */
+size_t hashsm_header_bytes(const struct hashsm *s);
 
 #endif
