@@ -19,4 +19,11 @@
 #define PACER_UNROLL _Pragma("GCC unroll 8")
 #endif
 
+/* Loops whose body loads from memory: unrolled, clang hoists every load and spills. */
+#ifdef __clang__
+#define PACER_NO_UNROLL _Pragma("clang loop unroll(disable)")
+#else
+#define PACER_NO_UNROLL
+#endif
+
 #endif /* PACER_COMPILER_H */

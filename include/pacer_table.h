@@ -147,6 +147,23 @@ PACER_INLINE __u64 pacer_tbl_zero(__u64 v)
 	return ((PACER_TBL_BIT16 - v) >> 16) & PACER_TBL_LANES;
 }
 
+/* "Now" in both lanes, as pacer_tbl_lane_ages subtracts from it. */
+PACER_INLINE __u64 pacer_tbl_lane_now(__u64 tick)
+{
+	return (((__u64)(__u16)tick + PACER_TBL_FUTURE) * PACER_TBL_LANES) | PACER_TBL_BIT16;
+}
+
+/*
+ * The ages of word w's two entries, one per 32-bit lane, with bit 31 of each
+ * lane set so that subtracting a threshold leaves bit 31 set exactly when
+ * the age reaches it; *fp gets their fingerprints, a lane each.
+ */
+PACER_INLINE __u64 pacer_tbl_lane_ages(__u64 w, __u64 now, __u64 *fp)
+{
+	*fp = (w >> 16) & PACER_TBL_LO16;
+	return ((now - (w & PACER_TBL_LO16)) & PACER_TBL_LO16) | PACER_TBL_BIT31;
+}
+
 PACER_INLINE void pacer_tbl_scan_line(const struct pacer_tbl_line *l, __u32 line, __u64 tick,
 				      struct pacer_tbl_scan *s)
 {
@@ -156,20 +173,16 @@ PACER_INLINE void pacer_tbl_scan_line(const struct pacer_tbl_line *l, __u32 line
 	 * and one comparison tells fresh (future, or under the threshold) from
 	 * expired.
 	 */
-	__u64 now = (((__u64)(__u16)tick + PACER_TBL_FUTURE) * PACER_TBL_LANES) | PACER_TBL_BIT16;
+	__u64 now = pacer_tbl_lane_now(tick);
 	__u64 fp = (__u64)s->fp * PACER_TBL_LANES, conform = 0, expired = 0, unwritten = 0;
 	__u64 match = 0;
 	__u64 th0 = (s->thresh + PACER_TBL_FUTURE) * PACER_TBL_LANES;
 	__u64 th1 = (s->sat + PACER_TBL_FUTURE) * PACER_TBL_LANES;
 	__u32 i;
 
-	/* Not unrolled: clang would hoist all eight loads and spill. */
-#ifdef __clang__
-#pragma clang loop unroll(disable)
-#endif
+	PACER_NO_UNROLL
 	for (i = 0; i < PACER_TBL_WAYS / 2; i++) {
-		__u64 w = l->w[i], f = (w >> 16) & PACER_TBL_LO16;
-		__u64 a = ((now - (w & PACER_TBL_LO16)) & PACER_TBL_LO16) | PACER_TBL_BIT31;
+		__u64 f, a = pacer_tbl_lane_ages(l->w[i], now, &f);
 
 		conform |= (((a - th0) >> 31) & PACER_TBL_LANES) << i;
 		expired |= (((a - th1) >> 31) & PACER_TBL_LANES) << i;
@@ -196,16 +209,13 @@ PACER_INLINE void pacer_tbl_scan_line(const struct pacer_tbl_line *l, __u32 line
 PACER_INLINE __u32 pacer_tbl_idle_line(const struct pacer_tbl_line *l, __u32 line, __u64 tick,
 				       __u32 sat)
 {
-	__u64 now = (((__u64)(__u16)tick + PACER_TBL_FUTURE) * PACER_TBL_LANES) | PACER_TBL_BIT16;
-	__u64 th2 = (2 * sat + PACER_TBL_FUTURE) * PACER_TBL_LANES, idle = 0;
+	__u64 now = pacer_tbl_lane_now(tick), idle = 0;
+	__u64 th2 = (2 * sat + PACER_TBL_FUTURE) * PACER_TBL_LANES;
 	__u32 i;
 
-#ifdef __clang__
-#pragma clang loop unroll(disable)
-#endif
+	PACER_NO_UNROLL
 	for (i = 0; i < PACER_TBL_WAYS / 2; i++) {
-		__u64 w = l->w[i], f = (w >> 16) & PACER_TBL_LO16;
-		__u64 a = ((now - (w & PACER_TBL_LO16)) & PACER_TBL_LO16) | PACER_TBL_BIT31;
+		__u64 f, a = pacer_tbl_lane_ages(l->w[i], now, &f);
 
 		idle |= ((((a - th2) >> 31) & PACER_TBL_LANES) | pacer_tbl_zero(f)) << i;
 	}
@@ -226,21 +236,14 @@ PACER_INLINE void pacer_tbl_scan(struct pacer_tbl_line *const l[2], __u16 fp, __
 /* Index of the lowest set bit of a non-zero mask, by halving (no branches). */
 PACER_INLINE __u32 pacer_tbl_first(__u32 mask)
 {
-	__u64 x = mask, n = 0, z;
+	__u64 x = mask, n = 0, z, w;
 
-	z = (1 - pacer_nz(x & 0xffff)) << 4;
-	n += z;
-	x >>= z;
-	z = (1 - pacer_nz(x & 0xff)) << 3;
-	n += z;
-	x >>= z;
-	z = (1 - pacer_nz(x & 0xf)) << 2;
-	n += z;
-	x >>= z;
-	z = (1 - pacer_nz(x & 0x3)) << 1;
-	n += z;
-	x >>= z;
-	n += 1 - (x & 1);
+	PACER_UNROLL
+	for (w = 16; w; w >>= 1) {
+		z = (1 - pacer_nz(x & ((1ULL << w) - 1))) * w; /* no set bit in the low w: skip them */
+		n += z;
+		x >>= z;
+	}
 	return (__u32)n & (PACER_TBL_SLOTS - 1);
 }
 
@@ -273,13 +276,10 @@ PACER_INLINE int pacer_tbl_fresh(__u32 e, __u64 tick, __u32 thresh)
  */
 PACER_INLINE __u64 pacer_tbl_oldest_line(const struct pacer_tbl_line *l, __u32 line, __u64 tick)
 {
-	__u64 now = ((__u64)(__u16)tick + PACER_TBL_FUTURE) * PACER_TBL_LANES | PACER_TBL_BIT16;
-	__u64 best = 0;
+	__u64 now = pacer_tbl_lane_now(tick), best = 0;
 	__u32 i;
 
-#ifdef __clang__
-#pragma clang loop unroll(disable)
-#endif
+	PACER_NO_UNROLL
 	for (i = 0; i < PACER_TBL_WAYS / 2; i++) {
 		__u64 w = l->w[i], f = (w >> 16) & PACER_TBL_LO16;
 		__u64 written = ((f + PACER_TBL_LO16) >> 16) & PACER_TBL_LANES; /* f != 0 per lane */
@@ -337,9 +337,7 @@ PACER_INLINE __u32 pacer_tbl_youngest(struct pacer_tbl_line *const l[2], __u32 m
 
 	if (!(mask & (mask - 1)))
 		return pacer_tbl_first(mask);
-#ifdef __clang__
-#pragma clang loop unroll(disable)
-#endif
+	PACER_NO_UNROLL
 	for (i = 0; i < PACER_TBL_SLOTS; i++) {
 		__u64 key = (0x10000ULL - pacer_tbl_age(*pacer_tbl_slot(l, i), tick)) << 5 | i;
 

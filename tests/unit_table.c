@@ -560,12 +560,32 @@ START_TEST(test_claim_rescan_catches_a_different_pick)
 }
 END_TEST
 
+/* The branch-free lowest-set-bit the slot choice uses, against the compiler's. */
+START_TEST(test_first_is_the_lowest_set_bit)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	uint32_t i;
+
+	for (i = 0; i < 32; i++)
+		ck_assert_uint_eq(pacer_tbl_first(1u << i), i);
+	for (i = 0; i < 200000; i++) {
+		uint32_t m;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		m = (uint32_t)x >> (x >> 59); /* masks of every width */
+		if (m)
+			ck_assert_uint_eq(pacer_tbl_first(m), (uint32_t)__builtin_ctz(m));
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("recency table");
 	TCase *tc = tcase_create("oracle");
 
 	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_first_is_the_lowest_set_bit);
 	tcase_add_loop_test(tc, test_random_streams, 0, 12);
 	tcase_add_loop_test(tc, test_adversarial_streams, 0, 4);
 	tcase_add_loop_test(tc, test_exact_when_roomy, 0, 2);
