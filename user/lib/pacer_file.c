@@ -231,8 +231,9 @@ static int check_plausible(const struct pacer_file_header *h, struct pacer_file_
 	return 0;
 }
 
-int pacer_file_header_decode(const uint8_t *buf, size_t len, struct pacer_file_header *h,
-			     struct pacer_file_error *err)
+/* Magic, version, header length and checksum: whether the bytes are a header at all. */
+static int check_framing(const uint8_t *buf, size_t len, struct pacer_file_header *h,
+			 struct pacer_file_error *err)
 {
 	uint32_t stored, computed;
 	char start[40];
@@ -276,7 +277,12 @@ int pacer_file_header_decode(const uint8_t *buf, size_t len, struct pacer_file_h
 		return fail(err, PACER_FILE_HEADER_CORRUPT, -EBADMSG, h->header_len - 4,
 			    "header checksum is %08x but bytes 0..%u sum to %08x", stored,
 			    h->header_len - 5, computed);
+	return 0;
+}
 
+/* Every field, little-endian at its offset. */
+static void get_fields(const uint8_t *buf, struct pacer_file_header *h)
+{
 	h->record_size = get32(buf + OFF_RSIZE);
 	h->flags = get32(buf + OFF_FLAGS);
 	h->interval_ns = get64(buf + OFF_INTERVAL);
@@ -309,15 +315,11 @@ int pacer_file_header_decode(const uint8_t *buf, size_t len, struct pacer_file_h
 	h->max_thresh = get32(buf + OFF_MAX_THRESH);
 	h->backend = get32(buf + OFF_BACKEND);
 	h->on_full = get32(buf + OFF_ON_FULL);
-	h->rate_n = 1;
-	if (h->version_major == PACER_FILE_VERSION_RATE) {
-		h->rate_n = get16(buf + OFF_RATE_N);
-		h->burst_ticks = get16(buf + OFF_BURST);
-		if (h->rate_n < 2 || h->rate_n > PACER_RATE_MAX_N)
-			return INVALID(OFF_RATE_N, "format 2 with rate N = %u, outside 2..%d", h->rate_n,
-				       PACER_RATE_MAX_N);
-	}
+}
 
+/* Fields outside what any writer produces: refused with the offending field's offset. */
+static int check_ranges(struct pacer_file_header *h, struct pacer_file_error *err)
+{
 	if (h->record_size < PACER_FILE_RECORD_V1_LEN || h->record_size > PACER_FILE_RECORD_MAX_LEN)
 		return INVALID(OFF_RSIZE, "record size %u is outside %d..%d", h->record_size,
 			       PACER_FILE_RECORD_V1_LEN, PACER_FILE_RECORD_MAX_LEN);
@@ -368,7 +370,27 @@ int pacer_file_header_decode(const uint8_t *buf, size_t len, struct pacer_file_h
 	     h->lines_log2 > PACER_TBL_MAX_LINES_LOG2))
 		return INVALID(OFF_LINES, "a table is one row of 2^1..2^%d lines, not %u rows of 2^%u (layout %u)",
 			       PACER_TBL_MAX_LINES_LOG2, h->rows, h->lines_log2, h->kind);
-	return check_plausible(h, err);
+	return 0;
+}
+
+int pacer_file_header_decode(const uint8_t *buf, size_t len, struct pacer_file_header *h,
+			     struct pacer_file_error *err)
+{
+	int ret = check_framing(buf, len, h, err);
+
+	if (ret)
+		return ret;
+	get_fields(buf, h);
+	h->rate_n = 1;
+	if (h->version_major == PACER_FILE_VERSION_RATE) {
+		h->rate_n = get16(buf + OFF_RATE_N);
+		h->burst_ticks = get16(buf + OFF_BURST);
+		if (h->rate_n < 2 || h->rate_n > PACER_RATE_MAX_N)
+			return INVALID(OFF_RATE_N, "format 2 with rate N = %u, outside 2..%d", h->rate_n,
+				       PACER_RATE_MAX_N);
+	}
+	ret = check_ranges(h, err);
+	return ret ? ret : check_plausible(h, err);
 }
 
 void pacer_file_record_encode(const struct pacer_record *r, uint8_t *buf)
