@@ -93,19 +93,31 @@ void audit_free(struct audit_result *r)
 	r->packets_by_cpu = r->false_passes_by_cpu = r->false_drops_by_cpu = NULL;
 }
 
-int audit_run(const struct an_stream *s, struct audit_result *out)
+/* The audit's state beside its result: the exact views and the greedy windows. */
+struct auditor {
+	const struct an_stream *s;
+	const struct pacer_file_header *h;
+	struct audit_result *out;
+	struct view *global, *local;   /* per source; per source and CPU (per-CPU placement) */
+	struct an_map local_index;
+	uint64_t nlocal, *win_start, *win_count, start;
+	struct pacer_rate rate;
+	uint32_t rate_n;
+	int percpu;
+};
+
+static int auditor_init(struct auditor *au, const struct an_stream *s, struct audit_result *out)
 {
 	const struct pacer_file_header *h = &s->hdr;
-	struct view *global = NULL, *local = NULL;
-	uint64_t *win_start = NULL, *win_count = NULL, span, i;
-	struct an_map local_index = { 0 };
-	uint64_t start = h->start_mono_ns;
-	int percpu = h->placement == PACER_PLACEMENT_PERCPU, ret = -ENOMEM, ins;
-	uint32_t rate_n = h->rate_n > 1 ? h->rate_n : 1;
-	struct pacer_rate rate = pacer_rate_of(h->thresh_ticks, rate_n > 1 ? h->burst_ticks : 0);
-	uint64_t nlocal = 0;
+	uint64_t nsrc = s->nsrc ? s->nsrc : 1, span, i;
 
-	memset(out, 0, sizeof(*out));
+	au->s = s;
+	au->h = h;
+	au->out = out;
+	au->start = h->start_mono_ns;
+	au->percpu = h->placement == PACER_PLACEMENT_PERCPU;
+	au->rate_n = h->rate_n > 1 ? h->rate_n : 1;
+	au->rate = pacer_rate_of(h->thresh_ticks, au->rate_n > 1 ? h->burst_ticks : 0);
 	out->policy = h->policy;
 	out->placement = h->placement;
 	out->interval_ns = h->interval_ns;
@@ -113,160 +125,194 @@ int audit_run(const struct an_stream *s, struct audit_result *out)
 	out->packets_by_cpu = calloc(out->ncpus, sizeof(uint64_t));
 	out->false_passes_by_cpu = calloc(out->ncpus, sizeof(uint64_t));
 	out->false_drops_by_cpu = calloc(out->ncpus, sizeof(uint64_t));
-	global = malloc((s->nsrc ? s->nsrc : 1) * sizeof(*global));
-	win_start = calloc(s->nsrc ? s->nsrc : 1, sizeof(uint64_t));
-	win_count = calloc(s->nsrc ? s->nsrc : 1, sizeof(uint64_t));
+	au->global = malloc(nsrc * sizeof(*au->global));
+	au->win_start = calloc(nsrc, sizeof(uint64_t));
+	au->win_count = calloc(nsrc, sizeof(uint64_t));
 	if (!out->packets_by_cpu || !out->false_passes_by_cpu || !out->false_drops_by_cpu ||
-	    !global || !win_start || !win_count)
-		goto out;
+	    !au->global || !au->win_start || !au->win_count)
+		return -ENOMEM;
 	for (i = 0; i < s->nsrc; i++)
-		global[i].last_pkt = global[i].virt = NO_TS;
-	if (percpu) {
-		if (an_map_init(&local_index, s->nsrc))
-			goto out;
-		local = malloc((s->nsrc ? s->nsrc : 1) * sizeof(*local) * 2);
-		if (!local)
-			goto out;
-		nlocal = (s->nsrc ? s->nsrc : 1) * 2;
+		au->global[i].last_pkt = au->global[i].virt = NO_TS;
+	if (au->percpu) {
+		if (an_map_init(&au->local_index, s->nsrc))
+			return -ENOMEM;
+		au->nlocal = nsrc * 2;
+		au->local = malloc(au->nlocal * sizeof(*au->local));
+		if (!au->local)
+			return -ENOMEM;
 	}
-
 	span = s->n ? s->last_ts - s->first_ts : 0;
 	out->t0 = s->first_ts;
 	out->bin_ns = h->interval_ns ? h->interval_ns : 1;
 	if (span / out->bin_ns >= AUDIT_MAX_BINS)
 		out->bin_ns = span / AUDIT_MAX_BINS + 1;
 	out->nbins = s->n ? (uint32_t)(span / out->bin_ns) + 1 : 0;
+	return 0;
+}
 
-	for (i = 0; i < s->n; i++) {
-		const struct an_record *a = &s->rec[i];
-		struct view *g = &global[a->src], *v = g;
-		/* With a rate, the rate of the header (a live change is counted in other_thresh). */
-		uint64_t interval = rate_n > 1 ? h->interval_ns : audit_interval_for(h, a->thresh);
-		uint64_t gref, vref, gap, tick = a->ts_ns >> h->tick_shift;
-		uint32_t true_age = 0;
-		int gap_known, view_known, drop = a->verdict == PACER_REC_DROP;
-		struct audit_bin *bin = &out->bins[(a->ts_ns - s->first_ts) / out->bin_ns];
+static void auditor_free(struct auditor *au)
+{
+	free(au->global);
+	free(au->local);
+	free(au->win_start);
+	free(au->win_count);
+	an_map_free(&au->local_index);
+}
 
-		if (!(a->flags & PACER_REC_SAMPLED_SOURCE)) {
-			out->packet_only++;
-			continue;
+/* The view of a's source on a's CPU, made on first use: NULL without memory. */
+static struct view *local_view(struct auditor *au, const struct an_record *a)
+{
+	uint64_t *slot;
+	int ins;
+
+	slot = an_map_get(&au->local_index, (uint64_t)a->src << 16 | a->cpu, au->local_index.n, &ins);
+	if (!slot)
+		return NULL;
+	if (ins) {
+		if (*slot >= au->nlocal) {
+			struct view *n = realloc(au->local, au->nlocal * 2 * sizeof(*n));
+
+			if (!n)
+				return NULL;
+			au->local = n;
+			au->nlocal *= 2;
 		}
-		if (percpu) {
-			uint64_t *slot = an_map_get(&local_index, (uint64_t)a->src << 16 | a->cpu,
-						    local_index.n, &ins);
-
-			if (!slot)
-				goto out;
-			if (ins) {
-				if (*slot >= nlocal) {
-					struct view *n = realloc(local, nlocal * 2 * sizeof(*n));
-
-					if (!n)
-						goto out;
-					local = n;
-					nlocal *= 2;
-				}
-				local[*slot].last_pkt = local[*slot].virt = NO_TS;
-			}
-			v = &local[*slot];
-		}
-		out->judged_records++;
-		out->packets_by_cpu[a->cpu]++;
-		bin->packets++;
-		if (a->thresh != h->thresh_ticks)
-			out->other_thresh++;
-		if (drop) {
-			out->drops++;
-			bin->drops++;
-		} else {
-			out->passes++;
-		}
-
-		/* The truth against the global guarantee. */
-		gref = g->virt;
-		gap_known = gref != NO_TS;
-		if (gap_known)
-			gap = a->ts_ns > gref ? a->ts_ns - gref : 0;
-		else
-			gap = a->ts_ns > start ? a->ts_ns - start : 0; /* a lower bound */
-
-		/* What the datapath's sketch could know: the same view, or the CPU's own. */
-		vref = v->virt;
-		view_known = vref != NO_TS;
-		if (view_known)
-			true_age = (uint32_t)((int64_t)tick > v->vtick ? (int64_t)tick - v->vtick : 0);
-		else
-			true_age = (uint32_t)(tick > (start >> h->tick_shift) ? tick - (start >> h->tick_shift) : 0);
-		if (view_known && a->est_age_ticks != PACER_AGE_NEVER && a->est_age_ticks > true_age)
-			out->est_older_than_truth++;
-
-		if (gap_known ? view_conforms(g, a->ts_ns, rate_n, interval)
-			      : (scaled_t)rate_n * gap >= (scaled_t)interval) {
-			out->eligible++;
-			if (!drop) {
-				out->correct_passes++;
-			} else {
-				out->false_drops++;
-				out->false_drops_by_cpu[a->cpu]++;
-				/* Without a packet in view, the exact age is only bounded below. */
-				if (true_age >= a->thresh) {
-					out->false_drops_collision++;
-					bin->false_drops_collision++;
-					example(out, AUDIT_FALSE_DROP_COLLISION, a, gap, gap_known, true_age, view_known);
-				} else {
-					out->false_drops_quant++;
-					bin->false_drops_quant++;
-					example(out, AUDIT_FALSE_DROP_QUANTISATION, a, gap, gap_known, true_age, view_known);
-				}
-			}
-		} else if (!gap_known) {
-			out->unknown++;
-		} else if (drop) {
-			out->correct_drops++;
-		} else {
-			out->false_passes++;
-			out->false_passes_by_cpu[a->cpu]++;
-			bin->false_passes++;
-			example(out, AUDIT_FALSE_PASS, a, gap, 1, true_age, view_known);
-		}
-		if (percpu && !drop && view_known) {
-			uint64_t lgap = a->ts_ns > vref ? a->ts_ns - vref : 0;
-
-			if (!view_conforms(v, a->ts_ns, rate_n, interval)) {
-				out->false_passes_local++;
-				example(out, AUDIT_FALSE_PASS_LOCAL, a, lgap, 1, true_age, 1);
-			}
-		}
-
-		if (!drop) {
-			/* Greedy windows of one interval: how many admits a source got in one. */
-			if (win_count[a->src] && a->ts_ns - win_start[a->src] < interval) {
-				win_count[a->src]++;
-			} else {
-				win_start[a->src] = a->ts_ns;
-				win_count[a->src] = 1;
-			}
-			if (win_count[a->src] > out->max_admits_in_interval)
-				out->max_admits_in_interval = win_count[a->src];
-		}
-		view_step(g, a->ts_ns, (int64_t)tick, drop, h->policy, rate_n, interval, &rate);
-		if (v != g)
-			view_step(v, a->ts_ns, (int64_t)tick, drop, h->policy, rate_n, interval, &rate);
+		au->local[*slot].last_pkt = au->local[*slot].virt = NO_TS;
 	}
-	for (i = 0; i < s->nsrc; i++) {
-		if (global[i].last_pkt == NO_TS)
+	return &au->local[*slot];
+}
+
+static void count_record(struct audit_result *out, struct audit_bin *bin,
+			 const struct an_record *a, uint32_t thresh_ticks, int drop)
+{
+	out->judged_records++;
+	out->packets_by_cpu[a->cpu]++;
+	bin->packets++;
+	if (a->thresh != thresh_ticks)
+		out->other_thresh++;
+	if (drop) {
+		out->drops++;
+		bin->drops++;
+	} else {
+		out->passes++;
+	}
+}
+
+/* One verdict against the global guarantee (g: the source's exact view). */
+static void judge(struct auditor *au, struct audit_bin *bin, const struct an_record *a,
+		  const struct view *g, uint64_t interval, uint32_t true_age, int view_known)
+{
+	struct audit_result *out = au->out;
+	int gap_known = g->virt != NO_TS, drop = a->verdict == PACER_REC_DROP;
+	/* Without a packet in view the gap since the start is a lower bound. */
+	uint64_t ref = gap_known ? g->virt : au->start, gap = a->ts_ns > ref ? a->ts_ns - ref : 0;
+
+	if (gap_known ? view_conforms(g, a->ts_ns, au->rate_n, interval)
+		      : (scaled_t)au->rate_n * gap >= (scaled_t)interval) {
+		out->eligible++;
+		if (!drop) {
+			out->correct_passes++;
+			return;
+		}
+		out->false_drops++;
+		out->false_drops_by_cpu[a->cpu]++;
+		/* Without a packet in view, the exact age is only bounded below. */
+		if (true_age >= a->thresh) {
+			out->false_drops_collision++;
+			bin->false_drops_collision++;
+			example(out, AUDIT_FALSE_DROP_COLLISION, a, gap, gap_known, true_age, view_known);
+		} else {
+			out->false_drops_quant++;
+			bin->false_drops_quant++;
+			example(out, AUDIT_FALSE_DROP_QUANTISATION, a, gap, gap_known, true_age, view_known);
+		}
+	} else if (!gap_known) {
+		out->unknown++;
+	} else if (drop) {
+		out->correct_drops++;
+	} else {
+		out->false_passes++;
+		out->false_passes_by_cpu[a->cpu]++;
+		bin->false_passes++;
+		example(out, AUDIT_FALSE_PASS, a, gap, 1, true_age, view_known);
+	}
+}
+
+/* Greedy windows of one interval: how many admits a source got in one. */
+static void count_window(struct auditor *au, const struct an_record *a, uint64_t interval)
+{
+	uint64_t *start = &au->win_start[a->src], *count = &au->win_count[a->src];
+
+	if (*count && a->ts_ns - *start < interval) {
+		(*count)++;
+	} else {
+		*start = a->ts_ns;
+		*count = 1;
+	}
+	if (*count > au->out->max_admits_in_interval)
+		au->out->max_admits_in_interval = *count;
+}
+
+static int audit_record(struct auditor *au, const struct an_record *a)
+{
+	const struct pacer_file_header *h = au->h;
+	struct audit_result *out = au->out;
+	struct view *g = &au->global[a->src], *v = g;
+	/* With a rate, the rate of the header (a live change is counted in other_thresh). */
+	uint64_t interval = au->rate_n > 1 ? h->interval_ns : audit_interval_for(h, a->thresh);
+	uint64_t tick = a->ts_ns >> h->tick_shift, start_tick = au->start >> h->tick_shift;
+	int view_known, drop = a->verdict == PACER_REC_DROP;
+	struct audit_bin *bin = &out->bins[(a->ts_ns - au->s->first_ts) / out->bin_ns];
+	uint32_t true_age;
+
+	if (!(a->flags & PACER_REC_SAMPLED_SOURCE)) {
+		out->packet_only++;
+		return 0;
+	}
+	if (au->percpu && !(v = local_view(au, a)))
+		return -ENOMEM;
+	count_record(out, bin, a, h->thresh_ticks, drop);
+	/* What the datapath's sketch could know: the same view, or the CPU's own. */
+	view_known = v->virt != NO_TS;
+	if (view_known)
+		true_age = (uint32_t)((int64_t)tick > v->vtick ? (int64_t)tick - v->vtick : 0);
+	else
+		true_age = (uint32_t)(tick > start_tick ? tick - start_tick : 0);
+	if (view_known && a->est_age_ticks != PACER_AGE_NEVER && a->est_age_ticks > true_age)
+		out->est_older_than_truth++;
+	judge(au, bin, a, g, interval, true_age, view_known);
+	if (au->percpu && !drop && view_known &&
+	    !view_conforms(v, a->ts_ns, au->rate_n, interval)) {
+		out->false_passes_local++;
+		example(out, AUDIT_FALSE_PASS_LOCAL, a, a->ts_ns > v->virt ? a->ts_ns - v->virt : 0, 1,
+			true_age, 1);
+	}
+	if (!drop)
+		count_window(au, a, interval);
+	view_step(g, a->ts_ns, (int64_t)tick, drop, h->policy, au->rate_n, interval, &au->rate);
+	if (v != g)
+		view_step(v, a->ts_ns, (int64_t)tick, drop, h->policy, au->rate_n, interval, &au->rate);
+	return 0;
+}
+
+int audit_run(const struct an_stream *s, struct audit_result *out)
+{
+	struct auditor au = { 0 };
+	uint64_t i;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = auditor_init(&au, s, out);
+	for (i = 0; !ret && i < s->n; i++)
+		ret = audit_record(&au, &s->rec[i]);
+	for (i = 0; !ret && i < s->nsrc; i++) {
+		if (au.global[i].last_pkt == NO_TS)
 			continue;
 		out->sources++;
 		if (s->src[i].ncpus_seen > 1)
 			out->sources_multi_cpu++;
 	}
-	ret = 0;
-out:
-	free(global);
-	free(local);
-	free(win_start);
-	free(win_count);
-	an_map_free(&local_index);
+	auditor_free(&au);
 	if (ret)
 		audit_free(out);
 	return ret;
