@@ -127,73 +127,95 @@ struct judged {
 	uint64_t max_abs;
 };
 
-int t1_run(const struct an_stream *s, const struct t1_params *p, struct t1_result *out,
-	   an_progress_fn progress, void *ctx)
-{
-	uint64_t *pos_ts = NULL, *last_pos = NULL, *last_admit = NULL, n = 0, i, k;
-	uint32_t *item_src = NULL;
-	uint8_t *item_drop = NULL;
-	uint32_t *item_est = NULL;
+/* One run of Table 1: the sampled items and each structure's state while judging. */
+struct t1_state {
+	uint64_t n, *pos_ts, *last_pos, *last_admit, *keys;
+	uint32_t *item_src, *item_est;
+	uint8_t *item_drop;
 	struct t1_struct st[T1_NSTRUCT];
 	struct judged jd[T1_NSTRUCT];
 	uint64_t slack[T1_NSTRUCT];
-	double t_total[T1_NSTRUCT];
-	uint64_t *keys = NULL;
-	int built[T1_NSTRUCT] = { 0 }, ret = -ENOMEM, v4_only = 1, max_prefix = 0;
-	uint64_t span_sum = 0, span_n = 0, timed, distinct = 0;
-	double distinct_sum = 0;
+	int built[T1_NSTRUCT];
+	uint64_t span_sum, span_n, distinct;
+	double distinct_sum;
+};
 
-	memset(out, 0, sizeof(*out));
-	memset(jd, 0, sizeof(jd));
-	memset(t_total, 0, sizeof(t_total));
-	if (!p->inv_eps || !p->interval_ns)
-		return -EINVAL;
-	if (!s->n_source_sampled)
-		return -ENODATA;
-	out->inv_eps = p->inv_eps;
-	out->window = p->window ? p->window : t1_default_window(s, p->interval_ns);
-	out->block_d = out->window / p->inv_eps ? out->window / p->inv_eps : 1;
+static void t1_state_free(struct t1_state *t)
+{
+	uint64_t k;
 
-	pos_ts = malloc(s->n * sizeof(*pos_ts));
-	item_src = malloc(s->n * sizeof(*item_src));
-	item_drop = malloc(s->n);
-	item_est = malloc(s->n * sizeof(*item_est));
-	last_pos = malloc((s->nsrc ? s->nsrc : 1) * sizeof(*last_pos));
-	last_admit = malloc((s->nsrc ? s->nsrc : 1) * sizeof(*last_admit));
-	keys = malloc(s->n * sizeof(*keys));
-	if (!pos_ts || !item_src || !item_drop || !item_est || !last_pos || !last_admit || !keys)
-		goto out;
+	for (k = 0; k < T1_NSTRUCT; k++)
+		if (t->built[k])
+			t1_struct_free(&t->st[k]);
+	free(t->keys);
+	free(t->pos_ts);
+	free(t->item_src);
+	free(t->item_drop);
+	free(t->item_est);
+	free(t->last_pos);
+	free(t->last_admit);
+}
+
+/* The source-sampled records as items, their keys, and the universe they come from. */
+static int t1_items(const struct an_stream *s, struct t1_state *t, struct t1_result *out)
+{
+	uint64_t nsrc = s->nsrc ? s->nsrc : 1, i;
+	int v4_only = 1, max_prefix = 0;
+
+	t->pos_ts = malloc(s->n * sizeof(*t->pos_ts));
+	t->item_src = malloc(s->n * sizeof(*t->item_src));
+	t->item_drop = malloc(s->n);
+	t->item_est = malloc(s->n * sizeof(*t->item_est));
+	t->last_pos = malloc(nsrc * sizeof(*t->last_pos));
+	t->last_admit = malloc(nsrc * sizeof(*t->last_admit));
+	t->keys = malloc(s->n * sizeof(*t->keys));
+	if (!t->pos_ts || !t->item_src || !t->item_drop || !t->item_est || !t->last_pos ||
+	    !t->last_admit || !t->keys)
+		return -ENOMEM;
 	for (i = 0; i < s->n; i++) {
 		const struct an_record *a = &s->rec[i];
 
 		if (!(a->flags & PACER_REC_SAMPLED_SOURCE))
 			continue;
-		pos_ts[n] = a->ts_ns;
-		item_src[n] = a->src;
-		item_drop[n] = a->verdict == PACER_REC_DROP;
-		item_est[n] = a->est_age_ticks;
-		n++;
+		t->pos_ts[t->n] = a->ts_ns;
+		t->item_src[t->n] = a->src;
+		t->item_drop[t->n] = a->verdict == PACER_REC_DROP;
+		t->item_est[t->n] = a->est_age_ticks;
+		t->n++;
 		if (s->src[a->src].family == 6)
 			v4_only = 0;
 		if (s->src[a->src].prefix > max_prefix)
 			max_prefix = s->src[a->src].prefix;
 	}
-	out->items = n;
+	out->items = t->n;
 	out->key_bits = v4_only ? (max_prefix ? (unsigned)max_prefix : 32) : 64;
-	for (i = 0; i < n; i++)
-		keys[i] = item_key(s, item_src[i], out->key_bits);
+	for (i = 0; i < t->n; i++)
+		t->keys[i] = item_key(s, t->item_src[i], out->key_bits);
 	for (i = 0; i < s->nsrc; i++)
-		last_pos[i] = last_admit[i] = ABSENT;
-
+		t->last_pos[i] = t->last_admit[i] = ABSENT;
 	/* The universe: keys are prefixes of the recorded families (2^32 or 2^128 + 2^32). */
 	out->universe_log2 = v4_only ? (max_prefix ? max_prefix : 32) : 128;
+	return 0;
+}
+
+/* The paper's space bounds for the window, HistoricalMembership's and the block structure's. */
+static void t1_paper_bounds(struct t1_result *out, uint32_t inv_eps)
+{
 	out->b_bits = log2_binom(out->universe_log2, (double)out->window);
-	out->paper_hm_bits = (1 + 1.0 / p->inv_eps) * (out->b_bits + (double)out->window * log2((double)p->inv_eps));
+	out->paper_hm_bits = (1 + 1.0 / inv_eps) *
+			     (out->b_bits + (double)out->window * log2((double)inv_eps));
 	out->paper_block_bits = (1 + (double)out->block_d / (double)out->window) *
-				(out->b_bits + (double)out->window * log2((double)out->window / (double)out->block_d));
+				(out->b_bits + (double)out->window *
+						       log2((double)out->window / (double)out->block_d));
+}
+
+static void t1_build(struct t1_state *t, struct t1_result *out, uint32_t inv_eps)
+{
+	uint64_t k;
+	int ret;
 
 	for (k = 0; k < T1_NSTRUCT; k++) {
-		ret = t1_struct_init(&st[k], (enum t1_kind)k, out->window, p->inv_eps, out->block_d,
+		ret = t1_struct_init(&t->st[k], (enum t1_kind)k, out->window, inv_eps, out->block_d,
 				     out->key_bits);
 		out->row[k].name = t1_struct_name((enum t1_kind)k);
 		if (ret) {
@@ -201,134 +223,171 @@ int t1_run(const struct an_stream *s, const struct t1_params *p, struct t1_resul
 				 out->row[k].name, strerror(-ret));
 			continue;
 		}
-		built[k] = 1;
+		t->built[k] = 1;
 		out->row[k].ok = 1;
-		slack[k] = t1_struct_slack(&st[k]);
+		t->slack[k] = t1_struct_slack(&t->st[k]);
 	}
-	out->slack_hm = built[T1_HM] ? slack[T1_HM] : 0;
-	out->slack_block = built[T1_BLOCK] ? slack[T1_BLOCK] : 0;
+	out->slack_hm = t->built[T1_HM] ? t->slack[T1_HM] : 0;
+	out->slack_block = t->built[T1_BLOCK] ? t->slack[T1_BLOCK] : 0;
+}
 
-	for (i = 0; i < n; i++) {
-		uint32_t src = item_src[i];
-		/* The paper's recency: items since the previous occurrence, not counting it (0: just seen). */
-		uint64_t key = keys[i], exact = last_pos[src] == ABSENT ? ABSENT : i - last_pos[src] - 1;
-		uint64_t exact_gap = exact == ABSENT ? ABSENT : pos_ts[i] - pos_ts[last_pos[src]];
-		int exact_beyond = exact == ABSENT || exact_gap >= p->interval_ns;
-		uint64_t policy_ref = p->policy == PACER_POLICY_QUIET ? last_pos[src] : last_admit[src];
+/* Structure k's answer for item i against the exact recency (ABSENT: not seen before). */
+static void t1_judge(struct t1_state *t, struct t1_result *out, const struct t1_params *p,
+		     uint64_t k, uint64_t i, uint64_t exact, int exact_beyond)
+{
+	struct t1_row *row = &out->row[k];
+	struct judged *jd = &t->jd[k];
+	uint64_t est_gap, err;
+	int64_t est;
+	double rel;
 
-		distinct_step(out, item_src, last_pos, i, &distinct, &distinct_sum);
-		if (exact != ABSENT && exact <= out->window) {
-			span_sum += exact_gap;
-			span_n += exact + 1;
-		}
-		out->hist[T1_H_EXACT][t1_hist_bin(exact_gap)]++;
-		out->hist[T1_H_POLICY][t1_hist_bin(policy_ref == ABSENT ? ABSENT : pos_ts[i] - pos_ts[policy_ref])]++;
-		out->hist[T1_H_SKETCH][t1_hist_bin(item_est[i] == PACER_AGE_NEVER ? ABSENT :
-						   (uint64_t)item_est[i] << p->tick_shift)]++;
-		for (k = 0; k < T1_NSTRUCT; k++) {
-			struct t1_row *row = &out->row[k];
-			int64_t est;
-			uint64_t est_gap;
+	if (t1_struct_query_insert(&t->st[k], t->keys[i], &est))
+		row->insert_failures++;
+	/*
+	 * Positions to time: recency r puts the previous occurrence at
+	 * position i - 1 - r; one reaching before the stream clamps to its start.
+	 */
+	est_gap = est < 0 ? ABSENT
+			  : t->pos_ts[i] - t->pos_ts[(uint64_t)est >= i ? 0 : i - 1 - (uint64_t)est];
+	if (k == T1_HM)
+		out->hist[T1_H_HM][t1_hist_bin(est_gap)]++;
+	if ((est_gap == ABSENT || est_gap >= p->interval_ns) != exact_beyond)
+		row->verdict_diff++;
+	if (exact == ABSENT || exact > out->window) {
+		if (est >= 0 && (exact == ABSENT || exact > out->window + t->slack[k]))
+			row->stale++;
+		return;
+	}
+	row->in_window++;
+	if (est < 0) {
+		row->missed++;
+		return;
+	}
+	err = (uint64_t)est > exact ? (uint64_t)est - exact : exact - (uint64_t)est;
+	/* r = 0 promises an exact 0 from every structure: any error counts in full. */
+	rel = (double)err / (double)(exact ? exact : 1);
+	jd->sum_rel += rel;
+	if (rel > jd->max_rel)
+		jd->max_rel = rel;
+	if (err > jd->max_abs)
+		jd->max_abs = err;
+	if (within_promise((enum t1_kind)k, exact, (uint64_t)est, p->inv_eps, out->block_d))
+		row->within_bound++;
+}
 
-			if (!built[k])
-				continue;
-			if (t1_struct_query_insert(&st[k], key, &est))
-				row->insert_failures++;
+/* Item i through every structure, with the exact and policy histograms. */
+static void t1_item(struct t1_state *t, struct t1_result *out, const struct t1_params *p,
+		    uint64_t i)
+{
+	uint32_t src = t->item_src[i];
+	/* The paper's recency: items since the previous occurrence, not counting it (0: just seen). */
+	uint64_t exact = t->last_pos[src] == ABSENT ? ABSENT : i - t->last_pos[src] - 1;
+	uint64_t exact_gap = exact == ABSENT ? ABSENT : t->pos_ts[i] - t->pos_ts[t->last_pos[src]];
+	uint64_t policy_ref = p->policy == PACER_POLICY_QUIET ? t->last_pos[src] : t->last_admit[src];
+	int exact_beyond = exact == ABSENT || exact_gap >= p->interval_ns;
+	uint64_t k;
 
-			/*
-			 * Positions to time: recency r puts the previous occurrence at
-			 * position i - 1 - r; one reaching before the stream clamps to its start.
-			 */
-			est_gap = est < 0 ? ABSENT : pos_ts[i] - pos_ts[(uint64_t)est >= i ? 0 : i - 1 - (uint64_t)est];
-			if (k == T1_HM)
-				out->hist[T1_H_HM][t1_hist_bin(est_gap)]++;
-			if ((est_gap == ABSENT || est_gap >= p->interval_ns) != exact_beyond)
-				row->verdict_diff++;
-			if (exact != ABSENT && exact <= out->window) {
-				row->in_window++;
-				if (est < 0) {
-					row->missed++;
-				} else {
-					uint64_t err = (uint64_t)est > exact ? (uint64_t)est - exact : exact - (uint64_t)est;
-					/* r = 0 promises an exact 0 from every structure: any error counts in full. */
-					double rel = (double)err / (double)(exact ? exact : 1);
+	distinct_step(out, t->item_src, t->last_pos, i, &t->distinct, &t->distinct_sum);
+	if (exact != ABSENT && exact <= out->window) {
+		t->span_sum += exact_gap;
+		t->span_n += exact + 1;
+	}
+	out->hist[T1_H_EXACT][t1_hist_bin(exact_gap)]++;
+	out->hist[T1_H_POLICY][t1_hist_bin(policy_ref == ABSENT ? ABSENT :
+					   t->pos_ts[i] - t->pos_ts[policy_ref])]++;
+	out->hist[T1_H_SKETCH][t1_hist_bin(t->item_est[i] == PACER_AGE_NEVER ? ABSENT :
+					   (uint64_t)t->item_est[i] << p->tick_shift)]++;
+	for (k = 0; k < T1_NSTRUCT; k++)
+		if (t->built[k])
+			t1_judge(t, out, p, k, i, exact, exact_beyond);
+	t->last_pos[src] = i;
+	if (!t->item_drop[i])
+		t->last_admit[src] = i;
+}
 
-					jd[k].sum_rel += rel;
-					if (rel > jd[k].max_rel)
-						jd[k].max_rel = rel;
-					if (err > jd[k].max_abs)
-						jd[k].max_abs = err;
-					if (within_promise((enum t1_kind)k, exact, (uint64_t)est, p->inv_eps,
-							   out->block_d))
-						row->within_bound++;
-				}
-			} else if (est >= 0 && (exact == ABSENT || exact > out->window + slack[k])) {
-				row->stale++;
-			}
-		}
-		last_pos[src] = i;
-		if (!item_drop[i])
-			last_admit[src] = i;
+/*
+ * Row k's errors and memory from the judging pass, then its time on a fresh
+ * structure with nothing else in the loop (the judging does too much per
+ * item to time fairly): the first T1_TIMED_ITEMS items, many windows long.
+ */
+static void t1_finish_row(struct t1_state *t, struct t1_result *out, const struct t1_params *p,
+			  uint64_t k)
+{
+	struct t1_row *row = &out->row[k];
+	uint64_t timed = out->timed_items, i;
+	volatile int64_t sink = 0;
+	double t0;
+
+	row->bytes = t1_struct_bytes(&t->st[k]);
+	row->bits_per_item = (double)row->bytes * 8 / (double)out->window;
+	row->mean_rel_err = row->in_window - row->missed ?
+			    t->jd[k].sum_rel / (double)(row->in_window - row->missed) : 0;
+	row->max_rel_err = t->jd[k].max_rel;
+	row->max_abs_err = t->jd[k].max_abs;
+	t1_struct_free(&t->st[k]);
+	if (t1_struct_init(&t->st[k], (enum t1_kind)k, out->window, p->inv_eps, out->block_d,
+			   out->key_bits)) {
+		t->built[k] = 0; /* judged above, but no memory left to time it */
+		return;
+	}
+	t0 = mono_s();
+	for (i = 0; i < timed; i++) {
+		int64_t est;
+
+		t1_struct_query_insert(&t->st[k], t->keys[i], &est);
+		sink += est;
+	}
+	(void)sink;
+	row->ns_per_item = timed ? (mono_s() - t0) * 1e9 / (double)timed : 0;
+}
+
+int t1_run(const struct an_stream *s, const struct t1_params *p, struct t1_result *out,
+	   an_progress_fn progress, void *ctx)
+{
+	struct t1_state *t;
+	uint64_t i, k;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (!p->inv_eps || !p->interval_ns)
+		return -EINVAL;
+	if (!s->n_source_sampled)
+		return -ENODATA;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	out->inv_eps = p->inv_eps;
+	out->window = p->window ? p->window : t1_default_window(s, p->interval_ns);
+	out->block_d = out->window / p->inv_eps ? out->window / p->inv_eps : 1;
+	ret = t1_items(s, t, out);
+	if (ret)
+		goto out;
+	t1_paper_bounds(out, p->inv_eps);
+	t1_build(t, out, p->inv_eps);
+	for (i = 0; i < t->n; i++) {
+		t1_item(t, out, p, i);
 		if (progress && !(i & 0x3fff))
-			progress(ctx, "table 1", i, n);
+			progress(ctx, "table 1", i, t->n);
 	}
-	/* Long streams: the first T1_TIMED_ITEMS items, many windows long, time steady state well enough. */
-	timed = n < T1_TIMED_ITEMS ? n : T1_TIMED_ITEMS;
-	out->timed_items = timed;
+	out->timed_items = t->n < T1_TIMED_ITEMS ? t->n : T1_TIMED_ITEMS;
 	for (k = 0; k < T1_NSTRUCT; k++) {
-		struct t1_row *row = &out->row[k];
-		volatile int64_t sink = 0;
-		double t0;
-
-		if (!built[k])
+		if (!t->built[k])
 			continue;
-		row->bytes = t1_struct_bytes(&st[k]);
-		row->bits_per_item = (double)row->bytes * 8 / (double)out->window;
-		row->mean_rel_err = row->in_window - row->missed ?
-				    jd[k].sum_rel / (double)(row->in_window - row->missed) : 0;
-		row->max_rel_err = jd[k].max_rel;
-		row->max_abs_err = jd[k].max_abs;
-		/*
-		 * Time a fresh structure on its own, with nothing else in the loop:
-		 * the judging pass above does too much per item to time fairly.
-		 */
-		t1_struct_free(&st[k]);
-		if (t1_struct_init(&st[k], (enum t1_kind)k, out->window, p->inv_eps, out->block_d,
-				     out->key_bits)) {
-			built[k] = 0; /* judged above, but no memory left to time it */
-			continue;
-		}
-		t0 = mono_s();
-		for (i = 0; i < timed; i++) {
-			int64_t est;
-
-			t1_struct_query_insert(&st[k], keys[i], &est);
-			sink += est;
-		}
-		t_total[k] = mono_s() - t0;
-		(void)sink;
+		t1_finish_row(t, out, p, k);
 		if (progress)
 			progress(ctx, "timing", k + 1, T1_NSTRUCT);
-		row->ns_per_item = timed ? t_total[k] * 1e9 / (double)timed : 0;
 	}
-	out->distinct_mean = n > out->window ? distinct_sum / (double)(n - out->window) : (double)distinct;
+	out->distinct_mean = t->n > out->window ? t->distinct_sum / (double)(t->n - out->window)
+						: (double)t->distinct;
 	out->paper_hm_distinct_bits = (1 + 1.0 / p->inv_eps) *
 				      (log2_binom(out->universe_log2, (double)out->distinct_max) +
 				       (double)out->distinct_max * log2((double)p->inv_eps));
-	out->window_span_s = span_n ? (double)span_sum / (double)span_n * (double)out->window / 1e9 : 0;
+	out->window_span_s = t->span_n ? (double)t->span_sum / (double)t->span_n *
+						 (double)out->window / 1e9 : 0;
 	if (progress)
-		progress(ctx, "table 1", n, n);
-	ret = 0;
+		progress(ctx, "table 1", t->n, t->n);
 out:
-	for (k = 0; k < T1_NSTRUCT; k++)
-		if (built[k])
-			t1_struct_free(&st[k]);
-	free(keys);
-	free(pos_ts);
-	free(item_src);
-	free(item_drop);
-	free(item_est);
-	free(last_pos);
-	free(last_admit);
+	t1_state_free(t);
+	free(t);
 	return ret;
 }
