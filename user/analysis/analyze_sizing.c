@@ -116,25 +116,21 @@ static uint64_t source_hash(const struct an_source *src, const __u64 key[2])
 	return pacer_hash_v6(key, lo, hi);
 }
 
-static int prepare(const struct an_stream *s, const struct sizing_params *p, struct replay *r,
-		   struct sizing_result *out)
+/* The source-sampled packets as the replay needs them: time, hash, view, copy. */
+static int replay_items(const struct an_stream *s, const struct sizing_params *p,
+			struct replay *r)
 {
-	int percpu = p->placement == PACER_PLACEMENT_PERCPU, ins;
-	uint64_t *src_hash = NULL, i, n = 0, window = NO_TICK, *seen = NULL;
-	uint64_t *per_copy = NULL, windows = 0, sum = 0;
+	int percpu = p->placement == PACER_PLACEMENT_PERCPU, ins, ret = -ENOMEM;
+	uint64_t *src_hash, i, n = 0, len = s->n ? s->n : 1;
 	struct an_map views = { 0 };
-	int ret = -ENOMEM;
 
-	memset(r, 0, sizeof(*r));
 	r->ncopies = percpu ? (uint32_t)s->max_cpu + 1 : 1;
 	src_hash = malloc((s->nsrc ? s->nsrc : 1) * sizeof(*src_hash));
-	r->ts = malloc((s->n ? s->n : 1) * sizeof(*r->ts));
-	r->hash = malloc((s->n ? s->n : 1) * sizeof(*r->hash));
-	r->view = malloc((s->n ? s->n : 1) * sizeof(*r->view));
-	r->cpu = malloc((s->n ? s->n : 1) * sizeof(*r->cpu));
-	per_copy = calloc(r->ncopies, sizeof(*per_copy));
-	if (!src_hash || !r->ts || !r->hash || !r->view || !r->cpu || !per_copy ||
-	    an_map_init(&views, s->nsrc))
+	r->ts = malloc(len * sizeof(*r->ts));
+	r->hash = malloc(len * sizeof(*r->hash));
+	r->view = malloc(len * sizeof(*r->view));
+	r->cpu = malloc(len * sizeof(*r->cpu));
+	if (!src_hash || !r->ts || !r->hash || !r->view || !r->cpu || an_map_init(&views, s->nsrc))
 		goto out;
 	for (i = 0; i < s->nsrc; i++)
 		src_hash[i] = source_hash(&s->src[i], p->key);
@@ -156,39 +152,48 @@ static int prepare(const struct an_stream *s, const struct sizing_params *p, str
 	r->n = n;
 	r->nviews = views.n;
 	r->last = malloc((r->nviews ? r->nviews : 1) * sizeof(*r->last));
-	seen = malloc((r->nviews ? r->nviews : 1) * sizeof(*seen));
-	if (!r->last || !seen)
-		goto out;
+	ret = r->last ? 0 : -ENOMEM;
+out:
+	free(src_hash);
+	an_map_free(&views);
+	return ret;
+}
 
-	/* Load: distinct views per interval-long tumbling window, per sketch copy. */
+/* The load: distinct views per interval-long tumbling window, per copy (peak and mean). */
+static int measure_load(const struct replay *r, uint64_t interval_ns, struct sizing_result *out)
+{
+	uint64_t *seen = malloc((r->nviews ? r->nviews : 1) * sizeof(*seen));
+	uint64_t *per_copy = calloc(r->ncopies, sizeof(*per_copy));
+	uint64_t i, window = NO_TICK, windows = 0, sum = 0;
+
+	if (!seen || !per_copy) {
+		free(seen);
+		free(per_copy);
+		return -ENOMEM;
+	}
 	for (i = 0; i < r->nviews; i++)
 		seen[i] = NO_TICK;
 	out->n_peak = 0;
-	for (i = 0; i <= n; i++) {
-		uint64_t w = i < n ? (r->ts[i] - r->ts[0]) / p->interval_ns : NO_TICK;
+	for (i = 0; i <= r->n; i++) {
+		uint64_t w = i < r->n ? (r->ts[i] - r->ts[0]) / interval_ns : NO_TICK;
+		uint64_t active = 0, total = 0;
 		uint32_t c;
 
-		if (w != window) {
-			if (window != NO_TICK) {
-				uint64_t active = 0, total = 0;
-
-				for (c = 0; c < r->ncopies; c++) {
-					if (per_copy[c]) {
-						active++;
-						total += per_copy[c];
-					}
-					if ((double)per_copy[c] > out->n_peak)
-						out->n_peak = (double)per_copy[c];
-					per_copy[c] = 0;
-				}
-				if (active) {
-					windows++;
-					sum += total / active;
-				}
+		if (w != window && window != NO_TICK) {
+			for (c = 0; c < r->ncopies; c++) {
+				active += per_copy[c] != 0;
+				total += per_copy[c];
+				if ((double)per_copy[c] > out->n_peak)
+					out->n_peak = (double)per_copy[c];
+				per_copy[c] = 0;
 			}
-			window = w;
+			if (active) {
+				windows++;
+				sum += total / active;
+			}
 		}
-		if (i == n)
+		window = w;
+		if (i == r->n)
 			break;
 		if (seen[r->view[i]] != w) {
 			seen[r->view[i]] = w;
@@ -196,13 +201,19 @@ static int prepare(const struct an_stream *s, const struct sizing_params *p, str
 		}
 	}
 	out->n_mean = windows ? (double)sum / (double)windows : 0;
-	ret = 0;
-out:
-	free(src_hash);
 	free(seen);
 	free(per_copy);
-	an_map_free(&views);
-	return ret;
+	return 0;
+}
+
+static int prepare(const struct an_stream *s, const struct sizing_params *p, struct replay *r,
+		   struct sizing_result *out)
+{
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	ret = replay_items(s, p, r);
+	return ret ? ret : measure_load(r, p->interval_ns, out);
 }
 
 /* One simulated copy of either backend. */
@@ -329,17 +340,18 @@ static int rows_ok(uint32_t kind, uint32_t rows)
 	return kind == PACER_LAYOUT_ROWS || !(rows & (rows - 1));
 }
 
-int sizing_run(const struct an_stream *s, const struct sizing_params *p, struct sizing_result *out,
-	       an_progress_fn progress, void *ctx)
-{
-	uint64_t max_sim = p->max_sim_bytes ? p->max_sim_bytes : DEFAULT_MAX_SIM_BYTES;
-	int ret, cur_l, table = p->backend == PACER_BACKEND_TABLE;
-	uint32_t rows, l, start, max_rows;
-	size_t cap = 0, done = 0, todo;
-	struct replay r;
+/* The sweep's progress reporting and its simulation budget. */
+struct sizing_progress {
+	an_progress_fn progress;
+	void *ctx;
+	uint64_t max_sim;
+	size_t done, todo;
+};
 
-	memset(out, 0, sizeof(*out));
-	out->best = -1;
+/* Parameters no recording produces, or a recording sizing cannot replay: -EINVAL, -ENODATA. */
+static int sizing_refuse(const struct an_stream *s, const struct sizing_params *p,
+			 struct sizing_result *out)
+{
 	if (p->backend >= PACER_BACKEND_MAX || p->on_full >= PACER_TBL_FULL_MAX ||
 	    (p->backend == PACER_BACKEND_TABLE && p->kind != PACER_LAYOUT_ROWS) ||
 	    p->kind > PACER_LAYOUT_BLOCKED || p->thresh < PACER_MIN_THRESH ||
@@ -357,84 +369,122 @@ int sizing_run(const struct an_stream *s, const struct sizing_params *p, struct 
 			 "no source-sampled packets (record with --sample-sources 1/N): nothing to replay");
 		return -ENODATA;
 	}
-	out->log2_scale = log2(out->scale);
-	ret = prepare(s, p, &r, out);
-	if (ret)
-		goto out;
-	out->packets = r.n;
+	return 0;
+}
 
-	/*
-	 * Start where the load is ~4 keys per cell (the table: 2 per entry):
-	 * narrower only repeats "everything collides".  The table has one row.
-	 */
-	start = 0;
-	while (start < 30 && (double)((table ? 2 * PACER_TBL_WAYS : 4 * PACER_LINE_CELLS)
-				      << (start + 1)) < out->n_peak)
-		start++;
-	max_rows = table ? 1 : PACER_MAX_ROWS;
-	todo = max_rows * 12;
-	for (rows = 1; rows <= max_rows; rows++) {
-		uint32_t lmax = table ? PACER_TBL_MAX_LINES_LOG2 : sizing_max_lines_log2(p->kind, rows);
-		int zero_seen = 0;
+/* Widths for rows from start up, simulated while affordable, until one meets the target. */
+static int sweep_rows(struct replay *r, const struct sizing_params *p, struct sizing_result *out,
+		      uint32_t rows, uint32_t start, size_t *cap, struct sizing_progress *sp)
+{
+	int table = p->backend == PACER_BACKEND_TABLE, zero_seen = 0, ret;
+	uint32_t lmax = table ? PACER_TBL_MAX_LINES_LOG2 : sizing_max_lines_log2(p->kind, rows), l;
 
-		if (!rows_ok(p->kind, rows))
-			continue;
-		for (l = start; sizing_target_lines_log2(l, out->scale) <= lmax; l++) {
-			struct sizing_point pt = { .rows = rows, .sim_lines_log2 = l };
-			uint64_t sim_bytes = pacer_total_lines(p->kind, rows, l) * PACER_LINE_BYTES *
-					     r.ncopies;
+	for (l = start; sizing_target_lines_log2(l, out->scale) <= lmax; l++) {
+		struct sizing_point pt = { .rows = rows, .sim_lines_log2 = l };
+		uint64_t sim_bytes = pacer_total_lines(p->kind, rows, l) * PACER_LINE_BYTES * r->ncopies;
 
-			if (!zero_seen && sim_bytes <= max_sim) {
-				pt.simulated = 1;
-				ret = simulate(&r, p, rows, l, &pt);
-				if (ret)
-					goto out;
-				done++;
-				if (progress)
-					progress(ctx, "sizing", done, todo > done ? todo : done + 1);
-			}
-			finish_point(p, out, &pt);
-			ret = add_point(out, &cap, &pt);
+		if (!zero_seen && sim_bytes <= sp->max_sim) {
+			pt.simulated = 1;
+			ret = simulate(r, p, rows, l, &pt);
 			if (ret)
-				goto out;
-			if (pt.simulated && !pt.false_drops)
-				zero_seen = 1;
-			/* Past a zero-drop width the model carries on; stop once it meets the target. */
-			if ((zero_seen || !pt.simulated) && pt.meets)
-				break;
+				return ret;
+			sp->done++;
+			if (sp->progress)
+				sp->progress(sp->ctx, "sizing", sp->done,
+					     sp->todo > sp->done ? sp->todo : sp->done + 1);
 		}
+		finish_point(p, out, &pt);
+		ret = add_point(out, cap, &pt);
+		if (ret)
+			return ret;
+		if (pt.simulated && !pt.false_drops)
+			zero_seen = 1;
+		/* Past a zero-drop width the model carries on; stop once it meets the target. */
+		if ((zero_seen || !pt.simulated) && pt.meets)
+			break;
 	}
-	for (done = 0; done < out->npts; done++) {
-		const struct sizing_point *pt = &out->pts[done];
+	return 0;
+}
+
+/* The smallest point that meets the target (fewer rows on a tie). */
+static void pick_best(const struct sizing_params *p, struct sizing_result *out)
+{
+	size_t i;
+
+	for (i = 0; i < out->npts; i++) {
+		const struct sizing_point *pt = &out->pts[i];
 
 		if (!pt->meets)
 			continue;
 		if (out->best < 0 || pt->target_bytes < out->pts[out->best].target_bytes ||
 		    (pt->target_bytes == out->pts[out->best].target_bytes &&
 		     pt->rows < out->pts[out->best].rows))
-			out->best = (int)done;
+			out->best = (int)i;
 	}
 	if (out->best >= 0) {
 		const struct sizing_point *b = &out->pts[out->best];
 
 		out->best_by_model = !b->simulated || b->rate_upper95 > p->target;
 	}
+}
 
-	/* The recorded geometry, for comparison with the audit's measured false drops. */
-	cur_l = sizing_sim_lines_log2(p->cur_lines_log2, out->scale);
+/* The recorded geometry, for comparison with the audit's measured false drops. */
+static int size_current(struct replay *r, const struct sizing_params *p,
+			struct sizing_result *out, uint64_t max_sim)
+{
+	int cur_l = sizing_sim_lines_log2(p->cur_lines_log2, out->scale), ret;
+
 	out->current.rows = p->cur_rows;
-	if (cur_l >= 0 && rows_ok(p->kind, p->cur_rows) &&
-	    pacer_total_lines(p->kind, p->cur_rows, (uint32_t)cur_l) * PACER_LINE_BYTES * r.ncopies <= max_sim) {
-		out->current.sim_lines_log2 = (uint32_t)cur_l;
-		out->current.simulated = 1;
-		ret = simulate(&r, p, p->cur_rows, (uint32_t)cur_l, &out->current);
-		if (ret)
-			goto out;
+	if (cur_l < 0 || !rows_ok(p->kind, p->cur_rows) ||
+	    pacer_total_lines(p->kind, p->cur_rows, (uint32_t)cur_l) * PACER_LINE_BYTES * r->ncopies >
+		    max_sim)
+		return 0;
+	out->current.sim_lines_log2 = (uint32_t)cur_l;
+	out->current.simulated = 1;
+	ret = simulate(r, p, p->cur_rows, (uint32_t)cur_l, &out->current);
+	if (!ret)
 		finish_point(p, out, &out->current);
-	}
-	if (progress)
+	return ret;
+}
+
+int sizing_run(const struct an_stream *s, const struct sizing_params *p, struct sizing_result *out,
+	       an_progress_fn progress, void *ctx)
+{
+	int table = p->backend == PACER_BACKEND_TABLE, ret;
+	struct sizing_progress sp = { .progress = progress, .ctx = ctx,
+				      .max_sim = p->max_sim_bytes ? p->max_sim_bytes
+								  : DEFAULT_MAX_SIM_BYTES };
+	uint32_t rows, start = 0, max_rows = table ? 1 : PACER_MAX_ROWS;
+	size_t cap = 0;
+	struct replay r;
+
+	memset(out, 0, sizeof(*out));
+	out->best = -1;
+	ret = sizing_refuse(s, p, out);
+	if (ret)
+		return ret;
+	out->log2_scale = log2(out->scale);
+	ret = prepare(s, p, &r, out);
+	if (ret)
+		goto out;
+	out->packets = r.n;
+	/*
+	 * Start where the load is ~4 keys per cell (the table: 2 per entry):
+	 * narrower only repeats "everything collides".  The table has one row.
+	 */
+	while (start < 30 && (double)((table ? 2 * PACER_TBL_WAYS : 4 * PACER_LINE_CELLS)
+				      << (start + 1)) < out->n_peak)
+		start++;
+	sp.todo = max_rows * 12;
+	for (rows = 1; rows <= max_rows && !ret; rows++)
+		if (rows_ok(p->kind, rows))
+			ret = sweep_rows(&r, p, out, rows, start, &cap, &sp);
+	if (ret)
+		goto out;
+	pick_best(p, out);
+	ret = size_current(&r, p, out, sp.max_sim);
+	if (!ret && progress)
 		progress(ctx, "sizing", 1, 1);
-	ret = 0;
 out:
 	replay_free(&r);
 	if (ret)
