@@ -75,6 +75,16 @@ check "no pins left" test ! -e "$PINS"
 rx "$CLI" unload "$IF_RX" >/dev/null 2>&1
 check "unload of nothing fails" test $? -eq 1
 
+# --- an interval finer than the clock's steps is loaded, with a warning ---
+out=$(rx "$CLI" load "$IF_RX" --interval 50ns --tick 1ns 2>&1)
+check "load --interval 50ns on the cached clock warns of its steps" grep -q "finer than the cached clock's steps" <<<"$out"
+out=$(rx "$CLI" set "$IF_RX" --interval 60ns 2>&1)
+check "... and so does set" grep -q "finer than the cached clock's steps" <<<"$out"
+rx "$CLI" unload "$IF_RX" >/dev/null
+out=$(rx "$CLI" load "$IF_RX" --interval 50ns --tick 1ns --clock precise 2>&1)
+check "--clock precise: no warning" bash -c '! grep -q warning <<<"$1"' _ "$out"
+rx "$CLI" unload "$IF_RX" >/dev/null
+
 # --- attached by iproute2, driven by the CLI ---
 rx ip link set dev "$IF_RX" xdp obj "$OBJ" sec xdp
 check "ip link ... xdp obj attaches the object" test $? -eq 0

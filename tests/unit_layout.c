@@ -150,6 +150,19 @@ START_TEST(test_loader_defaults_are_the_compiled_ones)
 }
 END_TEST
 
+START_TEST(test_gap_below_clock)
+{
+	/* A 4 ms jiffy: the coarse and cached clocks cannot tell 1 ms apart. */
+	ck_assert_int_eq(gap_below_clock(PACER_CLOCK_CACHED, 1, 1000000, 4000000), 1);
+	ck_assert_int_eq(gap_below_clock(PACER_CLOCK_COARSE, 1, 1000000, 4000000), 1);
+	ck_assert_int_eq(gap_below_clock(PACER_CLOCK_PRECISE, 1, 1000000, 4000000), 0);
+	ck_assert_int_eq(gap_below_clock(PACER_CLOCK_CACHED, 1, 4000000, 4000000), 0);
+	/* A rate's gap is T/N: 100 per 100 ms is a 1 ms gap. */
+	ck_assert_int_eq(gap_below_clock(PACER_CLOCK_CACHED, 100, 100000000, 4000000), 1);
+	ck_assert_int_eq(gap_below_clock(PACER_CLOCK_CACHED, 0, 4000000, 4000000), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("layout");
@@ -160,6 +173,7 @@ int main(void)
 	tcase_add_test(tc, test_interval_refusal_prints_each_bound);
 	tcase_add_test(tc, test_interval_range_and_log2);
 	tcase_add_test(tc, test_loader_defaults_are_the_compiled_ones);
+	tcase_add_test(tc, test_gap_below_clock);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -29,6 +29,10 @@ int usage_error(const char *verb, const char *fmt, ...) __attribute__((format(pr
 /* Errors about options name the option and the value; return 2 (usage). */
 int bad_value(const char *opt, const char *val, const char *why);
 
+struct live_opts;
+/* Warn when the interval (or T/N) is finer than the datapath clock's steps. */
+void warn_coarse_clock(const struct live_opts *l, uint32_t clock);
+
 struct pacer_conf;
 /*
  * When argv holds --config FILE: read FILE (user/lib/pacer_conf.h) and

@@ -514,6 +514,7 @@ static int load_main(int argc, char **argv)
 		err = build_budget(&o, &bcfg);
 	if (err)
 		return err;
+	warn_coarse_clock(&o.live, lay.clock);
 	if (ifname_to_index(ifname, &ifindex))
 		return 1;
 	if (pin_dir(ifname, dir, sizeof(dir))) {

@@ -200,6 +200,7 @@ static int set_main(int argc, char **argv, const struct pacer_conf *conf)
 			pacer_handle_close(&h);
 			return 2;
 		}
+		warn_coarse_clock(l, h.layout.clock);
 		want.interval_ns = period;
 		want.rate_n = n;
 		want.thresh_ticks = rate.thresh;

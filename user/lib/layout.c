@@ -161,3 +161,8 @@ int layout_build(const struct layout_req *r, struct pacer_layout *lay, struct pa
 		return 2;
 	return timing(r, lay, rate, err, len);
 }
+
+int gap_below_clock(uint32_t clock, uint32_t n, uint64_t period_ns, uint64_t clock_res_ns)
+{
+	return clock != PACER_CLOCK_PRECISE && period_ns / (n ? n : 1) < clock_res_ns;
+}

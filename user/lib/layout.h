@@ -43,4 +43,11 @@ int rate_fit(uint32_t n, uint64_t period_ns, uint32_t tick_shift, uint32_t backe
 /* "interval 1s (threshold 31 ticks)" or the rate's burst and spacing. */
 const char *rate_describe(const struct pacer_config *c, uint32_t tick_shift, char *buf, size_t len);
 
+/*
+ * Whether the datapath clock steps by more than the gap a source's
+ * admissions need (period/n): packets of a source within one step then look
+ * simultaneous, so all but the first are dropped.  The precise clock never.
+ */
+int gap_below_clock(uint32_t clock, uint32_t n, uint64_t period_ns, uint64_t clock_res_ns);
+
 #endif

@@ -26,3 +26,10 @@ double mono_s(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
+
+uint64_t clock_res_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	return clock_getres(id, &ts) ? 0 : timespec_ns(&ts);
+}
