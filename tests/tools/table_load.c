@@ -5,9 +5,10 @@
  * oracle, beside the model.  For sizing at scale (1M sources) where the
  * unit tests use small tables.
  *
- *   table_load paced|random SOURCES ENTRIES [drop|evict-oldest] [PERIOD]
+ *   table_load paced|random SOURCES ENTRIES [drop|evict-oldest] [PERIOD] [TICK_SHIFT]
  *
- * Interval 1 s, default tick.  paced: every source sends once per PERIOD
+ * Interval 1 s, the default tick unless TICK_SHIFT (log2 ns; finer ticks
+ * shorten the time past the interval an entry stays fresh).  paced: every source sends once per PERIOD
  * intervals (1.1), evenly spread, 10 rounds, the first 2 not counted.
  * random: Poisson arrivals, each source at one packet per interval on
  * average, 10 packets per source, the first quarter not counted.
@@ -48,7 +49,7 @@ int main(int argc, char **argv)
 	int paced;
 
 	if (argc < 4 || (strcmp(argv[1], "paced") && strcmp(argv[1], "random"))) {
-		fprintf(stderr, "usage: table_load paced|random SOURCES ENTRIES [drop|evict-oldest] [PERIOD]\n");
+		fprintf(stderr, "usage: table_load paced|random SOURCES ENTRIES [drop|evict-oldest] [PERIOD] [TICK_SHIFT]\n");
 		return 2;
 	}
 	paced = !strcmp(argv[1], "paced");
@@ -60,14 +61,16 @@ int main(int argc, char **argv)
 	}
 	if (argc > 5)
 		period = strtod(argv[5], NULL);
+	if (argc > 6)
+		tick_shift = (uint32_t)strtoul(argv[6], NULL, 0);
 	while ((uint64_t)PACER_TBL_WAYS << lg < entries)
 		lg++;
 	if (!n || n > UINT32_MAX || (uint64_t)PACER_TBL_WAYS << lg != entries || lg < 1 ||
-	    lg > PACER_TBL_MAX_LINES_LOG2 || period < 1.0) {
-		fprintf(stderr, "table_load: SOURCES 1..2^32-1, ENTRIES a power of two 32..2^28, PERIOD >= 1\n");
+	    lg > PACER_TBL_MAX_LINES_LOG2 || period < 1.0 || tick_shift > 29) {
+		fprintf(stderr, "table_load: SOURCES 1..2^32-1, ENTRIES a power of two 32..2^28, PERIOD >= 1, TICK_SHIFT <= 29\n");
 		return 2;
 	}
-	thresh = pacer_thresh_ticks(INTERVAL_NS, tick_shift);
+	thresh = (uint32_t)((INTERVAL_NS + (1ULL << tick_shift) - 1) >> tick_shift) + 1;
 	if (table_sim_init(&s, lg, tick_shift, thresh, PACER_POLICY_PACE, on_full, key))
 		return 1;
 	last = malloc(n * sizeof(*last));

@@ -10,7 +10,7 @@ int table_sim_init(struct table_sim *s, uint32_t lines_log2, uint32_t tick_shift
 {
 	memset(s, 0, sizeof(*s));
 	if (lines_log2 < 1 || lines_log2 > PACER_TBL_MAX_LINES_LOG2 || tick_shift > 40 ||
-	    thresh < PACER_MIN_THRESH || thresh > PACER_MAX_THRESH || policy >= PACER_POLICY_MAX ||
+	    thresh < PACER_MIN_THRESH || thresh > PACER_RATE_TBL_MAX_SAT || policy >= PACER_POLICY_MAX ||
 	    on_full >= PACER_TBL_FULL_MAX)
 		return -EINVAL;
 	s->lines_log2 = lines_log2;
