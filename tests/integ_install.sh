@@ -150,6 +150,28 @@ rx $(unit_cmd ExecStop) >/dev/null
 check "ExecStop unloads" bash -c "test $? -eq 0 && ! nsenter --net=/run/netns/$NS_RX $CLI status $IF_RX >/dev/null 2>&1"
 check "ExecStop removed the pins" test ! -e "/sys/fs/bpf/xdp-pacer/$IF_RX"
 
+# --- the table backend and the global budget from the file ---
+cat >"$CONF" <<CONF
+backend = table
+on-full = evict-oldest
+width = 4096
+budget = 100/60s
+reserve = 20
+CONF
+rx $(unit_cmd ExecStart) >/dev/null
+s=$(status)
+check "ExecStart loads a table in evict-oldest mode from the file" grep -q 'table.*evict-oldest' <<<"$s"
+check "... with the file's budget and reserve" grep -q 'budget: 100 per 60 s.*reserve 20%' <<<"$s"
+sed -i 's/^reserve = 20/# reserve back to its default/' "$CONF"
+rx $(unit_cmd ExecReload) >/dev/null 2>&1
+check "reload put the removed reserve back to 0 %" grep -q 'budget: 100 per 60 s.*reserve 0%' <<<"$(status)"
+sed -i 's/^budget = 100\/60s/# no budget/; s/^backend = table/backend = sketch/; /^on-full/d' "$CONF"
+rx $(unit_cmd ExecReload) >"$WORK/reload.out" 2>&1
+check "reload without a budget key turns the budget off" grep -q 'budget: off' <<<"$(status)"
+check "reload with another backend warns that it needs a restart" \
+	grep -q "fixed at load, not applied by set: .*backend" "$WORK/reload.out"
+rx $(unit_cmd ExecStop) >/dev/null
+
 # --- the installed BPF object, as `ip link` users attach it ---
 rx ip link set dev "$IF_RX" xdpgeneric obj "$WORK/usr/lib/bpf/xdp-pacer/xdp_pacer.bpf.o" sec xdp
 check "ip link attaches the installed object" test $? -eq 0

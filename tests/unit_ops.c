@@ -99,7 +99,8 @@ END_TEST
 START_TEST(test_conf_keys_are_load_options)
 {
 	/* The live keys are the ones `set` takes, each with a default a reload falls back to. */
-	static const char *const live[] = { "interval", "policy", "prefix4", "prefix6", "malformed" };
+	static const char *const live[] = { "interval", "policy", "prefix4", "prefix6", "malformed",
+					    "budget", "reserve" };
 	const struct pacer_conf_key *k;
 	size_t i, n_live = 0;
 
@@ -112,12 +113,18 @@ START_TEST(test_conf_keys_are_load_options)
 	ck_assert_str_eq(pacer_conf_default(pacer_conf_key("interval")), "1s");
 	ck_assert_str_eq(pacer_conf_default(pacer_conf_key("prefix6")), "64");
 	ck_assert_ptr_null(pacer_conf_default(pacer_conf_key("rows")));
+	ck_assert_str_eq(pacer_conf_default(pacer_conf_key("budget")), "off");
+	ck_assert_str_eq(pacer_conf_default(pacer_conf_key("reserve")), "0");
+	/* The budget's slack and horizon follow K/T when the file leaves them out. */
+	ck_assert(pacer_conf_key("slack-time")->live);
+	ck_assert_ptr_null(pacer_conf_default(pacer_conf_key("slack-time")));
+	ck_assert(!pacer_conf_key("backend")->live && !pacer_conf_key("on-full")->live);
 	/* rate is live without a default of its own: absent, interval's applies. */
 	ck_assert(pacer_conf_key("rate")->live);
 	ck_assert_ptr_null(pacer_conf_default(pacer_conf_key("rate")));
 	for (k = pacer_conf_keys; k->name; k++)
 		n_live += k->live ? 1 : 0;
-	ck_assert_uint_eq(n_live, 6);
+	ck_assert_uint_eq(n_live, 11);
 	ck_assert(!pacer_conf_key("rows")->live);
 }
 END_TEST

@@ -105,6 +105,12 @@ static bool conf_skip_key(const struct pacer_conf *conf, const char *name, bool 
 		return true;
 	if (is_rate)
 		return !pacer_conf_get(conf, "rate");
+	/* The budget's other keys go back to their defaults with the budget itself. */
+	if (!strcmp(name, "reserve") && !pacer_conf_get(conf, name)) {
+		const struct pacer_conf_entry *b = pacer_conf_get(conf, "budget");
+
+		return !b || !strcmp(b->value, "off");
+	}
 	return is_interval && !pacer_conf_get(conf, "interval") && pacer_conf_get(conf, "rate");
 }
 
@@ -123,7 +129,7 @@ static char **conf_argv_for(const struct pacer_conf *conf, char *argv0, int live
 		if ((live_only && !k->live) || conf_skip_key(conf, k->name, cli_rate))
 			continue;
 		e = pacer_conf_get(conf, k->name);
-		if (!e && !live_only)
+		if (!e && (!live_only || !pacer_conf_default(k)))
 			continue;
 		if (asprintf(&nv[*n], "--%s", k->name) < 0)
 			return NULL; /* exiting anyway */

@@ -69,12 +69,12 @@ static const struct opt_spec load_specs[] = {
 	{ .type = OPT_INCLUDE, .sub = malformed_specs, OPT_FIELD(struct load_opts, live) },
 	{ .type = OPT_INCLUDE, .sub = budget_specs, OPT_FIELD(struct load_opts, budget) },
 	{ .type = OPT_SECTION, .help = "Fixed at load (change needs unload + load):" },
-	{ .name = "backend", .type = OPT_ENUM, .arg = "sketch|table", .lookup = parse_backend,
-	  .dflt = "sketch", OPT_FIELD(struct load_opts, backend),
+	{ .name = "backend", .type = OPT_ENUM, .flags = LOAD_FIXED, .arg = "sketch|table",
+	  .lookup = parse_backend, .dflt = "sketch", OPT_FIELD(struct load_opts, backend),
 	  .help = "what remembers sources: the recency sketch or the\n"
 		  "recency table (4-byte entries, 2 cache lines per packet; see README)" },
-	{ .name = "on-full", .type = OPT_ENUM, .arg = "drop|evict-oldest", .lookup = parse_on_full,
-	  .dflt = "drop", OPT_FIELD(struct load_opts, on_full), OPT_GIVEN(struct load_opts, on_full_set),
+	{ .name = "on-full", .type = OPT_ENUM, .flags = LOAD_FIXED, .arg = "drop|evict-oldest",
+	  .lookup = parse_on_full, .dflt = "drop", OPT_FIELD(struct load_opts, on_full), OPT_GIVEN(struct load_opts, on_full_set),
 	  .help = "table only: with both of a key's lines full of fresh\n"
 		  "entries, drop the packet (never a false pass) or evict\n"
 		  "the oldest entry (no false drop but fingerprint collisions)" },
@@ -327,6 +327,10 @@ int load_check_fixed(int argc, char **argv, const struct pacer_layout *running, 
 		add_name(differ, len, "clock");
 	if (lay.tick_shift != running->tick_shift)
 		add_name(differ, len, "tick (set, or derived from the interval or rate)");
+	if (lay.backend != running->backend)
+		add_name(differ, len, "backend");
+	if (lay.on_full != running->on_full)
+		add_name(differ, len, "on-full");
 	return 0;
 }
 

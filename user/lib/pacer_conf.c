@@ -5,8 +5,9 @@
 #include <string.h>
 #include "pacer_conf.h"
 #include "live_opts.h"
+#include "budget_cfg.h"
 
-/* Live keys take their defaults from the option tables (live_opts.h). */
+/* Live keys take their defaults from the option tables (live_opts.h, budget_cfg.h). */
 const struct pacer_conf_key pacer_conf_keys[] = {
 	{ "interval", 1 },
 	{ "rate", 1 },
@@ -14,6 +15,13 @@ const struct pacer_conf_key pacer_conf_keys[] = {
 	{ "prefix4", 1 },
 	{ "prefix6", 1 },
 	{ "malformed", 1 },
+	{ "budget", 1 },
+	{ "slack-time", 1 },
+	{ "slack-count", 1 },
+	{ "reserve", 1 },
+	{ "horizon", 1 },
+	{ "backend", 0 },
+	{ "on-full", 0 },
 	{ "rows", 0 },
 	{ "width", 0 },
 	{ "layout", 0 },
@@ -30,6 +38,8 @@ const char *pacer_conf_default(const struct pacer_conf_key *k)
 
 	if (!s)
 		s = opts_find(malformed_specs, k->name, NULL);
+	if (!s)
+		s = opts_find(budget_specs, k->name, NULL);
 	return k->live && s ? s->dflt : NULL;
 }
 
