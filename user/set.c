@@ -2,7 +2,6 @@
 /* xdp-pacer set: change the live configuration without detaching. */
 #include <errno.h>
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -124,43 +123,34 @@ int cmd_set(int argc, char **argv)
 }
 
 
-/* The live options that are one word of the config each, stored as given. */
-#define LIVE_WORD(given_f, from_f, to_f)                                                  \
-	{ offsetof(struct live_opts, given_f), offsetof(struct live_opts, from_f),        \
-	  offsetof(struct pacer_config, to_f),                                             \
-	  sizeof(((struct pacer_config *)0)->to_f) +                                       \
-		  0 * sizeof(char[sizeof(((struct live_opts *)0)->from_f) ==               \
-				  sizeof(((struct pacer_config *)0)->to_f) ? 1 : -1]) }
-static const struct live_word {
-	size_t given, from, to, size;
-} live_words[] = {
-	LIVE_WORD(policy_set, policy, policy),
-	LIVE_WORD(malformed_set, malformed, malformed),
-	LIVE_WORD(prefix4_set, prefix4, prefix4),
-	LIVE_WORD(prefix6_set, prefix6, prefix6),
-	LIVE_WORD(sample_src_set, sample_src, sample_src_thresh),
-	LIVE_WORD(sample_pkt_set, sample_pkt, sample_pkt_thresh),
-};
+/*
+ * One live word of the config, stored only if its option was given, as a
+ * single word-sized store so the datapath sees the field change at once:
+ * 1 if stored.
+ */
+static int store32(volatile __u32 *to, uint32_t v, bool given)
+{
+	if (given)
+		*to = v;
+	return given;
+}
 
-/* Word-sized stores, so the datapath sees each field change at once: how many. */
+static int store64(volatile __u64 *to, uint64_t v, bool given)
+{
+	if (given)
+		*to = v;
+	return given;
+}
+
+/* The live options that are one word each: how many were given. */
 static int store_live_words(struct pacer_config *cfg, const struct live_opts *l)
 {
-	int n = 0;
-
-	for (size_t i = 0; i < sizeof(live_words) / sizeof(live_words[0]); i++) {
-		const struct live_word *w = &live_words[i];
-		const char *from = (const char *)l + w->from;
-		char *to = (char *)cfg + w->to;
-
-		if (!*(const bool *)((const char *)l + w->given))
-			continue;
-		if (w->size == sizeof(uint64_t))
-			*(volatile uint64_t *)to = *(const uint64_t *)from;
-		else
-			*(volatile uint32_t *)to = *(const uint32_t *)from;
-		n++;
-	}
-	return n;
+	return store32(&cfg->policy, l->policy, l->policy_set) +
+	       store32(&cfg->malformed, l->malformed, l->malformed_set) +
+	       store32(&cfg->prefix4, l->prefix4, l->prefix4_set) +
+	       store32(&cfg->prefix6, l->prefix6, l->prefix6_set) +
+	       store64(&cfg->sample_src_thresh, l->sample_src, l->sample_src_set) +
+	       store64(&cfg->sample_pkt_thresh, l->sample_pkt, l->sample_pkt_set);
 }
 
 static int set_main(int argc, char **argv, const struct pacer_conf *conf)
