@@ -46,6 +46,7 @@ int main(int argc, char **argv)
 	double period = 1.1, overflow, collision, f_overflow, f_collision, per_interval;
 	__u64 key[2] = { 0x243f6a8885a308d3ULL, 0x13198a2e03707345ULL };
 	struct table_sim s;
+	struct pacer_rate rate;
 	int paced;
 
 	if (argc < 4 || (strcmp(argv[1], "paced") && strcmp(argv[1], "random"))) {
@@ -70,7 +71,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "table_load: SOURCES 1..2^32-1, ENTRIES a power of two 32..2^28, PERIOD >= 1, TICK_SHIFT <= 29\n");
 		return 2;
 	}
-	thresh = (uint32_t)((INTERVAL_NS + (1ULL << tick_shift) - 1) >> tick_shift) + 1;
+	/* The table's own bound (a rate's ages), not the sketch's 63 ticks. */
+	if (pacer_rate_ticks(1, INTERVAL_NS, tick_shift, PACER_RATE_TBL_MAX_SAT, &rate)) {
+		fprintf(stderr, "table_load: a 1 s interval needs more than %d ticks of 2^%u ns\n",
+			PACER_RATE_TBL_MAX_SAT, tick_shift);
+		return 2;
+	}
+	thresh = rate.thresh;
 	if (table_sim_init(&s, lg, tick_shift, thresh, PACER_POLICY_PACE, on_full, key))
 		return 1;
 	last = malloc(n * sizeof(*last));
