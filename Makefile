@@ -2,6 +2,9 @@
 # `make V=1` shows the commands.
 
 BUILD   ?= build
+# The release this tree builds: --version, the metrics, the recording header,
+# the .deb.  CHANGELOG.md's latest entry names the same one.
+VERSION := 0.1.0
 CLANG   ?= clang
 BPFTOOL ?= bpftool
 CC      ?= gcc
@@ -86,6 +89,9 @@ $(BUILD)/lib/%.o: user/lib/%.c | $(BUILD)/lib
 $(BUILD)/analysis/%.o: user/analysis/%.c | $(BUILD)/analysis
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(XCFLAGS) -c $< -o $@
+
+$(BUILD)/lib/version.o: CPPFLAGS += -DPACER_VERSION='"$(VERSION)"'
+$(BUILD)/lib/version.o: Makefile
 
 $(LIB_A): $(LIB_OBJS)
 	$(call msg,AR,$@)
