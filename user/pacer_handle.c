@@ -399,11 +399,15 @@ int pacer_for_each(int (*fn)(struct pacer_handle *h, void *ctx), void *ctx)
 
 int pacer_prom_fill(const struct pacer_handle *h, struct prom_pacer *out)
 {
+	uint32_t zero = 0;
+
 	snprintf(out->ifname, sizeof(out->ifname), "%s", h->ifname);
 	out->prog_id = h->prog_id;
 	out->cfg = *h->cfg;
 	out->layout = h->layout;
 	out->map_bytes = pacer_map_bytes(h);
+	if (bpf_map_lookup_elem(h->map_fd[PACER_MAP_BUDGET_CFG], &zero, &out->budget))
+		return -errno;
 	return pacer_read_counters(h, out->counters);
 }
 
