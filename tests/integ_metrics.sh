@@ -56,6 +56,8 @@ verdicts_sum() {
 	[ -n "$frames" ] && [ "$sum" = "$frames" ]
 }
 check "the generator's 20000 frames were seen" test "$(sj seen)" = 20000
+check "stats --json names the release" \
+	grep -q "\"version\":\"$("$CLI" --version | awk '{print $2}')\"" "$WORK/stats.json"
 
 rx "$CLI" stats "$IF_RX" --format prometheus >"$WORK/stdout.prom"
 check "stats --format prometheus exits 0" test $? -eq 0
