@@ -2,6 +2,9 @@
 # `make V=1` shows the commands.
 
 BUILD   ?= build
+# The release this tree builds: --version, the metrics, the recording header,
+# the .deb.  CHANGELOG.md's latest entry names the same one.
+VERSION := 0.1.0
 CLANG   ?= clang
 BPFTOOL ?= bpftool
 CC      ?= gcc
@@ -63,7 +66,7 @@ UNITDIR    ?= $(PREFIX)/lib/systemd/system
 COMPDIR    ?= $(PREFIX)/share/bash-completion/completions
 DOCDIR     ?= $(PREFIX)/share/doc/xdp-pacer
 
-.PHONY: all bpf cli tests test unit-test prog-test integration-test demo bench clean deps install
+.PHONY: all bpf cli tests test unit-test prog-test integration-test demo bench clean deps install deb
 
 all: bpf cli tests
 
@@ -86,6 +89,9 @@ $(BUILD)/lib/%.o: user/lib/%.c | $(BUILD)/lib
 $(BUILD)/analysis/%.o: user/analysis/%.c | $(BUILD)/analysis
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(XCFLAGS) -c $< -o $@
+
+$(BUILD)/lib/version.o: CPPFLAGS += -DPACER_VERSION='"$(VERSION)"'
+$(BUILD)/lib/version.o: Makefile
 
 $(LIB_A): $(LIB_OBJS)
 	$(call msg,AR,$@)
@@ -161,6 +167,12 @@ install: $(CLI) $(BUILD)/xdp_pacer.bpf.o
 			dist/$$u.in > $(DESTDIR)$(UNITDIR)/$$u || exit 1; done
 	$(Q)install -D -m 0644 dist/xdp-pacer.bash $(DESTDIR)$(COMPDIR)/xdp-pacer
 	$(Q)install -D -m 0644 dist/example.conf $(DESTDIR)$(DOCDIR)/example.conf
+
+# The Debian package, $(BUILD)/xdp-pacer_$(VERSION)_ARCH.deb, from `make
+# install` into a staging tree (scripts/deb.sh); check it with lintian.
+deb: $(CLI) $(BUILD)/xdp_pacer.bpf.o
+	$(call msg,DEB,$(BUILD)/xdp-pacer_$(VERSION)_*.deb)
+	$(Q)scripts/deb.sh $(BUILD) $(VERSION) >/dev/null
 
 clean:
 	$(Q)rm -rf $(BUILD)

@@ -12,7 +12,7 @@ _xdp_pacer()
 		esac
 	done
 	if [ -z "$verb" ]; then
-		COMPREPLY=($(compgen -W "load unload status set stats query model gen record analyze exporter -v --verbose --help" -- "$cur"))
+		COMPREPLY=($(compgen -W "load unload status set stats query model gen record analyze exporter -v --verbose -V --version --help" -- "$cur"))
 		return
 	fi
 	case $prev in

@@ -63,7 +63,7 @@ def cost_cell(name, secs, threads, reps):
             g = B.gen(["--dist", "spoofed"], secs, threads)
             t1, c1, _ = B.prog_stats(pid)
             s1 = stats()
-            d = {k: s1[k] - s0[k] for k in s1}
+            d = {k: s1[k] - s0[k] for k in s1 if isinstance(s1[k], int)}
             runs.append({"ns": (t1 - t0) / max(1, c1 - c0), "rx_pps": (c1 - c0) / g["seconds"],
                          "seconds": g["seconds"], "passed": d["passed"], "seen": d["seen"],
                          "budget_drops": d["dropped_budget"],

@@ -31,6 +31,9 @@ have_cmd promtool || need_pkgs+=(prometheus)       # Debian ships promtool in it
 have_cmd systemd-analyze || need_pkgs+=(systemd)
 have_cmd groff || need_pkgs+=(groff-base)          # man page check
 have_cmd man || need_pkgs+=(man-db)
+# make deb and its test: dependencies of the binary, the package's checker.
+have_cmd dpkg-shlibdeps || need_pkgs+=(dpkg-dev)
+have_cmd lintian || need_pkgs+=(lintian)
 
 if [ ${#need_pkgs[@]} -eq 0 ]; then
 	exit 0

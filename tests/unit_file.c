@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "pacer_file.h"
+#include "version.h"
 #include "pacer_table.h"
 #include "pacer_rate.h"
 #include "pacer_sketch.h"
@@ -159,7 +160,7 @@ START_TEST(test_round_trip)
 
 	path_of(p, sizeof(p), "rt.xpr");
 	size = write_file(p, 1000, PACER_FORMAT_BINARY);
-	ck_assert_int_eq(size, PACER_FILE_HEADER_V1_LEN + 1000 * PACER_FILE_RECORD_V1_LEN);
+	ck_assert_int_eq(size, PACER_FILE_HEADER_LEN + 1000 * PACER_FILE_RECORD_V1_LEN);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", p);
 	ck_assert_int_ne(access(tmp, F_OK), 0); /* renamed into place */
 
@@ -235,8 +236,8 @@ START_TEST(test_truncated_last_record_every_byte)
 			if (rd.warnings[i].problem == PACER_FILE_RECORD_TRUNCATED) {
 				found = 1;
 				ck_assert_uint_eq(rd.warnings[i].offset,
-						  PACER_FILE_HEADER_V1_LEN + 49 * PACER_FILE_RECORD_V1_LEN);
-				ck_assert_ptr_nonnull(strstr(rd.warnings[i].msg, "offset 2216"));
+						  PACER_FILE_HEADER_LEN + 49 * PACER_FILE_RECORD_V1_LEN);
+				ck_assert_ptr_nonnull(strstr(rd.warnings[i].msg, "offset 2248"));
 			}
 		}
 		ck_assert_int_eq(found, 1);
@@ -256,7 +257,7 @@ START_TEST(test_truncated_header_every_byte)
 	path_of(p, sizeof(p), "h.xpr");
 	path_of(q, sizeof(q), "hcut.xpr");
 	write_file(p, 3, PACER_FORMAT_BINARY);
-	for (cut = 0; cut < PACER_FILE_HEADER_V1_LEN; cut++) {
+	for (cut = 0; cut < PACER_FILE_HEADER_LEN; cut++) {
 		struct pacer_file_reader rd;
 		struct pacer_file_error e;
 		int ret;
@@ -279,7 +280,7 @@ START_TEST(test_header_corruption_detected_at_every_byte)
 	path_of(p, sizeof(p), "c.xpr");
 	path_of(q, sizeof(q), "cc.xpr");
 	size = write_file(p, 2, PACER_FORMAT_BINARY);
-	for (off = 0; off < PACER_FILE_HEADER_V1_LEN; off++) {
+	for (off = 0; off < PACER_FILE_HEADER_LEN; off++) {
 		struct pacer_file_reader rd;
 		struct pacer_file_error e;
 		FILE *f;
@@ -310,7 +311,7 @@ END_TEST
  */
 START_TEST(test_rate_header)
 {
-	uint8_t buf[PACER_FILE_HEADER_V1_LEN];
+	uint8_t buf[PACER_FILE_HEADER_LEN];
 	struct pacer_file_header h, got;
 	struct pacer_file_error e;
 	struct pacer_rate r;
@@ -340,7 +341,7 @@ END_TEST
 
 START_TEST(test_version_mismatch)
 {
-	uint8_t buf[PACER_FILE_HEADER_V1_LEN];
+	uint8_t buf[PACER_FILE_HEADER_LEN];
 	struct pacer_file_header h, got;
 	struct pacer_file_error e;
 	uint32_t crc;
@@ -351,17 +352,17 @@ START_TEST(test_version_mismatch)
 	ck_assert_int_eq(pacer_file_header_decode(buf, sizeof(buf), &got, &e), -EPROTONOSUPPORT);
 	ck_assert_int_eq(e.problem, PACER_FILE_VERSION);
 	ck_assert_uint_eq(e.offset, 8);
-	ck_assert_ptr_nonnull(strstr(e.msg, "version 3.0"));
+	ck_assert_ptr_nonnull(strstr(e.msg, "version 3.1"));
 	ck_assert_ptr_nonnull(strstr(e.msg, "versions 1.x and 2.x"));
 
 	/* A newer minor version with a longer header is still read. */
 	{
-		uint8_t big[PACER_FILE_HEADER_V1_LEN + 64];
+		uint8_t big[PACER_FILE_HEADER_LEN + 64];
 
 		sample_header(&h);
 		h.version_minor = 3;
 		ck_assert_int_eq(pacer_file_header_encode(&h, big, sizeof(big)), 0);
-		memset(big + PACER_FILE_HEADER_V1_LEN - 4, 0xee, 68);
+		memset(big + PACER_FILE_HEADER_LEN - 4, 0xee, 68);
 		big[12] = (uint8_t)(sizeof(big) & 0xff);
 		big[13] = (uint8_t)(sizeof(big) >> 8);
 		crc = pacer_crc32(0, big, sizeof(big) - 4);
@@ -370,6 +371,48 @@ START_TEST(test_version_mismatch)
 		ck_assert_uint_eq(got.version_minor, 3);
 		ck_assert_uint_eq(got.header_len, sizeof(big));
 	}
+}
+END_TEST
+
+/* Format x.1 names the release that wrote the file; x.0 files still read, without one. */
+START_TEST(test_writer_release)
+{
+	uint8_t buf[PACER_FILE_HEADER_LEN];
+	struct pacer_file_header h, got;
+	struct pacer_file_error e;
+	char want[40], *csv = NULL;
+	size_t csv_len = 0;
+	FILE *f;
+
+	sample_header(&h);
+	snprintf(want, sizeof(want), "xdp-pacer %s", pacer_version);
+	ck_assert_str_eq(h.writer, want);
+	ck_assert_uint_eq(h.header_len, PACER_FILE_HEADER_V1_1_LEN);
+	ck_assert_int_eq(pacer_file_header_encode(&h, buf, sizeof(buf)), 0);
+	ck_assert_uint_eq(buf[10], 1); /* minor version 1 */
+	ck_assert_int_eq(memcmp(buf + 252, want, strlen(want)), 0);
+	ck_assert_int_eq(pacer_file_header_decode(buf, sizeof(buf), &got, &e), 0);
+	ck_assert_str_eq(got.writer, want);
+	/* A 1.0 header: 256 bytes, no writer. */
+	h.version_minor = 0;
+	h.header_len = PACER_FILE_HEADER_V1_LEN;
+	ck_assert_int_eq(pacer_file_header_encode(&h, buf, sizeof(buf)), 0);
+	ck_assert_int_eq(pacer_file_header_decode(buf, PACER_FILE_HEADER_V1_LEN, &got, &e), 0);
+	ck_assert_str_eq(got.writer, "");
+	/* Bytes that are not printable are shown as '?', not refused. */
+	sample_header(&h);
+	snprintf(h.writer, sizeof(h.writer), "xdp\033[2Jpacer");
+	ck_assert_int_eq(pacer_file_header_encode(&h, buf, sizeof(buf)), 0);
+	ck_assert_int_eq(pacer_file_header_decode(buf, sizeof(buf), &got, &e), 0);
+	ck_assert_str_eq(got.writer, "xdp?[2Jpacer");
+	/* The CSV header names it too. */
+	sample_header(&h);
+	f = open_memstream(&csv, &csv_len);
+	ck_assert_int_eq(pacer_csv_write_header(f, &h), 0);
+	fclose(f);
+	snprintf(want, sizeof(want), "# writer: xdp-pacer %s\n", pacer_version);
+	ck_assert_ptr_nonnull(strstr(csv, want));
+	free(csv);
 }
 END_TEST
 
@@ -453,7 +496,7 @@ START_TEST(test_invalid_record_named_with_offset)
 	struct pacer_file_error e;
 	struct pacer_record r;
 	char p[128];
-	long rec3 = PACER_FILE_HEADER_V1_LEN + 3 * PACER_FILE_RECORD_V1_LEN;
+	long rec3 = PACER_FILE_HEADER_LEN + 3 * PACER_FILE_RECORD_V1_LEN;
 	int ret, n = 0;
 
 	path_of(p, sizeof(p), "bad.xpr");
@@ -504,7 +547,7 @@ END_TEST
 
 START_TEST(test_invalid_header_fields)
 {
-	uint8_t buf[PACER_FILE_HEADER_V1_LEN];
+	uint8_t buf[PACER_FILE_HEADER_LEN];
 	struct pacer_file_header h, got;
 	struct pacer_file_error e;
 
@@ -532,7 +575,7 @@ END_TEST
  */
 START_TEST(test_tick_and_interval_bounds)
 {
-	uint8_t buf[PACER_FILE_HEADER_V1_LEN];
+	uint8_t buf[PACER_FILE_HEADER_LEN];
 	struct pacer_file_header h, got;
 	struct pacer_file_error e;
 
@@ -561,7 +604,7 @@ END_TEST
 
 START_TEST(test_implausible_header_contents)
 {
-	uint8_t buf[PACER_FILE_HEADER_V1_LEN];
+	uint8_t buf[PACER_FILE_HEADER_LEN];
 	struct pacer_file_header h, got;
 	struct pacer_file_error e;
 
@@ -601,7 +644,7 @@ END_TEST
 /* The backend and its mode round-trip; combinations load never makes are refused by offset. */
 START_TEST(test_backend_fields)
 {
-	uint8_t buf[PACER_FILE_HEADER_V1_LEN];
+	uint8_t buf[PACER_FILE_HEADER_LEN];
 	struct pacer_file_header h, got;
 	struct pacer_file_error e;
 
@@ -737,6 +780,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_truncated_header_every_byte);
 	tcase_add_test(tc, test_header_corruption_detected_at_every_byte);
 	tcase_add_test(tc, test_version_mismatch);
+	tcase_add_test(tc, test_writer_release);
 	tcase_add_test(tc, test_rate_header);
 	tcase_add_test(tc, test_foreign_files);
 	tcase_add_test(tc, test_incomplete_and_count_mismatch);

@@ -2,51 +2,47 @@
 /*
  * xdp-pacer exporter: serve /metrics in the Prometheus text format for every
  * interface running the pacer, through libmicrohttpd.
+ *
+ * Hostile clients are expected: the server thread polls with epoll (no
+ * FD_SETSIZE ceiling), each client address holds a few connections at
+ * most, a request's header is capped in size, and a request must arrive
+ * whole within a deadline however slowly its bytes trickle in (an idle
+ * timeout alone is reset by every byte).  libmicrohttpd's complaints about
+ * bad requests are rate-limited, so a flood of them cannot flood the log.
  */
+#define _GNU_SOURCE /* vasprintf */
 #include <errno.h>
-#include <netdb.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
 #include <microhttpd.h>
 #include "common.h"
+#include "listen_addr.h"
 #include "opts.h"
 #include "prom.h"
+#include "time_now.h"
 
 #define MAX_PACERS 256
-
-/* "127.0.0.1:9477" or "[::1]:9477" into a socket address.  0 or -EINVAL. */
-static int parse_listen(const char *s, struct sockaddr_storage *ss)
-{
-	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE,
-				  .ai_socktype = SOCK_STREAM };
-	struct addrinfo *res = NULL;
-	char host[64];
-	const char *colon = strrchr(s, ':');
-	size_t hl;
-
-	if (!colon || !colon[1] || colon == s)
-		return -EINVAL;
-	hl = (size_t)(colon - s);
-	if (s[0] == '[') {
-		if (hl < 3 || s[hl - 1] != ']')
-			return -EINVAL;
-		s++;
-		hl -= 2;
-	}
-	if (hl >= sizeof(host))
-		return -EINVAL;
-	memcpy(host, s, hl);
-	host[hl] = 0;
-	if (getaddrinfo(host, colon + 1, &hints, &res) || !res)
-		return -EINVAL;
-	memcpy(ss, res->ai_addr, res->ai_addrlen);
-	freeaddrinfo(res);
-	return 0;
-}
+/* Connections in all; a scraper needs one, and a client address gets EXPORTER_PER_ADDRESS. */
+#define EXPORTER_CONNECTIONS 256
+#define EXPORTER_PER_ADDRESS 8
+/* Per connection: the request's header must fit (larger: 431), with the reply's header. */
+#define EXPORTER_CONN_MEMORY (16 * 1024)
+/* A request must arrive whole this long after the connection opened or the last reply. */
+#define EXPORTER_REQUEST_DEADLINE_S 5.0
+/* Between requests on a kept-alive connection. */
+#define EXPORTER_IDLE_TIMEOUT_S 10u
+/* How often the main thread looks for connections past the deadline. */
+#define EXPORTER_SWEEP_NS 200000000L
+/* At most one libmicrohttpd message per this many seconds; the rest are counted. */
+#define EXPORTER_LOG_PERIOD_S 10.0
 
 struct listen_at {
 	const char *text;
@@ -59,10 +55,7 @@ static int listen_opt(const struct opt_spec *s, const char *arg, void *field, ch
 
 	(void)s;
 	l->text = arg;
-	if (!parse_listen(arg, &l->ss))
-		return 0;
-	snprintf(why, len, "expected a numeric ADDR:PORT such as 127.0.0.1:9477 or [::1]:9477");
-	return -EINVAL;
+	return listen_addr_parse(arg, &l->ss, why, len);
 }
 
 struct exporter_opts {
@@ -75,7 +68,8 @@ static const struct opt_spec exporter_specs[] = {
 	  .parse = listen_opt, OPT_FIELD(struct exporter_opts, listen),
 	  OPT_GIVEN(struct exporter_opts, listen_set),
 	  .help = "numeric address and port: 127.0.0.1:9477, [::1]:9477,\n"
-		  "0.0.0.0:9477 for every IPv4 address" },
+		  "0.0.0.0:9477 for every IPv4 address; port 0 takes a free\n"
+		  "port and says which" },
 	{ 0 },
 };
 
@@ -84,9 +78,153 @@ static const struct opt_verb exporter_verb = {
 	.synopsis = "--listen ADDR:PORT",
 	.intro = "Serve the counters and live configuration of every interface running the\n"
 		 "pacer at http://ADDR:PORT/metrics (Prometheus text format); other paths give\n"
-		 "404. Runs until SIGINT or SIGTERM.\n",
+		 "404. Each client address holds at most 8 connections, and a request must\n"
+		 "arrive whole within 5 s. Runs until SIGINT or SIGTERM; SIGHUP and SIGUSR1\n"
+		 "are harmless (the maps are read at every scrape: there is nothing to reload).\n",
 	.opts = exporter_specs,
 };
+
+/* ---- rate-limited logging of libmicrohttpd's messages ---- */
+
+static struct {
+	pthread_mutex_t lock;
+	double last;        /* when the last message was printed; 0: never */
+	uint64_t suppressed;
+} mhd_log = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static void flush_suppressed(void)
+{
+	if (mhd_log.suppressed)
+		pr_err("exporter: %llu more libmicrohttpd messages suppressed",
+			(unsigned long long)mhd_log.suppressed);
+	mhd_log.suppressed = 0;
+}
+
+static void log_mhd(void *cls, const char *fmt, va_list ap)
+{
+	char msg[256];
+	double now = mono_s();
+	size_t n;
+
+	(void)cls;
+	pthread_mutex_lock(&mhd_log.lock);
+	if (mhd_log.last && now - mhd_log.last < EXPORTER_LOG_PERIOD_S) {
+		mhd_log.suppressed++;
+		pthread_mutex_unlock(&mhd_log.lock);
+		return;
+	}
+	flush_suppressed();
+	mhd_log.last = now;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = strlen(msg);
+	while (n && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
+		msg[--n] = 0;
+	pr_err("exporter: %s (similar messages held back for %.0f s)", msg,
+		EXPORTER_LOG_PERIOD_S);
+	pthread_mutex_unlock(&mhd_log.lock);
+}
+
+/* ---- connections and the whole-request deadline ---- */
+
+struct conn {
+	struct conn *prev, *next;
+	MHD_socket fd;
+	double since; /* waiting for a request since then; 0: serving one, or already cut */
+};
+
+static struct {
+	pthread_mutex_t lock;
+	struct conn head; /* circular list of open connections */
+	uint64_t cut;     /* connections closed for missing the deadline */
+} conns = { .lock = PTHREAD_MUTEX_INITIALIZER, .head = { &conns.head, &conns.head, 0, 0 } };
+
+/*
+ * libmicrohttpd calls this from its thread when a connection opens and
+ * before it closes the socket, so the sweep, under the same lock, only
+ * ever shuts down a socket the connection still owns.
+ */
+static void on_connection(void *cls, struct MHD_Connection *connection, void **socket_context,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	const union MHD_ConnectionInfo *ci;
+	struct conn *c;
+
+	(void)cls;
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		ci = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+		c = calloc(1, sizeof(*c));
+		if (!c || !ci) {
+			free(c);
+			*socket_context = NULL;
+			return;
+		}
+		c->fd = ci->connect_fd;
+		c->since = mono_s();
+		pthread_mutex_lock(&conns.lock);
+		c->next = conns.head.next;
+		c->prev = &conns.head;
+		conns.head.next->prev = c;
+		conns.head.next = c;
+		pthread_mutex_unlock(&conns.lock);
+		*socket_context = c;
+		return;
+	}
+	c = *socket_context;
+	if (!c)
+		return;
+	pthread_mutex_lock(&conns.lock);
+	c->prev->next = c->next;
+	c->next->prev = c->prev;
+	pthread_mutex_unlock(&conns.lock);
+	free(c);
+	*socket_context = NULL;
+}
+
+static struct conn *conn_of(struct MHD_Connection *connection)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci ? ci->socket_context : NULL;
+}
+
+static void conn_waiting_since(struct MHD_Connection *connection, double since)
+{
+	struct conn *c = conn_of(connection);
+
+	if (!c)
+		return;
+	pthread_mutex_lock(&conns.lock);
+	c->since = since;
+	pthread_mutex_unlock(&conns.lock);
+}
+
+/* A reply went out (or the request failed): the next request's deadline starts now. */
+static void on_completed(void *cls, struct MHD_Connection *connection, void **req_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	(void)cls, (void)req_cls, (void)toe;
+	conn_waiting_since(connection, mono_s());
+}
+
+/* Shut down connections whose request did not arrive in time; libmicrohttpd then closes them. */
+static void sweep(void)
+{
+	double now = mono_s();
+	struct conn *c;
+
+	pthread_mutex_lock(&conns.lock);
+	for (c = conns.head.next; c != &conns.head; c = c->next) {
+		if (c->since && now - c->since > EXPORTER_REQUEST_DEADLINE_S) {
+			shutdown(c->fd, SHUT_RDWR);
+			c->since = 0;
+			conns.cut++;
+		}
+	}
+	pthread_mutex_unlock(&conns.lock);
+}
+
+/* ---- the scrape ---- */
 
 struct scrape {
 	struct prom_pacer *p;
@@ -105,24 +243,28 @@ static int collect(struct pacer_handle *h, void *ctx)
 	return 0;
 }
 
-/* The whole exposition text, or NULL. */
-static char *render(size_t *len)
+/* The whole exposition text, or NULL with *err set (negative errno). */
+static char *render(size_t *len, int *err)
 {
 	struct scrape sc = { .p = calloc(MAX_PACERS, sizeof(struct prom_pacer)) };
 	char *buf = NULL;
 	FILE *f;
-	int err;
 
+	*err = -ENOMEM;
 	if (!sc.p)
 		return NULL;
-	err = pacer_for_each(collect, &sc);
-	f = err < 0 ? NULL : open_memstream(&buf, len);
+	*err = pacer_for_each(collect, &sc);
+	f = *err < 0 ? NULL : open_memstream(&buf, len);
 	if (f) {
-		err = prom_write(f, sc.p, sc.n);
-		if (fclose(f) || err) {
+		*err = prom_write(f, sc.p, sc.n);
+		if (fclose(f) && !*err)
+			*err = -EIO;
+		if (*err) {
 			free(buf);
 			buf = NULL;
 		}
+	} else if (*err >= 0) {
+		*err = -errno;
 	}
 	free(sc.p);
 	return buf;
@@ -144,65 +286,121 @@ static enum MHD_Result reply(struct MHD_Connection *conn, unsigned code, char *b
 	return ret;
 }
 
+static enum MHD_Result reply_text(struct MHD_Connection *conn, unsigned code, const char *fmt, ...)
+{
+	char *body = NULL;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&body, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return MHD_NO;
+	return reply(conn, code, body, (size_t)n, "text/plain");
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
 			      const char *method, const char *version, const char *upload_data,
 			      size_t *upload_size, void **req_cls)
 {
 	size_t len = 0;
 	char *body;
+	int err;
 
 	(void)cls, (void)version, (void)upload_data, (void)upload_size, (void)req_cls;
+	conn_waiting_since(conn, 0); /* the request's header is in */
 	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
-		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, strdup("only GET and HEAD\n"),
-			     strlen("only GET and HEAD\n"), "text/plain");
+		return reply_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
 	if (strcmp(url, "/metrics"))
-		return reply(conn, MHD_HTTP_NOT_FOUND, strdup("not found: try /metrics\n"),
-			     strlen("not found: try /metrics\n"), "text/plain");
-	body = render(&len);
+		return reply_text(conn, MHD_HTTP_NOT_FOUND, "not found: try /metrics\n");
+	body = render(&len, &err);
 	if (!body)
-		return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, strdup("cannot read the pacer maps\n"),
-			     strlen("cannot read the pacer maps\n"), "text/plain");
+		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				  "cannot read the pacer maps: %s%s\n", strerror(-err),
+				  err == -EPERM || err == -EACCES
+					  ? " (the exporter needs root, or CAP_SYS_ADMIN / CAP_BPF)"
+					  : "");
 	return reply(conn, MHD_HTTP_OK, body, len, PROM_CONTENT_TYPE);
 }
 
-/* Block until SIGINT or SIGTERM; the server thread does the work meanwhile. */
-static int wait_for_stop(void)
-{
-	sigset_t set;
-	int sig = 0;
+/* ---- running ---- */
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	return sigwait(&set, &sig) ? -1 : sig;
+static void stop_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+	sigaddset(set, SIGUSR1);
+}
+
+/*
+ * Until SIGINT or SIGTERM (returned), sweep the connections; SIGHUP and
+ * SIGUSR1 only say what the exporter is doing.
+ */
+static int serve_until_stopped(const sigset_t *set)
+{
+	const struct timespec tick = { 0, EXPORTER_SWEEP_NS };
+	siginfo_t si;
+	int sig;
+
+	for (;;) {
+		sig = sigtimedwait(set, &si, &tick);
+		if (sig == SIGINT || sig == SIGTERM)
+			return sig;
+		if (sig == SIGHUP || sig == SIGUSR1) {
+			pthread_mutex_lock(&conns.lock);
+			pr_info("xdp-pacer exporter: %s: nothing to reload (the maps are read at every scrape); %llu connections cut at the %.0f s request deadline so far",
+				sig == SIGHUP ? "SIGHUP" : "SIGUSR1", (unsigned long long)conns.cut,
+				EXPORTER_REQUEST_DEADLINE_S);
+			pthread_mutex_unlock(&conns.lock);
+			fflush(stdout);
+		}
+		sweep();
+	}
 }
 
 int cmd_exporter(int argc, char **argv)
 {
 	struct exporter_opts o = { 0 };
+	const union MHD_DaemonInfo *di;
 	struct MHD_Daemon *d;
+	char where[INET6_ADDRSTRLEN + 16];
 	sigset_t set;
 	int sig, err = parse_verb_opts(&exporter_verb, argc, argv, &o);
 
 	if (err)
 		return err == OPTS_HELP ? 0 : err;
-	/* Blocked before the server thread starts, so only sigwait sees them. */
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
+	/* Blocked before the server thread starts, so only the main thread takes them. */
+	stop_signals(&set);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
+	signal(SIGPIPE, SIG_IGN);
+	d = MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG |
 				     (o.listen.ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
-			     0, NULL, NULL, handle, NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&o.listen.ss,
-			     MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
+			     0, NULL, NULL, handle, NULL,
+			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&o.listen.ss,
+			     MHD_OPTION_CONNECTION_TIMEOUT, EXPORTER_IDLE_TIMEOUT_S,
+			     MHD_OPTION_CONNECTION_LIMIT, (unsigned)EXPORTER_CONNECTIONS,
+			     MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)EXPORTER_PER_ADDRESS,
+			     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)EXPORTER_CONN_MEMORY,
+			     MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL,
+			     MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+			     MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL,
+			     MHD_OPTION_END);
 	if (!d) {
 		pr_err("cannot listen on %s (address in use, or not local?)", o.listen.text);
 		return 1;
 	}
-	pr_info("xdp-pacer exporter: serving http://%s/metrics", o.listen.text);
+	di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+	listen_addr_format(&o.listen.ss, di ? di->port : 0, where, sizeof(where));
+	pr_info("xdp-pacer exporter: serving http://%s/metrics", where);
 	fflush(stdout);
-	sig = wait_for_stop();
+	sig = serve_until_stopped(&set);
 	MHD_stop_daemon(d);
+	pthread_mutex_lock(&mhd_log.lock);
+	flush_suppressed();
+	pthread_mutex_unlock(&mhd_log.lock);
 	pr_info("xdp-pacer exporter: stopped by %s", sig == SIGTERM ? "SIGTERM" : "SIGINT");
 	return 0;
 }

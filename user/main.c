@@ -4,6 +4,7 @@
 #include <string.h>
 #include "common.h"
 #include "verbs.h"
+#include "version.h"
 
 static const struct verb {
 	const char *name;
@@ -34,6 +35,7 @@ static void usage(FILE *f)
 		fprintf(f, "  %-9s %s\n", verbs[i].name, verbs[i].summary);
 	fprintf(f, "\nGlobal options:\n"
 		   "  -v, --verbose  show libbpf/libxdp logs (twice: debug logs)\n"
+		   "  -V, --version  the release and the datapath ABI it reads\n"
 		   "  -h, --help     this text; 'xdp-pacer VERB --help' for a verb\n");
 }
 
@@ -47,6 +49,9 @@ int main(int argc, char **argv)
 			verbose++;
 		} else if (!strcmp(argv[a], "-vv")) {
 			verbose += 2;
+		} else if (!strcmp(argv[a], "-V") || !strcmp(argv[a], "--version")) {
+			printf("xdp-pacer %s (datapath ABI %d)\n", pacer_version, PACER_ABI_VERSION);
+			return 0;
 		} else if (!strcmp(argv[a], "-h") || !strcmp(argv[a], "--help")) {
 			usage(stdout);
 			return 0;

@@ -62,26 +62,43 @@ static int resolve_dispatcher(int ifindex, uint32_t *prog_id)
 	return -ENOENT;
 }
 
-uint32_t attached_pacer_id(int ifindex)
+/*
+ * The pacer's program id on ifindex into *id (0: none there), or
+ * -EPERM/-EACCES when a program is attached but this process may not open
+ * it: then whether it is a pacer cannot be told.
+ */
+static int attached_pacer_lookup(int ifindex, uint32_t *id)
 {
 	struct bpf_prog_info info = {};
-	uint32_t len = sizeof(info), id = 0;
+	uint32_t len = sizeof(info);
 	const char *mode;
 	int fd;
 
-	if (find_prog_id(ifindex, &id, &mode))
+	*id = 0;
+	if (find_prog_id(ifindex, id, &mode)) {
+		*id = 0;
 		return 0;
-	fd = bpf_prog_get_fd_by_id(id);
-	if (fd < 0)
-		return 0;
+	}
+	fd = bpf_prog_get_fd_by_id(*id);
+	if (fd < 0) {
+		*id = 0;
+		return fd == -EPERM || fd == -EACCES ? fd : 0;
+	}
 	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		id = 0;
-	else if (!strcmp(info.name, "xdp_dispatcher") && resolve_dispatcher(ifindex, &id))
-		id = 0;
+		*id = 0;
+	else if (!strcmp(info.name, "xdp_dispatcher") && resolve_dispatcher(ifindex, id))
+		*id = 0;
 	else if (strcmp(info.name, "xdp_dispatcher") && strcmp(info.name, PACER_PROG_NAME))
-		id = 0;
+		*id = 0;
 	close(fd);
-	return id;
+	return 0;
+}
+
+uint32_t attached_pacer_id(int ifindex)
+{
+	uint32_t id;
+
+	return attached_pacer_lookup(ifindex, &id) ? 0 : id;
 }
 
 static int map_slot(const char *name)
@@ -385,7 +402,17 @@ int pacer_for_each(int (*fn)(struct pacer_handle *h, void *ctx), void *ctx)
 		return -errno;
 	}
 	for (i = ifs; i->if_index && !ret; i++) {
-		if (!attached_pacer_id((int)i->if_index))
+		uint32_t id;
+		int err = attached_pacer_lookup((int)i->if_index, &id);
+
+		if (err) {
+			/* Not "nothing attached": that would be a false all-clear. */
+			pr_err("cannot tell whether the XDP program on %s is xdp-pacer: %s (reading BPF programs needs root, or CAP_SYS_ADMIN / CAP_BPF)",
+			       i->if_name, strerror(-err));
+			ret = err;
+			break;
+		}
+		if (!id)
 			continue;
 		if (pacer_handle_open(i->if_name, &h))
 			continue;
@@ -399,11 +426,15 @@ int pacer_for_each(int (*fn)(struct pacer_handle *h, void *ctx), void *ctx)
 
 int pacer_prom_fill(const struct pacer_handle *h, struct prom_pacer *out)
 {
+	uint32_t zero = 0;
+
 	snprintf(out->ifname, sizeof(out->ifname), "%s", h->ifname);
 	out->prog_id = h->prog_id;
 	out->cfg = *h->cfg;
 	out->layout = h->layout;
 	out->map_bytes = pacer_map_bytes(h);
+	if (bpf_map_lookup_elem(h->map_fd[PACER_MAP_BUDGET_CFG], &zero, &out->budget))
+		return -errno;
 	return pacer_read_counters(h, out->counters);
 }
 

@@ -14,6 +14,7 @@
 #include "prom.h"
 #include "safe_file.h"
 #include "time_now.h"
+#include "version.h"
 
 enum stats_format { FMT_TEXT, FMT_JSON, FMT_PROMETHEUS };
 
@@ -34,6 +35,7 @@ static void print_totals(const uint64_t *c, const struct pacer_config *cfg, bool
 
 		jsonw_init(&w, stdout);
 		jsonw_start_object(&w);
+		jsonw_string_field(&w, "version", pacer_version);
 		for (i = 0; i < PACER_STAT_MAX; i++)
 			jsonw_uint_field(&w, pacer_stat_names[i], c[i]);
 		/* The per-source rate the counts were made under: N per T (N = 1: --interval T). */

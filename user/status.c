@@ -16,6 +16,7 @@
 #include "pacer_sketch.h"
 #include "rss_probe.h"
 #include "pacer_table.h"
+#include "version.h"
 
 struct status_opts {
 	const char *ifname;
@@ -182,6 +183,7 @@ int cmd_status(int argc, char **argv)
 
 	if (err)
 		return err == OPTS_HELP ? 0 : err;
+	printf("xdp-pacer %s (datapath ABI %d)\n", pacer_version, PACER_ABI_VERSION);
 	if (o.ifname) {
 		if (pacer_handle_open(o.ifname, &h))
 			return 1;

@@ -276,6 +276,8 @@ int an_report_json(FILE *f, const struct an_report *r)
 	jsonw_string_field(&w, "file", r->path);
 	snprintf(format, sizeof(format), "%u.%u", h->version_major, h->version_minor);
 	jsonw_string_field(&w, "format", format);
+	if (h->writer[0] && !r->pcap)
+		jsonw_string_field(&w, "writer", h->writer);
 	json_recording(&w, r);
 	json_limiter(&w, h);
 	if (r->pcap) {

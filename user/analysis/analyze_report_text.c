@@ -22,7 +22,9 @@ void an_text_header(FILE *f, const struct an_report *r)
 	char a[32], b[32], c[32], d[64];
 	int i;
 
-	fprintf(f, "xdp-pacer analyze: %s (format %u.%u)\n", r->path, h->version_major, h->version_minor);
+	fprintf(f, "xdp-pacer analyze: %s (format %u.%u%s%s)\n", r->path, h->version_major,
+		h->version_minor, h->writer[0] && !r->pcap ? ", written by " : "",
+		h->writer[0] && !r->pcap ? h->writer : "");
 	fprintf(f, "  recording: %s on %s, started %s, %.1f s, %" PRIu64 " records (%" PRIu64
 		   " source-sampled, %" PRIu64 " packet-sampled only), %" PRIu64 " sources\n",
 		h->ifname[0] ? h->ifname : "?", h->hostname[0] ? h->hostname : "?",

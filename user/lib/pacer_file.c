@@ -14,6 +14,7 @@
 #include "pacer_table.h"
 #include "pacer_sketch.h"
 #include "pacer_rate.h"
+#include "version.h"
 
 /* Header field offsets (v1). */
 enum {
@@ -26,6 +27,7 @@ enum {
 	OFF_START_REAL = 120, OFF_END_MONO = 128, OFF_COUNT = 136, OFF_LOST = 144,
 	OFF_IFNAME = 152, OFF_HOSTNAME = 168, OFF_MALFORMED = 232, OFF_MAX_THRESH = 236,
 	OFF_BACKEND = 240, OFF_ON_FULL = 244, OFF_RATE_N = 248, OFF_BURST = 250, OFF_CRC_V1 = 252,
+	OFF_WRITER = 252, OFF_CRC_V1_1 = 284,
 };
 
 /* Record field offsets (v1). */
@@ -112,7 +114,7 @@ void pacer_file_header_init(struct pacer_file_header *h)
 	memset(h, 0, sizeof(*h));
 	h->version_major = PACER_FILE_VERSION_MAJOR;
 	h->version_minor = PACER_FILE_VERSION_MINOR;
-	h->header_len = PACER_FILE_HEADER_V1_LEN;
+	h->header_len = PACER_FILE_HEADER_LEN;
 	h->record_size = PACER_FILE_RECORD_V1_LEN;
 	h->line_bytes = PACER_LINE_BYTES;
 	h->line_cells = PACER_LINE_CELLS;
@@ -121,14 +123,15 @@ void pacer_file_header_init(struct pacer_file_header *h)
 	h->max_thresh = PACER_MAX_THRESH;
 	h->abi_version = PACER_ABI_VERSION;
 	h->rate_n = 1;
+	snprintf(h->writer, sizeof(h->writer), "xdp-pacer %s", pacer_version);
 }
 
 int pacer_file_header_encode(const struct pacer_file_header *h, uint8_t *buf, size_t len)
 {
-	if (len < PACER_FILE_HEADER_V1_LEN || h->header_len != PACER_FILE_HEADER_V1_LEN ||
-	    h->record_size != PACER_FILE_RECORD_V1_LEN)
+	if ((h->header_len != PACER_FILE_HEADER_V1_LEN && h->header_len != PACER_FILE_HEADER_V1_1_LEN) ||
+	    len < h->header_len || h->record_size != PACER_FILE_RECORD_V1_LEN)
 		return -EINVAL;
-	memset(buf, 0, PACER_FILE_HEADER_V1_LEN);
+	memset(buf, 0, h->header_len);
 	memcpy(buf + OFF_MAGIC, PACER_FILE_MAGIC, PACER_FILE_MAGIC_LEN);
 	put16(buf + OFF_MAJOR, h->rate_n > 1 ? PACER_FILE_VERSION_RATE : h->version_major);
 	if (h->rate_n > 1) {
@@ -170,7 +173,9 @@ int pacer_file_header_encode(const struct pacer_file_header *h, uint8_t *buf, si
 	put32(buf + OFF_MAX_THRESH, h->max_thresh);
 	put32(buf + OFF_BACKEND, h->backend);
 	put32(buf + OFF_ON_FULL, h->on_full);
-	put32(buf + OFF_CRC_V1, pacer_crc32(0, buf, OFF_CRC_V1));
+	if (h->header_len == PACER_FILE_HEADER_V1_1_LEN)
+		memcpy(buf + OFF_WRITER, h->writer, strnlen(h->writer, sizeof(h->writer) - 1));
+	put32(buf + h->header_len - 4, pacer_crc32(0, buf, h->header_len - 4));
 	return 0;
 }
 
@@ -261,12 +266,14 @@ static int check_framing(const uint8_t *buf, size_t len, struct pacer_file_heade
 			    h->version_major, h->version_minor, PACER_FILE_VERSION_MAJOR,
 			    PACER_FILE_VERSION_RATE);
 	/* The checksum sits at header_len - 4: a header_len we cannot trust means corruption. */
-	if (h->header_len < PACER_FILE_HEADER_V1_LEN || h->header_len > PACER_FILE_HEADER_MAX_LEN ||
-	    h->header_len % 4 || (h->version_minor == 0 && h->header_len != PACER_FILE_HEADER_V1_LEN))
+	if (h->header_len < (h->version_minor ? PACER_FILE_HEADER_V1_1_LEN : PACER_FILE_HEADER_V1_LEN) ||
+	    h->header_len > PACER_FILE_HEADER_MAX_LEN || h->header_len % 4 ||
+	    (h->version_minor == 0 && h->header_len != PACER_FILE_HEADER_V1_LEN) ||
+	    (h->version_minor == 1 && h->header_len != PACER_FILE_HEADER_V1_1_LEN))
 		return fail(err, PACER_FILE_HEADER_CORRUPT, -EBADMSG, OFF_HLEN,
-			    "header length %u is impossible for version %u.%u (1.0 headers are %d bytes, later 1.x ones up to %d)",
+			    "header length %u is impossible for version %u.%u (x.0 headers are %d bytes, x.1 ones %d, later ones up to %d)",
 			    h->header_len, h->version_major, h->version_minor, PACER_FILE_HEADER_V1_LEN,
-			    PACER_FILE_HEADER_MAX_LEN);
+			    PACER_FILE_HEADER_V1_1_LEN, PACER_FILE_HEADER_MAX_LEN);
 	if (len < h->header_len)
 		return fail(err, PACER_FILE_HEADER_TRUNCATED, -ENODATA, len,
 			    "the file ends after %zu bytes, inside the %u-byte header", len,
@@ -278,6 +285,22 @@ static int check_framing(const uint8_t *buf, size_t len, struct pacer_file_heade
 			    "header checksum is %08x but bytes 0..%u sum to %08x", stored,
 			    h->header_len - 5, computed);
 	return 0;
+}
+
+/*
+ * The release that wrote a x.1 (or later) header; informational, so bytes
+ * that are not printable read as '?' instead of refusing the file.
+ */
+static void get_writer(const uint8_t *buf, struct pacer_file_header *h)
+{
+	size_t i;
+
+	memset(h->writer, 0, sizeof(h->writer));
+	if (h->version_minor < 1 || h->header_len < PACER_FILE_HEADER_V1_1_LEN)
+		return;
+	for (i = 0; i < sizeof(h->writer) - 1 && buf[OFF_WRITER + i]; i++)
+		h->writer[i] = buf[OFF_WRITER + i] >= 0x20 && buf[OFF_WRITER + i] < 0x7f
+				       ? (char)buf[OFF_WRITER + i] : '?';
 }
 
 /* Every field, little-endian at its offset. */
@@ -315,6 +338,7 @@ static void get_fields(const uint8_t *buf, struct pacer_file_header *h)
 	h->max_thresh = get32(buf + OFF_MAX_THRESH);
 	h->backend = get32(buf + OFF_BACKEND);
 	h->on_full = get32(buf + OFF_ON_FULL);
+	get_writer(buf, h);
 }
 
 /* Fields outside what any writer produces: refused with the offending field's offset. */
@@ -618,7 +642,7 @@ int pacer_file_writer_open(struct pacer_file_writer *w, const char *path,
 			   enum pacer_file_format format, const struct pacer_file_header *hdr,
 			   struct pacer_file_error *err)
 {
-	uint8_t buf[PACER_FILE_HEADER_V1_LEN];
+	uint8_t buf[PACER_FILE_HEADER_LEN];
 	char why[200];
 	int ret;
 
@@ -630,7 +654,7 @@ int pacer_file_writer_open(struct pacer_file_writer *w, const char *path,
 	w->hdr.end_mono_ns = 0;
 	if (pacer_file_header_encode(&w->hdr, buf, sizeof(buf)))
 		return fail(err, PACER_FILE_HEADER_INVALID, -EINVAL, 0,
-			    "header lengths are not those of format version 1");
+			    "header lengths are not those of format version 1.0 or 1.1");
 	ret = safe_out_open(&w->out, path, ".tmp", SAFE_FILE_MODE, why, sizeof(why));
 	if (ret)
 		return fail(err, PACER_FILE_IO, ret, 0, "%s", why);
@@ -640,7 +664,7 @@ int pacer_file_writer_open(struct pacer_file_writer *w, const char *path,
 	if (format == PACER_FORMAT_CSV)
 		ret = pacer_csv_write_header(w->f, &w->hdr);
 	else
-		ret = fwrite(buf, sizeof(buf), 1, w->f) == 1 ? 0 : -EIO;
+		ret = fwrite(buf, w->hdr.header_len, 1, w->f) == 1 ? 0 : -EIO;
 	if (!ret)
 		ret = fflush(w->f) ? -errno : 0;
 	if (ret) {
@@ -678,7 +702,7 @@ int pacer_file_writer_flush(struct pacer_file_writer *w)
 int pacer_file_writer_finish(struct pacer_file_writer *w, uint64_t end_mono_ns,
 			     uint64_t records_lost, struct pacer_file_error *err)
 {
-	uint8_t buf[PACER_FILE_HEADER_V1_LEN];
+	uint8_t buf[PACER_FILE_HEADER_LEN];
 	char why[200];
 	int ret = 0;
 
@@ -696,7 +720,7 @@ int pacer_file_writer_finish(struct pacer_file_writer *w, uint64_t end_mono_ns,
 	if (!ret && w->format == PACER_FORMAT_BINARY) {
 		/* Rewrite the header in place: the data before it is already on its way. */
 		pacer_file_header_encode(&w->hdr, buf, sizeof(buf));
-		if (pwrite(fileno(w->f), buf, sizeof(buf), 0) != (ssize_t)sizeof(buf))
+		if (pwrite(fileno(w->f), buf, w->hdr.header_len, 0) != (ssize_t)w->hdr.header_len)
 			ret = errno ? -errno : -EIO;
 	}
 	if (ret) {
@@ -745,6 +769,7 @@ int pacer_csv_write_header(FILE *f, const struct pacer_file_header *h)
 
 	n = fprintf(f,
 		    "# xdp-pacer recording, format %u.%u\n"
+		    "# writer: %s\n"
 		    "# interface: %s\n# host: %s\n"
 		    "# interval_ns: %" PRIu64 "\n# thresh_ticks: %u\n# tick_ns: %" PRIu64 "\n"
 		    "# backend: %s, on full: %s\n"
@@ -752,7 +777,8 @@ int pacer_csv_write_header(FILE *f, const struct pacer_file_header *h)
 		    "# policy: %s\n# placement: %s\n# clock: %s\n# prefix4: %u\n# prefix6: %u\n# ncpus: %u\n"
 		    "# sample_src_thresh: %" PRIu64 " (of 2^32)\n# sample_pkt_thresh: %" PRIu64 " (of 2^32)\n"
 		    "# start_mono_ns: %" PRIu64 "\n# start_real_ns: %" PRIu64 "\n",
-		    h->version_major, h->version_minor, h->ifname, h->hostname, h->interval_ns,
+		    h->version_major, h->version_minor, h->writer[0] ? h->writer : "unknown",
+		    h->ifname, h->hostname, h->interval_ns,
 		    h->thresh_ticks, (uint64_t)1 << h->tick_shift, backend_name(h->backend),
 		    on_full_name(h->on_full), h->rows, h->lines_log2,
 		    layout_name(h->kind), h->line_bytes, h->line_cells, h->cell_bits,

@@ -37,6 +37,12 @@
  *      250    2  burst_ticks: the rate's burst tolerance in ticks (format 2 only)
  *      252    4  CRC-32 (IEEE) of bytes [0, header_len - 4)
  *
+ *   header v1.1 (PACER_FILE_HEADER_V1_1_LEN = 288 bytes; also format 2.1):
+ *   bytes 0..251 as in v1.0, then
+ *      252   32  writer: the xdp-pacer release that wrote the file, printable
+ *                ASCII, NUL padded (analyze and the CSV header show it)
+ *      284    4  CRC-32 (IEEE) of bytes [0, header_len - 4)
+ *
  *   record v1 (PACER_FILE_RECORD_V1_LEN = 40 bytes), at header_len + i * record_size:
  *        0    8  ts_ns, datapath clock       8  16  masked source address
  *       24    1  family (4/6)  25 1 prefix   26   1  verdict (0 pass, 1 drop)
@@ -67,8 +73,11 @@
  */
 #define PACER_FILE_VERSION_MAJOR 1
 #define PACER_FILE_VERSION_RATE 2
-#define PACER_FILE_VERSION_MINOR 0
+#define PACER_FILE_VERSION_MINOR 1
 #define PACER_FILE_HEADER_V1_LEN 256
+#define PACER_FILE_HEADER_V1_1_LEN 288
+/* What the writer writes: format 1.1 (or 2.1). */
+#define PACER_FILE_HEADER_LEN PACER_FILE_HEADER_V1_1_LEN
 #define PACER_FILE_RECORD_V1_LEN 40
 /* Sanity caps a reader applies before trusting the lengths in a header. */
 #define PACER_FILE_HEADER_MAX_LEN 65536
@@ -93,6 +102,7 @@ struct pacer_file_header {
 	uint32_t malformed, max_thresh;
 	uint32_t backend, on_full;
 	uint32_t rate_n, burst_ticks; /* 1 and 0 in format 1 */
+	char writer[32];   /* release that wrote it, "" before format x.1; NUL-terminated in memory */
 };
 
 /* What went wrong with a file; the reader fills one of these with an offset. */
@@ -122,12 +132,16 @@ const char *pacer_file_problem_name(enum pacer_file_problem p);
 /* CRC-32 (IEEE 802.3, reflected, as zlib's crc32()). */
 uint32_t pacer_crc32(uint32_t crc, const void *buf, size_t len);
 
-/* A header for a fresh recording: constants of the format filled in, the rest zero. */
+/*
+ * A header for a fresh recording: constants of the format filled in, the
+ * writer set to this release, the rest zero.
+ */
 void pacer_file_header_init(struct pacer_file_header *h);
 
 /*
- * Encode into exactly PACER_FILE_HEADER_V1_LEN bytes (h->header_len must be
- * that), checksum included.  0 or -EINVAL.
+ * Encode into h->header_len bytes, checksum included: PACER_FILE_HEADER_V1_LEN
+ * (format x.0) or PACER_FILE_HEADER_V1_1_LEN (x.1, with the writer); len
+ * must hold them.  0 or -EINVAL.
  */
 int pacer_file_header_encode(const struct pacer_file_header *h, uint8_t *buf, size_t len);
 

@@ -8,39 +8,72 @@
 #include "analyze_sizing.h"
 #include "pacer_file.h"
 #include "pacer_names.h"
+#include "pacer_table.h"
+#include "version.h"
 
-#define FAMILY_MAX_SAMPLES 5
-
-/* A counter family: one sample per counter, told apart by one label whose values are the counters' names. */
-static const struct counter_family {
-	const char *name, *help, *label;
-	enum pacer_stat s[FAMILY_MAX_SAMPLES];
-	int n;
-} counter_families[] = {
-	{ "xdp_pacer_frames_total", "Frames the XDP program ran on.", NULL, { PACER_STAT_SEEN }, 1 },
-	{ "xdp_pacer_packets_total",
-	  "Frames by verdict: IP frames passed or dropped by the sketch, non-IP frames passed, malformed frames passed or dropped.",
-	  "verdict",
-	  { PACER_STAT_PASSED, PACER_STAT_DROPPED_RECENT, PACER_STAT_NONIP_PASSED, PACER_STAT_MALFORMED_PASSED,
-	    PACER_STAT_MALFORMED_DROPPED }, 5 },
-	{ "xdp_pacer_ip_packets_total", "Well-formed IP frames by address family.", "family",
-	  { PACER_STAT_IPV4, PACER_STAT_IPV6 }, 2 },
-	{ "xdp_pacer_line_rebases_total", "Sketch lines re-based to a new epoch.", NULL,
-	  { PACER_STAT_LINE_REFRESH }, 1 },
-	{ "xdp_pacer_records_total", "Sample records written to the ring buffer.", NULL,
-	  { PACER_STAT_RECORDED }, 1 },
-	{ "xdp_pacer_records_lost_total", "Sample records lost because the ring buffer was full.", NULL,
-	  { PACER_STAT_RECORD_LOST }, 1 },
-	{ "xdp_pacer_hash_key_inits_total", "Hash key words drawn in the datapath.", NULL,
-	  { PACER_STAT_KEY_INIT }, 1 },
-	{ "xdp_pacer_map_errors_total",
-	  "Failed sketch lookups; the packet is dropped (fail closed). Should stay 0.", NULL,
-	  { PACER_STAT_MAP_ERROR }, 1 },
+/* Counter families.  F_NONE marks a counter no family claims: a unit test keeps that from happening. */
+enum family {
+	F_NONE, F_FRAMES, F_PACKETS, F_IP, F_REBASES, F_RECORDS, F_RECORDS_LOST, F_KEY_INITS,
+	F_BUDGET_NO_BUCKET, F_BUDGET_RETURNING, F_TABLE_EVENTS, F_MAX,
 };
 
+static const struct {
+	const char *name, *help, *label;
+} families[F_MAX] = {
+	[F_FRAMES] = { "xdp_pacer_frames_total", "Frames the XDP program ran on; the verdicts of xdp_pacer_packets_total sum to it.", NULL },
+	[F_PACKETS] = { "xdp_pacer_packets_total",
+			"Frames by verdict: IP frames passed, dropped by the per-source limit, dropped by the global budget, dropped on a map error (fail closed); non-IP frames passed; malformed frames passed or dropped.",
+			"verdict" },
+	[F_IP] = { "xdp_pacer_ip_packets_total", "Well-formed IP frames by address family.", "family" },
+	[F_REBASES] = { "xdp_pacer_line_rebases_total", "Sketch lines re-based to a new epoch.", NULL },
+	[F_RECORDS] = { "xdp_pacer_records_total", "Sample records written to the ring buffer.", NULL },
+	[F_RECORDS_LOST] = { "xdp_pacer_records_lost_total", "Sample records lost because the ring buffer was full.", NULL },
+	[F_KEY_INITS] = { "xdp_pacer_hash_key_inits_total", "Hash key words drawn in the datapath.", NULL },
+	[F_BUDGET_NO_BUCKET] = { "xdp_pacer_budget_no_bucket_total",
+				 "Budget drops because the bucket ring was full (after a live change); part of verdict dropped_budget.", NULL },
+	[F_BUDGET_RETURNING] = { "xdp_pacer_budget_returning_total",
+				 "Budget admissions of returning sources (reserve on).", NULL },
+	[F_TABLE_EVENTS] = { "xdp_pacer_table_events_total",
+			     "Table events: table_full and table_race drops (part of verdict dropped_recent), table_evict replacements.",
+			     "event" },
+};
+
+/*
+ * The family each counter of `stats --json` is exported under; in a
+ * labelled family the label's value is the counter's name there.
+ */
+static const enum family stat_family[PACER_STAT_MAX] = {
+	[PACER_STAT_SEEN] = F_FRAMES,
+	[PACER_STAT_PASSED] = F_PACKETS,
+	[PACER_STAT_DROPPED_RECENT] = F_PACKETS,
+	[PACER_STAT_NONIP_PASSED] = F_PACKETS,
+	[PACER_STAT_MALFORMED_PASSED] = F_PACKETS,
+	[PACER_STAT_MALFORMED_DROPPED] = F_PACKETS,
+	[PACER_STAT_IPV4] = F_IP,
+	[PACER_STAT_IPV6] = F_IP,
+	[PACER_STAT_LINE_REFRESH] = F_REBASES,
+	[PACER_STAT_RECORDED] = F_RECORDS,
+	[PACER_STAT_RECORD_LOST] = F_RECORDS_LOST,
+	[PACER_STAT_KEY_INIT] = F_KEY_INITS,
+	[PACER_STAT_MAP_ERROR] = F_PACKETS,
+	[PACER_STAT_DROPPED_BUDGET] = F_PACKETS,
+	[PACER_STAT_BUDGET_NO_BUCKET] = F_BUDGET_NO_BUCKET,
+	[PACER_STAT_BUDGET_RETURNING] = F_BUDGET_RETURNING,
+	[PACER_STAT_TABLE_FULL] = F_TABLE_EVENTS,
+	[PACER_STAT_TABLE_EVICT] = F_TABLE_EVENTS,
+	[PACER_STAT_TABLE_RACE] = F_TABLE_EVENTS,
+};
+
+const char *prom_counter_family(unsigned stat)
+{
+	return stat < PACER_STAT_MAX ? families[stat_family[stat]].name : NULL;
+}
+
 enum gauge {
-	G_INTERVAL, G_RATE, G_BURST, G_THRESH, G_TICK, G_PREFIX, G_ROWS, G_WIDTH, G_MAP_BYTES,
-	G_SAMPLE_SOURCES, G_SAMPLE_PACKETS, G_MAX,
+	G_INTERVAL, G_RATE, G_BURST, G_THRESH, G_TICK, G_PREFIX, G_ROWS, G_WIDTH, G_TABLE_ENTRIES,
+	G_MAP_BYTES, G_SAMPLE_SOURCES, G_SAMPLE_PACKETS, G_BUDGET_LIMIT, G_BUDGET_WINDOW,
+	G_BUDGET_SLACK_TIME, G_BUDGET_SLACK_COUNT, G_BUDGET_NEW_LIMIT, G_BUDGET_HORIZON,
+	G_BUDGET_BUCKETS, G_BUDGET_FILTER_CELLS, G_MAX,
 };
 
 static const struct {
@@ -50,13 +83,22 @@ static const struct {
 	[G_RATE] = { "xdp_pacer_rate_packets", "Live per-source rate: N packets per interval_seconds, bursts allowed (1: --interval)." },
 	[G_BURST] = { "xdp_pacer_burst_ticks", "Live GCRA burst tolerance in ticks (0 with --interval)." },
 	[G_THRESH] = { "xdp_pacer_threshold_ticks", "Live drop threshold in ticks (derived from the interval or rate)." },
-	[G_TICK] = { "xdp_pacer_tick_seconds", "Clock quantum of the sketch cells (fixed at load)." },
+	[G_TICK] = { "xdp_pacer_tick_seconds", "Clock quantum of the sketch cells or table entries (fixed at load)." },
 	[G_PREFIX] = { "xdp_pacer_prefix_length", "Live source prefix length forming the key, by address family." },
-	[G_ROWS] = { "xdp_pacer_sketch_rows", "Sketch rows (fixed at load)." },
-	[G_WIDTH] = { "xdp_pacer_sketch_width_cells", "Sketch cells per row, as load --width (fixed at load)." },
+	[G_ROWS] = { "xdp_pacer_sketch_rows", "Sketch rows (fixed at load; sketch backend only)." },
+	[G_WIDTH] = { "xdp_pacer_sketch_width_cells", "Sketch cells per row, as load --width (fixed at load; sketch backend only)." },
+	[G_TABLE_ENTRIES] = { "xdp_pacer_table_entries", "Table entries, as load --width with --backend table (fixed at load; table backend only)." },
 	[G_MAP_BYTES] = { "xdp_pacer_map_bytes", "Bytes of map memory behind the program, all CPU copies." },
 	[G_SAMPLE_SOURCES] = { "xdp_pacer_sample_sources_ratio", "Share of sources recorded (0: off)." },
 	[G_SAMPLE_PACKETS] = { "xdp_pacer_sample_packets_ratio", "Share of packets recorded at random (0: off)." },
+	[G_BUDGET_LIMIT] = { "xdp_pacer_budget_limit_packets", "Global budget K: admissions per window (0: budget off)." },
+	[G_BUDGET_WINDOW] = { "xdp_pacer_budget_window_seconds", "Global budget window T." },
+	[G_BUDGET_SLACK_TIME] = { "xdp_pacer_budget_slack_seconds", "Budget bucket time seal (--slack-time; 0: none)." },
+	[G_BUDGET_SLACK_COUNT] = { "xdp_pacer_budget_slack_packets", "Budget bucket count seal (--slack-count; 0: none)." },
+	[G_BUDGET_NEW_LIMIT] = { "xdp_pacer_budget_new_sources_limit_packets", "Admissions in flight up to which new sources are admitted (K minus the reserve)." },
+	[G_BUDGET_HORIZON] = { "xdp_pacer_budget_horizon_seconds", "A source admitted within this time counts as returning (--horizon)." },
+	[G_BUDGET_BUCKETS] = { "xdp_pacer_budget_buckets", "Buckets in the budget ring." },
+	[G_BUDGET_FILTER_CELLS] = { "xdp_pacer_budget_filter_cells", "Cells of the returning-source filter (fixed at load; --reserve-cells)." },
 };
 
 void prom_label_value(FILE *f, const char *s)
@@ -98,18 +140,19 @@ static void family_head(FILE *f, const char *name, const char *help, const char 
 
 static void write_counters(FILE *f, const struct prom_pacer *p, size_t n)
 {
-	size_t i, k;
-	int j;
+	size_t k;
+	int fam, s;
 
-	for (i = 0; i < sizeof(counter_families) / sizeof(counter_families[0]); i++) {
-		const struct counter_family *cf = &counter_families[i];
-
-		family_head(f, cf->name, cf->help, "counter");
+	for (fam = F_NONE + 1; fam < F_MAX; fam++) {
+		family_head(f, families[fam].name, families[fam].help, "counter");
 		for (k = 0; k < n; k++) {
-			for (j = 0; j < cf->n; j++) {
-				fputs(cf->name, f);
-				labels(f, &p[k], cf->label, cf->label ? pacer_stat_names[cf->s[j]] : NULL);
-				fprintf(f, " %llu\n", (unsigned long long)p[k].counters[cf->s[j]]);
+			for (s = 0; s < PACER_STAT_MAX; s++) {
+				if (stat_family[s] != (enum family)fam)
+					continue;
+				fputs(families[fam].name, f);
+				labels(f, &p[k], families[fam].label,
+				       families[fam].label ? pacer_stat_names[s] : NULL);
+				fprintf(f, " %llu\n", (unsigned long long)p[k].counters[s]);
 			}
 		}
 	}
@@ -124,6 +167,8 @@ static void gauge_samples(FILE *f, enum gauge g, const struct prom_pacer *p)
 {
 	const char *name = gauges[g].name;
 	const struct pacer_layout *l = &p->layout;
+	const struct pacer_budget_cfg *b = &p->budget;
+	bool table = l->backend == PACER_BACKEND_TABLE;
 	double v = 0;
 
 	switch (g) {
@@ -135,16 +180,35 @@ static void gauge_samples(FILE *f, enum gauge g, const struct prom_pacer *p)
 		labels(f, p, "family", "ipv6");
 		fprintf(f, " %u\n", p->cfg.prefix6);
 		return;
+	case G_ROWS:
+	case G_WIDTH:
+		if (table)
+			return; /* a table has entries, not rows of cells */
+		v = g == G_ROWS ? l->rows : (double)sizing_width_cells(l->kind, l->rows, l->lines_log2);
+		break;
+	case G_TABLE_ENTRIES:
+		if (!table)
+			return;
+		v = (double)((uint64_t)PACER_TBL_WAYS << l->lines_log2);
+		break;
 	case G_INTERVAL: v = (double)p->cfg.interval_ns / 1e9; break;
 	case G_RATE: v = p->cfg.rate_n ? p->cfg.rate_n : 1; break;
 	case G_BURST: v = p->cfg.burst_ticks; break;
 	case G_THRESH: v = p->cfg.thresh_ticks; break;
 	case G_TICK: v = (double)(1ULL << l->tick_shift) / 1e9; break;
-	case G_ROWS: v = l->rows; break;
-	case G_WIDTH: v = (double)sizing_width_cells(l->kind, l->rows, l->lines_log2); break;
 	case G_MAP_BYTES: v = (double)p->map_bytes; break;
 	case G_SAMPLE_SOURCES: v = ratio_of(p->cfg.sample_src_thresh); break;
 	case G_SAMPLE_PACKETS: v = ratio_of(p->cfg.sample_pkt_thresh); break;
+	case G_BUDGET_LIMIT: v = (double)b->limit; break;
+	case G_BUDGET_WINDOW: v = (double)b->window_ns / 1e9; break;
+	case G_BUDGET_SLACK_TIME: v = (double)b->slack_ns / 1e9; break;
+	case G_BUDGET_SLACK_COUNT: v = (double)b->slack_count; break;
+	case G_BUDGET_NEW_LIMIT: v = (double)b->new_limit; break;
+	case G_BUDGET_HORIZON: v = (double)b->horizon_ns / 1e9; break;
+	case G_BUDGET_BUCKETS: v = b->buckets; break;
+	case G_BUDGET_FILTER_CELLS:
+		v = b->seen_cells_log2 < 64 ? (double)(1ULL << b->seen_cells_log2) : 0;
+		break;
 	case G_MAX: return;
 	}
 	fputs(name, f);
@@ -162,20 +226,37 @@ static void write_info(FILE *f, const struct prom_pacer *p, size_t n)
 	size_t k;
 
 	family_head(f, "xdp_pacer_info",
-		    "Configuration names of the pacer on an interface (value always 1).", "gauge");
+		    "Configuration names of the pacer on an interface (value always 1); layout for the sketch, on_full for the table.",
+		    "gauge");
 	for (k = 0; k < n; k++) {
+		bool table = p[k].layout.backend == PACER_BACKEND_TABLE;
+
 		snprintf(id, sizeof(id), "%u", p[k].prog_id);
 		fputs("xdp_pacer_info{ifname=\"", f);
 		prom_label_value(f, p[k].ifname);
 		fputc('"', f);
 		label_pair(f, "prog_id", id);
+		label_pair(f, "backend", backend_name(p[k].layout.backend));
 		label_pair(f, "policy", policy_name(p[k].cfg.policy));
 		label_pair(f, "malformed", p[k].cfg.malformed ? "drop" : "pass");
-		label_pair(f, "layout", layout_name(p[k].layout.kind));
+		if (table)
+			label_pair(f, "on_full", on_full_name(p[k].layout.on_full));
+		else
+			label_pair(f, "layout", layout_name(p[k].layout.kind));
 		label_pair(f, "placement", placement_name(p[k].layout.placement));
 		label_pair(f, "clock", clock_name(p[k].layout.clock));
 		fputs("} 1\n", f);
 	}
+}
+
+static void write_build_info(FILE *f)
+{
+	family_head(f, "xdp_pacer_build_info",
+		    "The xdp-pacer release that wrote these metrics and the datapath ABI it reads (value always 1).",
+		    "gauge");
+	fputs("xdp_pacer_build_info{version=\"", f);
+	prom_label_value(f, pacer_version);
+	fprintf(f, "\",abi=\"%d\"} 1\n", PACER_ABI_VERSION);
 }
 
 int prom_write(FILE *f, const struct prom_pacer *p, size_t n)
@@ -183,6 +264,7 @@ int prom_write(FILE *f, const struct prom_pacer *p, size_t n)
 	size_t k;
 	int g;
 
+	write_build_info(f);
 	write_counters(f, p, n);
 	for (g = 0; g < G_MAX; g++) {
 		family_head(f, gauges[g].name, gauges[g].help, "gauge");

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "pacer_abi.h"
+#include "pacer_budget.h"
 
 #define PROM_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
 
@@ -21,15 +22,20 @@ struct prom_pacer {
 	uint64_t counters[PACER_STAT_MAX]; /* summed over CPUs */
 	struct pacer_config cfg;
 	struct pacer_layout layout;
+	struct pacer_budget_cfg budget; /* limit 0: off */
 	uint64_t map_bytes;
 };
+
+/* The counter family a counter (enum pacer_stat) is exported under; NULL for none. */
+const char *prom_counter_family(unsigned stat);
 
 /* A label value escaped as the format requires: \\, \" and \n. */
 void prom_label_value(FILE *f, const char *s);
 
 /*
  * Every metric family for n interfaces (samples of a family grouped under
- * one HELP/TYPE pair, as the format requires).  0 or -EIO.
+ * one HELP/TYPE pair, as the format requires), after xdp_pacer_build_info.
+ * Every counter of `stats --json` is exported.  0 or -EIO.
  */
 int prom_write(FILE *f, const struct prom_pacer *p, size_t n);
 
