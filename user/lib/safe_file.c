@@ -200,3 +200,43 @@ int write_file_atomic(const char *path, const void *buf, size_t len, mode_t mode
 	}
 	return safe_out_commit(&o, why, sizeof(why));
 }
+
+const char *file_type_name(mode_t mode)
+{
+	if (S_ISREG(mode))
+		return "a regular file";
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return "not a regular file";
+}
+
+int open_regular_file(const char *path, char *why, size_t why_len)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY), ret;
+	struct stat st;
+
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(why, why_len, "cannot read %s: %s", path, strerror(-ret));
+		return ret;
+	}
+	if (fstat(fd, &st) || (S_ISREG(st.st_mode) && fcntl(fd, F_SETFL, 0))) {
+		ret = -errno;
+		snprintf(why, why_len, "cannot read %s: %s", path, strerror(-ret));
+	} else if (!S_ISREG(st.st_mode)) {
+		ret = -EINVAL;
+		snprintf(why, why_len, "%s: not a regular file (%s)", path, file_type_name(st.st_mode));
+	} else {
+		return fd;
+	}
+	close(fd);
+	return ret;
+}
