@@ -95,6 +95,32 @@ printf 'policy = pace\npolicy = quiet\n' >"$WORK/dup.conf"
 "$CLI" set nosuchif0 --config "$WORK/dup.conf" 2>"$WORK/err"
 check "duplicate key (set): exit 2 naming both lines" \
 	bash -c "test $? -eq 2 && grep -qF \"$WORK/dup.conf:2: 'policy' is already set on line 1\" '$WORK/err'"
+# Every option of load is a key (reserve-cells included): none is refused as unknown.
+unknown=
+for o in $(complete_words xdp-pacer load --); do
+	case $o in --config | --help) continue ;; esac
+	printf '%s = 1\n' "${o#--}" >"$WORK/key.conf"
+	"$CLI" load nosuchif0 --config "$WORK/key.conf" 2>"$WORK/err"
+	grep -q "unknown key" "$WORK/err" && unknown="$unknown ${o#--}"
+done
+check "every load option is a configuration key (unknown:${unknown:- none})" test -z "$unknown"
+printf 'budget = 10/1s\nreserve-cells = 4096\n' >"$WORK/reserve.conf"
+"$CLI" load nosuchif0 --config "$WORK/reserve.conf" 2>"$WORK/err"
+check "reserve-cells in a file: accepted (fails only on the missing interface)" \
+	bash -c "test $? -eq 1 && grep -q \"no such interface 'nosuchif0'\" '$WORK/err'"
+# Conflicting keys name the file and the line of each.
+conflict() { # description file-text expected-message [extra load args...]
+	local d=$1 text=$2 want=$3 rc; shift 3
+	printf "$text" >"$WORK/conflict.conf"
+	"$CLI" load nosuchif0 --config "$WORK/conflict.conf" "$@" 2>"$WORK/err"
+	rc=$?
+	check "conflict, $d: exit 2 naming file and line" \
+		bash -c "test $rc -eq 2 && grep -qF \"$WORK/conflict.conf:$want\" '$WORK/err'"
+}
+conflict "interval and rate" 'interval = 1s\nrate = 5/1s\n' "2: 'rate' conflicts with 'interval' on line 1"
+conflict "rows with backend = table" 'backend = table\n\nrows = 2\n' "3: 'rows' conflicts with 'backend' on line 1"
+conflict "layout with --backend table" 'layout = blocked\n' "1: 'layout' conflicts with --backend on the command line" --backend table
+conflict "on-full with the sketch" '# sketch\non-full = evict-oldest\n' "2: 'on-full'"
 "$CLI" load nosuchif0 --config "$WORK/none.conf" 2>"$WORK/err"
 check "missing file: exit 1 naming it" bash -c "test $? -eq 1 && grep -q 'cannot read .*none.conf' '$WORK/err'"
 "$CLI" load nosuchif0 --config "$WORK/usr/share/doc/xdp-pacer/example.conf" 2>"$WORK/err"

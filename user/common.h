@@ -43,6 +43,12 @@ struct pacer_conf;
  * 0 (also without --config), 2 for a bad file, 1 when it cannot be read.
  */
 int conf_expand_argv(int *argc, char ***argv, int live_only, struct pacer_conf *conf);
+/*
+ * Two options that cannot go together (b may be NULL when a alone is
+ * wrong): say why, naming the --config file's line for each one the file
+ * set (and the command line did not override).  Returns 2.
+ */
+int conf_conflict(const char *verb, const char *a, const char *b, const char *why);
 /* argv0 and the file's "--key value" pairs (as above), with room for `extra` more; NULL on ENOMEM. */
 char **conf_argv(const struct pacer_conf *conf, char *argv0, int live_only, int extra, int *n);
 

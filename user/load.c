@@ -140,11 +140,13 @@ static int parse_opts(int argc, char **argv, struct load_opts *o)
 	if (err)
 		return err;
 	if (o->backend == PACER_BACKEND_TABLE && (o->rows_set || o->layout_set))
-		return usage_error("load", "--rows and --layout size the sketch; the table takes --width (entries) only");
+		return conf_conflict("load", o->rows_set ? "rows" : "layout", "backend",
+				     "--rows and --layout size the sketch; the table takes --width (entries) only");
 	if (o->backend != PACER_BACKEND_TABLE && o->on_full_set)
-		return usage_error("load", "--on-full applies to --backend table only");
+		return conf_conflict("load", "on-full", "backend",
+				     "--on-full applies to --backend table only");
 	if (live_opts_conflict(&o->live))
-		return usage_error("load", "%s", live_opts_conflict(&o->live));
+		return conf_conflict("load", "interval", "rate", live_opts_conflict(&o->live));
 	return 0;
 }
 

@@ -24,6 +24,7 @@ const struct pacer_conf_key pacer_conf_keys[] = {
 	{ "horizon", 1 },
 	{ "backend", 0 },
 	{ "on-full", 0 },
+	{ "reserve-cells", 0 },
 	{ "rows", 0 },
 	{ "width", 0 },
 	{ "layout", 0 },
