@@ -412,7 +412,10 @@ START_TEST(test_pcap_rejects_what_is_not_a_capture)
 	struct an_stream s = { 0 };
 	char err[256];
 
-	ck_assert_int_eq(pcap_load("/nonexistent.pcap", &p, &s, &m, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(pcap_load("/nonexistent.pcap", &p, &s, &m, err, sizeof(err)), -ENOENT);
+	ck_assert_str_eq(err, "cannot read: No such file or directory");
+	an_stream_free(&s);
+	ck_assert_int_eq(pcap_load("/etc/hostname", &p, &s, &m, err, sizeof(err)), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "not a capture libpcap can read"));
 	an_stream_free(&s);
 	p.interval_ns = 1000000000000000000ULL; /* past the largest tick load picks */

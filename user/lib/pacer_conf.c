@@ -236,12 +236,15 @@ int pacer_conf_parse(FILE *f, const char *path, struct pacer_conf *c, char *err,
 
 int pacer_conf_read(const char *path, struct pacer_conf *c, char *err, size_t errlen)
 {
-	int fd = open_regular_file(path, err, errlen), ret;
+	char why[128];
+	int fd = open_regular_file(path, why, sizeof(why)), ret;
 	FILE *f;
 
 	memset(c, 0, sizeof(*c));
-	if (fd < 0)
+	if (fd < 0) {
+		snprintf(err, errlen, fd == -EINVAL ? "%s: %s" : "cannot read %s: %s", path, why);
 		return fd;
+	}
 	f = fdopen(fd, "r");
 	if (!f) {
 		ret = -errno;

@@ -223,20 +223,14 @@ int open_regular_file(const char *path, char *why, size_t why_len)
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY), ret;
 	struct stat st;
 
-	if (fd < 0) {
-		ret = -errno;
-		snprintf(why, why_len, "cannot read %s: %s", path, strerror(-ret));
-		return ret;
-	}
-	if (fstat(fd, &st) || (S_ISREG(st.st_mode) && fcntl(fd, F_SETFL, 0))) {
-		ret = -errno;
-		snprintf(why, why_len, "cannot read %s: %s", path, strerror(-ret));
-	} else if (!S_ISREG(st.st_mode)) {
-		ret = -EINVAL;
-		snprintf(why, why_len, "%s: not a regular file (%s)", path, file_type_name(st.st_mode));
-	} else {
+	if (fd < 0)
+		return say(why, why_len, -errno, "%s", strerror(errno));
+	if (fstat(fd, &st) || (S_ISREG(st.st_mode) && fcntl(fd, F_SETFL, 0)))
+		ret = say(why, why_len, -errno, "%s", strerror(errno));
+	else if (!S_ISREG(st.st_mode))
+		ret = say(why, why_len, -EINVAL, "not a regular file (%s)", file_type_name(st.st_mode));
+	else
 		return fd;
-	}
 	close(fd);
 	return ret;
 }

@@ -65,7 +65,8 @@ const char *file_type_name(mode_t mode);
  * (opening a FIFO waits for a writer), its type checked before any read (a
  * FIFO or terminal can block forever, a device such as /dev/zero never
  * ends), then made blocking again.  The fd, or negative errno with why[]
- * saying what is wrong ("PATH: not a regular file (a FIFO)").
+ * saying what is wrong without naming path: -EINVAL and "not a regular
+ * file (a FIFO)", or the error of open(2).
  */
 int open_regular_file(const char *path, char *why, size_t why_len);
 
