@@ -12,6 +12,7 @@ WORK=$(mktemp -d /tmp/xpr-record.XXXXXX)
 REC_PID=
 cleanup() {
 	[ -n "$REC_PID" ] && kill "$REC_PID" 2>/dev/null
+	mountpoint -q "$WORK/full" && umount "$WORK/full"
 	teardown_pair
 	[ -n "${KEEP:-}" ] && echo "kept $WORK" || rm -rf "$WORK"
 }
@@ -156,6 +157,27 @@ check "a second recorder is refused while one runs (exit 1)" test "$rc" -eq 1
 check "the refusal says why" grep -q "already recording" <<<"$out"
 wait "$REC_PID"
 REC_PID=
+
+# --- a full disk is named as such, in CSV as in the binary format ---
+mkdir "$WORK/full"
+if mount -t tmpfs -o size=16k tmpfs "$WORK/full"; then
+	for fmt in csv binary; do
+		extra=; [ $fmt = csv ] && extra=--csv
+		rm -f "$WORK/full/"*
+		nsenter --net="/run/netns/$NS_RX" "$CLI" record "$IF_RX" -o "$WORK/full/r.$fmt" --sample-sources 1/1 $extra --duration 3s >/dev/null 2>"$WORK/full-$fmt.err" &
+		REC_PID=$!
+		sleep 0.5
+		send 10.212.6.1 400 --rounds 4 --round-gap 0.05 >/dev/null
+		wait "$REC_PID"
+		rc=$?
+		REC_PID=
+		check "full disk ($fmt): exit 1, 'No space left on device'" \
+			bash -c "test $rc -eq 1 && grep -q 'No space left on device' '$WORK/full-$fmt.err'"
+	done
+	umount "$WORK/full"
+else
+	not_ok "cannot mount a small tmpfs for the full-disk check"
+fi
 
 # --- the pacer going away mid-recording: noticed, said, exit 1, the records kept ---
 gone_recording() { # name: record for up to 5 s; the caller takes the pacer away
