@@ -95,6 +95,13 @@ printf 'policy = pace\npolicy = quiet\n' >"$WORK/dup.conf"
 "$CLI" set nosuchif0 --config "$WORK/dup.conf" 2>"$WORK/err"
 check "duplicate key (set): exit 2 naming both lines" \
 	bash -c "test $? -eq 2 && grep -qF \"$WORK/dup.conf:2: 'policy' is already set on line 1\" '$WORK/err'"
+printf 'rows = \xc2\x9b2J\n' >"$WORK/bytes.conf"
+"$CLI" load nosuchif0 --config "$WORK/bytes.conf" 2>"$WORK/err"
+check "a value with non-ASCII bytes: exit 2" test $? -eq 2
+check "... the bytes shown escaped, naming file and line" \
+	grep -qF "bytes.conf:1: invalid value '\\xc2\\x9b2J' for rows" "$WORK/err"
+check "... never sent raw to the terminal" \
+	python3 -c "import sys; sys.exit(b'\xc2' in open(sys.argv[1], 'rb').read())" "$WORK/err"
 # Every option of load is a key (reserve-cells included): none is refused as unknown.
 unknown=
 for o in $(complete_words xdp-pacer load --); do

@@ -62,6 +62,9 @@ static const struct {
 	{ "interval =\n", "t.conf:1: 'interval' has no value" },
 	{ "interval = # nothing\n", "t.conf:1: 'interval' has no value" },
 	{ " = 1s\n", "t.conf:1: no key before '='" },
+	/* UTF-8 U+009B, a terminal's CSI: shown as bytes, never sent raw */
+	{ "int\xc2\x9b" "erval = 1s\n", "t.conf:1: unknown key 'int\\xc2\\x9berval' (known keys:" },
+	{ "\xc2\x9b" "2J\n", "t.conf:1: expected 'key = value', got '\\xc2\\x9b2J'" },
 };
 
 START_TEST(test_conf_bad_files)

@@ -56,10 +56,11 @@ int usage_error(const char *verb, const char *fmt, ...)
 int bad_value(const char *opt, const char *val, const char *why)
 {
 	unsigned line = pacer_conf_line_of(opt_conf, val);
+	char shown[PACER_CONF_MAX_LINE * 4 + 1];
 
 	if (line)
-		pr_err("%s:%u: invalid value '%s' for %s: %s", opt_conf->path, line, val, opt + 2,
-		       why);
+		pr_err("%s:%u: invalid value '%s' for %s: %s", opt_conf->path, line,
+		       pacer_conf_shown(val, shown, sizeof(shown)), opt + 2, why);
 	else
 		pr_err("invalid value '%s' for %s: %s", val, opt, why);
 	return 2;

@@ -68,6 +68,22 @@ static char *trim(char *s)
 	return s;
 }
 
+const char *pacer_conf_shown(const char *text, char *out, size_t len)
+{
+	size_t o = 0;
+
+	for (; *text && o + 5 <= len; text++) {
+		unsigned char ch = (unsigned char)*text;
+
+		if (ch >= 0x20 && ch < 0x7f)
+			out[o++] = (char)ch;
+		else
+			o += (size_t)snprintf(out + o, len - o, "\\x%02x", ch);
+	}
+	out[o] = 0;
+	return out;
+}
+
 static void known_keys(char *buf, size_t len)
 {
 	const struct pacer_conf_key *k;
@@ -83,7 +99,7 @@ static int check_key(const struct pacer_conf *c, const char *key, unsigned line,
 		     size_t errlen)
 {
 	const struct pacer_conf_entry *prev = pacer_conf_get(c, key);
-	char known[256], alt[64];
+	char known[256], alt[64], show[128];
 	size_t i;
 
 	if (prev) {
@@ -99,21 +115,22 @@ static int check_key(const struct pacer_conf *c, const char *key, unsigned line,
 	known_keys(known, sizeof(known));
 	if (strcmp(alt, key) && pacer_conf_key(alt))
 		snprintf(err, errlen, "%s:%u: unknown key '%s' (did you mean '%s'?)", c->path, line,
-			 key, alt);
+			 pacer_conf_shown(key, show, sizeof(show)), alt);
 	else
-		snprintf(err, errlen, "%s:%u: unknown key '%s' (known keys: %s)", c->path, line, key,
-			 known);
+		snprintf(err, errlen, "%s:%u: unknown key '%s' (known keys: %s)", c->path, line,
+			 pacer_conf_shown(key, show, sizeof(show)), known);
 	return -EINVAL;
 }
 
 /* One line (comment already cut).  0 or -EINVAL/-ENOMEM with err. */
 static int parse_line(struct pacer_conf *c, char *text, unsigned line, char *err, size_t errlen)
 {
-	char *eq = strchr(text, '='), *key, *value;
+	char *eq = strchr(text, '='), *key, *value, show[61];
 	int ret;
 
 	if (!eq) {
-		snprintf(err, errlen, "%s:%u: expected 'key = value', got '%.60s'", c->path, line, text);
+		snprintf(err, errlen, "%s:%u: expected 'key = value', got '%s'", c->path, line,
+			 pacer_conf_shown(text, show, sizeof(show)));
 		return -EINVAL;
 	}
 	*eq = 0;
