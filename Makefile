@@ -47,10 +47,14 @@ CLI       := $(BUILD)/xdp-pacer
 UNIT_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/unit_*.c))
 PROG_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/prog_*.c))
 TEST_LIB_OBJS := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(wildcard tests/lib_*.c))
-# Unit tests of headers shared with the datapath, built again with UBSan:
-# undefined behaviour (a misaligned load of a header field) fails them.
-SAN_BINS  := $(BUILD)/tests/san/unit_pktparse
+# Unit tests of what reads untrusted bytes (the datapath's shared parser,
+# captures, configuration files), built again with UBSan over a libpacer.a
+# of their own: undefined behaviour (a misaligned load of a header field)
+# fails them.
+SAN_BINS  := $(patsubst %,$(BUILD)/tests/san/unit_%,pktparse pcapng ops)
 SAN_FLAGS  = -fsanitize=undefined -fno-sanitize-recover=all
+SAN_LIB   := $(BUILD)/san/libpacer.a
+SAN_OBJS  := $(patsubst $(BUILD)/%,$(BUILD)/san/%,$(LIB_OBJS))
 # Measurement tools (synthetic recordings, HM timing); built with the tests.
 TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(wildcard tests/tools/*.c))
 
@@ -116,9 +120,23 @@ $(BUILD)/tests/prog_%: $(BUILD)/tests/prog_%.o $(TEST_LIB_OBJS) $(LIB_A)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(CHECK_LIBS) $(LIBS)
 
-$(BUILD)/tests/san/unit_%: tests/unit_%.c | $(BUILD)/tests/san
+$(BUILD)/san/lib/%.o: user/lib/%.c
 	$(call msg,CC-SAN,$@)
-	$(Q)$(CC) $(CPPFLAGS) -Itests $(XCFLAGS) $(SAN_FLAGS) -o $@ $< $(CHECK_LIBS)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS) $(XCFLAGS) $(SAN_FLAGS) -c $< -o $@
+
+$(BUILD)/san/analysis/%.o: user/analysis/%.c
+	$(call msg,CC-SAN,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS) $(XCFLAGS) $(SAN_FLAGS) -c $< -o $@
+
+$(SAN_LIB): $(SAN_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/tests/san/unit_%: tests/unit_%.c $(SAN_LIB) | $(BUILD)/tests/san
+	$(call msg,CC-SAN,$@)
+	$(Q)$(CC) $(CPPFLAGS) -Itests $(XCFLAGS) $(SAN_FLAGS) -o $@ $< $(SAN_LIB) $(CHECK_LIBS)
 
 $(BUILD)/tests/tools/%: tests/tools/%.c $(LIB_A) | $(BUILD)/tests/tools
 	$(call msg,CC,$@)
