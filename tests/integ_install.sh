@@ -190,14 +190,21 @@ on-full = evict-oldest
 width = 4096
 budget = 100/60s
 reserve = 20
+reserve-cells = 4096
 CONF
 rx $(unit_cmd ExecStart) >/dev/null
 s=$(status)
 check "ExecStart loads a table in evict-oldest mode from the file" grep -q 'table.*evict-oldest' <<<"$s"
 check "... with the file's budget and reserve" grep -q 'budget: 100 per 60 s.*reserve 20%' <<<"$s"
+check "... and its reserve-cells" grep -q 'returning-source filter 4096 cells' <<<"$s"
 sed -i 's/^reserve = 20/# reserve back to its default/' "$CONF"
-rx $(unit_cmd ExecReload) >/dev/null 2>&1
+rx $(unit_cmd ExecReload) >"$WORK/reload.out" 2>&1
 check "reload put the removed reserve back to 0 %" grep -q 'budget: 100 per 60 s.*reserve 0%' <<<"$(status)"
+check "... and, nothing fixed changed, warns of nothing" test ! -s "$WORK/reload.out" -o -z "$(grep 'fixed at load' "$WORK/reload.out")"
+sed -i 's/^reserve-cells = 4096/reserve-cells = 8192/' "$CONF"
+rx $(unit_cmd ExecReload) >"$WORK/reload.out" 2>&1
+check "reload with other reserve-cells warns that it needs a restart" \
+	grep -q "fixed at load, not applied by set: reserve-cells" "$WORK/reload.out"
 sed -i 's/^budget = 100\/60s/# no budget/; s/^backend = table/backend = sketch/; /^on-full/d' "$CONF"
 rx $(unit_cmd ExecReload) >"$WORK/reload.out" 2>&1
 check "reload without a budget key turns the budget off" grep -q 'budget: off' <<<"$(status)"

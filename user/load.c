@@ -300,8 +300,8 @@ static void add_name(char *buf, size_t len, const char *name)
 	snprintf(buf + used, len - used, "%s%s", used ? ", " : "", name);
 }
 
-int load_check_fixed(int argc, char **argv, const struct pacer_layout *running, char *differ,
-		     size_t len)
+int load_check_fixed(int argc, char **argv, const struct pacer_layout *running,
+		     int running_seen_log2, char *differ, size_t len)
 {
 	struct rss_verdict rss;
 	struct load_opts o;
@@ -333,6 +333,8 @@ int load_check_fixed(int argc, char **argv, const struct pacer_layout *running, 
 		add_name(differ, len, "backend");
 	if (lay.on_full != running->on_full)
 		add_name(differ, len, "on-full");
+	if (running_seen_log2 >= 0 && log2_exact(o.reserve_cells) != running_seen_log2)
+		add_name(differ, len, "reserve-cells");
 	return 0;
 }
 
