@@ -35,6 +35,25 @@ struct pacer_src {
 	__u64 hi; /* last 8 bytes of the IPv6 address */
 };
 
+/*
+ * Copy a header field into dst.  A frame's headers sit at any address (a
+ * capture's buffer, a VLAN tag's 4 bytes), and C has no misaligned typed
+ * load, so userspace copies the field's bytes from an untyped address
+ * (one unaligned load where the CPU has them).  The BPF target copies
+ * through the typed member instead: its alignment lets clang emit one load
+ * of the field's width where a copy from an untyped address becomes one
+ * load per byte, and the verifier, not C, rules packet loads there
+ * (unaligned ones are allowed where the CPU handles them, checked where
+ * not).
+ */
+#ifdef __bpf__
+#define PACER_HDR_FIELD(dst, type, hdr, member) \
+	__builtin_memcpy(&(dst), &((const type *)(hdr))->member, sizeof(dst))
+#else
+#define PACER_HDR_FIELD(dst, type, hdr, member) \
+	__builtin_memcpy(&(dst), (const __u8 *)(hdr) + __builtin_offsetof(type, member), sizeof(dst))
+#endif
+
 static __always_inline int pacer_proto_is_vlan(__be16 proto)
 {
 	return proto == bpf_htons(ETH_P_8021Q) || proto == bpf_htons(ETH_P_8021AD);
@@ -50,9 +69,10 @@ static __always_inline int pacer_proto_is_vlan(__be16 proto)
  */
 static __always_inline int pacer_parse(void *data, void *data_end, struct pacer_src *src)
 {
-	struct ethhdr *eth = data;
+	struct ethhdr *eth = data; /* packed: any address will do */
 	void *pos = eth + 1;
 	__be16 proto;
+	__u8 ver_ihl; /* IPv4: version and IHL; IPv6: version and traffic class */
 	int i;
 
 	if (pos > data_end)
@@ -61,44 +81,44 @@ static __always_inline int pacer_parse(void *data, void *data_end, struct pacer_
 
 PACER_UNROLL
 	for (i = 0; i < PACER_VLAN_MAX_DEPTH; i++) {
-		struct pacer_vlan_hdr *vlh = pos;
-
 		if (!pacer_proto_is_vlan(proto))
 			break;
-		if ((void *)(vlh + 1) > data_end)
+		if (pos + sizeof(struct pacer_vlan_hdr) > data_end)
 			return PACER_PKT_MALFORMED;
-		proto = vlh->encap_proto;
-		pos = vlh + 1;
+		PACER_HDR_FIELD(proto, struct pacer_vlan_hdr, pos, encap_proto);
+		pos += sizeof(struct pacer_vlan_hdr);
 	}
 	if (pacer_proto_is_vlan(proto))
 		return PACER_PKT_MALFORMED;
 
 	if (proto == bpf_htons(ETH_P_IP)) {
-		struct iphdr *iph = pos;
-		__u32 hdr_len;
+		__u32 hdr_len, saddr;
+		__be16 tot_len;
 
-		if ((void *)(iph + 1) > data_end)
+		if (pos + sizeof(struct iphdr) > data_end)
 			return PACER_PKT_MALFORMED;
-		if (iph->version != 4 || iph->ihl < 5)
+		ver_ihl = *(__u8 *)pos;
+		if (ver_ihl >> 4 != 4 || (ver_ihl & 0xf) < 5)
 			return PACER_PKT_MALFORMED;
-		hdr_len = iph->ihl * 4;
+		hdr_len = (ver_ihl & 0xf) * 4;
 		if (pos + hdr_len > data_end)
 			return PACER_PKT_MALFORMED;
-		if (bpf_ntohs(iph->tot_len) < hdr_len)
+		PACER_HDR_FIELD(tot_len, struct iphdr, pos, tot_len);
+		if (bpf_ntohs(tot_len) < hdr_len)
 			return PACER_PKT_MALFORMED;
-		src->lo = iph->saddr;
+		PACER_HDR_FIELD(saddr, struct iphdr, pos, saddr);
+		src->lo = saddr;
 		src->hi = 0;
 		return PACER_PKT_V4;
 	}
 	if (proto == bpf_htons(ETH_P_IPV6)) {
-		struct ipv6hdr *ip6 = pos;
-
-		if ((void *)(ip6 + 1) > data_end)
+		if (pos + sizeof(struct ipv6hdr) > data_end)
 			return PACER_PKT_MALFORMED;
-		if (ip6->version != 6)
+		ver_ihl = *(__u8 *)pos;
+		if (ver_ihl >> 4 != 6)
 			return PACER_PKT_MALFORMED;
-		__builtin_memcpy(&src->lo, &ip6->saddr.in6_u.u6_addr8[0], 8);
-		__builtin_memcpy(&src->hi, &ip6->saddr.in6_u.u6_addr8[8], 8);
+		PACER_HDR_FIELD(src->lo, struct ipv6hdr, pos, saddr.in6_u.u6_addr8[0]);
+		PACER_HDR_FIELD(src->hi, struct ipv6hdr, pos, saddr.in6_u.u6_addr8[8]);
 		return PACER_PKT_V6;
 	}
 	return PACER_PKT_NONIP;

@@ -95,6 +95,39 @@ printf 'policy = pace\npolicy = quiet\n' >"$WORK/dup.conf"
 "$CLI" set nosuchif0 --config "$WORK/dup.conf" 2>"$WORK/err"
 check "duplicate key (set): exit 2 naming both lines" \
 	bash -c "test $? -eq 2 && grep -qF \"$WORK/dup.conf:2: 'policy' is already set on line 1\" '$WORK/err'"
+printf 'rows = \xc2\x9b2J\n' >"$WORK/bytes.conf"
+"$CLI" load nosuchif0 --config "$WORK/bytes.conf" 2>"$WORK/err"
+check "a value with non-ASCII bytes: exit 2" test $? -eq 2
+check "... the bytes shown escaped, naming file and line" \
+	grep -qF "bytes.conf:1: invalid value '\\xc2\\x9b2J' for rows" "$WORK/err"
+check "... never sent raw to the terminal" \
+	python3 -c "import sys; sys.exit(b'\xc2' in open(sys.argv[1], 'rb').read())" "$WORK/err"
+# Every option of load is a key (reserve-cells included): none is refused as unknown.
+unknown=
+for o in $(complete_words xdp-pacer load --); do
+	case $o in --config | --help) continue ;; esac
+	printf '%s = 1\n' "${o#--}" >"$WORK/key.conf"
+	"$CLI" load nosuchif0 --config "$WORK/key.conf" 2>"$WORK/err"
+	grep -q "unknown key" "$WORK/err" && unknown="$unknown ${o#--}"
+done
+check "every load option is a configuration key (unknown:${unknown:- none})" test -z "$unknown"
+printf 'budget = 10/1s\nreserve-cells = 4096\n' >"$WORK/reserve.conf"
+"$CLI" load nosuchif0 --config "$WORK/reserve.conf" 2>"$WORK/err"
+check "reserve-cells in a file: accepted (fails only on the missing interface)" \
+	bash -c "test $? -eq 1 && grep -q \"no such interface 'nosuchif0'\" '$WORK/err'"
+# Conflicting keys name the file and the line of each.
+conflict() { # description file-text expected-message [extra load args...]
+	local d=$1 text=$2 want=$3 rc; shift 3
+	printf "$text" >"$WORK/conflict.conf"
+	"$CLI" load nosuchif0 --config "$WORK/conflict.conf" "$@" 2>"$WORK/err"
+	rc=$?
+	check "conflict, $d: exit 2 naming file and line" \
+		bash -c "test $rc -eq 2 && grep -qF \"$WORK/conflict.conf:$want\" '$WORK/err'"
+}
+conflict "interval and rate" 'interval = 1s\nrate = 5/1s\n' "2: 'rate' conflicts with 'interval' on line 1"
+conflict "rows with backend = table" 'backend = table\n\nrows = 2\n' "3: 'rows' conflicts with 'backend' on line 1"
+conflict "layout with --backend table" 'layout = blocked\n' "1: 'layout' conflicts with --backend on the command line" --backend table
+conflict "on-full with the sketch" '# sketch\non-full = evict-oldest\n' "2: 'on-full'"
 "$CLI" load nosuchif0 --config "$WORK/none.conf" 2>"$WORK/err"
 check "missing file: exit 1 naming it" bash -c "test $? -eq 1 && grep -q 'cannot read .*none.conf' '$WORK/err'"
 "$CLI" load nosuchif0 --config "$WORK/usr/share/doc/xdp-pacer/example.conf" 2>"$WORK/err"
@@ -157,14 +190,21 @@ on-full = evict-oldest
 width = 4096
 budget = 100/60s
 reserve = 20
+reserve-cells = 4096
 CONF
 rx $(unit_cmd ExecStart) >/dev/null
 s=$(status)
 check "ExecStart loads a table in evict-oldest mode from the file" grep -q 'table.*evict-oldest' <<<"$s"
 check "... with the file's budget and reserve" grep -q 'budget: 100 per 60 s.*reserve 20%' <<<"$s"
+check "... and its reserve-cells" grep -q 'returning-source filter 4096 cells' <<<"$s"
 sed -i 's/^reserve = 20/# reserve back to its default/' "$CONF"
-rx $(unit_cmd ExecReload) >/dev/null 2>&1
+rx $(unit_cmd ExecReload) >"$WORK/reload.out" 2>&1
 check "reload put the removed reserve back to 0 %" grep -q 'budget: 100 per 60 s.*reserve 0%' <<<"$(status)"
+check "... and, nothing fixed changed, warns of nothing" test ! -s "$WORK/reload.out" -o -z "$(grep 'fixed at load' "$WORK/reload.out")"
+sed -i 's/^reserve-cells = 4096/reserve-cells = 8192/' "$CONF"
+rx $(unit_cmd ExecReload) >"$WORK/reload.out" 2>&1
+check "reload with other reserve-cells warns that it needs a restart" \
+	grep -q "fixed at load, not applied by set: reserve-cells" "$WORK/reload.out"
 sed -i 's/^budget = 100\/60s/# no budget/; s/^backend = table/backend = sketch/; /^on-full/d' "$CONF"
 rx $(unit_cmd ExecReload) >"$WORK/reload.out" 2>&1
 check "reload without a budget key turns the budget off" grep -q 'budget: off' <<<"$(status)"

@@ -2,7 +2,8 @@
 # Integration: `analyze --pcap` on captures made by real tools while the
 # generator runs on a veth pair in namespaces this test creates: tcpdump -w
 # (classic pcap), dumpcap (pcapng), tcpdump -s 64 and -s 40 (snap length),
-# tcpdump -i any (not Ethernet), and copies cut in the middle of a record.
+# tcpdump -i any (not Ethernet), dumpcap -i IF -i any (two link types in one
+# pcapng), copies cut in the middle of a record, and a FIFO.
 # The exact limiter's verdicts are checked against an independent Python
 # implementation, and the keying against the generator's known sources.
 . "$(dirname "$0")/lib.sh"
@@ -38,7 +39,10 @@ capture snap64 tcpdump -i "$IF_RX" --immediate-mode -U -s 64 -w "$WORK/snap64.pc
 capture snap40 tcpdump -i "$IF_RX" --immediate-mode -U -s 40 -w "$WORK/snap40.pcap"
 capture any tcpdump -i any --immediate-mode -U -c 20 -w "$WORK/any.pcap"
 capture ng dumpcap -i "$IF_RX" -w "$WORK/full.pcapng"
-check "captures started (tcpdump x4, dumpcap)" test "${#CAP_PIDS[@]}" -eq 5
+# One pcapng with two interfaces of different link types (Ethernet and Linux cooked).
+capture mixed dumpcap -i "$IF_RX" -i any -w "$WORK/mixed.pcapng"
+capture anyng dumpcap -i any -c 20 -w "$WORK/any.pcapng"
+check "captures started (tcpdump x4, dumpcap x3)" test "${#CAP_PIDS[@]}" -eq 7
 sleep 0.3
 
 tx "$CLI" gen "$IF_TX" --dist uniform --sources 500 --count 5000 --pps 10000 --dst-mac "$RX_MAC" >/dev/null
@@ -110,6 +114,18 @@ if [ "$(lost ng)" = 0 ]; then
 		test "$(j "$WORK/ng.json" 'd["recording"]["sources"]')" = 650
 fi
 
+# --- pcapng with an Ethernet and a Linux cooked interface ---
+an "$WORK/mixed.pcapng" --interval 120ms --json >"$WORK/mixed.json" 2>"$WORK/mixed.err"
+check "pcapng of two link types (dumpcap -i IF -i any): exits 0" test $? -eq 0
+cat "$WORK/mixed.err"
+check "... the Ethernet interface's frames keyed, the cooked ones skipped and counted" \
+	test "$(j "$WORK/mixed.json" '(d["capture"]["linktype"], d["capture"]["ipv4"] + d["capture"]["ipv6"] == d["capture"]["frames"] > 1000, d["capture"]["skipped_linktype"] > 1000, d["capture"]["truncated"], d["capture"]["corruption"])')" = "('EN10MB (1)', True, True, False, None)"
+check "... the warning names the link type skipped and how many frames" \
+	grep -Eq "warning: .*mixed.pcapng: [0-9]+ frames skipped on interfaces of link type LINUX_SLL" "$WORK/mixed.err"
+an "$WORK/any.pcapng" >/dev/null 2>"$WORK/err"
+check "pcapng of -i any only: exit 1, no frame could be keyed, naming the link type" \
+	bash -c "test $? -eq 1 && grep -q 'no frame could be keyed.*link type LINUX_SLL' '$WORK/err'"
+
 # --- snap length ---
 an "$WORK/snap64.pcap" --interval 120ms --json >"$WORK/s64.json"
 S=$WORK/s64.json
@@ -150,6 +166,10 @@ check "a capture cut inside its file header: exit 1 naming the file" \
 an "$WORK/any.pcap" 2>"$WORK/err" >/dev/null
 check "tcpdump -i any (Linux cooked): exit 1, names the link type" \
 	bash -c "test $? -eq 1 && grep -q 'link type LINUX_SLL.* is not Ethernet' '$WORK/err'"
+mkfifo "$WORK/fifo.pcap"
+timeout 10 "$CLI" analyze --pcap "$WORK/fifo.pcap" 2>"$WORK/err" >/dev/null
+check "a FIFO: exit 1 at once, not a regular file" \
+	bash -c "test $? -eq 1 && grep -q 'fifo.pcap: not a regular file (a FIFO)' '$WORK/err'"
 an /etc/hostname 2>"$WORK/err" >/dev/null
 check "a text file: exit 1, not a capture" bash -c "test $? -eq 1 && grep -q 'not a capture libpcap can read' '$WORK/err'"
 "$CLI" analyze "$WORK/full.pcap" --interval 1s 2>/dev/null >/dev/null

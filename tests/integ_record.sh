@@ -4,12 +4,15 @@
 # sampling setting (after --duration and after SIGTERM), that every packet
 # of a 1/1 source sample is recorded and none lost, that the audit finds no
 # false passes in shared placement and agrees with the datapath's counters,
-# and that truncated and foreign files are reported with their offset.
+# that truncated and foreign files are reported with their offset, and that
+# a recording whose pacer is unloaded or whose interface is deleted stops,
+# says so and keeps its records.
 . "$(dirname "$0")/lib.sh"
 WORK=$(mktemp -d /tmp/xpr-record.XXXXXX)
 REC_PID=
 cleanup() {
 	[ -n "$REC_PID" ] && kill "$REC_PID" 2>/dev/null
+	mountpoint -q "$WORK/full" && umount "$WORK/full"
 	teardown_pair
 	[ -n "${KEEP:-}" ] && echo "kept $WORK" || rm -rf "$WORK"
 }
@@ -155,6 +158,59 @@ check "the refusal says why" grep -q "already recording" <<<"$out"
 wait "$REC_PID"
 REC_PID=
 
+# --- a full disk is named as such, in CSV as in the binary format ---
+mkdir "$WORK/full"
+if mount -t tmpfs -o size=16k tmpfs "$WORK/full"; then
+	for fmt in csv binary; do
+		extra=; [ $fmt = csv ] && extra=--csv
+		rm -f "$WORK/full/"*
+		nsenter --net="/run/netns/$NS_RX" "$CLI" record "$IF_RX" -o "$WORK/full/r.$fmt" --sample-sources 1/1 $extra --duration 3s >/dev/null 2>"$WORK/full-$fmt.err" &
+		REC_PID=$!
+		sleep 0.5
+		send 10.212.6.1 400 --rounds 4 --round-gap 0.05 >/dev/null
+		wait "$REC_PID"
+		rc=$?
+		REC_PID=
+		check "full disk ($fmt): exit 1, 'No space left on device'" \
+			bash -c "test $rc -eq 1 && grep -q 'No space left on device' '$WORK/full-$fmt.err'"
+	done
+	umount "$WORK/full"
+else
+	not_ok "cannot mount a small tmpfs for the full-disk check"
+fi
+
+# --- the pacer going away mid-recording: noticed, said, exit 1, the records kept ---
+gone_recording() { # name: record for up to 5 s; the caller takes the pacer away
+	nsenter --net="/run/netns/$NS_RX" "$CLI" record "$IF_RX" -o "$WORK/$1.xpr" --sample-sources 1/1 --duration 5s >"$WORK/$1.out" 2>"$WORK/$1.err" &
+	REC_PID=$!
+	sleep 0.5
+	send 10.212.5.1 50 --rounds 2 --round-gap 0.2 >/dev/null
+	sleep 1
+}
+gone_checks() { # name rc started what
+	local name=$1 rc=$2 t0=$3 what=$4
+	check "$what mid-recording: exit 1 within a second" test "$rc" -eq 1 -a $(($(date +%s%N) - t0)) -lt 1500000000
+	check "$what: the recorder says the pacer went away" grep -q "the pacer on $IF_RX went away" "$WORK/$name.err"
+	check "$what: the records made until then are kept in place" test -s "$WORK/$name.xpr" -a ! -e "$WORK/$name.xpr.tmp"
+	check "$what: they cover the 100 packets sent, over less than the 5 s asked" \
+		python3 -c "import json,subprocess,sys; d=json.loads(subprocess.run(['$CLI','analyze','$WORK/$name.xpr','--json'],capture_output=True,check=True).stdout); assert d['audit']['packets']==100 and d['recording']['duration_s'] < 3, (d['audit']['packets'], d['recording']['duration_s'])"
+}
+gone_recording unloaded
 rx "$CLI" unload "$IF_RX" >/dev/null
 check "unload" test $? -eq 0
+t0=$(date +%s%N)
+wait "$REC_PID"
+rc=$?
+REC_PID=
+gone_checks unloaded "$rc" "$t0" "unload"
+
+rx "$CLI" load "$IF_RX" --placement shared --interval 300ms >/dev/null
+check "load again" test $? -eq 0
+gone_recording deleted
+rx ip link del "$IF_RX"
+t0=$(date +%s%N)
+wait "$REC_PID"
+rc=$?
+REC_PID=
+gone_checks deleted "$rc" "$t0" "ip link del"
 finish

@@ -67,6 +67,9 @@ if [ "$what" = unit ] || [ "$what" = all ]; then
 	for t in "$BUILD"/tests/unit_*; do
 		[ -x "$t" ] && run_bin "$(basename "$t")" "$t"
 	done
+	for t in "$BUILD"/tests/san/unit_*; do # the same tests built with UBSan
+		[ -x "$t" ] && run_bin "$(basename "$t") (UBSan)" "$t"
+	done
 fi
 if [ "$what" = prog ] || [ "$what" = all ]; then
 	if why=$(need_root_and_bpf); then

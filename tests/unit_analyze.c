@@ -17,6 +17,7 @@
 #include "analyze_sizing.h"
 #include "analyze_stream.h"
 #include "analyze_table1.h"
+#include "layout.h"
 #include "pacer_sketch.h"
 #include "pacer_rate.h"
 
@@ -390,6 +391,53 @@ START_TEST(test_sizing_scales_with_sampling)
 }
 END_TEST
 
+/*
+ * A handful of sources needs the narrowest sketch: what sizing recommends
+ * (every point it says meets the target) is still a geometry load takes,
+ * for both cell layouts and both placements.
+ */
+START_TEST(test_sizing_advice_is_loadable)
+{
+	static const uint32_t kinds[] = { PACER_LAYOUT_ROWS, PACER_LAYOUT_BLOCKED };
+	static const uint32_t placements[] = { PACER_PLACEMENT_SHARED, PACER_PLACEMENT_PERCPU };
+	struct pacer_file_header h;
+	struct sizing_params p;
+	struct sizing_result z;
+	struct an_stream s;
+	size_t k, pl, i;
+	char why[160] = "";
+
+	for (k = 0; k < 2; k++) {
+		for (pl = 0; pl < 2; pl++) {
+			build_load(&s, &h, 3, 20, 1ULL << 32);
+			sizing_params_from_header(&p, &h);
+			p.kind = kinds[k];
+			p.placement = placements[pl];
+			p.target = 0.001;
+			memcpy(p.key, sim_key, sizeof(p.key));
+			ck_assert_int_eq(sizing_run(&s, &p, &z, NULL, NULL), 0);
+			ck_assert_int_ge(z.best, 0);
+			for (i = 0; i < z.npts; i++) {
+				const struct sizing_point *pt = &z.pts[i];
+				struct layout_req r = { .width = pt->width_cells, .rows = pt->rows,
+							.kind = p.kind, .placement = p.placement,
+							.ncpus = p.ncpus };
+
+				if (!pt->meets)
+					continue;
+				ck_assert_msg(pt->width_cells >= PACER_MIN_WIDTH &&
+						      !layout_check_geometry(&r, why, sizeof(why)),
+					      "layout %u: --rows %u --width %llu recommended: %s", p.kind,
+					      pt->rows, (unsigned long long)pt->width_cells, why);
+			}
+			ck_assert_uint_eq(z.pts[z.best].width_cells, PACER_MIN_WIDTH);
+			sizing_free(&z);
+			an_stream_free(&s);
+		}
+	}
+}
+END_TEST
+
 START_TEST(test_sizing_needs_source_sampling)
 {
 	struct pacer_file_header h;
@@ -609,6 +657,7 @@ static Suite *suite(void)
 	tcase_set_timeout(sizing, 120);
 	tcase_add_test(sizing, test_sizing_arithmetic);
 	tcase_add_test(sizing, test_sizing_scales_with_sampling);
+	tcase_add_test(sizing, test_sizing_advice_is_loadable);
 	tcase_add_test(sizing, test_sizing_needs_source_sampling);
 	tcase_add_test(t1, test_table1_histogram_and_window);
 	tcase_add_test(t1, test_table1_runner);

@@ -767,6 +767,23 @@ START_TEST(test_csv)
 }
 END_TEST
 
+/* A full disk is named as one in CSV as in the binary format, not as an I/O error. */
+START_TEST(test_csv_full_disk)
+{
+	struct pacer_file_header h;
+	struct pacer_record r = { .family = 4, .prefix = 32 };
+	FILE *f = fopen("/dev/full", "w");
+
+	ck_assert_ptr_nonnull(f);
+	setvbuf(f, NULL, _IONBF, 0); /* each write reaches the device */
+	pacer_file_header_init(&h);
+	ck_assert_int_eq(pacer_csv_write_header(f, &h), -ENOSPC);
+	clearerr(f);
+	ck_assert_int_eq(pacer_csv_write_record(f, &h, 0, &r), -ENOSPC);
+	fclose(f);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("file");
@@ -792,6 +809,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_writer_never_follows_links);
 	tcase_add_test(tc, test_tick_and_interval_bounds);
 	tcase_add_test(tc, test_csv);
+	tcase_add_test(tc, test_csv_full_disk);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -70,6 +70,34 @@ START_TEST(test_refusals_name_the_values)
 	r.ncpus = 64;
 	ck_assert_int_eq(layout_build(&r, &l, &rate, err, sizeof(err)), 2);
 	ck_assert_ptr_nonnull(strstr(err, "too large for one map"));
+	ck_assert_int_eq(layout_check_geometry(&r, err, sizeof(err)), 2);
+	ck_assert_ptr_nonnull(strstr(err, "too large for one map"));
+}
+END_TEST
+
+/* The geometry checks analyze's advice goes through are load's whole range, not the option parser's alone. */
+START_TEST(test_geometry_check)
+{
+	struct layout_req r = req();
+	char err[256];
+
+	ck_assert_int_eq(layout_check_geometry(&r, err, sizeof(err)), 0);
+	r.kind = PACER_LAYOUT_BLOCKED;
+	r.width = 32; /* 4 rows: two lines, but narrower than load's --width */
+	ck_assert_int_eq(layout_check_geometry(&r, err, sizeof(err)), 2);
+	ck_assert_str_eq(err, "--width 32: a sketch row takes a power of two from 64 to 1073741824 cells");
+	r.width = 64;
+	ck_assert_int_eq(layout_check_geometry(&r, err, sizeof(err)), 0);
+	r.width = 96;
+	ck_assert_int_eq(layout_check_geometry(&r, err, sizeof(err)), 2);
+	r.width = 64;
+	r.rows = 16;
+	ck_assert_int_eq(layout_check_geometry(&r, err, sizeof(err)), 2);
+	ck_assert_str_eq(err, "--rows 16: a sketch has 1 to 8 rows");
+	r = req();
+	r.backend = PACER_BACKEND_TABLE;
+	r.width = 32;
+	ck_assert_int_eq(layout_check_geometry(&r, err, sizeof(err)), 0);
 }
 END_TEST
 
@@ -170,6 +198,7 @@ int main(void)
 
 	tcase_add_test(tc, test_default_sketch_layout);
 	tcase_add_test(tc, test_refusals_name_the_values);
+	tcase_add_test(tc, test_geometry_check);
 	tcase_add_test(tc, test_interval_refusal_prints_each_bound);
 	tcase_add_test(tc, test_interval_range_and_log2);
 	tcase_add_test(tc, test_loader_defaults_are_the_compiled_ones);

@@ -62,6 +62,9 @@ static const struct {
 	{ "interval =\n", "t.conf:1: 'interval' has no value" },
 	{ "interval = # nothing\n", "t.conf:1: 'interval' has no value" },
 	{ " = 1s\n", "t.conf:1: no key before '='" },
+	/* UTF-8 U+009B, a terminal's CSI: shown as bytes, never sent raw */
+	{ "int\xc2\x9b" "erval = 1s\n", "t.conf:1: unknown key 'int\\xc2\\x9berval' (known keys:" },
+	{ "\xc2\x9b" "2J\n", "t.conf:1: expected 'key = value', got '\\xc2\\x9b2J'" },
 };
 
 START_TEST(test_conf_bad_files)
@@ -93,6 +96,72 @@ START_TEST(test_conf_long_line_and_missing_file)
 	ck_assert_int_eq(pacer_conf_read("/nonexistent/x.conf", &c, err, sizeof(err)), -ENOENT);
 	ck_assert_str_eq(err, "cannot read /nonexistent/x.conf: No such file or directory");
 	pacer_conf_free(&c);
+}
+END_TEST
+
+/* Bytes no text file holds: refused naming the file, line and column, whatever their place. */
+static const struct {
+	const char *text;
+	size_t len;
+	const char *err;
+} binary_files[] = {
+	{ "interval = 1s\n\0rows = 2\n", 24, "t.conf:2: NUL byte at column 1 (not a text file?)" },
+	{ "interval = 1s\nrows\0 = 2\n", 24, "t.conf:2: NUL byte at column 5 (not a text file?)" },
+	{ "\0\0\0\0", 4, "t.conf:1: NUL byte at column 1 (not a text file?)" },
+	{ "int\x1b[2Jerval = 1s\n", 18, "t.conf:1: control byte 0x1b at column 4" },
+	{ "interval = 1s\x07\n", 15, "t.conf:1: control byte 0x07 at column 14" },
+};
+
+START_TEST(test_conf_binary_bytes)
+{
+	FILE *f = fmemopen((void *)binary_files[_i].text, binary_files[_i].len, "r");
+	struct pacer_conf c;
+	char err[512] = "";
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(pacer_conf_parse(f, "t.conf", &c, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, binary_files[_i].err);
+	fclose(f);
+	pacer_conf_free(&c);
+}
+END_TEST
+
+/* Tabs and a CRLF line end are text. */
+START_TEST(test_conf_tabs_and_crlf)
+{
+	struct pacer_conf c;
+	char err[512];
+
+	ck_assert_int_eq(parse_text("interval\t=\t250ms\r\nrows = 2\r\n", &c, err, sizeof(err)), 0);
+	ck_assert_str_eq(pacer_conf_get(&c, "interval")->value, "250ms");
+	ck_assert_str_eq(pacer_conf_get(&c, "rows")->value, "2");
+	pacer_conf_free(&c);
+}
+END_TEST
+
+/*
+ * Only a regular file is read: /dev/zero never ends and a FIFO blocks until
+ * a writer comes (Check's timeout fails a test that hangs).
+ */
+START_TEST(test_conf_refuses_what_is_not_a_file)
+{
+	char dir[] = "/tmp/xdp-pacer-conf.XXXXXX", fifo[64], err[512];
+	struct pacer_conf c;
+
+	ck_assert_int_eq(pacer_conf_read("/dev/zero", &c, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "/dev/zero: not a regular file (a character device)");
+	pacer_conf_free(&c);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/fifo.conf", dir);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	ck_assert_int_eq(pacer_conf_read(fifo, &c, err, sizeof(err)), -EINVAL);
+	ck_assert(strstr(err, "fifo.conf: not a regular file (a FIFO)"));
+	pacer_conf_free(&c);
+	ck_assert_int_eq(pacer_conf_read(dir, &c, err, sizeof(err)), -EINVAL);
+	ck_assert(strstr(err, ": not a regular file (a directory)"));
+	pacer_conf_free(&c);
+	unlink(fifo);
+	rmdir(dir);
 }
 END_TEST
 
@@ -346,7 +415,10 @@ START_TEST(test_pcap_rejects_what_is_not_a_capture)
 	struct an_stream s = { 0 };
 	char err[256];
 
-	ck_assert_int_eq(pcap_load("/nonexistent.pcap", &p, &s, &m, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(pcap_load("/nonexistent.pcap", &p, &s, &m, err, sizeof(err)), -ENOENT);
+	ck_assert_str_eq(err, "cannot read: No such file or directory");
+	an_stream_free(&s);
+	ck_assert_int_eq(pcap_load("/etc/hostname", &p, &s, &m, err, sizeof(err)), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "not a capture libpcap can read"));
 	an_stream_free(&s);
 	p.interval_ns = 1000000000000000000ULL; /* past the largest tick load picks */
@@ -365,6 +437,10 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, test_conf_bad_files, 0, (int)(sizeof(bad_files) / sizeof(bad_files[0])));
 	tcase_add_test(tc, test_conf_long_line_and_missing_file);
 	tcase_add_test(tc, test_conf_keys_are_load_options);
+	tcase_add_loop_test(tc, test_conf_binary_bytes, 0,
+			    (int)(sizeof(binary_files) / sizeof(binary_files[0])));
+	tcase_add_test(tc, test_conf_tabs_and_crlf);
+	tcase_add_test(tc, test_conf_refuses_what_is_not_a_file);
 	tcase_add_test(tc, test_prom_escaping_and_grouping);
 	tcase_add_test(tc, test_write_file_atomic);
 	tcase_add_test(tc, test_pcap_keys_like_the_datapath);

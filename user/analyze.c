@@ -317,6 +317,17 @@ static int load_input(const struct analyze_opts *o, const struct pcap_params *pp
 		if (psum->truncated)
 			pr_err("warning: %s: the capture is cut short (%s); analysing the %llu whole frames before the cut",
 			       o->pcap, psum->truncation, (unsigned long long)psum->frames);
+		if (psum->corrupt)
+			pr_err("warning: %s: the capture is corrupt (%s); analysing the %llu frames before it",
+			       o->pcap, psum->corruption, (unsigned long long)psum->frames);
+		if (pcap_skipped(psum)) {
+			struct pcap_summary skips = *psum;
+
+			skips.corrupt = skips.truncated = 0; /* said above */
+			pcap_problems(&skips, perr, sizeof(perr));
+			pr_err("warning: %s: %s; analysing the other %llu frames", o->pcap, perr,
+			       (unsigned long long)psum->frames);
+		}
 		rd->hdr = s->hdr;
 		rd->n_records = s->n;
 		return 0;

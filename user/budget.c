@@ -41,6 +41,18 @@ int budget_set(const struct pacer_handle *h, const struct budget_opts *o)
 	return rc;
 }
 
+int budget_seen_cells_log2(const struct pacer_handle *h)
+{
+	struct pacer_budget_cfg *live = cfg_map(h);
+	int l;
+
+	if (!live)
+		return -1;
+	l = (int)live->seen_cells_log2;
+	munmap(live, (size_t)sysconf(_SC_PAGESIZE));
+	return l;
+}
+
 static void show_ring(const struct pacer_budget_ring *r, uint64_t limit, uint64_t now)
 {
 	char a[32], b[32];

@@ -22,6 +22,9 @@ void usage_hint(const char *verb)
 
 /* Options expanded from a --config file: errors about their values name the file and line. */
 static const struct pacer_conf *opt_conf;
+/* The command line's own arguments (without --config FILE), which override the file's. */
+static char **cli_args;
+static int cli_nargs;
 
 int parse_verb_opts(const struct opt_verb *v, int argc, char **argv, void *opts)
 {
@@ -53,12 +56,52 @@ int usage_error(const char *verb, const char *fmt, ...)
 int bad_value(const char *opt, const char *val, const char *why)
 {
 	unsigned line = pacer_conf_line_of(opt_conf, val);
+	char shown[PACER_CONF_MAX_LINE * 4 + 1];
 
 	if (line)
-		pr_err("%s:%u: invalid value '%s' for %s: %s", opt_conf->path, line, val, opt + 2,
-		       why);
+		pr_err("%s:%u: invalid value '%s' for %s: %s", opt_conf->path, line,
+		       pacer_conf_shown(val, shown, sizeof(shown)), opt + 2, why);
 	else
 		pr_err("invalid value '%s' for %s: %s", val, opt, why);
+	return 2;
+}
+
+/* Is --name (or --name=VALUE) among the command line's own arguments? */
+static bool cli_has(const char *name)
+{
+	size_t len = strlen(name);
+	int i;
+
+	for (i = 0; i < cli_nargs && strcmp(cli_args[i], "--"); i++)
+		if (!strncmp(cli_args[i], "--", 2) && !strncmp(cli_args[i] + 2, name, len) &&
+		    (!cli_args[i][2 + len] || cli_args[i][2 + len] == '='))
+			return true;
+	return false;
+}
+
+/* The line of the --config file that set key (the command line not overriding it), or 0. */
+static unsigned conf_line(const char *key)
+{
+	const struct pacer_conf_entry *e = key && opt_conf ? pacer_conf_get(opt_conf, key) : NULL;
+
+	return e && !cli_has(key) ? e->line : 0;
+}
+
+int conf_conflict(const char *verb, const char *a, const char *b, const char *why)
+{
+	unsigned la = conf_line(a), lb = conf_line(b);
+
+	if (!la && !lb)
+		return usage_error(verb, "%s", why);
+	if (la && lb)
+		pr_err("%s:%u: '%s' conflicts with '%s' on line %u: %s", opt_conf->path,
+		       la > lb ? la : lb, la > lb ? a : b, la > lb ? b : a, la > lb ? lb : la, why);
+	else if (b && cli_has(la ? b : a))
+		pr_err("%s:%u: '%s' conflicts with --%s on the command line: %s", opt_conf->path,
+		       la ? la : lb, la ? a : b, la ? b : a, why);
+	else
+		pr_err("%s:%u: '%s': %s", opt_conf->path, la ? la : lb, la ? a : b, why);
+	usage_hint(verb);
 	return 2;
 }
 
@@ -170,6 +213,8 @@ int conf_expand_argv(int *argc, char ***argv, int live_only, struct pacer_conf *
 		if (i < at || i >= at + skip)
 			nv[n++] = (*argv)[i];
 	opt_conf = conf;
+	cli_args = nv + n - (*argc - 1 - skip);
+	cli_nargs = *argc - 1 - skip;
 	*argc = n;
 	*argv = nv; /* lives until exit, as argv does */
 	return 0;

@@ -43,16 +43,23 @@ struct pacer_conf;
  * 0 (also without --config), 2 for a bad file, 1 when it cannot be read.
  */
 int conf_expand_argv(int *argc, char ***argv, int live_only, struct pacer_conf *conf);
+/*
+ * Two options that cannot go together (b may be NULL when a alone is
+ * wrong): say why, naming the --config file's line for each one the file
+ * set (and the command line did not override).  Returns 2.
+ */
+int conf_conflict(const char *verb, const char *a, const char *b, const char *why);
 /* argv0 and the file's "--key value" pairs (as above), with room for `extra` more; NULL on ENOMEM. */
 char **conf_argv(const struct pacer_conf *conf, char *argv0, int live_only, int extra, int *n);
 
 /*
  * (load.c) Check load options as `load` would (same messages), and list in
  * `differ` the fixed-at-load settings they give that the running layout
+ * (and returning-source filter of 2^running_seen_log2 cells; -1: unknown)
  * does not have.  0, or 2 after printing what is wrong.
  */
-int load_check_fixed(int argc, char **argv, const struct pacer_layout *running, char *differ,
-		     size_t len);
+int load_check_fixed(int argc, char **argv, const struct pacer_layout *running,
+		     int running_seen_log2, char *differ, size_t len);
 
 
 #endif

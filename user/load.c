@@ -140,11 +140,13 @@ static int parse_opts(int argc, char **argv, struct load_opts *o)
 	if (err)
 		return err;
 	if (o->backend == PACER_BACKEND_TABLE && (o->rows_set || o->layout_set))
-		return usage_error("load", "--rows and --layout size the sketch; the table takes --width (entries) only");
+		return conf_conflict("load", o->rows_set ? "rows" : "layout", "backend",
+				     "--rows and --layout size the sketch; the table takes --width (entries) only");
 	if (o->backend != PACER_BACKEND_TABLE && o->on_full_set)
-		return usage_error("load", "--on-full applies to --backend table only");
+		return conf_conflict("load", "on-full", "backend",
+				     "--on-full applies to --backend table only");
 	if (live_opts_conflict(&o->live))
-		return usage_error("load", "%s", live_opts_conflict(&o->live));
+		return conf_conflict("load", "interval", "rate", live_opts_conflict(&o->live));
 	return 0;
 }
 
@@ -298,8 +300,8 @@ static void add_name(char *buf, size_t len, const char *name)
 	snprintf(buf + used, len - used, "%s%s", used ? ", " : "", name);
 }
 
-int load_check_fixed(int argc, char **argv, const struct pacer_layout *running, char *differ,
-		     size_t len)
+int load_check_fixed(int argc, char **argv, const struct pacer_layout *running,
+		     int running_seen_log2, char *differ, size_t len)
 {
 	struct rss_verdict rss;
 	struct load_opts o;
@@ -331,6 +333,8 @@ int load_check_fixed(int argc, char **argv, const struct pacer_layout *running, 
 		add_name(differ, len, "backend");
 	if (lay.on_full != running->on_full)
 		add_name(differ, len, "on-full");
+	if (running_seen_log2 >= 0 && log2_exact(o.reserve_cells) != running_seen_log2)
+		add_name(differ, len, "reserve-cells");
 	return 0;
 }
 

@@ -71,7 +71,9 @@ static const struct opt_verb record_verb = {
 		  "setting on exit, Ctrl-C and SIGTERM.  After 'kill -9' restore it by hand:\n"
 		  "'xdp-pacer set IFNAME --sample-sources off --sample-packets off'.  A killed\n"
 		  "recording leaves FILE.tmp, which analyze reads up to its last whole record.\n"
-		  "Records the datapath could not queue (ring buffer full) are counted and reported.\n",
+		  "Records the datapath could not queue (ring buffer full) are counted and reported.\n"
+		  "If the pacer goes away (unload, or the interface deleted), the recording stops,\n"
+		  "keeps what it has, and exits 1.\n",
 };
 
 struct consumer {
@@ -81,6 +83,7 @@ struct consumer {
 	uint64_t short_events;  /* smaller than a record: a foreign datapath */
 	bool discard;
 	uint64_t deadline_ns;   /* 0: none; checked while polling (see on_event) */
+	uint64_t last_ts_ns;    /* the latest record's timestamp */
 	int write_err;
 };
 
@@ -106,6 +109,8 @@ static int on_event(void *ctx, void *data, size_t size)
 		return err;
 	}
 	c->written++;
+	if (rec.ts_ns > c->last_ts_ns)
+		c->last_ts_ns = rec.ts_ns;
 	/* Stop polling at the limit; what is left in the ring is not ours to keep. */
 	if (c->limit && c->written >= c->limit)
 		return -ECANCELED;
@@ -164,7 +169,8 @@ struct recorder {
 	struct pacer_file_header hdr;
 	struct sigaction old_int, old_term, old_hup;
 	uint64_t before[PACER_STAT_MAX], lost, prev_src, prev_pkt;
-	bool handle_open, signals_set, sampling_on, counters_ok;
+	uint64_t seen_attached; /* the program's clock when it was last seen attached */
+	bool handle_open, signals_set, sampling_on, counters_ok, gone;
 	char lock_path[64];
 	int lock_fd;
 };
@@ -281,11 +287,30 @@ static void tick_second(struct recorder *r, const char *out, bool tty)
 	fprintf(stderr, "\r%" PRIu64 " records, %" PRIu64 " lost ", r->cons.written, r->lost);
 }
 
-/* Poll until a signal, the deadline, --count or an error. */
+/*
+ * Is the program still attached where it was?  Our map fds keep the ring
+ * buffer open after an unload or after the interface is deleted, so no
+ * read fails: the ring just stays empty.
+ */
+static bool still_attached(struct recorder *r)
+{
+	if (attached_pacer_id(r->h.ifindex) == r->h.prog_id) {
+		r->seen_attached = pacer_clock_now(&r->h);
+		return true;
+	}
+	pr_err("the pacer on %s went away (program id %u is no longer attached: unloaded, or the interface deleted); stopping",
+	       r->h.ifname, r->h.prog_id);
+	r->gone = true;
+	return false;
+}
+
+#define ATTACH_CHECK_NS 250000000ULL
+
+/* Poll until a signal, the deadline, --count, the program going away or an error. */
 static void record_loop(struct recorder *r, const struct record_opts *ro)
 {
 	uint64_t deadline = ro->duration ? mono_ns() + ro->duration : 0;
-	uint64_t next_flush = mono_ns() + 1000000000ULL;
+	uint64_t next_flush = mono_ns() + 1000000000ULL, next_check = mono_ns() + ATTACH_CHECK_NS;
 	bool tty = isatty(STDERR_FILENO);
 	char eb[128];
 	int err;
@@ -305,6 +330,11 @@ static void record_loop(struct recorder *r, const struct record_opts *ro)
 			break;
 		}
 		now = mono_ns();
+		if (now >= next_check) {
+			if (!still_attached(r))
+				break;
+			next_check = now + ATTACH_CHECK_NS;
+		}
 		if (now >= next_flush) {
 			tick_second(r, ro->out, tty);
 			next_flush = now + 1000000000ULL;
@@ -349,7 +379,9 @@ static int record_finish(struct recorder *r, const struct record_opts *ro)
 	/* What the datapath queued before sampling went off belongs to the recording. */
 	if (!r->cons.write_err && !(ro->count && r->cons.written >= ro->count))
 		ring_buffer__consume(r->rb);
-	end_mono = pacer_clock_now(&r->h);
+	/* Gone: the recording covers the time it was last seen attached (or its last record), not the time since. */
+	end_mono = r->gone ? (r->seen_attached > r->cons.last_ts_ns ? r->seen_attached : r->cons.last_ts_ns)
+			   : pacer_clock_now(&r->h);
 	if (r->counters_ok && !pacer_read_counters(&r->h, after))
 		r->lost = after[PACER_STAT_RECORD_LOST] - r->before[PACER_STAT_RECORD_LOST];
 	if (r->cons.write_err) {
@@ -363,6 +395,11 @@ static int record_finish(struct recorder *r, const struct record_opts *ro)
 		return 1;
 	}
 	report_recording(r, ro->out, end_mono, stopped_by);
+	if (r->gone) {
+		pr_err("%s: the recording stopped early because the pacer went away; the %" PRIu64 " records made until then are in %s",
+		       r->h.ifname, r->cons.written, ro->out);
+		return 1;
+	}
 	return 0;
 }
 
@@ -407,6 +444,7 @@ int cmd_record(int argc, char **argv)
 	 * start" as "no packet since start".
 	 */
 	r.hdr.start_mono_ns = pacer_clock_now(&r.h);
+	r.seen_attached = r.hdr.start_mono_ns;
 	r.hdr.start_real_ns = clock_now_ns(CLOCK_REALTIME);
 	if (pacer_file_writer_open(&r.w, ro.out, ro.csv ? PACER_FORMAT_CSV : PACER_FORMAT_BINARY,
 				   &r.hdr, &ferr)) {

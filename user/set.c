@@ -90,7 +90,7 @@ static int check_config_fixed(const struct pacer_conf *conf, const struct pacer_
 	if (!lv)
 		return 2;
 	lv[n++] = (char *)h->ifname;
-	if (load_check_fixed(n, lv, &h->layout, differ, sizeof(differ)))
+	if (load_check_fixed(n, lv, &h->layout, budget_seen_cells_log2(h), differ, sizeof(differ)))
 		return 2;
 	if (differ[0])
 		pr_err("warning: %s: fixed at load, not applied by set: %s (unload and load again, e.g. systemctl restart)",
@@ -168,7 +168,7 @@ static int set_main(int argc, char **argv, const struct pacer_conf *conf)
 	if (!live_opts_any(l) && !budget_opts_any(&o.budget))
 		return usage_error("set", "set needs at least one option to change");
 	if (live_opts_conflict(l))
-		return usage_error("set", "%s", live_opts_conflict(l));
+		return conf_conflict("set", "interval", "rate", live_opts_conflict(l));
 	if (pacer_handle_open(o.ifname, &h))
 		return 1;
 	if (conf->path && check_config_fixed(conf, &h)) {

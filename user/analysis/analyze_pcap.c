@@ -3,6 +3,7 @@
 #include "pacer_parse.h"
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "analyze_pcap.h"
@@ -123,6 +124,47 @@ static int exact_verdicts(struct an_stream *s, struct pcap_summary *sum)
 	return 0;
 }
 
+uint64_t pcap_skipped(const struct pcap_summary *m)
+{
+	return m->skipped_linktype + m->skipped_no_interface + m->skipped_corrupt;
+}
+
+/* Append one clause to buf ("; " between clauses). */
+__attribute__((format(printf, 3, 4)))
+static void clause(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t used = strlen(buf);
+	va_list ap;
+
+	if (used && used + 2 < len) {
+		memcpy(buf + used, "; ", 3);
+		used += 2;
+	}
+	va_start(ap, fmt);
+	if (used < len)
+		vsnprintf(buf + used, len - used, fmt, ap);
+	va_end(ap);
+}
+
+void pcap_problems(const struct pcap_summary *m, char *buf, size_t len)
+{
+	buf[0] = 0;
+	if (m->corrupt)
+		clause(buf, len, "corrupt (%s): reading stopped there", m->corruption);
+	if (m->truncated)
+		clause(buf, len, "cut short (%s)", m->truncation);
+	if (m->skipped_linktype)
+		clause(buf, len,
+		       "%" PRIu64 " frames skipped on interfaces of link type %s, which cannot be keyed (the datapath sees Ethernet: capture on the interface itself, not on -i any)",
+		       m->skipped_linktype, m->skipped_linktypes);
+	if (m->skipped_no_interface)
+		clause(buf, len, "%" PRIu64 " frames skipped naming an interface no block describes (corrupt)",
+		       m->skipped_no_interface);
+	if (m->skipped_corrupt)
+		clause(buf, len, "%" PRIu64 " corrupt packet blocks skipped (%s)", m->skipped_corrupt,
+		       m->first_skip);
+}
+
 int pcap_load(const char *path, const struct pcap_params *p, struct an_stream *s,
 	      struct pcap_summary *sum, char *err, size_t errlen)
 {
@@ -138,19 +180,39 @@ int pcap_load(const char *path, const struct pcap_params *p, struct an_stream *s
 		return -EINVAL;
 	}
 	ret = an_stream_init(s, &h);
-	if (!ret)
-		ret = pcap_read_frames(path, &info, add_frame, &c, err, errlen);
-	if (ret == -EINVAL)
+	if (ret) {
+		snprintf(err, errlen, "%s", strerror(-ret));
 		return ret;
+	}
+	err[0] = 0;
+	ret = pcap_read_frames(path, &info, add_frame, &c, err, errlen);
+	if (ret && err[0])
+		return ret; /* the reader said why */
 	snprintf(sum->linktype, sizeof(sum->linktype), "%s", info.linktype);
 	sum->snaplen = info.snaplen;
 	sum->pcapng = info.pcapng;
 	sum->truncated = info.truncated;
 	snprintf(sum->truncation, sizeof(sum->truncation), "%s", info.truncation);
-	if (!ret && !info.ethernet) {
+	sum->corrupt = info.corrupt;
+	snprintf(sum->corruption, sizeof(sum->corruption), "%s", info.corruption);
+	sum->skipped_linktype = info.skipped_linktype;
+	snprintf(sum->skipped_linktypes, sizeof(sum->skipped_linktypes), "%s", info.skipped_linktypes);
+	sum->skipped_no_interface = info.skipped_no_interface;
+	sum->skipped_corrupt = info.skipped_corrupt;
+	snprintf(sum->first_skip, sizeof(sum->first_skip), "%s", info.first_skip);
+	if (!ret && !info.ethernet && !info.pcapng) {
 		snprintf(err, errlen,
 			 "link type %s is not Ethernet: capture on the interface itself (tcpdump -i IFNAME), not on -i any",
 			 info.linktype);
+		return -EINVAL;
+	}
+	if (!ret && !sum->ipv4 && !sum->ipv6 &&
+	    (sum->corrupt || sum->truncated || pcap_skipped(sum))) {
+		char why[768];
+
+		pcap_problems(sum, why, sizeof(why));
+		snprintf(err, errlen, "no frame could be keyed (%" PRIu64 " whole Ethernet frames read): %s",
+			 sum->frames, why);
 		return -EINVAL;
 	}
 	if (!ret)
@@ -166,7 +228,7 @@ int pcap_load(const char *path, const struct pcap_params *p, struct an_stream *s
 		s->hdr.end_mono_ns = s->last_ts;
 		s->hdr.record_count = s->n;
 	}
-	s->hdr.flags = sum->truncated ? 0 : PACER_FILE_F_COMPLETE;
+	s->hdr.flags = sum->truncated || sum->corrupt ? 0 : PACER_FILE_F_COMPLETE;
 	return 0;
 }
 
@@ -195,6 +257,18 @@ void pcap_report_text(FILE *f, const struct an_report *r)
 	if (m->truncated)
 		fprintf(f, "  warning: the capture is cut short (%s): analysed the %" PRIu64 " whole frames before the cut\n",
 			m->truncation, m->frames);
+	if (m->corrupt)
+		fprintf(f, "  warning: the capture is corrupt (%s): analysed the %" PRIu64 " frames before it\n",
+			m->corruption, m->frames);
+	if (m->skipped_linktype)
+		fprintf(f, "  skipped: %" PRIu64 " frames on interfaces of link type %s (not Ethernet: they cannot be keyed as the datapath keys)\n",
+			m->skipped_linktype, m->skipped_linktypes);
+	if (m->skipped_no_interface)
+		fprintf(f, "  skipped: %" PRIu64 " frames naming an interface no block describes (corrupt)\n",
+			m->skipped_no_interface);
+	if (m->skipped_corrupt)
+		fprintf(f, "  skipped: %" PRIu64 " corrupt packet blocks (%s)\n", m->skipped_corrupt,
+			m->first_skip);
 	if (r->sizing)
 		fprintf(f, "  sources per interval: %.1f on average, %.0f at the peak\n", r->sizing->n_mean,
 			r->sizing->n_peak);
@@ -231,6 +305,7 @@ static const struct jsonw_member summary_counts[] = {
 	JSONW_U32(struct pcap_summary, snaplen, "snaplen"), SUM_U64(frames), SUM_U64(ipv4), SUM_U64(ipv6),
 	SUM_U64(nonip), SUM_U64(malformed), SUM_U64(snap_cut), SUM_U64(snap_unkeyed), SUM_U64(admitted),
 	SUM_U64(dropped), SUM_U64(dropped_quantisation), JSONW_INT_BOOL(struct pcap_summary, truncated, "truncated"),
+	SUM_U64(skipped_linktype), SUM_U64(skipped_no_interface), SUM_U64(skipped_corrupt),
 };
 
 void pcap_report_json(struct json_writer *w, const struct an_report *r)
@@ -245,6 +320,11 @@ void pcap_report_json(struct json_writer *w, const struct an_report *r)
 		jsonw_string_field(w, "truncation", m->truncation);
 	else
 		jsonw_null_field(w, "truncation");
+	if (m->corrupt)
+		jsonw_string_field(w, "corruption", m->corruption);
+	else
+		jsonw_null_field(w, "corruption");
+	jsonw_string_field(w, "skipped_linktypes", m->skipped_linktypes);
 	if (r->sizing) {
 		jsonw_start_object_field(w, "sources_per_interval");
 		jsonw_float_field_fmt(w, "mean", "%.3f", r->sizing->n_mean);

@@ -33,15 +33,29 @@ struct pcap_summary {
 	uint64_t admitted, dropped;        /* the exact limiter's verdicts on the keyed frames */
 	uint64_t dropped_quantisation;     /* drops whose gap was >= the interval (tick rounding, by design) */
 	int truncated;             /* the file ends inside a frame or header */
-	char truncation[256];      /* libpcap's words for it */
+	char truncation[256];      /* the reader's words for it */
+	int corrupt;               /* reading stopped at bytes no capture holds */
+	char corruption[256];      /* where, and what */
+	uint64_t skipped_linktype;  /* frames of interfaces that are not Ethernet (pcapng) */
+	char skipped_linktypes[96]; /* ... their link types */
+	uint64_t skipped_no_interface; /* frames naming no interface block */
+	uint64_t skipped_corrupt;   /* packet blocks whose lengths do not add up */
+	char first_skip[160];       /* ... the first of them */
 };
+
+/* Frames of the file that were not analysed (not Ethernet, no interface, corrupt). */
+uint64_t pcap_skipped(const struct pcap_summary *m);
+/* What is wrong with the capture, one clause per problem ("" when nothing is). */
+void pcap_problems(const struct pcap_summary *m, char *buf, size_t len);
 
 /*
  * Read path into s (initialised here from a header describing the assumed
  * pacer: interval, default tick and geometry, shared placement, all sources
  * sampled) and decide each packet's exact verdict.  0, or a negative errno
  * with err saying what is wrong (not a capture, unsupported link type).  A
- * capture cut short is not an error: sum->truncated says so.
+ * capture cut short or corrupt part way, or with frames that cannot be
+ * keyed, is analysed up to what it holds (sum says what was wrong); it is
+ * an error (-EINVAL) only when not one frame of it could be keyed.
  */
 int pcap_load(const char *path, const struct pcap_params *p, struct an_stream *s,
 	      struct pcap_summary *sum, char *err, size_t errlen);

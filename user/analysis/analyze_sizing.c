@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analyze_sizing.h"
+#include "layout.h"
 #include "sketch_sim.h"
 #include "table_sim.h"
 
@@ -292,6 +293,19 @@ static double model_rate(const struct sizing_params *p, uint32_t rows, uint32_t 
 	return overflow + collision;
 }
 
+/* Whether load would take the point's geometry at full scale (its own checks). */
+static int point_loadable(const struct sizing_params *p, const struct sizing_point *pt)
+{
+	struct layout_req r = {
+		.width = pt->width_cells, .rows = p->backend == PACER_BACKEND_TABLE ? 1 : pt->rows,
+		.kind = p->kind, .placement = p->placement, .backend = p->backend,
+		.ncpus = p->ncpus ? p->ncpus : 1,
+	};
+	char why[160];
+
+	return !layout_check_geometry(&r, why, sizeof(why));
+}
+
 static void finish_point(const struct sizing_params *p, const struct sizing_result *out,
 			 struct sizing_point *pt)
 {
@@ -312,11 +326,14 @@ static void finish_point(const struct sizing_params *p, const struct sizing_resu
 	pt->width_cells = p->backend == PACER_BACKEND_TABLE
 				  ? (uint64_t)PACER_TBL_WAYS << pt->target_lines_log2
 				  : sizing_width_cells(p->kind, pt->rows, pt->target_lines_log2);
+	pt->loadable = point_loadable(p, pt);
 	if (pt->simulated)
 		pt->meets = pt->eligible && pt->rate <= p->target &&
 			    (pt->rate_upper95 <= p->target || pt->model_rate <= p->target);
 	else
 		pt->meets = pt->model_rate <= p->target;
+	/* What is recommended is what load takes: a narrower sketch is no advice. */
+	pt->meets = pt->meets && pt->loadable;
 }
 
 static int add_point(struct sizing_result *out, size_t *cap, const struct sizing_point *pt)

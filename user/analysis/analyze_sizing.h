@@ -48,7 +48,8 @@ struct sizing_point {
 	uint64_t evictions;           /* table, evict-oldest: fresh entries replaced */
 	double rate, rate_upper95, model_rate;
 	int simulated;                /* 0: extrapolated by the model beyond a zero-drop width */
-	int meets;
+	int loadable;                 /* `load` takes this geometry (user/lib/layout.c says) */
+	int meets;                    /* loadable, and meets the target */
 };
 
 struct sizing_result {

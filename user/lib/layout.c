@@ -50,6 +50,13 @@ static int geometry(const struct layout_req *r, struct pacer_layout *lay, char *
 		if (r->width < 2 * PACER_TBL_WAYS || lines > 1ULL << PACER_TBL_MAX_LINES_LOG2)
 			return fail(err, len, "%s%llu: a table takes 32 to 268435456 entries", "--width ",
 				    r->width, 0);
+	} else if (r->width < PACER_MIN_WIDTH || r->width > PACER_MAX_WIDTH ||
+		   log2_exact(r->width) < 0) {
+		return fail(err, len, "%s%llu: a sketch row takes a power of two from 64 to %llu cells",
+			    "--width ", r->width, PACER_MAX_WIDTH);
+	} else if (r->rows < 1 || r->rows > PACER_MAX_ROWS) {
+		return fail(err, len, "%s%llu: a sketch has 1 to %llu rows", "--rows ", r->rows,
+			    PACER_MAX_ROWS);
 	} else if (r->kind == PACER_LAYOUT_BLOCKED) {
 		lines *= r->rows;
 		if (log2_exact(r->rows) < 0)
@@ -143,6 +150,13 @@ static int timing(const struct layout_req *r, struct pacer_layout *lay, struct p
 	lay->tick_shift = r->tick_ns ? (uint32_t)pacer_tick_shift_of(r->tick_ns) /* bounded by parse */
 				     : pacer_default_rate_tick_shift(n, r->interval_ns, r->backend);
 	return rate_fit(n, r->interval_ns, lay->tick_shift, r->backend, rate, err, len);
+}
+
+int layout_check_geometry(const struct layout_req *r, char *err, size_t len)
+{
+	struct pacer_layout lay = { .rows = r->rows, .kind = r->kind, .backend = r->backend };
+
+	return geometry(r, &lay, err, len);
 }
 
 int layout_build(const struct layout_req *r, struct pacer_layout *lay, struct pacer_rate *rate,

@@ -31,6 +31,13 @@ int layout_build(const struct layout_req *r, struct pacer_layout *lay, struct pa
 		 char *err, size_t len);
 
 /*
+ * Whether load takes r's geometry (backend, rows, width, cell layout, and
+ * the copies its placement makes on ncpus CPUs): the checks layout_build
+ * makes, for advice that must be loadable.  0, or 2 with why in err.
+ */
+int layout_check_geometry(const struct layout_req *r, char *err, size_t len);
+
+/*
  * The default tick for N per T (N = 1: the interval's): T/N in about 47
  * ticks, coarser until the burst fits the backend's cells.
  */

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <ctype.h>
 #include <errno.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pacer_conf.h"
 #include "live_opts.h"
 #include "budget_cfg.h"
+#include "safe_file.h"
 
 /* Live keys take their defaults from the option tables (live_opts.h, budget_cfg.h). */
 const struct pacer_conf_key pacer_conf_keys[] = {
@@ -22,6 +24,7 @@ const struct pacer_conf_key pacer_conf_keys[] = {
 	{ "horizon", 1 },
 	{ "backend", 0 },
 	{ "on-full", 0 },
+	{ "reserve-cells", 0 },
 	{ "rows", 0 },
 	{ "width", 0 },
 	{ "layout", 0 },
@@ -65,6 +68,22 @@ static char *trim(char *s)
 	return s;
 }
 
+const char *pacer_conf_shown(const char *text, char *out, size_t len)
+{
+	size_t o = 0;
+
+	for (; *text && o + 5 <= len; text++) {
+		unsigned char ch = (unsigned char)*text;
+
+		if (ch >= 0x20 && ch < 0x7f)
+			out[o++] = (char)ch;
+		else
+			o += (size_t)snprintf(out + o, len - o, "\\x%02x", ch);
+	}
+	out[o] = 0;
+	return out;
+}
+
 static void known_keys(char *buf, size_t len)
 {
 	const struct pacer_conf_key *k;
@@ -80,7 +99,7 @@ static int check_key(const struct pacer_conf *c, const char *key, unsigned line,
 		     size_t errlen)
 {
 	const struct pacer_conf_entry *prev = pacer_conf_get(c, key);
-	char known[256], alt[64];
+	char known[256], alt[64], show[128];
 	size_t i;
 
 	if (prev) {
@@ -96,21 +115,22 @@ static int check_key(const struct pacer_conf *c, const char *key, unsigned line,
 	known_keys(known, sizeof(known));
 	if (strcmp(alt, key) && pacer_conf_key(alt))
 		snprintf(err, errlen, "%s:%u: unknown key '%s' (did you mean '%s'?)", c->path, line,
-			 key, alt);
+			 pacer_conf_shown(key, show, sizeof(show)), alt);
 	else
-		snprintf(err, errlen, "%s:%u: unknown key '%s' (known keys: %s)", c->path, line, key,
-			 known);
+		snprintf(err, errlen, "%s:%u: unknown key '%s' (known keys: %s)", c->path, line,
+			 pacer_conf_shown(key, show, sizeof(show)), known);
 	return -EINVAL;
 }
 
 /* One line (comment already cut).  0 or -EINVAL/-ENOMEM with err. */
 static int parse_line(struct pacer_conf *c, char *text, unsigned line, char *err, size_t errlen)
 {
-	char *eq = strchr(text, '='), *key, *value;
+	char *eq = strchr(text, '='), *key, *value, show[61];
 	int ret;
 
 	if (!eq) {
-		snprintf(err, errlen, "%s:%u: expected 'key = value', got '%.60s'", c->path, line, text);
+		snprintf(err, errlen, "%s:%u: expected 'key = value', got '%s'", c->path, line,
+			 pacer_conf_shown(text, show, sizeof(show)));
 		return -EINVAL;
 	}
 	*eq = 0;
@@ -142,23 +162,76 @@ static int parse_line(struct pacer_conf *c, char *text, unsigned line, char *err
 	return 0;
 }
 
+/*
+ * Read one line into buf (without its newline).  1 with *len set, 0 at the
+ * end of the file, or -EINVAL with err naming the line: a line over the
+ * limit, or a byte no text file holds (NUL and the other control bytes,
+ * which would cut the line short or reach the terminal in messages; a tab,
+ * and a carriage return ending the line, are text).
+ */
+static int read_line(FILE *f, const char *path, unsigned line, char *buf, size_t *len, char *err,
+		     size_t errlen)
+{
+	size_t n = 0;
+	int c;
+
+	while ((c = getc(f)) != EOF && c != '\n') {
+		if (n == PACER_CONF_MAX_LINE) {
+			snprintf(err, errlen, "%s:%u: line longer than %d characters", path, line,
+				 PACER_CONF_MAX_LINE);
+			return -EINVAL;
+		}
+		buf[n++] = (char)c;
+	}
+	if (c == EOF && !n)
+		return 0;
+	if (n && buf[n - 1] == '\r')
+		n--;
+	buf[n] = 0;
+	*len = n;
+	return 1;
+}
+
+/* The first control byte of a line (tab excepted), or -1. */
+static long control_byte_at(const char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (((unsigned char)buf[i] < 0x20 && buf[i] != '\t') || buf[i] == 0x7f)
+			return (long)i;
+	return -1;
+}
+
 int pacer_conf_parse(FILE *f, const char *path, struct pacer_conf *c, char *err, size_t errlen)
 {
-	char buf[PACER_CONF_MAX_LINE + 2], *text, *hash;
+	char buf[PACER_CONF_MAX_LINE + 1], *text, *hash;
 	unsigned line = 0;
 	size_t len;
+	long at;
 	int ret;
 
 	memset(c, 0, sizeof(*c));
 	c->path = strdup(path);
 	if (!c->path)
 		return -ENOMEM;
-	while (fgets(buf, sizeof(buf), f)) {
+	for (;;) {
 		line++;
-		len = strlen(buf);
-		if (len && buf[len - 1] != '\n' && !feof(f)) {
-			snprintf(err, errlen, "%s:%u: line longer than %d characters", path, line,
-				 PACER_CONF_MAX_LINE);
+		ret = read_line(f, path, line, buf, &len, err, errlen);
+		if (ret <= 0) {
+			line--;
+			if (ret)
+				return ret;
+			break;
+		}
+		at = control_byte_at(buf, len);
+		if (at >= 0) {
+			if (buf[at])
+				snprintf(err, errlen, "%s:%u: control byte 0x%02x at column %ld", path,
+					 line, (unsigned char)buf[at], at + 1);
+			else
+				snprintf(err, errlen, "%s:%u: NUL byte at column %ld (not a text file?)",
+					 path, line, at + 1);
 			return -EINVAL;
 		}
 		hash = strchr(buf, '#');
@@ -180,13 +253,20 @@ int pacer_conf_parse(FILE *f, const char *path, struct pacer_conf *c, char *err,
 
 int pacer_conf_read(const char *path, struct pacer_conf *c, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
-	int ret;
+	char why[128];
+	int fd = open_regular_file(path, why, sizeof(why)), ret;
+	FILE *f;
 
+	memset(c, 0, sizeof(*c));
+	if (fd < 0) {
+		snprintf(err, errlen, fd == -EINVAL ? "%s: %s" : "cannot read %s: %s", path, why);
+		return fd;
+	}
+	f = fdopen(fd, "r");
 	if (!f) {
 		ret = -errno;
-		memset(c, 0, sizeof(*c));
 		snprintf(err, errlen, "cannot read %s: %s", path, strerror(-ret));
+		close(fd);
 		return ret;
 	}
 	ret = pacer_conf_parse(f, path, c, err, errlen);

@@ -102,6 +102,15 @@ uint32_t pacer_crc32(uint32_t crc, const void *buf, size_t len)
 	return ~crc;
 }
 
+/*
+ * The error of a failed stdio write: errno says why (ENOSPC, EDQUOT...) when
+ * the write reached the file; callers clear errno before writing.
+ */
+static int write_errno(void)
+{
+	return errno ? -errno : -EIO;
+}
+
 static void put16(uint8_t *b, uint16_t v) { b[0] = (uint8_t)v; b[1] = (uint8_t)(v >> 8); }
 static void put32(uint8_t *b, uint32_t v) { put16(b, (uint16_t)v); put16(b + 2, (uint16_t)(v >> 16)); }
 static void put64(uint8_t *b, uint64_t v) { put32(b, (uint32_t)v); put32(b + 4, (uint32_t)(v >> 32)); }
@@ -661,10 +670,11 @@ int pacer_file_writer_open(struct pacer_file_writer *w, const char *path,
 	w->f = w->out.f;
 	w->tmp_path = w->out.tmp_path;
 	setvbuf(w->f, NULL, _IOFBF, 1 << 16);
+	errno = 0;
 	if (format == PACER_FORMAT_CSV)
 		ret = pacer_csv_write_header(w->f, &w->hdr);
 	else
-		ret = fwrite(buf, w->hdr.header_len, 1, w->f) == 1 ? 0 : -EIO;
+		ret = fwrite(buf, w->hdr.header_len, 1, w->f) == 1 ? 0 : write_errno();
 	if (!ret)
 		ret = fflush(w->f) ? -errno : 0;
 	if (ret) {
@@ -687,8 +697,9 @@ int pacer_file_writer_append(struct pacer_file_writer *w, const struct pacer_rec
 			return ret;
 	} else {
 		pacer_file_record_encode(rec, buf);
+		errno = 0;
 		if (fwrite(buf, sizeof(buf), 1, w->f) != 1)
-			return errno ? -errno : -EIO;
+			return write_errno();
 	}
 	w->n_records++;
 	return 0;
@@ -710,18 +721,20 @@ int pacer_file_writer_finish(struct pacer_file_writer *w, uint64_t end_mono_ns,
 	w->hdr.end_mono_ns = end_mono_ns;
 	w->hdr.record_count = w->n_records;
 	w->hdr.records_lost = records_lost;
+	errno = 0;
 	if (w->format == PACER_FORMAT_CSV) {
 		if (fprintf(w->f, "# complete: records %" PRIu64 ", records_lost %" PRIu64 ", end_mono_ns %" PRIu64 "\n",
 			    w->n_records, records_lost, end_mono_ns) < 0)
-			ret = -EIO;
+			ret = write_errno();
 	}
 	if (!ret && fflush(w->f))
 		ret = -errno;
 	if (!ret && w->format == PACER_FORMAT_BINARY) {
 		/* Rewrite the header in place: the data before it is already on its way. */
 		pacer_file_header_encode(&w->hdr, buf, sizeof(buf));
+		errno = 0;
 		if (pwrite(fileno(w->f), buf, w->hdr.header_len, 0) != (ssize_t)w->hdr.header_len)
-			ret = errno ? -errno : -EIO;
+			ret = write_errno();
 	}
 	if (ret) {
 		fail(err, PACER_FILE_IO, ret, 0, "cannot finish %s: %s (the records so far stay in %s)",
@@ -767,6 +780,7 @@ int pacer_csv_write_header(FILE *f, const struct pacer_file_header *h)
 {
 	int n;
 
+	errno = 0;
 	n = fprintf(f,
 		    "# xdp-pacer recording, format %u.%u\n"
 		    "# writer: %s\n"
@@ -791,7 +805,7 @@ int pacer_csv_write_header(FILE *f, const struct pacer_file_header *h)
 			    h->rate_n, h->burst_ticks);
 	if (n >= 0)
 		n = fprintf(f, "index,ts_ns,t_rel_s,source,family,prefix,verdict,sampled_by,est_age_ticks,est_age_ns,cpu,thresh_ticks\n");
-	return n < 0 ? -EIO : 0;
+	return n < 0 ? write_errno() : 0;
 }
 
 int pacer_csv_write_record(FILE *f, const struct pacer_file_header *h, uint64_t index,
@@ -809,9 +823,10 @@ int pacer_csv_write_record(FILE *f, const struct pacer_file_header *h, uint64_t 
 		snprintf(age, sizeof(age), "%u", r->est_age_ticks);
 		snprintf(age_ns, sizeof(age_ns), "%" PRIu64, (uint64_t)r->est_age_ticks << h->tick_shift);
 	}
+	errno = 0;
 	n = fprintf(f, "%" PRIu64 ",%" PRIu64 ",%.9f,%s,%u,%u,%s,%s,%s,%s,%u,%u\n", index, (uint64_t)r->ts_ns,
 		    rel, pacer_record_source(r, src, sizeof(src)), r->family, r->prefix,
 		    r->verdict == PACER_REC_DROP ? "drop" : "pass", by[r->flags & 3], age, age_ns,
 		    r->cpu, r->thresh_ticks);
-	return n < 0 ? -EIO : 0;
+	return n < 0 ? write_errno() : 0;
 }

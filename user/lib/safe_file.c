@@ -200,3 +200,37 @@ int write_file_atomic(const char *path, const void *buf, size_t len, mode_t mode
 	}
 	return safe_out_commit(&o, why, sizeof(why));
 }
+
+const char *file_type_name(mode_t mode)
+{
+	if (S_ISREG(mode))
+		return "a regular file";
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return "not a regular file";
+}
+
+int open_regular_file(const char *path, char *why, size_t why_len)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY), ret;
+	struct stat st;
+
+	if (fd < 0)
+		return say(why, why_len, -errno, "%s", strerror(errno));
+	if (fstat(fd, &st) || (S_ISREG(st.st_mode) && fcntl(fd, F_SETFL, 0)))
+		ret = say(why, why_len, -errno, "%s", strerror(errno));
+	else if (!S_ISREG(st.st_mode))
+		ret = say(why, why_len, -EINVAL, "not a regular file (%s)", file_type_name(st.st_mode));
+	else
+		return fd;
+	close(fd);
+	return ret;
+}

@@ -57,4 +57,17 @@ void safe_out_abandon(struct safe_out *o);
 int lock_file_acquire(const char *path, int nonblock);
 void lock_file_release(int fd, const char *path);
 
+/* What kind of file st_mode says: "a FIFO", "a directory", "a character device"... */
+const char *file_type_name(mode_t mode);
+
+/*
+ * Open an input file that must be a regular file: opened without blocking
+ * (opening a FIFO waits for a writer), its type checked before any read (a
+ * FIFO or terminal can block forever, a device such as /dev/zero never
+ * ends), then made blocking again.  The fd, or negative errno with why[]
+ * saying what is wrong without naming path: -EINVAL and "not a regular
+ * file (a FIFO)", or the error of open(2).
+ */
+int open_regular_file(const char *path, char *why, size_t why_len);
+
 #endif
