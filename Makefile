@@ -40,7 +40,7 @@ ANA_SRCS  := $(wildcard user/analysis/*.c)
 LIB_OBJS  := $(patsubst user/lib/%.c,$(BUILD)/lib/%.o,$(LIB_SRCS)) \
 	     $(patsubst user/analysis/%.c,$(BUILD)/analysis/%.o,$(ANA_SRCS))
 LIB_A     := $(BUILD)/libpacer.a
-CLI_SRCS  := $(wildcard user/*.c user/gen/*.c)
+CLI_SRCS  := $(wildcard user/*.c user/verbs/*.c user/verbs/gen/*.c)
 CLI_OBJS  := $(patsubst user/%.c,$(BUILD)/cli/%.o,$(CLI_SRCS))
 CLI       := $(BUILD)/xdp-pacer
 # unit_*: pure userspace logic; prog_*: BPF_PROG_TEST_RUN against the real object.
@@ -173,4 +173,4 @@ install: $(CLI) $(BUILD)/xdp_pacer.bpf.o
 clean:
 	$(Q)rm -rf $(BUILD)
 
--include $(wildcard $(BUILD)/*.d $(BUILD)/*/*.d $(BUILD)/*/*/*.d)
+-include $(wildcard $(BUILD)/*.d $(BUILD)/*/*.d $(BUILD)/*/*/*.d $(BUILD)/*/*/*/*.d)

@@ -16,7 +16,7 @@
 #include "analyze_report.h"
 #include "analyze_sizing.h"
 #include "analyze_stream.h"
-#include "analyze_table1.h"
+#include "analyze_recency.h"
 #include "pacer_sketch.h"
 #include "pacer_rate.h"
 

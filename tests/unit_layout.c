@@ -8,7 +8,7 @@
 #include "check_run.h"
 #include <string.h>
 #include "layout.h"
-#include "parse.h"
+#include "cli_values.h"
 #include "pacer_sketch.h"
 #include "pacer_defaults.h"
 #include "live_opts.h"

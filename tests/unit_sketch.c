@@ -12,7 +12,7 @@
 #include <string.h>
 #include "pacer_defaults.h"
 #include "pacer_sketch.h"
-#include "parse.h" /* addresses for the mask tests */
+#include "cli_values.h" /* addresses for the mask tests */
 #include "race.h"
 #include "sketch_sim.h"
 

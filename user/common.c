@@ -8,7 +8,7 @@
 #include "common.h"
 #include "opts.h"
 #include "pacer_conf.h"
-#include "parse.h"
+#include "cli_values.h"
 #include "pins.h"
 #include "layout.h"
 #include "live_opts.h"

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "common.h"
-#include "verbs.h"
+#include "verbs/verbs.h"
 
 static const struct verb {
 	const char *name;

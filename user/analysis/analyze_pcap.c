@@ -9,7 +9,7 @@
 #include "analyze_report.h"
 #include "pacer_sketch.h"
 #include "pacer_defaults.h"
-#include "parse.h"
+#include "cli_values.h"
 #include "pcap_read.h"
 
 static void assumed_header(const struct pcap_params *p, struct pacer_file_header *h)

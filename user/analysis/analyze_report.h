@@ -8,7 +8,7 @@
 #include "analyze_pcap.h"
 #include "analyze_sizing.h"
 #include "analyze_stream.h"
-#include "analyze_table1.h"
+#include "analyze_recency.h"
 #include "json_writer.h"
 
 struct an_report {

@@ -3,7 +3,7 @@
 #include <inttypes.h>
 #include <time.h>
 #include "analyze_report_fmt.h"
-#include "parse.h"
+#include "cli_values.h"
 
 /* "1/64", or a percentage when the threshold is not 2^32/N for a whole N. */
 const char *an_rate_str(uint64_t thresh, char *buf, size_t len)

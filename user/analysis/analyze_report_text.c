@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <string.h>
 #include "analyze_report_fmt.h"
-#include "parse.h"
+#include "cli_values.h"
 
 /* A section that did not run says why; true then. */
 static bool text_not_run(FILE *f, const void *result, const char *note)

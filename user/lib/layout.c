@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "layout.h"
-#include "parse.h"
+#include "cli_values.h"
 #include "pacer_names.h"
 #include "pacer_sketch.h"
 #include "pacer_table.h"

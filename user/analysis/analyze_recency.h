@@ -24,8 +24,8 @@
  * sketch's recorded estimate, and the policy's truth (previous admitted
  * packet under pace).
  */
-#ifndef PACER_ANALYZE_TABLE1_H
-#define PACER_ANALYZE_TABLE1_H
+#ifndef PACER_ANALYZE_RECENCY_H
+#define PACER_ANALYZE_RECENCY_H
 
 #include <stdint.h>
 #include "analyze_stream.h"

@@ -15,7 +15,7 @@
 #include "analyze_pcap.h"
 #include "pacer_sketch.h"
 #include "live_opts.h"
-#include "parse.h"
+#include "cli_values.h"
 #include "safe_file.h"
 
 /* Files at least this large get a progress indicator (on a terminal). */

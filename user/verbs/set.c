@@ -7,7 +7,7 @@
 #include <string.h>
 #include "common.h"
 #include "rss_probe.h"
-#include "parse.h"
+#include "cli_values.h"
 #include "budget.h"
 #include "pacer_sketch.h"
 #include "pacer_conf.h"

@@ -10,7 +10,7 @@
 #include "common.h"
 #include "json_writer.h"
 #include "opts.h"
-#include "parse.h"
+#include "cli_values.h"
 #include "prom.h"
 #include "safe_file.h"
 #include "time_now.h"

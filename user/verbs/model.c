@@ -6,7 +6,7 @@
 #include "common.h"
 #include "json_writer.h"
 #include "opts.h"
-#include "parse.h"
+#include "cli_values.h"
 #include "sketch_sim.h"
 #include "table_sim.h"
 

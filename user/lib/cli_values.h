@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* Parsing of operator input: durations, bounded integers, addresses. */
-#ifndef PACER_PARSE_H
-#define PACER_PARSE_H
+#ifndef PACER_CLI_VALUES_H
+#define PACER_CLI_VALUES_H
 
 #include <stdint.h>
 #include <stddef.h>

@@ -11,7 +11,7 @@
 #include <bpf/libbpf.h>
 #include "common.h"
 #include "opts.h"
-#include "parse.h"
+#include "cli_values.h"
 #include "budget.h"
 #include "pacer_sketch.h"
 #include "rss_probe.h"

@@ -8,7 +8,7 @@
 #include "common.h"
 #include "json_writer.h"
 #include "opts.h"
-#include "parse.h"
+#include "cli_values.h"
 #include "pacer_sketch.h"
 #include "pacer_place.h"
 #include "pacer_table.h"

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "analyze_table1.h"
-#include "analyze_t1_structs.h"
+#include "analyze_recency.h"
+#include "analyze_recency_structs.h"
 #include "pacer_sketch.h"
 #include "time_now.h"
 

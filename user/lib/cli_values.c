@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <ctype.h>
 #include <arpa/inet.h>
-#include "parse.h"
+#include "cli_values.h"
 #include "pacer_sketch.h"
 
 static const struct {

@@ -12,7 +12,7 @@
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 #include "common.h"
-#include "parse.h"
+#include "cli_values.h"
 #include "budget.h"
 #include "pacer_sketch.h"
 #include "pacer_conf.h"
