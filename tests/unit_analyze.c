@@ -17,7 +17,8 @@
 #include "analyze_sizing.h"
 #include "analyze_stream.h"
 #include "analyze_recency.h"
-#include "pacer_sketch.h"
+#include "pacer_hash.h"
+#include "pacer_ticks.h"
 #include "pacer_rate.h"
 
 #define S 1000000000ULL

@@ -15,7 +15,7 @@
 #include "pacer_file.h"
 #include "pacer_table.h"
 #include "pacer_rate.h"
-#include "pacer_sketch.h"
+#include "pacer_ticks.h"
 
 static char dir[] = "/tmp/unit_file.XXXXXX";
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include "layout.h"
 #include "cli_values.h"
-#include "pacer_sketch.h"
+#include "pacer_ticks.h"
 #include "pacer_defaults.h"
 #include "live_opts.h"
 #include "opts.h"

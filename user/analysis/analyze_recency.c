@@ -12,7 +12,7 @@
 #include <time.h>
 #include "analyze_recency.h"
 #include "analyze_recency_structs.h"
-#include "pacer_sketch.h"
+#include "pacer_hash.h"
 #include "time_now.h"
 
 #define ABSENT UINT64_MAX

@@ -6,7 +6,8 @@
 #include <ctype.h>
 #include <arpa/inet.h>
 #include "cli_values.h"
-#include "pacer_sketch.h"
+#include "pacer_abi.h"
+#include "pacer_hash.h"
 
 static const struct {
 	const char *name;

@@ -12,7 +12,7 @@
 #include "pacer_file.h"
 #include "pacer_names.h"
 #include "pacer_table.h"
-#include "pacer_sketch.h"
+#include "pacer_ticks.h"
 #include "pacer_rate.h"
 
 /* Header field offsets (v1). */

@@ -13,7 +13,7 @@
 #include "common.h"
 #include "analyze_report.h"
 #include "analyze_pcap.h"
-#include "pacer_sketch.h"
+#include "pacer_hash.h"
 #include "live_opts.h"
 #include "cli_values.h"
 #include "safe_file.h"

@@ -9,7 +9,6 @@
 #include "rss_probe.h"
 #include "cli_values.h"
 #include "budget.h"
-#include "pacer_sketch.h"
 #include "pacer_conf.h"
 #include "live_opts.h"
 

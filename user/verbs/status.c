@@ -13,7 +13,6 @@
 #include "opts.h"
 #include "cli_values.h"
 #include "budget.h"
-#include "pacer_sketch.h"
 #include "rss_probe.h"
 #include "pacer_table.h"
 
