@@ -15,7 +15,11 @@ Q = @
 msg = @printf '  %-8s %s\n' '$(1)' '$(2)';
 endif
 
-CPPFLAGS += -Iinclude -Iuser -Iuser/lib -Iuser/analysis -I$(BUILD)
+# Include paths by layer: the library sees only include/ and itself, the
+# analysis also the library, the CLI and tests everything (skeletons too).
+LIB_INC   = -Iinclude -Iuser/lib
+ANA_INC   = $(LIB_INC) -Iuser/analysis
+ALL_INC   = $(ANA_INC) -Iuser -I$(BUILD)
 WARN      = -Wall -Wextra -Werror -Wno-missing-field-initializers
 XCFLAGS   = -std=gnu11 $(WARN) $(CFLAGS) -MMD -MP
 # -target bpf drops the host's system include directories (asm/types.h sits
@@ -81,11 +85,11 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 
 $(BUILD)/lib/%.o: user/lib/%.c | $(BUILD)/lib
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(XCFLAGS) -c $< -o $@
+	$(Q)$(CC) $(LIB_INC) $(CPPFLAGS) $(XCFLAGS) -c $< -o $@
 
 $(BUILD)/analysis/%.o: user/analysis/%.c | $(BUILD)/analysis
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(XCFLAGS) -c $< -o $@
+	$(Q)$(CC) $(ANA_INC) $(CPPFLAGS) $(XCFLAGS) -c $< -o $@
 
 $(LIB_A): $(LIB_OBJS)
 	$(call msg,AR,$@)
@@ -94,7 +98,7 @@ $(LIB_A): $(LIB_OBJS)
 $(BUILD)/cli/%.o: user/%.c | $(BUILD)/cli $(SKELS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CPPFLAGS) $(XCFLAGS) -c $< -o $@
+	$(Q)$(CC) $(ALL_INC) $(CPPFLAGS) $(XCFLAGS) -c $< -o $@
 
 $(CLI): $(CLI_OBJS) $(LIB_A)
 	$(call msg,LINK,$@)
@@ -102,7 +106,7 @@ $(CLI): $(CLI_OBJS) $(LIB_A)
 
 $(BUILD)/tests/%.o: tests/%.c | $(BUILD)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) -Itests $(XCFLAGS) -c $< -o $@
+	$(Q)$(CC) $(ALL_INC) $(CPPFLAGS) -Itests $(XCFLAGS) -c $< -o $@
 
 # Only the BPF_PROG_TEST_RUN tests embed skeletons; unit tests build without clang.
 $(PROG_BINS:%=%.o): | $(SKELS)
@@ -117,12 +121,12 @@ $(BUILD)/tests/prog_%: $(BUILD)/tests/prog_%.o $(TEST_LIB_OBJS) $(LIB_A)
 
 $(BUILD)/tests/tools/%: tests/tools/%.c $(LIB_A) | $(BUILD)/tests/tools
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(XCFLAGS) -o $@ $< $(LIB_A) -lm
+	$(Q)$(CC) $(ALL_INC) $(CPPFLAGS) $(XCFLAGS) -o $@ $< $(LIB_A) -lm
 
 # A Check suite with known results: what tests/integ_runner.sh counts.
 $(BUILD)/tests/tools/check_fixture: tests/tools/check_fixture.c | $(BUILD)/tests/tools
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) -Itests $(XCFLAGS) -o $@ $< $(CHECK_LIBS)
+	$(Q)$(CC) $(ALL_INC) $(CPPFLAGS) -Itests $(XCFLAGS) -o $@ $< $(CHECK_LIBS)
 
 $(BUILD) $(BUILD)/lib $(BUILD)/analysis $(BUILD)/cli $(BUILD)/tests $(BUILD)/tests/tools:
 	$(Q)mkdir -p $@

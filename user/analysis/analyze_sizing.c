@@ -32,36 +32,11 @@ int sizing_sim_lines_log2(uint32_t target_lines_log2, double scale)
 	return l < 0 ? -1 : (int)l;
 }
 
-uint64_t sizing_bytes(uint32_t kind, uint32_t rows, uint32_t lines_log2, uint32_t placement,
-		      uint32_t ncpus)
-{
-	uint64_t b = pacer_total_lines(kind, rows, lines_log2) * PACER_LINE_BYTES;
-
-	return placement == PACER_PLACEMENT_PERCPU ? b * (ncpus ? ncpus : 1) : b;
-}
-
-uint64_t sizing_width_cells(uint32_t kind, uint32_t rows, uint32_t lines_log2)
-{
-	uint64_t w = (uint64_t)PACER_LINE_BYTES << lines_log2;
-
-	return kind == PACER_LAYOUT_BLOCKED ? w / rows : w;
-}
-
 uint64_t sizing_header_width(const struct pacer_file_header *h)
 {
 	if (h->backend == PACER_BACKEND_TABLE)
 		return (uint64_t)PACER_TBL_WAYS << h->lines_log2;
-	return sizing_width_cells(h->kind, h->rows, h->lines_log2);
-}
-
-uint32_t sizing_max_lines_log2(uint32_t kind, uint32_t rows)
-{
-	uint32_t l = kind == PACER_LAYOUT_ROWS ? PACER_ROWS_MAX_LINES_LOG2 : 30;
-
-	/* The loader keeps one map under 2^31 lines. */
-	while (l && pacer_total_lines(kind, rows, l) > UINT32_MAX / 2)
-		l--;
-	return l;
+	return geom_width_cells(h->kind, h->rows, h->lines_log2);
 }
 
 void sizing_params_from_header(struct sizing_params *p, const struct pacer_file_header *h)
@@ -308,10 +283,10 @@ static void finish_point(const struct sizing_params *p, const struct sizing_resu
 	pt->model_rate = model_rate(p, pt->rows, pt->sim_lines_log2, out->n_peak);
 	pt->target_lines_exact = pt->sim_lines_log2 + out->log2_scale;
 	pt->target_lines_log2 = sizing_target_lines_log2(pt->sim_lines_log2, out->scale);
-	pt->target_bytes = sizing_bytes(p->kind, pt->rows, pt->target_lines_log2, p->placement, p->ncpus);
+	pt->target_bytes = geom_bytes(p->kind, pt->rows, pt->target_lines_log2, p->placement, p->ncpus);
 	pt->width_cells = p->backend == PACER_BACKEND_TABLE
 				  ? (uint64_t)PACER_TBL_WAYS << pt->target_lines_log2
-				  : sizing_width_cells(p->kind, pt->rows, pt->target_lines_log2);
+				  : geom_width_cells(p->kind, pt->rows, pt->target_lines_log2);
 	if (pt->simulated)
 		pt->meets = pt->eligible && pt->rate <= p->target &&
 			    (pt->rate_upper95 <= p->target || pt->model_rate <= p->target);
@@ -377,7 +352,7 @@ static int sweep_rows(struct replay *r, const struct sizing_params *p, struct si
 		      uint32_t rows, uint32_t start, size_t *cap, struct sizing_progress *sp)
 {
 	int table = p->backend == PACER_BACKEND_TABLE, zero_seen = 0, ret;
-	uint32_t lmax = table ? PACER_TBL_MAX_LINES_LOG2 : sizing_max_lines_log2(p->kind, rows), l;
+	uint32_t lmax = table ? PACER_TBL_MAX_LINES_LOG2 : geom_max_lines_log2(p->kind, rows), l;
 
 	for (l = start; sizing_target_lines_log2(l, out->scale) <= lmax; l++) {
 		struct sizing_point pt = { .rows = rows, .sim_lines_log2 = l };

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "prom.h"
-#include "analyze_sizing.h"
+#include "geometry.h"
 #include "pacer_file.h"
 #include "pacer_names.h"
 
@@ -141,7 +141,7 @@ static void gauge_samples(FILE *f, enum gauge g, const struct prom_pacer *p)
 	case G_THRESH: v = p->cfg.thresh_ticks; break;
 	case G_TICK: v = (double)(1ULL << l->tick_shift) / 1e9; break;
 	case G_ROWS: v = l->rows; break;
-	case G_WIDTH: v = (double)sizing_width_cells(l->kind, l->rows, l->lines_log2); break;
+	case G_WIDTH: v = (double)geom_width_cells(l->kind, l->rows, l->lines_log2); break;
 	case G_MAP_BYTES: v = (double)p->map_bytes; break;
 	case G_SAMPLE_SOURCES: v = ratio_of(p->cfg.sample_src_thresh); break;
 	case G_SAMPLE_PACKETS: v = ratio_of(p->cfg.sample_pkt_thresh); break;
