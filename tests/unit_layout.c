@@ -8,6 +8,7 @@
 #include "check_run.h"
 #include <string.h>
 #include "layout.h"
+#include "ticks.h"
 #include "cli_values.h"
 #include "pacer_ticks.h"
 #include "pacer_defaults.h"

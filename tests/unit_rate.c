@@ -24,6 +24,7 @@
 #include "table_sim.h"
 #include "pacer_rate.h"
 #include "layout.h"
+#include "ticks.h"
 #include "live_opts.h"
 
 #define NONE INT64_MIN

@@ -11,6 +11,7 @@
 #include "cli_values.h"
 #include "pins.h"
 #include "layout.h"
+#include "ticks.h"
 #include "live_opts.h"
 #include "pacer_names.h"
 #include "time_now.h"

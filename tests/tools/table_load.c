@@ -24,6 +24,7 @@
 #include <string.h>
 #include "pacer_names.h"
 #include "cli_values.h"
+#include "ticks.h"
 #include "table_sim.h"
 
 #define NO_TIME UINT64_MAX

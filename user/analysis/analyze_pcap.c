@@ -9,6 +9,7 @@
 #include "pacer_sketch.h"
 #include "pacer_defaults.h"
 #include "cli_values.h"
+#include "ticks.h"
 #include "pcap_read.h"
 
 static void assumed_header(const struct pcap_params *p, struct pacer_file_header *h)

@@ -239,15 +239,6 @@ int parse_count_per(const char *s, uint64_t max_count, uint64_t *count, uint64_t
 	return 0;
 }
 
-uint32_t pacer_default_tick_shift(uint64_t interval_ns)
-{
-	uint32_t s = 0;
-
-	while (s < PACER_TICK_SHIFT_MAX && (interval_ns + (1ULL << s) - 1) >> s > 47)
-		s++;
-	return s;
-}
-
 int parse_mac(const char *s, uint8_t mac[6])
 {
 	unsigned v[6];

@@ -18,6 +18,7 @@
 #include "pacer_conf.h"
 #include "live_opts.h"
 #include "layout.h"
+#include "ticks.h"
 #include "rss_probe.h"
 #include "pacer_budget.h"
 #include "pacer_defaults.h"

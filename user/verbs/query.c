@@ -152,8 +152,9 @@ int cmd_query(int argc, char **argv)
 		jsonw_string_field(&w, "key", key);
 		jsonw_int_field(&w, "age_ticks", age >= PACER_AGE_STALE || age >= rate.sat ? -1 : (int)age);
 		jsonw_uint_field(&w, "tick_ns", q);
-		jsonw_uint_field(&w, "threshold_ticks", rate.thresh);
+		jsonw_uint_field(&w, "thresh_ticks", rate.thresh);
 		jsonw_uint_field(&w, "burst_ticks", rate.burst);
+		jsonw_uint_field(&w, "threshold_ticks", rate.thresh); /* thresh_ticks' earlier name, for one release */
 		jsonw_bool_field(&w, "would_drop", drop);
 		jsonw_uint_field(&w, "may_send_now", credits);
 		jsonw_end_object(&w);

@@ -8,6 +8,7 @@
 #include "common.h"
 #include "rss_probe.h"
 #include "cli_values.h"
+#include "ticks.h"
 #include "budget.h"
 #include "pacer_conf.h"
 #include "live_opts.h"

@@ -12,6 +12,7 @@
 #include "common.h"
 #include "opts.h"
 #include "cli_values.h"
+#include "ticks.h"
 #include "budget.h"
 #include "rss_probe.h"
 #include "pacer_table.h"
