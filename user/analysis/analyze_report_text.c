@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <string.h>
 #include "analyze_report_fmt.h"
+#include "backend.h"
 #include "cli_values.h"
 
 /* A section that did not run says why; true then. */
@@ -105,7 +106,7 @@ static void text_audit(FILE *f, const struct an_report *r)
 	if (!percpu) {
 		fprintf(f, "  false passes: %" PRIu64 "  (shared placement, %s%s)\n", au->false_passes,
 			an_false_pass_note(h),
-			h->backend == PACER_BACKEND_TABLE && h->on_full == PACER_TBL_FULL_EVICT ? ""
+			backend_of(h->backend)->evicts(h->on_full) ? ""
 			: "; only the documented race of two CPUs\n    admitting one source at the same moment can cause one");
 		text_examples(f, r, AUDIT_FALSE_PASS, "false pass");
 	} else {
@@ -190,7 +191,7 @@ static void text_sizing(FILE *f, const struct an_report *r)
 {
 	const struct sizing_result *z = r->sizing;
 	const struct pacer_file_header *h = &r->rd->hdr;
-	int evict = h->backend == PACER_BACKEND_TABLE && h->on_full == PACER_TBL_FULL_EVICT;
+	int evict = backend_of(h->backend)->evicts(h->on_full);
 	char a[32], rec[256];
 	uint32_t rows;
 

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "layout.h"
+#include "backend.h"
 #include "ticks.h"
 #include "cli_values.h"
 #include "pacer_names.h"
@@ -31,23 +32,16 @@ static int fail(char *err, size_t len, const char *fmt, const char *a, uint64_t 
 /* Lines of the sketch or table, and its rows and cell layout in lay. */
 static int geometry(const struct layout_req *r, struct pacer_layout *lay, char *err, size_t len)
 {
-	uint64_t lines = r->width / PACER_LINE_BYTES;
+	const struct backend_desc *d = backend_of(r->backend);
+	uint64_t lines;
 	int lg;
 
-	if (r->backend == PACER_BACKEND_TABLE) {
-		/* One "row" of lines of PACER_TBL_WAYS entries. */
-		lay->rows = 1;
-		lay->kind = PACER_LAYOUT_ROWS;
-		lines = r->width / PACER_TBL_WAYS;
-		if (r->width < 2 * PACER_TBL_WAYS || lines > 1ULL << PACER_TBL_MAX_LINES_LOG2)
-			return fail(err, len, "%s%llu: a table takes 32 to 268435456 entries", "--width ",
-				    r->width, 0);
-	} else if (r->kind == PACER_LAYOUT_BLOCKED) {
-		lines *= r->rows;
-		if (log2_exact(r->rows) < 0)
-			return fail(err, len, "%s power of two (1, 2, 4 or 8), not %llu",
-				    "--layout blocked needs --rows to be a", r->rows, 0);
+	if (!d) {
+		snprintf(err, len, "backend %u is neither sketch (0) nor table (1)", r->backend);
+		return 2;
 	}
+	if (d->lines(r, lay, &lines, err, len))
+		return 2;
 	lg = log2_exact(lines);
 	if (lg < 0 || pacer_total_lines(lay->kind, lay->rows, (uint32_t)lg) > UINT32_MAX / 2)
 		return fail(err, len, "%ssketch of %llu rows x %llu cells is too large for one map", "",

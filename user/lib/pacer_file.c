@@ -10,6 +10,7 @@
 #include <arpa/inet.h>
 #include <sys/stat.h>
 #include "pacer_file.h"
+#include "backend.h"
 #include "pacer_names.h"
 #include "pacer_table.h"
 #include "pacer_ticks.h"
@@ -320,6 +321,9 @@ static void get_fields(const uint8_t *buf, struct pacer_file_header *h)
 /* Fields outside what any writer produces: refused with the offending field's offset. */
 static int check_ranges(struct pacer_file_header *h, struct pacer_file_error *err)
 {
+	const struct backend_desc *d;
+	char why[160];
+
 	if (h->record_size < PACER_FILE_RECORD_V1_LEN || h->record_size > PACER_FILE_RECORD_MAX_LEN)
 		return INVALID(OFF_RSIZE, "record size %u is outside %d..%d", h->record_size,
 			       PACER_FILE_RECORD_V1_LEN, PACER_FILE_RECORD_MAX_LEN);
@@ -359,17 +363,14 @@ static int check_ranges(struct pacer_file_header *h, struct pacer_file_error *er
 		return INVALID(OFF_NCPUS, "CPU count %u is outside 1..65536", h->ncpus);
 	if (h->sample_src_thresh > (1ULL << 32) || h->sample_pkt_thresh > (1ULL << 32))
 		return INVALID(OFF_SRC_THRESH, "sampling thresholds exceed 2^32");
-	if (h->backend >= PACER_BACKEND_MAX)
+	d = backend_of(h->backend);
+	if (!d)
 		return INVALID(OFF_BACKEND, "backend %u is neither sketch (0) nor table (1)", h->backend);
-	if (h->on_full >= PACER_TBL_FULL_MAX ||
-	    (h->backend != PACER_BACKEND_TABLE && h->on_full != PACER_TBL_FULL_DROP))
+	if (h->on_full >= PACER_TBL_FULL_MAX || (!d->takes_on_full && h->on_full != PACER_TBL_FULL_DROP))
 		return INVALID(OFF_ON_FULL, "on_full %u: drop (0) or, for the table, evict-oldest (1)",
 			       h->on_full);
-	if (h->backend == PACER_BACKEND_TABLE &&
-	    (h->rows != 1 || h->kind != PACER_LAYOUT_ROWS || h->lines_log2 < 1 ||
-	     h->lines_log2 > PACER_TBL_MAX_LINES_LOG2))
-		return INVALID(OFF_LINES, "a table is one row of 2^1..2^%d lines, not %u rows of 2^%u (layout %u)",
-			       PACER_TBL_MAX_LINES_LOG2, h->rows, h->lines_log2, h->kind);
+	if (d->check(h->rows, h->kind, h->lines_log2, why, sizeof(why)))
+		return INVALID(OFF_LINES, "%s", why);
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <stdio.h>
 #include "ticks.h"
+#include "backend.h"
 #include "cli_values.h"
 #include "pacer_names.h"
 #include "pacer_ticks.h"
@@ -25,13 +26,14 @@ uint32_t pacer_default_tick_shift(uint64_t interval_ns)
 
 uint32_t pacer_default_rate_tick_shift(uint32_t n, uint64_t interval_ns, uint32_t backend)
 {
+	const struct backend_desc *d = backend_of(backend);
 	uint32_t s = pacer_default_tick_shift(interval_ns / (n ? n : 1));
 	struct pacer_rate r;
 
-	if (n <= 1)
-		return s;
+	if (n <= 1 || !d)
+		return s; /* an unknown backend: rate_fit refuses it */
 	while (s < PACER_TICK_SHIFT_MAX &&
-	       pacer_rate_ticks(n, interval_ns, s, pacer_rate_max_sat(backend), &r))
+	       pacer_rate_ticks(n, interval_ns, s, d->rate_max_sat, &r))
 		s++;
 	return s;
 }
@@ -39,26 +41,29 @@ uint32_t pacer_default_rate_tick_shift(uint32_t n, uint64_t interval_ns, uint32_
 int rate_fit(uint32_t n, uint64_t interval_ns, uint32_t tick_shift, uint32_t backend,
 	     struct pacer_rate *rate, char *err, size_t len)
 {
+	const struct backend_desc *d = backend_of(backend);
 	char a[32], b[32], c[64];
 	uint64_t min_ns, max_ns;
 
+	if (!d) {
+		snprintf(err, len, "backend %u is neither sketch (0) nor table (1)", backend);
+		return 2;
+	}
 	if (n > 1) {
-		if (!pacer_rate_ticks(n, interval_ns, tick_shift, pacer_rate_max_sat(backend), rate))
+		if (!pacer_rate_ticks(n, interval_ns, tick_shift, d->rate_max_sat, rate))
 			return 0;
-		if (backend == PACER_BACKEND_SKETCH && n > PACER_RATE_SKETCH_MAX_N) {
+		if (n > d->rate_max_n) {
 			snprintf(err, len,
-				 "--rate %u/%s: the sketch's cells tell 64 ticks apart, so it holds N up to %d at any tick; use --backend table (up to %d ticks)",
-				 n, format_duration(interval_ns, a, sizeof(a)), PACER_RATE_SKETCH_MAX_N,
-				 PACER_RATE_TBL_MAX_SAT);
+				 "--rate %u/%s: the %s's cells tell %u ticks apart, so it holds N up to %u at any tick; %s",
+				 n, format_duration(interval_ns, a, sizeof(a)), d->name, d->rate_max_sat,
+				 d->rate_max_n, d->rate_n_hint);
 			return 2;
 		}
 		snprintf(err, len,
 			 "--rate %u/%s does not fit tick %s on the %s: T/N must be at least one tick and T at most about %u ticks (%s)",
 			 n, format_duration(interval_ns, a, sizeof(a)),
-			 format_duration(1ULL << tick_shift, b, sizeof(b)), backend_name(backend),
-			 pacer_rate_max_sat(backend),
-			 backend == PACER_BACKEND_TABLE ? "a coarser --tick, or a smaller T"
-							: "--backend table holds 16384 ticks, or a coarser --tick");
+			 format_duration(1ULL << tick_shift, b, sizeof(b)), d->name, d->rate_max_sat,
+			 d->rate_hint);
 		return 2;
 	}
 	interval_range(tick_shift, &min_ns, &max_ns);

@@ -18,6 +18,7 @@
 #include "pacer_conf.h"
 #include "live_opts.h"
 #include "layout.h"
+#include "backend.h"
 #include "ticks.h"
 #include "rss_probe.h"
 #include "pacer_budget.h"
@@ -140,9 +141,10 @@ static int parse_opts(int argc, char **argv, struct load_opts *o)
 	err = parse_verb_opts(&load_verb, argc, argv, o);
 	if (err)
 		return err;
-	if (o->backend == PACER_BACKEND_TABLE && (o->rows_set || o->layout_set))
-		return usage_error("load", "--rows and --layout size the sketch; the table takes --width (entries) only");
-	if (o->backend != PACER_BACKEND_TABLE && o->on_full_set)
+	if (!backend_of(o->backend)->sized_by_rows && (o->rows_set || o->layout_set))
+		return usage_error("load", "--rows and --layout size the sketch; the %s takes --width (entries) only",
+				   backend_of(o->backend)->name);
+	if (!backend_of(o->backend)->takes_on_full && o->on_full_set)
 		return usage_error("load", "--on-full applies to --backend table only");
 	if (live_opts_conflict(&o->live))
 		return usage_error("load", "%s", live_opts_conflict(&o->live));
@@ -456,19 +458,15 @@ static void report_attached(const struct load_opts *o, const struct pacer_layout
 	uint64_t bytes = pacer_total_lines(lay->kind, lay->rows, lay->lines_log2) *
 			 PACER_LINE_BYTES * lay->copies;
 	const char *over = o->placement == PACER_PLACEMENT_PERCPU ? " over all CPUs" : "";
-	char mb[32];
+	const struct backend_desc *d = backend_of(lay->backend);
+	char mb[32], shape[96];
 
 	pr_info("xdp-pacer: attached to %s (ifindex %d) in %s mode as %s, program id %u", o->ifname,
 		ifindex, o->mode == XDP_MODE_SKB ? "skb" : "native", attach_kind(ifindex),
 		xdp_program__id(prog));
-	if (lay->backend == PACER_BACKEND_TABLE)
-		pr_info("  table: %llu entries (2 lines of %u per key), on full: %s, %s (%s%s)",
-			(unsigned long long)o->width, PACER_TBL_WAYS, on_full_name(lay->on_full),
-			placement_name(lay->placement), format_bytes(bytes, mb, sizeof(mb)), over);
-	else
-		pr_info("  sketch: %u rows x %llu cells, %s layout, %s (%s%s)", lay->rows,
-			(unsigned long long)o->width, layout_name(lay->kind),
-			placement_name(lay->placement), format_bytes(bytes, mb, sizeof(mb)), over);
+	pr_info("  %s: %s, %s (%s%s)", d->name,
+		d->live_str(lay->rows, lay->kind, lay->lines_log2, lay->on_full, shape, sizeof(shape)),
+		placement_name(lay->placement), format_bytes(bytes, mb, sizeof(mb)), over);
 }
 
 /* The live settings and where the pins are. */

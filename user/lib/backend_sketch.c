@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The recency sketch's descriptor (backend.h): d rows of cells, rows or blocked layout. */
+#include <inttypes.h>
+#include <stdio.h>
+#include "backend.h"
+#include "geometry.h"
+#include "pacer_names.h"
+#include "pacer_rate.h"
+#include "sketch_sim.h"
+
+static int sketch_lines(const struct layout_req *r, struct pacer_layout *lay, uint64_t *lines,
+			char *err, size_t len)
+{
+	*lines = r->width / PACER_LINE_BYTES;
+	if (r->kind == PACER_LAYOUT_BLOCKED) {
+		*lines *= r->rows;
+		if (log2_exact(r->rows) < 0) {
+			snprintf(err, len,
+				 "--layout blocked needs --rows to be a power of two (1, 2, 4 or 8), not %u",
+				 r->rows);
+			return 2;
+		}
+	}
+	(void)lay; /* rows and kind as asked */
+	return 0;
+}
+
+static const char *sketch_check(uint32_t rows, uint32_t kind, uint32_t lines_log2, char *buf,
+				size_t len)
+{
+	(void)rows, (void)kind, (void)lines_log2, (void)buf, (void)len;
+	return NULL; /* the header's own checks cover rows, layout and width */
+}
+
+static int sketch_evicts(uint32_t on_full)
+{
+	(void)on_full;
+	return 0;
+}
+
+static const char *sketch_report_str(uint32_t rows, uint32_t kind, uint32_t lines_log2,
+				     uint32_t on_full, char *buf, size_t len)
+{
+	(void)on_full;
+	snprintf(buf, len, "%u rows x %" PRIu64 " cells (%s layout)", rows,
+		 geom_width_cells(kind, rows, lines_log2), layout_name(kind));
+	return buf;
+}
+
+static const char *sketch_live_str(uint32_t rows, uint32_t kind, uint32_t lines_log2,
+				   uint32_t on_full, char *buf, size_t len)
+{
+	(void)on_full;
+	snprintf(buf, len, "%u rows x %" PRIu64 " cells, %s layout", rows,
+		 geom_width_cells(kind, rows, lines_log2), layout_name(kind));
+	return buf;
+}
+
+static const char *sketch_load_args(uint32_t rows, uint32_t kind, uint64_t width, uint32_t on_full,
+				    char *buf, size_t len)
+{
+	(void)on_full;
+	snprintf(buf, len, "--rows %u --width %" PRIu64 " --layout %s", rows, width, layout_name(kind));
+	return buf;
+}
+
+static int sketch_init(void *sim, const struct backend_sim_cfg *c)
+{
+	return sketch_sim_init(sim, c->rows, c->kind, c->lines_log2, c->tick_shift, c->thresh,
+			       c->policy, c->key);
+}
+
+static int sketch_packet(void *sim, uint64_t hash, uint64_t now_ns)
+{
+	return sketch_sim_packet(sim, hash, now_ns, NULL);
+}
+
+static uint64_t sketch_evictions(const void *sim)
+{
+	(void)sim;
+	return 0;
+}
+
+static void sketch_free(void *sim)
+{
+	sketch_sim_free(sim);
+}
+
+const struct backend_desc backend_sketch = {
+	.name = "sketch",
+	.sized_by_rows = 1,
+	.max_rows = PACER_MAX_ROWS,
+	.rate_max_n = PACER_RATE_SKETCH_MAX_N,
+	.rate_max_sat = PACER_MAX_THRESH,
+	.rate_n_hint = "use --backend table (up to 16384 ticks)",
+	.rate_hint = "--backend table holds 16384 ticks, or a coarser --tick",
+	.unseen_note = "",
+	.lines = sketch_lines,
+	.check = sketch_check,
+	.width = geom_width_cells,
+	.max_lines_log2 = geom_max_lines_log2,
+	.evicts = sketch_evicts,
+	.report_str = sketch_report_str,
+	.live_str = sketch_live_str,
+	.load_args = sketch_load_args,
+	.sim_size = sizeof(struct sketch_sim),
+	.sim_init = sketch_init,
+	.sim_packet = sketch_packet,
+	.sim_evictions = sketch_evictions,
+	.sim_free = sketch_free,
+	.sweep_from_per_line = 4 * PACER_LINE_CELLS,
+	.model_rate = sketch_model_false_drop,
+};
