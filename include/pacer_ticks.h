@@ -14,9 +14,21 @@
 #include "pacer_abi.h"
 #include "pacer_compiler.h"
 
+/* The tick a clock reading falls in. */
 PACER_INLINE __u64 pacer_now_tick(__u64 now_ns, __u32 tick_shift)
 {
 	return now_ns >> tick_shift;
+}
+
+/* A tick's length, and a count of ticks, in ns. */
+PACER_INLINE __u64 pacer_tick_ns(__u32 tick_shift)
+{
+	return 1ULL << tick_shift;
+}
+
+PACER_INLINE __u64 pacer_ticks_ns(__u64 ticks, __u32 tick_shift)
+{
+	return ticks << tick_shift;
 }
 
 /* ceil(interval / tick) + 1; 0 if out of the representable range. */

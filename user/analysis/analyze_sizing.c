@@ -8,6 +8,7 @@
 #include "analyze_sizing.h"
 #include "backend.h"
 #include "pacer_sketch.h"
+#include "pacer_ticks.h"
 
 #define NO_TICK UINT64_MAX
 #define DEFAULT_MAX_SIM_BYTES (256ULL << 20)
@@ -220,7 +221,7 @@ static int simulate(const struct replay *r, const struct sizing_params *p, uint3
 		r->last[i] = NO_TICK;
 	pt->packets = pt->eligible = pt->false_drops = pt->evictions = 0;
 	for (i = 0; i < r->n; i++) {
-		uint64_t tick = r->ts[i] >> p->tick_shift, *last = &r->last[r->view[i]];
+		uint64_t tick = pacer_now_tick(r->ts[i], p->tick_shift), *last = &r->last[r->view[i]];
 		int drop = d->sim_packet(sim_copy(sims, d, r->cpu[i]), r->hash[i], r->ts[i]);
 		int eligible = *last == NO_TICK || tick - *last >= p->thresh;
 

@@ -221,14 +221,14 @@ static int check_plausible(const struct pacer_file_header *h, struct pacer_file_
 			return INVALID(OFF_RATE_N,
 				       "threshold %u and burst %u ticks do not match the rate %u per %" PRIu64 " ns with %" PRIu64 " ns ticks",
 				       h->thresh_ticks, h->burst_ticks, h->rate_n, h->interval_ns,
-				       (uint64_t)1 << h->tick_shift);
+				       (uint64_t)pacer_tick_ns(h->tick_shift));
 		return 0;
 	}
 	want = pacer_thresh_ticks(h->interval_ns, h->tick_shift);
 	if (want != h->thresh_ticks)
 		return INVALID(OFF_THRESH,
 			       "threshold %u ticks does not match the interval (%" PRIu64 " ns with %" PRIu64 " ns ticks gives %u)",
-			       h->thresh_ticks, h->interval_ns, (uint64_t)1 << h->tick_shift, want);
+			       h->thresh_ticks, h->interval_ns, (uint64_t)pacer_tick_ns(h->tick_shift), want);
 	return 0;
 }
 
@@ -754,7 +754,7 @@ int pacer_csv_write_header(FILE *f, const struct pacer_file_header *h)
 		    "# sample_src_thresh: %" PRIu64 " (of 2^32)\n# sample_pkt_thresh: %" PRIu64 " (of 2^32)\n"
 		    "# start_mono_ns: %" PRIu64 "\n# start_real_ns: %" PRIu64 "\n",
 		    h->version_major, h->version_minor, h->ifname, h->hostname, h->interval_ns,
-		    h->thresh_ticks, (uint64_t)1 << h->tick_shift, backend_name(h->backend),
+		    h->thresh_ticks, (uint64_t)pacer_tick_ns(h->tick_shift), backend_name(h->backend),
 		    on_full_name(h->on_full), h->rows, h->lines_log2,
 		    layout_name(h->kind), h->line_bytes, h->line_cells, h->cell_bits,
 		    h->epoch_shift, policy_name(h->policy),
@@ -782,7 +782,8 @@ int pacer_csv_write_record(FILE *f, const struct pacer_file_header *h, uint64_t 
 		snprintf(age_ns, sizeof(age_ns), "never");
 	} else {
 		snprintf(age, sizeof(age), "%u", r->est_age_ticks);
-		snprintf(age_ns, sizeof(age_ns), "%" PRIu64, (uint64_t)r->est_age_ticks << h->tick_shift);
+		snprintf(age_ns, sizeof(age_ns), "%" PRIu64,
+			 (uint64_t)pacer_ticks_ns(r->est_age_ticks, h->tick_shift));
 	}
 	n = fprintf(f, "%" PRIu64 ",%" PRIu64 ",%.9f,%s,%u,%u,%s,%s,%s,%s,%u,%u\n", index, (uint64_t)r->ts_ns,
 		    rel, pacer_record_source(r, src, sizeof(src)), r->family, r->prefix,

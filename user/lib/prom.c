@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include "prom.h"
 #include "geometry.h"
+#include "pacer_ticks.h"
 #include "pacer_file.h"
 #include "pacer_names.h"
 
@@ -139,7 +140,7 @@ static void gauge_samples(FILE *f, enum gauge g, const struct prom_pacer *p)
 	case G_RATE: v = p->cfg.rate_n ? p->cfg.rate_n : 1; break;
 	case G_BURST: v = p->cfg.burst_ticks; break;
 	case G_THRESH: v = p->cfg.thresh_ticks; break;
-	case G_TICK: v = (double)(1ULL << l->tick_shift) / 1e9; break;
+	case G_TICK: v = (double)pacer_tick_ns(l->tick_shift) / 1e9; break;
 	case G_ROWS: v = l->rows; break;
 	case G_WIDTH: v = (double)geom_width_cells(l->kind, l->rows, l->lines_log2); break;
 	case G_MAP_BYTES: v = (double)p->map_bytes; break;

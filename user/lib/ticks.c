@@ -98,7 +98,7 @@ const char *rate_describe(const struct pacer_config *c, uint32_t tick_shift, cha
 	snprintf(buf, len,
 		 "rate %u per %s (GCRA: a burst of up to %u at once, then one per %s; emission %u ticks, burst tolerance %u ticks of %s)",
 		 c->rate_n, format_duration(c->interval_ns, a, sizeof(a)), pacer_rate_credits(r.sat, &r),
-		 format_duration((uint64_t)r.emit << tick_shift, b, sizeof(b)), r.emit, r.burst,
+		 format_duration(pacer_ticks_ns(r.emit, tick_shift), b, sizeof(b)), r.emit, r.burst,
 		 format_duration(1ULL << tick_shift, d, sizeof(d)));
 	return buf;
 }

@@ -26,6 +26,7 @@
 #include "pacer_table.h"
 #include "xdp_query.h"
 #include "xdp_pacer.skel.h"
+#include "pacer_ticks.h"
 
 /* --placement auto: decided from the interface's RSS hash once the options are read. */
 #define LOAD_PLACEMENT_AUTO UINT32_MAX
@@ -479,11 +480,11 @@ static void report_live(const struct load_opts *o, const struct pacer_layout *la
 	if (cfg->rate_n > 1)
 		pr_info("  %s, policy %s, tick %s, clock %s",
 			rate_describe(cfg, lay->tick_shift, ib, sizeof(ib)), policy_name(o->live.policy),
-			format_duration(1ULL << lay->tick_shift, tb, sizeof(tb)), clock_name(lay->clock));
+			format_duration(pacer_tick_ns(lay->tick_shift), tb, sizeof(tb)), clock_name(lay->clock));
 	else
 		pr_info("  interval %s, policy %s, tick %s (threshold %u ticks), clock %s",
 			format_duration(cfg->interval_ns, ib, sizeof(ib)), policy_name(o->live.policy),
-			format_duration(1ULL << lay->tick_shift, tb, sizeof(tb)), cfg->thresh_ticks,
+			format_duration(pacer_tick_ns(lay->tick_shift), tb, sizeof(tb)), cfg->thresh_ticks,
 			clock_name(lay->clock));
 	pr_info("  budget: %s",
 		budget_describe(&skel->data_budget->pacer_budget_cfg, bb, sizeof(bb)));

@@ -135,7 +135,7 @@ int cmd_query(int argc, char **argv)
 	keyed = h.cfg->hash_key[0] && h.cfg->hash_key[1];
 	now = pacer_clock_now(&h);
 	tick = pacer_now_tick(now, h.layout.tick_shift);
-	q = 1ULL << h.layout.tick_shift;
+	q = pacer_tick_ns(h.layout.tick_shift);
 	if (keyed) {
 		hash = addr.family == 4 ? pacer_hash_v4(h.cfg->hash_key, (uint32_t)addr.lo)
 					: pacer_hash_v6(h.cfg->hash_key, addr.lo, addr.hi);

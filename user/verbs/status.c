@@ -17,6 +17,7 @@
 #include "budget.h"
 #include "rss_probe.h"
 #include "pacer_table.h"
+#include "pacer_ticks.h"
 
 struct status_opts {
 	const char *ifname;
@@ -65,13 +66,13 @@ static void show(const struct pacer_handle *h)
 	       h->mode, h->pinned ? "loaded by xdp-pacer, pins in " : "", dir);
 	printf("  %s (fixed at load): %s, %s, tick %s, clock %s\n", d->name,
 	       d->live_str(l->rows, l->kind, l->lines_log2, l->on_full, shape, sizeof(shape)),
-	       placement_name(l->placement), format_duration(1ULL << l->tick_shift, a, sizeof(a)),
+	       placement_name(l->placement), format_duration(pacer_tick_ns(l->tick_shift), a, sizeof(a)),
 	       clock_name(l->clock));
 	printf("  live: %s, policy %s\n", rate_describe(c, l->tick_shift, b, sizeof(b)),
 	       policy_name(c->policy));
 	printf("  live: --interval settable within %s; --rate N/T needs T/N >= %s and about T <= %u ticks\n",
 	       format_duration_range(min_ns, max_ns, rng, sizeof(rng)),
-	       format_duration(1ULL << l->tick_shift, a, sizeof(a)), d->rate_max_sat);
+	       format_duration(pacer_tick_ns(l->tick_shift), a, sizeof(a)), d->rate_max_sat);
 	printf("  live: prefix4 /%u, prefix6 /%u, malformed %s, hash key %s\n", c->prefix4,
 	       c->prefix6, c->malformed ? "drop" : "pass",
 	       c->hash_key[0] && c->hash_key[1] ? "set" : "not yet drawn (no packet seen)");
