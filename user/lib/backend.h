@@ -72,6 +72,18 @@ struct backend_desc {
 	double (*model_rate)(uint32_t kind, uint32_t rows, uint32_t lines_log2, double n);
 };
 
+/*
+ * A descriptor's functions by naming convention: backend_NAME.c defines
+ * NAME_lines, NAME_check, ... NAME_model_rate, and its descriptor takes
+ * them all with BACKEND_FUNCS(NAME) after its own values.
+ */
+#define BACKEND_FUNCS(b)                                                               \
+	.lines = b##_lines, .check = b##_check, .width = b##_width,                     \
+	.max_lines_log2 = b##_max_lines_log2, .evicts = b##_evicts,                     \
+	.report_str = b##_report_str, .live_str = b##_live_str, .load_args = b##_load_args, \
+	.sim_size = sizeof(struct b##_sim), .sim_init = b##_init, .sim_packet = b##_packet, \
+	.sim_evictions = b##_evictions, .sim_free = b##_free, .model_rate = b##_model_rate
+
 extern const struct backend_desc backend_sketch, backend_table;
 
 /* The descriptor of a backend; NULL outside enum pacer_backend. */

@@ -38,22 +38,26 @@ static int sketch_evicts(uint32_t on_full)
 	return 0;
 }
 
+/* "R rows x W cells" then the layout, in the form fmt gives. */
+static const char *sketch_shape(const char *fmt, uint32_t rows, uint32_t kind, uint32_t lines_log2,
+				char *buf, size_t len)
+{
+	snprintf(buf, len, fmt, rows, geom_width_cells(kind, rows, lines_log2), layout_name(kind));
+	return buf;
+}
+
 static const char *sketch_report_str(uint32_t rows, uint32_t kind, uint32_t lines_log2,
 				     uint32_t on_full, char *buf, size_t len)
 {
 	(void)on_full;
-	snprintf(buf, len, "%u rows x %" PRIu64 " cells (%s layout)", rows,
-		 geom_width_cells(kind, rows, lines_log2), layout_name(kind));
-	return buf;
+	return sketch_shape("%u rows x %" PRIu64 " cells (%s layout)", rows, kind, lines_log2, buf, len);
 }
 
 static const char *sketch_live_str(uint32_t rows, uint32_t kind, uint32_t lines_log2,
 				   uint32_t on_full, char *buf, size_t len)
 {
 	(void)on_full;
-	snprintf(buf, len, "%u rows x %" PRIu64 " cells, %s layout", rows,
-		 geom_width_cells(kind, rows, lines_log2), layout_name(kind));
-	return buf;
+	return sketch_shape("%u rows x %" PRIu64 " cells, %s layout", rows, kind, lines_log2, buf, len);
 }
 
 static const char *sketch_load_args(uint32_t rows, uint32_t kind, uint64_t width, uint32_t on_full,
@@ -86,28 +90,18 @@ static void sketch_free(void *sim)
 	sketch_sim_free(sim);
 }
 
+/* geom_width_cells and geom_max_lines_log2 are the sketch's own. */
+#define sketch_width geom_width_cells
+#define sketch_max_lines_log2 geom_max_lines_log2
+#define sketch_model_rate sketch_model_false_drop
+
 const struct backend_desc backend_sketch = {
-	.name = "sketch",
-	.sized_by_rows = 1,
-	.max_rows = PACER_MAX_ROWS,
-	.rate_max_n = PACER_RATE_SKETCH_MAX_N,
-	.rate_max_sat = PACER_MAX_THRESH,
+	.name = "sketch", .sized_by_rows = 1, .max_rows = PACER_MAX_ROWS,
+	/* N up to 64 at any tick, T up to 64 ticks: the age a cell's re-base keeps */
+	.rate_max_n = PACER_RATE_SKETCH_MAX_N, .rate_max_sat = PACER_MAX_THRESH,
 	.rate_n_hint = "use --backend table (up to 16384 ticks)",
 	.rate_hint = "--backend table holds 16384 ticks, or a coarser --tick",
-	.unseen_note = "",
-	.lines = sketch_lines,
-	.check = sketch_check,
-	.width = geom_width_cells,
-	.max_lines_log2 = geom_max_lines_log2,
-	.evicts = sketch_evicts,
-	.report_str = sketch_report_str,
-	.live_str = sketch_live_str,
-	.load_args = sketch_load_args,
-	.sim_size = sizeof(struct sketch_sim),
-	.sim_init = sketch_init,
-	.sim_packet = sketch_packet,
-	.sim_evictions = sketch_evictions,
-	.sim_free = sketch_free,
-	.sweep_from_per_line = 4 * PACER_LINE_CELLS,
-	.model_rate = sketch_model_false_drop,
+	.unseen_note = "", /* a sketch cell is never refused */
+	.sweep_from_per_line = 4 * PACER_LINE_CELLS, /* 4 sources per cell */
+	BACKEND_FUNCS(sketch),
 };

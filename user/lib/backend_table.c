@@ -107,27 +107,11 @@ static double table_model_rate(uint32_t kind, uint32_t rows, uint32_t lines_log2
 }
 
 const struct backend_desc backend_table = {
-	.name = "table",
-	.takes_on_full = 1,
-	.max_rows = 1,
-	.rate_max_n = PACER_RATE_MAX_N,
-	.rate_max_sat = PACER_RATE_TBL_MAX_SAT,
-	.rate_n_hint = "",
-	.rate_hint = "a coarser --tick, or a smaller T",
+	.name = "table", .takes_on_full = 1, .max_rows = 1,
+	/* Any N --rate takes; T up to the 16-bit ticks less the skew window */
+	.rate_max_n = PACER_RATE_MAX_N, .rate_max_sat = PACER_RATE_TBL_MAX_SAT,
+	.rate_n_hint = "", .rate_hint = "a coarser --tick, or a smaller T",
 	.unseen_note = " if one of its lines has a free entry",
-	.lines = table_lines,
-	.check = table_check,
-	.width = table_width,
-	.max_lines_log2 = table_max_lines_log2,
-	.evicts = table_evicts,
-	.report_str = table_report_str,
-	.live_str = table_live_str,
-	.load_args = table_load_args,
-	.sim_size = sizeof(struct table_sim),
-	.sim_init = table_init,
-	.sim_packet = table_packet,
-	.sim_evictions = table_evictions,
-	.sim_free = table_free,
-	.sweep_from_per_line = 2 * PACER_TBL_WAYS,
-	.model_rate = table_model_rate,
+	.sweep_from_per_line = 2 * PACER_TBL_WAYS, /* 2 sources per entry */
+	BACKEND_FUNCS(table),
 };
