@@ -15,6 +15,7 @@
 #include "pacer_table.h"
 #include "sketch_sim.h"
 #include "table_sim.h"
+#include "layout.h"
 #include "ticks.h"
 
 START_TEST(test_every_backend_is_complete)
@@ -143,21 +144,22 @@ END_TEST
 /* load's geometry through the descriptor: the refusals name the option and value. */
 START_TEST(test_lines_refusals)
 {
-	struct layout_req r = { .width = 16, .rows = 3, .kind = PACER_LAYOUT_BLOCKED };
 	struct pacer_layout lay = { 0 };
 	uint64_t lines;
 	char err[160];
 
-	ck_assert_int_eq(backend_of(PACER_BACKEND_TABLE)->lines(&r, &lay, &lines, err, sizeof(err)), 2);
+	ck_assert_int_eq(backend_of(PACER_BACKEND_TABLE)->lines(16, 3, PACER_LAYOUT_BLOCKED, &lay, &lines, err,
+							 sizeof(err)), 2);
 	ck_assert_str_eq(err, "--width 16: a table takes 32 to 268435456 entries");
-	r.width = 4096;
-	ck_assert_int_eq(backend_of(PACER_BACKEND_TABLE)->lines(&r, &lay, &lines, err, sizeof(err)), 0);
+	ck_assert_int_eq(backend_of(PACER_BACKEND_TABLE)->lines(4096, 3, PACER_LAYOUT_BLOCKED, &lay, &lines,
+								err, sizeof(err)), 0);
 	ck_assert_uint_eq(lines, 4096 / PACER_TBL_WAYS);
 	ck_assert_uint_eq(lay.rows, 1);
-	ck_assert_int_eq(backend_of(PACER_BACKEND_SKETCH)->lines(&r, &lay, &lines, err, sizeof(err)), 2);
+	ck_assert_int_eq(backend_of(PACER_BACKEND_SKETCH)->lines(4096, 3, PACER_LAYOUT_BLOCKED, &lay, &lines,
+								 err, sizeof(err)), 2);
 	ck_assert_str_eq(err, "--layout blocked needs --rows to be a power of two (1, 2, 4 or 8), not 3");
-	r.rows = 4;
-	ck_assert_int_eq(backend_of(PACER_BACKEND_SKETCH)->lines(&r, &lay, &lines, err, sizeof(err)), 0);
+	ck_assert_int_eq(backend_of(PACER_BACKEND_SKETCH)->lines(4096, 4, PACER_LAYOUT_BLOCKED, &lay, &lines,
+								 err, sizeof(err)), 0);
 	ck_assert_uint_eq(lines, 4096 / PACER_LINE_BYTES * 4);
 }
 END_TEST

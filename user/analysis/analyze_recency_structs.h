@@ -8,7 +8,9 @@
 #define PACER_ANALYZE_RECENCY_STRUCTS_H
 
 #include <stdint.h>
-#include "analyze_recency.h"
+
+/* The structures measured: the exact oracle, HistoricalMembership, the fixed-block baseline. */
+enum t1_kind { T1_EXACT, T1_HM, T1_BLOCK, T1_NSTRUCT };
 
 struct t1_struct {
 	enum t1_kind kind;

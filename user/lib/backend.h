@@ -19,7 +19,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "pacer_abi.h"
-#include "layout.h"
 
 /* What a simulator copy is built with (rows and kind: the sketch's; on_full: the table's). */
 struct backend_sim_cfg {
@@ -38,9 +37,12 @@ struct backend_desc {
 	const char *rate_hint;     /* what to try when N/T does not fit a tick */
 	const char *unseen_note;   /* query: the condition on "a packet now would pass" */
 
-	/* Lines from load's request into lay (rows, kind, lines): 0, or 2 with why in err. */
-	int (*lines)(const struct layout_req *r, struct pacer_layout *lay, uint64_t *lines,
-		     char *err, size_t len);
+	/*
+	 * Lines for load's --width (and --rows, --layout), and the rows and
+	 * kind the map has into lay: 0, or 2 with why (naming the option) in err.
+	 */
+	int (*lines)(uint64_t width, uint32_t rows, uint32_t kind, struct pacer_layout *lay,
+		     uint64_t *lines, char *err, size_t len);
 	/* A recorded geometry's fault (buf, returned), or NULL if it is one load could make. */
 	const char *(*check)(uint32_t rows, uint32_t kind, uint32_t lines_log2, char *buf,
 			     size_t len);

@@ -8,16 +8,16 @@
 #include "pacer_rate.h"
 #include "sketch_sim.h"
 
-static int sketch_lines(const struct layout_req *r, struct pacer_layout *lay, uint64_t *lines,
-			char *err, size_t len)
+static int sketch_lines(uint64_t width, uint32_t rows, uint32_t kind, struct pacer_layout *lay,
+			uint64_t *lines, char *err, size_t len)
 {
-	*lines = r->width / PACER_LINE_BYTES;
-	if (r->kind == PACER_LAYOUT_BLOCKED) {
-		*lines *= r->rows;
-		if (log2_exact(r->rows) < 0) {
+	*lines = width / PACER_LINE_BYTES;
+	if (kind == PACER_LAYOUT_BLOCKED) {
+		*lines *= rows;
+		if (log2_exact(rows) < 0) {
 			snprintf(err, len,
 				 "--layout blocked needs --rows to be a power of two (1, 2, 4 or 8), not %u",
-				 r->rows);
+				 rows);
 			return 2;
 		}
 	}

@@ -8,15 +8,16 @@
 #include "pacer_table.h"
 #include "table_sim.h"
 
-static int table_lines(const struct layout_req *r, struct pacer_layout *lay, uint64_t *lines,
-		       char *err, size_t len)
+static int table_lines(uint64_t width, uint32_t rows, uint32_t kind, struct pacer_layout *lay,
+		       uint64_t *lines, char *err, size_t len)
 {
+	(void)rows, (void)kind; /* load refuses --rows and --layout with a table */
 	lay->rows = 1;
 	lay->kind = PACER_LAYOUT_ROWS;
-	*lines = r->width / PACER_TBL_WAYS;
-	if (r->width < 2 * PACER_TBL_WAYS || *lines > 1ULL << PACER_TBL_MAX_LINES_LOG2) {
+	*lines = width / PACER_TBL_WAYS;
+	if (width < 2 * PACER_TBL_WAYS || *lines > 1ULL << PACER_TBL_MAX_LINES_LOG2) {
 		snprintf(err, len, "--width %llu: a table takes 32 to 268435456 entries",
-			 (unsigned long long)r->width);
+			 (unsigned long long)width);
 		return 2;
 	}
 	return 0;

@@ -26,3 +26,16 @@ uint32_t geom_max_lines_log2(uint32_t kind, uint32_t rows)
 		l--;
 	return l;
 }
+
+int log2_exact(uint64_t v)
+{
+	int n = 0;
+
+	if (!v || (v & (v - 1)))
+		return -1;
+	while (v > 1) {
+		v >>= 1;
+		n++;
+	}
+	return n;
+}

@@ -10,19 +10,6 @@
 #include "pacer_table.h"
 #include "pacer_rate.h"
 
-int log2_exact(uint64_t v)
-{
-	int n = 0;
-
-	if (!v || (v & (v - 1)))
-		return -1;
-	while (v > 1) {
-		v >>= 1;
-		n++;
-	}
-	return n;
-}
-
 static int fail(char *err, size_t len, const char *fmt, const char *a, uint64_t b, uint64_t c)
 {
 	snprintf(err, len, fmt, a, (unsigned long long)b, (unsigned long long)c);
@@ -40,7 +27,7 @@ static int geometry(const struct layout_req *r, struct pacer_layout *lay, char *
 		snprintf(err, len, "backend %u is neither sketch (0) nor table (1)", r->backend);
 		return 2;
 	}
-	if (d->lines(r, lay, &lines, err, len))
+	if (d->lines(r->width, r->rows, r->kind, lay, &lines, err, len))
 		return 2;
 	lg = log2_exact(lines);
 	if (lg < 0 || pacer_total_lines(lay->kind, lay->rows, (uint32_t)lg) > UINT32_MAX / 2)

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include "pacer_abi.h"
 #include "pacer_rate.h"
+#include "geometry.h"
 
 /* What load was asked for (its option values). */
 struct layout_req {
@@ -16,9 +17,6 @@ struct layout_req {
 	uint32_t rows, kind, placement, clock, backend, on_full;
 	uint32_t ncpus;                /* copies of a per-CPU layout */
 };
-
-/* log2 of a power of two, -1 for anything else. */
-int log2_exact(uint64_t v);
 
 /*
  * The layout and the rate's ticks for r: 0, or 2 with what is wrong
