@@ -387,13 +387,13 @@ static int configure_object(struct xdp_pacer_bpf *skel, const struct load_opts *
 			    const struct pacer_budget_cfg *bcfg)
 {
 	struct pacer_config *cfg = &skel->data->pacer_cfg;
-	uint64_t lines = pacer_total_lines(lay->kind, lay->rows, lay->lines_log2), period;
+	uint64_t lines = pacer_total_lines(lay->kind, lay->rows, lay->lines_log2), interval_ns;
 	char eb[128];
 	int err;
 
 	skel->rodata->pacer_layout = *lay;
-	live_opts_rate(&o->live, &cfg->rate_n, &period);
-	cfg->interval_ns = period;
+	live_opts_rate(&o->live, &cfg->rate_n, &interval_ns);
+	cfg->interval_ns = interval_ns;
 	cfg->thresh_ticks = rate->thresh;
 	cfg->burst_ticks = rate->burst;
 	cfg->policy = o->live.policy;
