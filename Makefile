@@ -18,7 +18,11 @@ Q = @
 msg = @printf '  %-8s %s\n' '$(1)' '$(2)';
 endif
 
-CPPFLAGS += -Iinclude -Iuser -Iuser/lib -Iuser/analysis -I$(BUILD)
+# Include paths by layer: the library sees only include/ and itself, the
+# analysis also the library, the CLI and tests everything (skeletons too).
+LIB_INC   = -Iinclude -Iuser/lib
+ANA_INC   = $(LIB_INC) -Iuser/analysis
+ALL_INC   = $(ANA_INC) -Iuser -I$(BUILD)
 WARN      = -Wall -Wextra -Werror -Wno-missing-field-initializers
 XCFLAGS   = -std=gnu11 $(WARN) $(CFLAGS) -MMD -MP
 # -target bpf drops the host's system include directories (asm/types.h sits
@@ -43,7 +47,7 @@ ANA_SRCS  := $(wildcard user/analysis/*.c)
 LIB_OBJS  := $(patsubst user/lib/%.c,$(BUILD)/lib/%.o,$(LIB_SRCS)) \
 	     $(patsubst user/analysis/%.c,$(BUILD)/analysis/%.o,$(ANA_SRCS))
 LIB_A     := $(BUILD)/libpacer.a
-CLI_SRCS  := $(wildcard user/*.c user/gen/*.c)
+CLI_SRCS  := $(wildcard user/*.c user/verbs/*.c user/verbs/gen/*.c)
 CLI_OBJS  := $(patsubst user/%.c,$(BUILD)/cli/%.o,$(CLI_SRCS))
 CLI       := $(BUILD)/xdp-pacer
 # unit_*: pure userspace logic; prog_*: BPF_PROG_TEST_RUN against the real object.
@@ -74,7 +78,7 @@ UNITDIR    ?= $(PREFIX)/lib/systemd/system
 COMPDIR    ?= $(PREFIX)/share/bash-completion/completions
 DOCDIR     ?= $(PREFIX)/share/doc/xdp-pacer
 
-.PHONY: all bpf cli tests test unit-test prog-test integration-test demo bench clean deps install deb
+.PHONY: all bpf cli tests test check unit-test prog-test integration-test demo bench clean deps install deb
 
 all: bpf cli tests
 
@@ -92,11 +96,11 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 
 $(BUILD)/lib/%.o: user/lib/%.c | $(BUILD)/lib
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(XCFLAGS) -c $< -o $@
+	$(Q)$(CC) $(LIB_INC) $(CPPFLAGS) $(XCFLAGS) -c $< -o $@
 
 $(BUILD)/analysis/%.o: user/analysis/%.c | $(BUILD)/analysis
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(XCFLAGS) -c $< -o $@
+	$(Q)$(CC) $(ANA_INC) $(CPPFLAGS) $(XCFLAGS) -c $< -o $@
 
 $(BUILD)/lib/version.o $(BUILD)/san/lib/version.o: CPPFLAGS += -DPACER_VERSION='"$(VERSION)"'
 $(BUILD)/lib/version.o: Makefile
@@ -108,15 +112,18 @@ $(LIB_A): $(LIB_OBJS)
 $(BUILD)/cli/%.o: user/%.c | $(BUILD)/cli $(SKELS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CPPFLAGS) $(XCFLAGS) -c $< -o $@
+	$(Q)$(CC) $(ALL_INC) $(CPPFLAGS) $(XCFLAGS) -c $< -o $@
 
 $(CLI): $(CLI_OBJS) $(LIB_A)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
 
-$(BUILD)/tests/%.o: tests/%.c | $(BUILD)/tests $(SKELS)
+$(BUILD)/tests/%.o: tests/%.c | $(BUILD)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) -Itests $(XCFLAGS) -c $< -o $@
+	$(Q)$(CC) $(ALL_INC) $(CPPFLAGS) -Itests $(XCFLAGS) -c $< -o $@
+
+# Only the BPF_PROG_TEST_RUN tests embed skeletons; unit tests build without clang.
+$(PROG_BINS:%=%.o): | $(SKELS)
 
 $(BUILD)/tests/unit_%: $(BUILD)/tests/unit_%.o $(TEST_LIB_OBJS) $(LIB_A)
 	$(call msg,LINK,$@)
@@ -129,12 +136,12 @@ $(BUILD)/tests/prog_%: $(BUILD)/tests/prog_%.o $(TEST_LIB_OBJS) $(LIB_A)
 $(BUILD)/san/lib/%.o: user/lib/%.c
 	$(call msg,CC-SAN,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CPPFLAGS) $(XCFLAGS) $(SAN_FLAGS) -c $< -o $@
+	$(Q)$(CC) $(LIB_INC) $(CPPFLAGS) $(XCFLAGS) $(SAN_FLAGS) -c $< -o $@
 
 $(BUILD)/san/analysis/%.o: user/analysis/%.c
 	$(call msg,CC-SAN,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CPPFLAGS) $(XCFLAGS) $(SAN_FLAGS) -c $< -o $@
+	$(Q)$(CC) $(ANA_INC) $(CPPFLAGS) $(XCFLAGS) $(SAN_FLAGS) -c $< -o $@
 
 $(SAN_LIB): $(SAN_OBJS)
 	$(call msg,AR,$@)
@@ -142,16 +149,16 @@ $(SAN_LIB): $(SAN_OBJS)
 
 $(BUILD)/tests/san/unit_%: tests/unit_%.c $(SAN_LIB) | $(BUILD)/tests/san
 	$(call msg,CC-SAN,$@)
-	$(Q)$(CC) $(CPPFLAGS) -Itests $(XCFLAGS) $(SAN_FLAGS) -o $@ $< $(SAN_LIB) $(CHECK_LIBS)
+	$(Q)$(CC) $(ALL_INC) $(CPPFLAGS) -Itests $(XCFLAGS) $(SAN_FLAGS) -o $@ $< $(SAN_LIB) $(CHECK_LIBS)
 
 $(BUILD)/tests/tools/%: tests/tools/%.c $(LIB_A) | $(BUILD)/tests/tools
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(XCFLAGS) -o $@ $< $(LIB_A) -lm
+	$(Q)$(CC) $(ALL_INC) $(CPPFLAGS) $(XCFLAGS) -o $@ $< $(LIB_A) -lm
 
 # A Check suite with known results: what tests/integ_runner.sh counts.
 $(BUILD)/tests/tools/check_fixture: tests/tools/check_fixture.c | $(BUILD)/tests/tools
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) -Itests $(XCFLAGS) -o $@ $< $(CHECK_LIBS)
+	$(Q)$(CC) $(ALL_INC) $(CPPFLAGS) -Itests $(XCFLAGS) -o $@ $< $(CHECK_LIBS)
 
 $(BUILD) $(BUILD)/lib $(BUILD)/analysis $(BUILD)/cli $(BUILD)/tests $(BUILD)/tests/tools $(BUILD)/tests/san:
 	$(Q)mkdir -p $@
@@ -160,6 +167,11 @@ $(BUILD) $(BUILD)/lib $(BUILD)/analysis $(BUILD)/cli $(BUILD)/tests $(BUILD)/tes
 # integration (root).  tests/run.sh prints the summary line.
 test: all
 	$(Q)BUILD=$(BUILD) tests/run.sh
+
+# The inner loop: unit tests without the BPF build and without the test
+# cases tagged slow (tests/check_run.h).  unit-test runs them all.
+check: $(UNIT_BINS) $(SAN_BINS)
+	$(Q)CK_EXCLUDE_TAGS=slow BUILD=$(BUILD) tests/run.sh unit
 
 unit-test: $(UNIT_BINS) $(SAN_BINS)
 	$(Q)BUILD=$(BUILD) tests/run.sh unit
@@ -203,4 +215,4 @@ deb: $(CLI) $(BUILD)/xdp_pacer.bpf.o
 clean:
 	$(Q)rm -rf $(BUILD)
 
--include $(wildcard $(BUILD)/*.d $(BUILD)/*/*.d $(BUILD)/*/*/*.d)
+-include $(wildcard $(BUILD)/*.d $(BUILD)/*/*.d $(BUILD)/*/*/*.d $(BUILD)/*/*/*/*.d)

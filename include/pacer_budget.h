@@ -40,7 +40,7 @@
 
 #include <linux/types.h>
 #include <linux/bpf.h>
-#include "pacer_sketch.h"
+#include "pacer_hash.h"
 
 #define PACER_BUDGET_MAX_BUCKETS 128u /* ring capacity; a power of two */
 #define PACER_BUDGET_MASK (PACER_BUDGET_MAX_BUCKETS - 1)

@@ -36,6 +36,8 @@
 #include <linux/types.h>
 #include "pacer_abi.h"
 #include "pacer_compiler.h"
+#include "pacer_hash.h"
+#include "pacer_ticks.h"
 
 /* Lines are also read and swapped as 8-byte words, byte i at bits 8i. */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -47,63 +49,6 @@
 #define PACER_EPOCH_WRITTEN 0x8000u  /* set in every line the sketch has written */
 /* How far behind a never-written line is: stale, and never "ahead". */
 #define PACER_BEHIND_NEVER ((PACER_EPOCH_MASK + 1) / 2)
-
-/* murmur3's 64-bit finaliser: a bijection with full avalanche. */
-PACER_INLINE __u64 pacer_mix64(__u64 x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
-/*
- * Keyed hashes of a masked source.  Address words are the packet bytes
- * loaded little-endian (as both BPF and x86 do).  The two families use the
- * key words in opposite order so that an attacker cannot pick an IPv6
- * source that collides with a given IPv4 one without knowing the key.
- */
-PACER_INLINE __u64 pacer_hash_v4(const __u64 key[2], __u32 addr)
-{
-	return pacer_mix64(pacer_mix64((__u64)addr ^ key[0]) ^ key[1]);
-}
-
-PACER_INLINE __u64 pacer_hash_v6(const __u64 key[2], __u64 lo, __u64 hi)
-{
-	return pacer_mix64(pacer_mix64(lo ^ key[1]) ^ hi ^ key[0]);
-}
-
-/* Prefix masks in packet byte order (the address words are little-endian loads). */
-PACER_INLINE __u32 pacer_mask4(__u32 prefix)
-{
-	if (prefix == 0)
-		return 0;
-	if (prefix >= 32)
-		return 0xffffffffu;
-	return __builtin_bswap32(0xffffffffu << (32 - prefix));
-}
-
-PACER_INLINE __u64 pacer_mask64(__u32 prefix)
-{
-	if (prefix == 0)
-		return 0;
-	if (prefix >= 64)
-		return ~0ULL;
-	return __builtin_bswap64(~0ULL << (64 - prefix));
-}
-
-/* Masks for the low (first 8 bytes) and high word of an IPv6 address. */
-PACER_INLINE __u64 pacer_mask6_lo(__u32 prefix)
-{
-	return pacer_mask64(prefix);
-}
-
-PACER_INLINE __u64 pacer_mask6_hi(__u32 prefix)
-{
-	return prefix <= 64 ? 0 : pacer_mask64(prefix - 64);
-}
 
 /*
  * Where row `row` of a key with hash h lives.
@@ -118,23 +63,10 @@ PACER_INLINE __u64 pacer_mask6_hi(__u32 prefix)
  *   line compete in all rows at once.
  */
 #define PACER_ROWS_MAX_LINES_LOG2 24
-#define PACER_HASH_SALT_A 0x2545f4914f6cdd1dULL
-#define PACER_HASH_SALT_B 0x5851f42d4c957f2dULL
-#define PACER_HASH_SALT_C 0x9e3779b97f4a7c15ULL
-#define PACER_SAMPLE_SALT 0xda942042e4dd58b5ULL
 
 PACER_INLINE __u32 pacer_seg_cells(__u32 rows)
 {
 	return PACER_LINE_CELLS / rows;
-}
-
-/* The further 64-bit hash words derived from h (word 0 is h itself). */
-PACER_INLINE __u64 pacer_hash_word(__u64 h, __u32 word)
-{
-	/* No lookup table: it would land in the BPF object's .rodata. */
-	__u64 salt = word == 1 ? PACER_HASH_SALT_A : word == 2 ? PACER_HASH_SALT_B : PACER_HASH_SALT_C;
-
-	return word ? pacer_mix64(h ^ salt) : h;
 }
 
 PACER_INLINE void pacer_slot_rows(__u64 word, __u32 row, __u32 lines_log2,
@@ -163,11 +95,6 @@ PACER_INLINE __u32 pacer_line_blocked(__u64 h, __u32 lines_log2)
 PACER_INLINE __u64 pacer_total_lines(__u32 kind, __u32 rows, __u32 lines_log2)
 {
 	return kind == PACER_LAYOUT_ROWS ? (__u64)rows << lines_log2 : 1ULL << lines_log2;
-}
-
-PACER_INLINE __u64 pacer_now_tick(__u64 now_ns, __u32 tick_shift)
-{
-	return now_ns >> tick_shift;
 }
 
 /* The epoch field a line re-based at this tick carries. */
@@ -450,33 +377,6 @@ PACER_INLINE int pacer_is_recent(__u32 age, __u32 thresh)
 PACER_INLINE int pacer_should_update(__u32 policy, int drop)
 {
 	return !drop || policy == PACER_POLICY_QUIET;
-}
-
-/* ceil(interval / tick) + 1; 0 if out of the representable range. */
-PACER_INLINE __u32 pacer_thresh_ticks(__u64 interval_ns, __u32 tick_shift)
-{
-	__u64 q, t;
-
-	if (interval_ns == 0 || interval_ns > PACER_INTERVAL_MAX_NS ||
-	    tick_shift > PACER_TICK_SHIFT_MAX)
-		return 0;
-	q = 1ULL << tick_shift;
-	t = (interval_ns + q - 1) / q + 1;
-	if (t < PACER_MIN_THRESH || t > PACER_MAX_THRESH)
-		return 0;
-	return (__u32)t;
-}
-
-/* The tick a --tick duration asks for: 2^floor(log2(tick_ns)); -1 out of bounds. */
-PACER_INLINE int pacer_tick_shift_of(__u64 tick_ns)
-{
-	int s = 0;
-
-	if (tick_ns == 0 || tick_ns > PACER_TICK_MAX_NS)
-		return -1;
-	while ((2ULL << s) <= tick_ns)
-		s++;
-	return s;
 }
 
 #endif /* PACER_SKETCH_H */

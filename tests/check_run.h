@@ -5,6 +5,14 @@
 
 #include <check.h>
 
+/*
+ * Test cases that take seconds (exhaustive sweeps, races, statistical
+ * streams) carry this tag; `make check` leaves them out with
+ * CK_EXCLUDE_TAGS=slow, every other run (tests/run.sh, scripts/test.sh)
+ * includes them.
+ */
+#define CHECK_TAG_SLOW "slow"
+
 static inline int run_suite(Suite *s)
 {
 	SRunner *sr = srunner_create(s);

@@ -61,7 +61,9 @@ send 10.215.2.1 200 --per-source 5 >/dev/null
 sleep 0.2
 check "200 new sources x 5 packets: all pass (each has its burst)" test "$(stat_of passed)" = $((burst + got + 1000))
 js=$(rx "$CLI" stats "$IF_RX" --json)
-check "stats --json carries the rate" grep -q '"rate_n":100,"rate_period_ns":60000000000' <<<"$js"
+check "stats --json carries the rate" grep -q '"rate_n":100,"interval_ns":60000000000' <<<"$js"
+check "stats --json keeps the earlier names as aliases" \
+	grep -q '"rate_period_ns":60000000000,"threshold_ticks":' <<<"$js"
 
 # Live: to --interval and back; refusals change nothing.
 rx "$CLI" set "$IF_RX" --interval 1s >/dev/null

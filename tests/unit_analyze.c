@@ -16,9 +16,10 @@
 #include "analyze_report.h"
 #include "analyze_sizing.h"
 #include "analyze_stream.h"
-#include "analyze_table1.h"
+#include "analyze_recency.h"
 #include "layout.h"
-#include "pacer_sketch.h"
+#include "pacer_hash.h"
+#include "pacer_ticks.h"
 #include "pacer_rate.h"
 
 #define S 1000000000ULL
@@ -272,14 +273,14 @@ START_TEST(test_sizing_arithmetic)
 	ck_assert_int_eq(sizing_sim_lines_log2(14, 16.0), 10);
 	ck_assert_int_eq(sizing_sim_lines_log2(14, 3.0), 12); /* 12.4 rounds down: narrower */
 	ck_assert_int_eq(sizing_sim_lines_log2(3, 16.0), -1);
-	ck_assert_uint_eq(sizing_bytes(PACER_LAYOUT_ROWS, 4, 14, PACER_PLACEMENT_SHARED, 8), 4ULL << 20);
-	ck_assert_uint_eq(sizing_bytes(PACER_LAYOUT_ROWS, 4, 14, PACER_PLACEMENT_PERCPU, 8), 32ULL << 20);
-	ck_assert_uint_eq(sizing_bytes(PACER_LAYOUT_BLOCKED, 4, 16, PACER_PLACEMENT_SHARED, 8), 4ULL << 20);
-	ck_assert_uint_eq(sizing_width_cells(PACER_LAYOUT_ROWS, 4, 14), 1ULL << 20);
-	ck_assert_uint_eq(sizing_width_cells(PACER_LAYOUT_BLOCKED, 4, 16), 1ULL << 20);
-	ck_assert_uint_eq(sizing_max_lines_log2(PACER_LAYOUT_ROWS, 4), 24);
-	ck_assert_uint_eq(sizing_max_lines_log2(PACER_LAYOUT_ROWS, 8), 24);
-	ck_assert_uint_eq(sizing_max_lines_log2(PACER_LAYOUT_BLOCKED, 1), 30);
+	ck_assert_uint_eq(geom_bytes(PACER_LAYOUT_ROWS, 4, 14, PACER_PLACEMENT_SHARED, 8), 4ULL << 20);
+	ck_assert_uint_eq(geom_bytes(PACER_LAYOUT_ROWS, 4, 14, PACER_PLACEMENT_PERCPU, 8), 32ULL << 20);
+	ck_assert_uint_eq(geom_bytes(PACER_LAYOUT_BLOCKED, 4, 16, PACER_PLACEMENT_SHARED, 8), 4ULL << 20);
+	ck_assert_uint_eq(geom_width_cells(PACER_LAYOUT_ROWS, 4, 14), 1ULL << 20);
+	ck_assert_uint_eq(geom_width_cells(PACER_LAYOUT_BLOCKED, 4, 16), 1ULL << 20);
+	ck_assert_uint_eq(geom_max_lines_log2(PACER_LAYOUT_ROWS, 4), 24);
+	ck_assert_uint_eq(geom_max_lines_log2(PACER_LAYOUT_ROWS, 8), 24);
+	ck_assert_uint_eq(geom_max_lines_log2(PACER_LAYOUT_BLOCKED, 1), 30);
 }
 END_TEST
 

@@ -285,6 +285,7 @@ int main(int argc, char **argv)
 	s = suite_create("targeted collisions");
 	tc = tcase_create("attacks");
 	tcase_set_timeout(tc, 120);
+	tcase_set_tags(tc, CHECK_TAG_SLOW);
 	tcase_add_test(tc, test_known_key_keeps_victims_dropped);
 	tcase_add_test(tc, test_secret_key_attacks_no_better_than_random);
 	suite_add_tcase(s, tc);

@@ -582,12 +582,16 @@ int main(void)
 	TCase *tc = tcase_create("ring");
 
 	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, test_ring_against_oracle);
 	tcase_add_test(tc, test_exact_when_slack_is_one);
-	tcase_add_test(tc, test_ring_size_exhaustive);
-	tcase_add_test(tc, test_doc_rule_exhaustive);
 	tcase_add_test(tc, test_options);
 	tcase_add_test(tc, test_seen_stamps);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("exhaustive");
+	tcase_set_timeout(tc, 120);
+	tcase_set_tags(tc, CHECK_TAG_SLOW);
+	tcase_add_test(tc, test_ring_against_oracle);
+	tcase_add_test(tc, test_ring_size_exhaustive);
+	tcase_add_test(tc, test_doc_rule_exhaustive);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

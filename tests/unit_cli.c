@@ -14,7 +14,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include "json_writer.h"
-#include "parse.h"
+#include "cli_values.h"
 #include "pins.h"
 #include "safe_file.h"
 

@@ -16,7 +16,7 @@
 #include "version.h"
 #include "pacer_table.h"
 #include "pacer_rate.h"
-#include "pacer_sketch.h"
+#include "pacer_ticks.h"
 
 static char dir[] = "/tmp/unit_file.XXXXXX";
 

@@ -889,9 +889,12 @@ int main(void)
 {
 	Suite *s = suite_create("historical membership");
 	TCase *streams = tcase_create("streams"), *api = tcase_create("api");
+	TCase *slow = tcase_create("large and statistical");
 
 	tcase_set_timeout(streams, 120);
 	tcase_set_timeout(api, 120);
+	tcase_set_timeout(slow, 120);
+	tcase_set_tags(slow, CHECK_TAG_SLOW);
 	tcase_add_loop_test(streams, test_uniform_small_universe, 0, NCONFIGS);
 	tcase_add_loop_test(streams, test_uniform_large_universe, 0, NCONFIGS);
 	tcase_add_loop_test(streams, test_bursty, 0, NCONFIGS);
@@ -899,18 +902,19 @@ int main(void)
 	tcase_add_loop_test(streams, test_periodic_at_level_spacings, 0, NCONFIGS);
 	tcase_add_loop_test(streams, test_all_distinct, 0, NCONFIGS);
 	tcase_add_loop_test(streams, test_one_key_forever, 0, NCONFIGS);
-	tcase_add_loop_test(streams, test_large_window, 0, 2);
+	tcase_add_loop_test(slow, test_large_window, 0, 2);
 	tcase_add_test(api, test_oracle_matches_brute_force);
 	tcase_add_test(api, test_bad_parameters);
 	tcase_add_test(api, test_levels_and_empty_queries);
 	tcase_add_test(api, test_reduced_signatures);
 	tcase_add_test(api, test_hashsm_growth_and_eviction);
 	tcase_add_test(api, test_log2_binomial);
-	tcase_add_test(api, test_memory_report);
-	tcase_add_test(api, test_ring_against_model);
+	tcase_add_test(slow, test_memory_report);
+	tcase_add_test(slow, test_ring_against_model);
 	tcase_add_loop_test(api, test_memory_follows_distinct, 0, sizeof(zipf_mem) / sizeof(zipf_mem[0]));
 	tcase_add_test(api, test_mix_bits_is_a_bijection);
 	suite_add_tcase(s, streams);
 	suite_add_tcase(s, api);
+	suite_add_tcase(s, slow);
 	return run_suite(s);
 }

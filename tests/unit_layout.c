@@ -8,8 +8,9 @@
 #include "check_run.h"
 #include <string.h>
 #include "layout.h"
-#include "parse.h"
-#include "pacer_sketch.h"
+#include "ticks.h"
+#include "cli_values.h"
+#include "pacer_ticks.h"
 #include "pacer_defaults.h"
 #include "live_opts.h"
 #include "opts.h"

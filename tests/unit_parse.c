@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* Parsing of operator input (user/lib/parse.c): durations, integers, addresses. */
+/* Parsing of operator input (user/lib/cli_values.c): durations, integers, addresses. */
 #include <check.h>
 #include "check_run.h"
 #include <errno.h>
 #include <stdint.h>
-#include "parse.h"
+#include "cli_values.h"
 
 START_TEST(test_parse_duration)
 {

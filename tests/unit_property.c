@@ -367,6 +367,7 @@ int main(void)
 	TCase *tc = tcase_create("streams");
 
 	tcase_set_timeout(tc, 120);
+	tcase_set_tags(tc, CHECK_TAG_SLOW);
 	tcase_add_loop_test(tc, test_random_streams, 0, (int)N_GEOMS * 2);
 	tcase_add_loop_test(tc, test_adversarial_streams, 0, (int)N_GEOMS * 2);
 	tcase_add_loop_test(tc, test_shared_placement_is_sequential_alone, 0, (int)N_GEOMS * 2);

@@ -24,6 +24,7 @@
 #include "table_sim.h"
 #include "pacer_rate.h"
 #include "layout.h"
+#include "ticks.h"
 #include "live_opts.h"
 
 #define NONE INT64_MIN
@@ -588,7 +589,7 @@ START_TEST(test_cli_rate)
 	}
 	ck_assert_int_eq(opts_parse_value(spec, "100/60s", &o, &e), 0);
 	ck_assert_uint_eq(o.rate.n, 100);
-	ck_assert_uint_eq(o.rate.period_ns, 60000000000ULL);
+	ck_assert_uint_eq(o.rate.interval_ns, 60000000000ULL);
 	o.rate_set = 1;
 	live_opts_rate(&o, &n, &period);
 	ck_assert_uint_eq(n, 100);

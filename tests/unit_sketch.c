@@ -12,7 +12,7 @@
 #include <string.h>
 #include "pacer_defaults.h"
 #include "pacer_sketch.h"
-#include "parse.h" /* addresses for the mask tests */
+#include "cli_values.h" /* addresses for the mask tests */
 #include "race.h"
 #include "sketch_sim.h"
 
@@ -570,7 +570,6 @@ int main(void)
 	tcase_add_test(tc, test_hash_low_bits_uniform);
 	tcase_add_test(tc, test_masks_v4);
 	tcase_add_test(tc, test_masks_v6);
-	tcase_add_test(tc, test_slots_in_range);
 	tcase_add_test(tc, test_rows_are_independent);
 	tcase_add_test(tc, test_cell_age_modular_and_stale);
 	tcase_add_test(tc, test_never_written_line_is_never_seen);
@@ -584,10 +583,16 @@ int main(void)
 	tcase_add_test(tc, test_tick_and_interval_bounds);
 	tcase_add_test(tc, test_model_values);
 	tcase_add_test(tc, test_default_thresh_matches_interval);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("exhaustive");
+	tcase_set_timeout(tc, 60);
+	tcase_set_tags(tc, CHECK_TAG_SLOW);
+	tcase_add_test(tc, test_slots_in_range);
 	tcase_add_test(tc, test_line_rebase_matches_cell_rule);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("shared placement races");
 	tcase_set_timeout(tc, 120);
+	tcase_set_tags(tc, CHECK_TAG_SLOW);
 	tcase_add_test(tc, test_rebase_race_keeps_fresh_cells);
 	tcase_add_loop_test(tc, test_admit_race_one_winner, PACER_LAYOUT_ROWS, PACER_LAYOUT_BLOCKED + 1);
 	suite_add_tcase(s, tc);

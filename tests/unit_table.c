@@ -590,11 +590,15 @@ int main(void)
 	tcase_add_loop_test(tc, test_adversarial_streams, 0, 4);
 	tcase_add_loop_test(tc, test_exact_when_roomy, 0, 2);
 	tcase_add_test(tc, test_error_rates_follow_model);
-	tcase_add_test(tc, test_steady_state_follows_model);
 	tcase_add_test(tc, test_oldest_is_the_oldest);
+	tcase_add_test(tc, test_claim_rescan_catches_a_different_pick);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("steady state and races");
+	tcase_set_timeout(tc, 300);
+	tcase_set_tags(tc, CHECK_TAG_SLOW);
+	tcase_add_test(tc, test_steady_state_follows_model);
 	tcase_add_loop_test(tc, test_shared_placement_is_sequential_alone, 0, 4);
 	tcase_add_loop_test(tc, test_admit_race_one_winner, PACER_TBL_FULL_DROP, PACER_TBL_FULL_MAX);
-	tcase_add_test(tc, test_claim_rescan_catches_a_different_pick);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -7,7 +7,7 @@
 #include <sys/mman.h>
 #include <bpf/bpf.h>
 #include "budget.h"
-#include "parse.h"
+#include "cli_values.h"
 
 static struct pacer_budget_cfg *cfg_map(const struct pacer_handle *h)
 {

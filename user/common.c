@@ -8,9 +8,10 @@
 #include "common.h"
 #include "opts.h"
 #include "pacer_conf.h"
-#include "parse.h"
+#include "cli_values.h"
 #include "pins.h"
 #include "layout.h"
+#include "ticks.h"
 #include "live_opts.h"
 #include "pacer_names.h"
 #include "time_now.h"
@@ -222,16 +223,16 @@ int conf_expand_argv(int *argc, char ***argv, int live_only, struct pacer_conf *
 
 void warn_coarse_clock(const struct live_opts *l, uint32_t clock)
 {
-	uint64_t period, res = clock_res_ns(CLOCK_MONOTONIC_COARSE);
+	uint64_t interval_ns, res = clock_res_ns(CLOCK_MONOTONIC_COARSE);
 	char g[32], r[32];
 	uint32_t n;
 
-	live_opts_rate(l, &n, &period);
-	if (!gap_below_clock(clock, n, period, res))
+	live_opts_rate(l, &n, &interval_ns);
+	if (!gap_below_clock(clock, n, interval_ns, res))
 		return;
 	pr_err("warning: a gap of %s between a source's packets is finer than the %s clock's steps of %s: "
 	       "a source's packets within one step look simultaneous, so it gets fewer through than it should (false drops); "
 	       "'load --clock precise' reads time to the nanosecond",
-	       format_duration(period / n, g, sizeof(g)), clock_name(clock),
+	       format_duration(interval_ns / n, g, sizeof(g)), clock_name(clock),
 	       format_duration(res, r, sizeof(r)));
 }

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* xdp-pacer: per-source XDP packet pacing with a recency sketch. */
+/* xdp-pacer: per-source XDP packet pacing; the verb table and global options. */
 #include <stdio.h>
 #include <string.h>
 #include "common.h"
-#include "verbs.h"
+#include "verbs/verbs.h"
 #include "version.h"
 
 static const struct verb {
@@ -29,8 +29,8 @@ static void usage(FILE *f)
 	size_t i;
 
 	fprintf(f, "Usage: xdp-pacer [-v] VERB [OPTIONS]\n\n"
-		   "Admit at most one packet per interval from each source prefix, judged\n"
-		   "by a recency sketch in an XDP program.\n\nVerbs:\n");
+		   "Admit at most one packet per interval (or N per T) from each source\n"
+		   "prefix, judged in an XDP program by a recency sketch or a table.\n\nVerbs:\n");
 	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
 		fprintf(f, "  %-9s %s\n", verbs[i].name, verbs[i].summary);
 	fprintf(f, "\nGlobal options:\n"

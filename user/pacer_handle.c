@@ -238,7 +238,8 @@ static int read_layout_and_config(struct pacer_handle *h)
 	int err = bpf_map_lookup_elem(h->map_fd[PACER_MAP_RODATA], &zero, &h->layout);
 
 	if (err || h->layout.magic != PACER_LAYOUT_MAGIC ||
-	    h->layout.abi_version != PACER_ABI_VERSION || h->layout.tick_shift > PACER_TICK_SHIFT_MAX) {
+	    h->layout.abi_version != PACER_ABI_VERSION || h->layout.tick_shift > PACER_TICK_SHIFT_MAX ||
+	    h->layout.backend >= PACER_BACKEND_MAX) {
 		pr_err("program id %u on %s: layout ABI mismatch (want version %d)", h->prog_id,
 		       h->ifname, PACER_ABI_VERSION);
 		return -EPROTO;

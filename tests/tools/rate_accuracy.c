@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "layout.h"
+#include "ticks.h"
 #include "pacer_rate.h"
 #include "sketch_sim.h"
 #include "table_sim.h"

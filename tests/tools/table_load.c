@@ -23,7 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pacer_names.h"
-#include "parse.h"
+#include "cli_values.h"
+#include "ticks.h"
 #include "table_sim.h"
 
 #define NO_TIME UINT64_MAX

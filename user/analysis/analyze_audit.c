@@ -4,6 +4,7 @@
 #include <string.h>
 #include "analyze_audit.h"
 #include "pacer_rate.h"
+#include "pacer_ticks.h"
 
 #define NO_TS UINT64_MAX
 
@@ -57,7 +58,7 @@ uint64_t audit_interval_for(const struct pacer_file_header *h, uint32_t thresh_t
 	if (thresh_ticks == h->thresh_ticks || thresh_ticks < 2)
 		return h->interval_ns;
 	/* set --interval changed it live: the largest interval this threshold serves. */
-	return (uint64_t)(thresh_ticks - 1) << h->tick_shift;
+	return pacer_ticks_ns(thresh_ticks - 1, h->tick_shift);
 }
 
 double audit_false_drop_rate(const struct audit_result *r)
@@ -260,7 +261,8 @@ static int audit_record(struct auditor *au, const struct an_record *a)
 	struct view *g = &au->global[a->src], *v = g;
 	/* With a rate, the rate of the header (a live change is counted in other_thresh). */
 	uint64_t interval = au->rate_n > 1 ? h->interval_ns : audit_interval_for(h, a->thresh);
-	uint64_t tick = a->ts_ns >> h->tick_shift, start_tick = au->start >> h->tick_shift;
+	uint64_t tick = pacer_now_tick(a->ts_ns, h->tick_shift);
+	uint64_t start_tick = pacer_now_tick(au->start, h->tick_shift);
 	int view_known, drop = a->verdict == PACER_REC_DROP;
 	struct audit_bin *bin = &out->bins[(a->ts_ns - au->s->first_ts) / out->bin_ns];
 	uint32_t true_age;

@@ -60,14 +60,4 @@ void pcap_problems(const struct pcap_summary *m, char *buf, size_t len);
 int pcap_load(const char *path, const struct pcap_params *p, struct an_stream *s,
 	      struct pcap_summary *sum, char *err, size_t errlen);
 
-struct an_report;
-struct json_writer;
-/*
- * The capture's section of the report (r->pcap), in text and as a JSON
- * object: frames by kind, the exact limiter's verdicts, sources per
- * interval, and the smallest blocked-layout sketch (r->sizing_blocked).
- */
-void pcap_report_text(FILE *f, const struct an_report *r);
-void pcap_report_json(struct json_writer *w, const struct an_report *r);
-
 #endif

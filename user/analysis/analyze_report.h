@@ -8,7 +8,7 @@
 #include "analyze_pcap.h"
 #include "analyze_sizing.h"
 #include "analyze_stream.h"
-#include "analyze_table1.h"
+#include "analyze_recency.h"
 #include "json_writer.h"
 
 struct an_report {
@@ -30,6 +30,14 @@ struct an_report {
 int an_report_text(FILE *f, const struct an_report *r);
 int an_report_json(FILE *f, const struct an_report *r);
 int an_report_html(FILE *f, const struct an_report *r);
+
+/*
+ * The capture's section of the report (r->pcap), in text and as a JSON
+ * object: frames by kind, the exact limiter's verdicts, sources per
+ * interval, and the smallest blocked-layout sketch (r->sizing_blocked).
+ */
+void pcap_report_text(FILE *f, const struct an_report *r);
+void pcap_report_json(struct json_writer *w, const struct an_report *r);
 
 /* One line for the recommended configuration (used by text and HTML). */
 const char *an_recommendation(const struct an_report *r, char *buf, size_t len);

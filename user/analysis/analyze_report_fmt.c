@@ -3,7 +3,8 @@
 #include <inttypes.h>
 #include <time.h>
 #include "analyze_report_fmt.h"
-#include "parse.h"
+#include "backend.h"
+#include "cli_values.h"
 
 /* "1/64", or a percentage when the threshold is not 2^32/N for a whole N. */
 const char *an_rate_str(uint64_t thresh, char *buf, size_t len)
@@ -39,27 +40,22 @@ double an_pct(uint64_t a, uint64_t b)
 
 const char *an_structure_str(const struct pacer_file_header *h, char *buf, size_t len)
 {
-	if (h->backend == PACER_BACKEND_TABLE)
-		snprintf(buf, len, "table of %" PRIu64 " entries, on full: %s", sizing_header_width(h),
-			 on_full_name(h->on_full));
-	else
-		snprintf(buf, len, "%u rows x %" PRIu64 " cells (%s layout)", h->rows,
-			 sizing_header_width(h), layout_name(h->kind));
-	return buf;
+	return backend_of(h->backend)->report_str(h->rows, h->kind, h->lines_log2, h->on_full, buf,
+						  len);
 }
 
 const char *an_false_pass_note(const struct pacer_file_header *h)
 {
 	if (h->placement == PACER_PLACEMENT_PERCPU)
 		return "per-CPU placement: expected";
-	if (h->backend == PACER_BACKEND_TABLE && h->on_full == PACER_TBL_FULL_EVICT)
+	if (backend_of(h->backend)->evicts(h->on_full))
 		return "evict-oldest: expected, a source whose fresh entry was evicted passes again";
 	return "must be 0";
 }
 
 uint64_t an_sketch_bytes(const struct pacer_file_header *h)
 {
-	return sizing_bytes(h->kind, h->rows, h->lines_log2, h->placement, h->ncpus);
+	return geom_bytes(h->kind, h->rows, h->lines_log2, h->placement, h->ncpus);
 }
 
 double an_span_s(const struct an_report *r)
@@ -73,9 +69,11 @@ double an_span_s(const struct an_report *r)
 
 const char *an_recommendation(const struct an_report *r, char *buf, size_t len)
 {
+	const struct pacer_file_header *h = &r->rd->hdr;
 	const struct sizing_result *z = r->sizing;
+	const struct backend_desc *d;
 	const struct sizing_point *b;
-	char m[32];
+	char m[32], args[128];
 
 	if (!z) {
 		snprintf(buf, len, "no recommendation: %s", r->sizing_note ? r->sizing_note : "sizing not run");
@@ -88,20 +86,11 @@ const char *an_recommendation(const struct an_report *r, char *buf, size_t len)
 		return buf;
 	}
 	b = &z->pts[z->best];
-	if (r->rd->hdr.backend == PACER_BACKEND_TABLE)
-		snprintf(buf, len,
-			 "xdp-pacer load IFNAME --backend table --width %" PRIu64 " --on-full %s --placement %s: %s of table%s",
-			 b->width_cells, on_full_name(r->rd->hdr.on_full),
-			 placement_name(r->rd->hdr.placement),
-			 format_bytes(b->target_bytes, m, sizeof(m)),
-			 r->rd->hdr.placement == PACER_PLACEMENT_PERCPU ? " (all CPU copies)" : "");
-	else
-		snprintf(buf, len,
-			 "xdp-pacer load IFNAME --rows %u --width %" PRIu64 " --layout %s --placement %s: %s of sketch%s",
-			 b->rows, b->width_cells, layout_name(r->rd->hdr.kind),
-			 placement_name(r->rd->hdr.placement),
-			 format_bytes(b->target_bytes, m, sizeof(m)),
-			 r->rd->hdr.placement == PACER_PLACEMENT_PERCPU ? " (all CPU copies)" : "");
+	d = backend_of(h->backend);
+	snprintf(buf, len, "xdp-pacer load IFNAME %s --placement %s: %s of %s%s",
+		 d->load_args(b->rows, h->kind, b->width_cells, h->on_full, args, sizeof(args)),
+		 placement_name(h->placement), format_bytes(b->target_bytes, m, sizeof(m)), d->name,
+		 h->placement == PACER_PLACEMENT_PERCPU ? " (all CPU copies)" : "");
 	return buf;
 }
 

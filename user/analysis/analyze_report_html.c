@@ -7,7 +7,7 @@
 #include <string.h>
 #include "analyze_report_fmt.h"
 #include "html_out.h"
-#include "parse.h"
+#include "cli_values.h"
 #include "svg_chart.h"
 
 /* A section that did not run says why; true then. */

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include "analyze_report_fmt.h"
+#include "pacer_ticks.h"
 
 #define SP_U32(m, key) JSONW_U32(struct sizing_point, m, key)
 #define SP_U64(m, key) JSONW_U64(struct sizing_point, m, key)
@@ -89,7 +90,7 @@ static void json_limiter(struct json_writer *w, const struct pacer_file_header *
 {
 	jsonw_start_object_field(w, "limiter");
 	JSONW_MEMBERS(w, h, limiter_interval);
-	jsonw_uint_field(w, "tick_ns", (uint64_t)1 << h->tick_shift);
+	jsonw_uint_field(w, "tick_ns", pacer_tick_ns(h->tick_shift));
 	json_setting_names(w, h);
 	jsonw_uint_field(w, "rows", h->rows);
 	jsonw_uint_field(w, "width_cells", sizing_header_width(h));

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include "analyze_report_fmt.h"
-#include "parse.h"
+#include "cli_values.h"
 #include "svg_chart.h"
 
 static const char *const colors[] = { "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",

@@ -5,7 +5,9 @@
 #include <stdbool.h>
 #include <string.h>
 #include "analyze_report_fmt.h"
-#include "parse.h"
+#include "backend.h"
+#include "cli_values.h"
+#include "pacer_ticks.h"
 
 /* A section that did not run says why; true then. */
 static bool text_not_run(FILE *f, const void *result, const char *note)
@@ -33,10 +35,10 @@ void an_text_header(FILE *f, const struct an_report *r)
 	if (h->rate_n > 1)
 		fprintf(f, "  limiter: rate %u per %s (GCRA: threshold %u, burst tolerance %u ticks of %s)\n",
 			h->rate_n, format_duration(h->interval_ns, a, sizeof(a)), h->thresh_ticks,
-			h->burst_ticks, format_duration(1ULL << h->tick_shift, b, sizeof(b)));
+			h->burst_ticks, format_duration(pacer_tick_ns(h->tick_shift), b, sizeof(b)));
 	fprintf(f, "  limiter: interval %s (threshold %u ticks of %s), policy %s, placement %s, %s, %s, clock %s, prefixes /%u and /%u, %u CPUs\n",
 		format_duration(h->interval_ns / (h->rate_n > 1 ? h->rate_n : 1), a, sizeof(a)),
-		h->thresh_ticks, format_duration(1ULL << h->tick_shift, b, sizeof(b)),
+		h->thresh_ticks, format_duration(pacer_tick_ns(h->tick_shift), b, sizeof(b)),
 		policy_name(h->policy), placement_name(h->placement), an_structure_str(h, d, sizeof(d)),
 		format_bytes(an_sketch_bytes(h), c, sizeof(c)), clock_name(h->clock), h->prefix4,
 		h->prefix6, h->ncpus);
@@ -99,7 +101,7 @@ static void text_audit(FILE *f, const struct an_report *r)
 		100.0 * audit_false_drop_rate(au));
 	fprintf(f, "    quantisation, by design: %" PRIu64 "  (gap in [interval, interval + 2 ticks): the datapath compares whole\n"
 		   "      ticks of %s against threshold ceil(interval/tick) + 1 = %u, so an exact table would drop these too)\n",
-		au->false_drops_quant, format_duration(1ULL << h->tick_shift, b, sizeof(b)), h->thresh_ticks);
+		au->false_drops_quant, format_duration(pacer_tick_ns(h->tick_shift), b, sizeof(b)), h->thresh_ticks);
 	text_examples(f, r, AUDIT_FALSE_DROP_QUANTISATION, "quantisation drop");
 	fprintf(f, "    collisions: %" PRIu64 " (%.4f%% of owed passes)  (an exact table would have passed them: other sources share the cells)\n",
 		au->false_drops_collision, an_pct(au->false_drops_collision, au->eligible));
@@ -107,7 +109,7 @@ static void text_audit(FILE *f, const struct an_report *r)
 	if (!percpu) {
 		fprintf(f, "  false passes: %" PRIu64 "  (shared placement, %s%s)\n", au->false_passes,
 			an_false_pass_note(h),
-			h->backend == PACER_BACKEND_TABLE && h->on_full == PACER_TBL_FULL_EVICT ? ""
+			backend_of(h->backend)->evicts(h->on_full) ? ""
 			: "; only the documented race of two CPUs\n    admitting one source at the same moment can cause one");
 		text_examples(f, r, AUDIT_FALSE_PASS, "false pass");
 	} else {
@@ -192,7 +194,7 @@ static void text_sizing(FILE *f, const struct an_report *r)
 {
 	const struct sizing_result *z = r->sizing;
 	const struct pacer_file_header *h = &r->rd->hdr;
-	int evict = h->backend == PACER_BACKEND_TABLE && h->on_full == PACER_TBL_FULL_EVICT;
+	int evict = backend_of(h->backend)->evicts(h->on_full);
 	char a[32], rec[256];
 	uint32_t rows;
 

@@ -6,9 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analyze_sizing.h"
+#include "backend.h"
 #include "layout.h"
-#include "sketch_sim.h"
-#include "table_sim.h"
+#include "pacer_sketch.h"
+#include "pacer_ticks.h"
 
 #define NO_TICK UINT64_MAX
 #define DEFAULT_MAX_SIM_BYTES (256ULL << 20)
@@ -33,36 +34,9 @@ int sizing_sim_lines_log2(uint32_t target_lines_log2, double scale)
 	return l < 0 ? -1 : (int)l;
 }
 
-uint64_t sizing_bytes(uint32_t kind, uint32_t rows, uint32_t lines_log2, uint32_t placement,
-		      uint32_t ncpus)
-{
-	uint64_t b = pacer_total_lines(kind, rows, lines_log2) * PACER_LINE_BYTES;
-
-	return placement == PACER_PLACEMENT_PERCPU ? b * (ncpus ? ncpus : 1) : b;
-}
-
-uint64_t sizing_width_cells(uint32_t kind, uint32_t rows, uint32_t lines_log2)
-{
-	uint64_t w = (uint64_t)PACER_LINE_BYTES << lines_log2;
-
-	return kind == PACER_LAYOUT_BLOCKED ? w / rows : w;
-}
-
 uint64_t sizing_header_width(const struct pacer_file_header *h)
 {
-	if (h->backend == PACER_BACKEND_TABLE)
-		return (uint64_t)PACER_TBL_WAYS << h->lines_log2;
-	return sizing_width_cells(h->kind, h->rows, h->lines_log2);
-}
-
-uint32_t sizing_max_lines_log2(uint32_t kind, uint32_t rows)
-{
-	uint32_t l = kind == PACER_LAYOUT_ROWS ? PACER_ROWS_MAX_LINES_LOG2 : 30;
-
-	/* The loader keeps one map under 2^31 lines. */
-	while (l && pacer_total_lines(kind, rows, l) > UINT32_MAX / 2)
-		l--;
-	return l;
+	return backend_of(h->backend)->width(h->kind, h->rows, h->lines_log2);
 }
 
 void sizing_params_from_header(struct sizing_params *p, const struct pacer_file_header *h)
@@ -217,35 +191,30 @@ static int prepare(const struct an_stream *s, const struct sizing_params *p, str
 	return ret ? ret : measure_load(r, p->interval_ns, out);
 }
 
-/* One simulated copy of either backend. */
-struct sim_copy {
-	struct sketch_sim sk;
-	struct table_sim tb;
-};
-
-static int copy_init(struct sim_copy *c, const struct sizing_params *p, uint32_t rows,
-		     uint32_t sim_lines_log2)
+/* Copy c of the simulated structure (each d->sim_size bytes). */
+static void *sim_copy(void *sims, const struct backend_desc *d, uint32_t c)
 {
-	if (p->backend == PACER_BACKEND_TABLE)
-		return table_sim_init(&c->tb, sim_lines_log2, p->tick_shift, p->thresh, p->policy,
-				      p->on_full, p->key);
-	return sketch_sim_init(&c->sk, rows, p->kind, sim_lines_log2, p->tick_shift, p->thresh,
-			       p->policy, p->key);
+	return (char *)sims + (size_t)c * d->sim_size;
 }
 
 /* Replay at one geometry: fills packets, eligible, false_drops, evictions. */
 static int simulate(const struct replay *r, const struct sizing_params *p, uint32_t rows,
 		    uint32_t sim_lines_log2, struct sizing_point *pt)
 {
-	struct sim_copy *sims = calloc(r->ncopies, sizeof(*sims));
-	int ret = 0, table = p->backend == PACER_BACKEND_TABLE;
+	const struct backend_desc *d = backend_of(p->backend);
+	const struct backend_sim_cfg cfg = {
+		.rows = rows, .kind = p->kind, .lines_log2 = sim_lines_log2, .tick_shift = p->tick_shift,
+		.thresh = p->thresh, .policy = p->policy, .on_full = p->on_full, .key = p->key,
+	};
+	void *sims = calloc(r->ncopies, d->sim_size);
+	uint32_t c, inited = 0;
 	uint64_t i;
-	uint32_t c;
+	int ret = 0;
 
 	if (!sims)
 		return -ENOMEM;
-	for (c = 0; c < r->ncopies; c++) {
-		ret = copy_init(&sims[c], p, rows, sim_lines_log2);
+	for (c = 0; c < r->ncopies; c++, inited++) {
+		ret = d->sim_init(sim_copy(sims, d, c), &cfg);
 		if (ret)
 			goto out;
 	}
@@ -253,10 +222,8 @@ static int simulate(const struct replay *r, const struct sizing_params *p, uint3
 		r->last[i] = NO_TICK;
 	pt->packets = pt->eligible = pt->false_drops = pt->evictions = 0;
 	for (i = 0; i < r->n; i++) {
-		uint64_t tick = r->ts[i] >> p->tick_shift, *last = &r->last[r->view[i]];
-		struct sim_copy *sc = &sims[r->cpu[i]];
-		int drop = table ? table_sim_packet(&sc->tb, r->hash[i], r->ts[i], NULL)
-				 : sketch_sim_packet(&sc->sk, r->hash[i], r->ts[i], NULL);
+		uint64_t tick = pacer_now_tick(r->ts[i], p->tick_shift), *last = &r->last[r->view[i]];
+		int drop = d->sim_packet(sim_copy(sims, d, r->cpu[i]), r->hash[i], r->ts[i]);
 		int eligible = *last == NO_TICK || tick - *last >= p->thresh;
 
 		pt->packets++;
@@ -267,37 +234,21 @@ static int simulate(const struct replay *r, const struct sizing_params *p, uint3
 		if (pacer_should_update(p->policy, drop))
 			*last = tick;
 	}
-	for (c = 0; c < r->ncopies && table; c++)
-		pt->evictions += sims[c].tb.evicted;
+	for (c = 0; c < r->ncopies; c++)
+		pt->evictions += d->sim_evictions(sim_copy(sims, d, c));
 out:
-	for (c = 0; c < r->ncopies; c++) {
-		if (table)
-			table_sim_free(&sims[c].tb);
-		else
-			sketch_sim_free(&sims[c].sk);
-	}
+	for (c = 0; c < inited; c++)
+		d->sim_free(sim_copy(sims, d, c));
 	free(sims);
 	return ret;
 }
 
-/* The model's error rate at a point: the sketch's false drops, or the table's (see sizing_params). */
-static double model_rate(const struct sizing_params *p, uint32_t rows, uint32_t sim_lines_log2,
-			 double n)
-{
-	double overflow, collision;
-
-	if (p->backend != PACER_BACKEND_TABLE)
-		return sketch_model_false_drop(p->kind, rows, sim_lines_log2, n);
-	/* One-sided: overflow drops; evict-oldest: overflow evicts instead.  Both count. */
-	table_model(sim_lines_log2, n, &overflow, &collision);
-	return overflow + collision;
-}
-
 /* Whether load would take the point's geometry at full scale (its own checks). */
-static int point_loadable(const struct sizing_params *p, const struct sizing_point *pt)
+static int point_loadable(const struct sizing_params *p, const struct backend_desc *d,
+			  const struct sizing_point *pt)
 {
 	struct layout_req r = {
-		.width = pt->width_cells, .rows = p->backend == PACER_BACKEND_TABLE ? 1 : pt->rows,
+		.width = pt->width_cells, .rows = d->sized_by_rows ? pt->rows : 1,
 		.kind = p->kind, .placement = p->placement, .backend = p->backend,
 		.ncpus = p->ncpus ? p->ncpus : 1,
 	};
@@ -309,6 +260,7 @@ static int point_loadable(const struct sizing_params *p, const struct sizing_poi
 static void finish_point(const struct sizing_params *p, const struct sizing_result *out,
 			 struct sizing_point *pt)
 {
+	const struct backend_desc *d = backend_of(p->backend);
 	uint64_t errors = pt->false_drops + pt->evictions;
 
 	pt->rate = pt->eligible ? (double)errors / (double)pt->eligible : 0;
@@ -319,14 +271,12 @@ static void finish_point(const struct sizing_params *p, const struct sizing_resu
 		pt->rate_upper95 = 3.0 / (double)pt->eligible;
 	else
 		pt->rate_upper95 = pt->rate + 2.0 * sqrt((double)errors) / (double)pt->eligible;
-	pt->model_rate = model_rate(p, pt->rows, pt->sim_lines_log2, out->n_peak);
+	pt->model_rate = d->model_rate(p->kind, pt->rows, pt->sim_lines_log2, out->n_peak);
 	pt->target_lines_exact = pt->sim_lines_log2 + out->log2_scale;
 	pt->target_lines_log2 = sizing_target_lines_log2(pt->sim_lines_log2, out->scale);
-	pt->target_bytes = sizing_bytes(p->kind, pt->rows, pt->target_lines_log2, p->placement, p->ncpus);
-	pt->width_cells = p->backend == PACER_BACKEND_TABLE
-				  ? (uint64_t)PACER_TBL_WAYS << pt->target_lines_log2
-				  : sizing_width_cells(p->kind, pt->rows, pt->target_lines_log2);
-	pt->loadable = point_loadable(p, pt);
+	pt->target_bytes = geom_bytes(p->kind, pt->rows, pt->target_lines_log2, p->placement, p->ncpus);
+	pt->width_cells = d->width(p->kind, pt->rows, pt->target_lines_log2);
+	pt->loadable = point_loadable(p, d, pt);
 	if (pt->simulated)
 		pt->meets = pt->eligible && pt->rate <= p->target &&
 			    (pt->rate_upper95 <= p->target || pt->model_rate <= p->target);
@@ -369,8 +319,9 @@ struct sizing_progress {
 static int sizing_refuse(const struct an_stream *s, const struct sizing_params *p,
 			 struct sizing_result *out)
 {
-	if (p->backend >= PACER_BACKEND_MAX || p->on_full >= PACER_TBL_FULL_MAX ||
-	    (p->backend == PACER_BACKEND_TABLE && p->kind != PACER_LAYOUT_ROWS) ||
+	const struct backend_desc *d = backend_of(p->backend);
+
+	if (!d || p->on_full >= PACER_TBL_FULL_MAX || (!d->sized_by_rows && p->kind != PACER_LAYOUT_ROWS) ||
 	    p->kind > PACER_LAYOUT_BLOCKED || p->thresh < PACER_MIN_THRESH ||
 	    p->thresh > PACER_MAX_THRESH || !p->interval_ns || p->target <= 0 || p->target >= 1)
 		return -EINVAL;
@@ -393,8 +344,8 @@ static int sizing_refuse(const struct an_stream *s, const struct sizing_params *
 static int sweep_rows(struct replay *r, const struct sizing_params *p, struct sizing_result *out,
 		      uint32_t rows, uint32_t start, size_t *cap, struct sizing_progress *sp)
 {
-	int table = p->backend == PACER_BACKEND_TABLE, zero_seen = 0, ret;
-	uint32_t lmax = table ? PACER_TBL_MAX_LINES_LOG2 : sizing_max_lines_log2(p->kind, rows), l;
+	uint32_t lmax = backend_of(p->backend)->max_lines_log2(p->kind, rows), l;
+	int zero_seen = 0, ret;
 
 	for (l = start; sizing_target_lines_log2(l, out->scale) <= lmax; l++) {
 		struct sizing_point pt = { .rows = rows, .sim_lines_log2 = l };
@@ -467,19 +418,21 @@ static int size_current(struct replay *r, const struct sizing_params *p,
 int sizing_run(const struct an_stream *s, const struct sizing_params *p, struct sizing_result *out,
 	       an_progress_fn progress, void *ctx)
 {
-	int table = p->backend == PACER_BACKEND_TABLE, ret;
+	const struct backend_desc *d = backend_of(p->backend);
 	struct sizing_progress sp = { .progress = progress, .ctx = ctx,
 				      .max_sim = p->max_sim_bytes ? p->max_sim_bytes
 								  : DEFAULT_MAX_SIM_BYTES };
-	uint32_t rows, start = 0, max_rows = table ? 1 : PACER_MAX_ROWS;
+	uint32_t rows, start = 0, max_rows;
 	size_t cap = 0;
 	struct replay r;
+	int ret;
 
 	memset(out, 0, sizeof(*out));
 	out->best = -1;
 	ret = sizing_refuse(s, p, out);
 	if (ret)
 		return ret;
+	max_rows = d->max_rows;
 	out->log2_scale = log2(out->scale);
 	ret = prepare(s, p, &r, out);
 	if (ret)
@@ -489,8 +442,7 @@ int sizing_run(const struct an_stream *s, const struct sizing_params *p, struct 
 	 * Start where the load is ~4 keys per cell (the table: 2 per entry):
 	 * narrower only repeats "everything collides".  The table has one row.
 	 */
-	while (start < 30 && (double)((table ? 2 * PACER_TBL_WAYS : 4 * PACER_LINE_CELLS)
-				      << (start + 1)) < out->n_peak)
+	while (start < 30 && (double)((uint64_t)d->sweep_from_per_line << (start + 1)) < out->n_peak)
 		start++;
 	sp.todo = max_rows * 12;
 	for (rows = 1; rows <= max_rows && !ret; rows++)

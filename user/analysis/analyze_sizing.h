@@ -26,6 +26,7 @@
 
 #include <stdint.h>
 #include "analyze_stream.h"
+#include "geometry.h"
 
 struct sizing_params {
 	uint32_t backend, on_full;    /* enum pacer_backend, enum pacer_on_full */
@@ -70,15 +71,8 @@ double sizing_scale(uint64_t sample_src_thresh);
 uint32_t sizing_target_lines_log2(uint32_t sim_lines_log2, double scale);
 /* Simulated lines_log2 for a full-scale one (rounded down: narrower, conservative); -1 if below one line. */
 int sizing_sim_lines_log2(uint32_t target_lines_log2, double scale);
-/* Map bytes of a geometry, every per-CPU copy included. */
-uint64_t sizing_bytes(uint32_t kind, uint32_t rows, uint32_t lines_log2, uint32_t placement,
-		      uint32_t ncpus);
-/* The CLI's --width (cells per row) for a geometry. */
-uint64_t sizing_width_cells(uint32_t kind, uint32_t rows, uint32_t lines_log2);
 /* The recorded limiter's --width: the sketch's cells per row or the table's entries. */
 uint64_t sizing_header_width(const struct pacer_file_header *h);
-/* Largest full-scale lines_log2 the loader accepts for a geometry. */
-uint32_t sizing_max_lines_log2(uint32_t kind, uint32_t rows);
 
 /* Parameters from a recording's header (target and key left for the caller). */
 void sizing_params_from_header(struct sizing_params *p, const struct pacer_file_header *h);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analyze_stream.h"
-#include "pacer_sketch.h"
+#include "pacer_hash.h"
 
 #define MAP_EMPTY UINT64_MAX
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "budget_cfg.h"
-#include "parse.h"
+#include "cli_values.h"
 
 int budget_parse_rate(const char *s, uint64_t *limit, uint64_t *window_ns)
 {

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "parse.h"
+#include "cli_values.h"
 
 #define FRAME_ETH_P_8021Q 0x8100
 #define FRAME_ETH_P_8021AD 0x88a8

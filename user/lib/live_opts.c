@@ -12,8 +12,8 @@ static int parse_rate_opt(const struct opt_spec *s, const char *arg, void *field
 	struct rate_opt *r = field;
 
 	(void)s, (void)why, (void)len;
-	if (parse_count_per(arg, PACER_RATE_MAX_N, &r->n, &r->period_ns) ||
-	    r->period_ns > PACER_RATE_MAX_PERIOD_NS)
+	if (parse_count_per(arg, PACER_RATE_MAX_N, &r->n, &r->interval_ns) ||
+	    r->interval_ns > PACER_RATE_MAX_PERIOD_NS)
 		return -EINVAL;
 	return 0;
 }
@@ -75,8 +75,8 @@ const char *live_opts_conflict(const struct live_opts *o)
 	return NULL;
 }
 
-void live_opts_rate(const struct live_opts *o, uint32_t *n, uint64_t *period_ns)
+void live_opts_rate(const struct live_opts *o, uint32_t *n, uint64_t *interval_ns)
 {
 	*n = o->rate_set ? (uint32_t)o->rate.n : 1;
-	*period_ns = o->rate_set ? o->rate.period_ns : o->interval_ns;
+	*interval_ns = o->rate_set ? o->rate.interval_ns : o->interval_ns;
 }

@@ -9,7 +9,7 @@
 
 /* --rate N/T. */
 struct rate_opt {
-	uint64_t n, period_ns;
+	uint64_t n, interval_ns;
 };
 
 struct live_opts {
@@ -34,6 +34,6 @@ bool live_opts_any(const struct live_opts *o);
 const char *live_opts_conflict(const struct live_opts *o);
 
 /* The per-source rate asked for: N (1 for --interval) and T. */
-void live_opts_rate(const struct live_opts *o, uint32_t *n, uint64_t *period_ns);
+void live_opts_rate(const struct live_opts *o, uint32_t *n, uint64_t *interval_ns);
 
 #endif

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "parse.h"
+#include "cli_values.h"
 
 enum opt_type {
 	OPT_END = 0,

@@ -10,9 +10,10 @@
 #include <arpa/inet.h>
 #include <sys/stat.h>
 #include "pacer_file.h"
+#include "backend.h"
 #include "pacer_names.h"
 #include "pacer_table.h"
-#include "pacer_sketch.h"
+#include "pacer_ticks.h"
 #include "pacer_rate.h"
 #include "version.h"
 
@@ -234,14 +235,14 @@ static int check_plausible(const struct pacer_file_header *h, struct pacer_file_
 			return INVALID(OFF_RATE_N,
 				       "threshold %u and burst %u ticks do not match the rate %u per %" PRIu64 " ns with %" PRIu64 " ns ticks",
 				       h->thresh_ticks, h->burst_ticks, h->rate_n, h->interval_ns,
-				       (uint64_t)1 << h->tick_shift);
+				       (uint64_t)pacer_tick_ns(h->tick_shift));
 		return 0;
 	}
 	want = pacer_thresh_ticks(h->interval_ns, h->tick_shift);
 	if (want != h->thresh_ticks)
 		return INVALID(OFF_THRESH,
 			       "threshold %u ticks does not match the interval (%" PRIu64 " ns with %" PRIu64 " ns ticks gives %u)",
-			       h->thresh_ticks, h->interval_ns, (uint64_t)1 << h->tick_shift, want);
+			       h->thresh_ticks, h->interval_ns, (uint64_t)pacer_tick_ns(h->tick_shift), want);
 	return 0;
 }
 
@@ -353,6 +354,9 @@ static void get_fields(const uint8_t *buf, struct pacer_file_header *h)
 /* Fields outside what any writer produces: refused with the offending field's offset. */
 static int check_ranges(struct pacer_file_header *h, struct pacer_file_error *err)
 {
+	const struct backend_desc *d;
+	char why[160];
+
 	if (h->record_size < PACER_FILE_RECORD_V1_LEN || h->record_size > PACER_FILE_RECORD_MAX_LEN)
 		return INVALID(OFF_RSIZE, "record size %u is outside %d..%d", h->record_size,
 			       PACER_FILE_RECORD_V1_LEN, PACER_FILE_RECORD_MAX_LEN);
@@ -392,17 +396,14 @@ static int check_ranges(struct pacer_file_header *h, struct pacer_file_error *er
 		return INVALID(OFF_NCPUS, "CPU count %u is outside 1..65536", h->ncpus);
 	if (h->sample_src_thresh > (1ULL << 32) || h->sample_pkt_thresh > (1ULL << 32))
 		return INVALID(OFF_SRC_THRESH, "sampling thresholds exceed 2^32");
-	if (h->backend >= PACER_BACKEND_MAX)
+	d = backend_of(h->backend);
+	if (!d)
 		return INVALID(OFF_BACKEND, "backend %u is neither sketch (0) nor table (1)", h->backend);
-	if (h->on_full >= PACER_TBL_FULL_MAX ||
-	    (h->backend != PACER_BACKEND_TABLE && h->on_full != PACER_TBL_FULL_DROP))
+	if (h->on_full >= PACER_TBL_FULL_MAX || (!d->takes_on_full && h->on_full != PACER_TBL_FULL_DROP))
 		return INVALID(OFF_ON_FULL, "on_full %u: drop (0) or, for the table, evict-oldest (1)",
 			       h->on_full);
-	if (h->backend == PACER_BACKEND_TABLE &&
-	    (h->rows != 1 || h->kind != PACER_LAYOUT_ROWS || h->lines_log2 < 1 ||
-	     h->lines_log2 > PACER_TBL_MAX_LINES_LOG2))
-		return INVALID(OFF_LINES, "a table is one row of 2^1..2^%d lines, not %u rows of 2^%u (layout %u)",
-			       PACER_TBL_MAX_LINES_LOG2, h->rows, h->lines_log2, h->kind);
+	if (d->check(h->rows, h->kind, h->lines_log2, why, sizeof(why)))
+		return INVALID(OFF_LINES, "%s", why);
 	return 0;
 }
 
@@ -793,7 +794,7 @@ int pacer_csv_write_header(FILE *f, const struct pacer_file_header *h)
 		    "# start_mono_ns: %" PRIu64 "\n# start_real_ns: %" PRIu64 "\n",
 		    h->version_major, h->version_minor, h->writer[0] ? h->writer : "unknown",
 		    h->ifname, h->hostname, h->interval_ns,
-		    h->thresh_ticks, (uint64_t)1 << h->tick_shift, backend_name(h->backend),
+		    h->thresh_ticks, (uint64_t)pacer_tick_ns(h->tick_shift), backend_name(h->backend),
 		    on_full_name(h->on_full), h->rows, h->lines_log2,
 		    layout_name(h->kind), h->line_bytes, h->line_cells, h->cell_bits,
 		    h->epoch_shift, policy_name(h->policy),
@@ -821,7 +822,8 @@ int pacer_csv_write_record(FILE *f, const struct pacer_file_header *h, uint64_t 
 		snprintf(age_ns, sizeof(age_ns), "never");
 	} else {
 		snprintf(age, sizeof(age), "%u", r->est_age_ticks);
-		snprintf(age_ns, sizeof(age_ns), "%" PRIu64, (uint64_t)r->est_age_ticks << h->tick_shift);
+		snprintf(age_ns, sizeof(age_ns), "%" PRIu64,
+			 (uint64_t)pacer_ticks_ns(r->est_age_ticks, h->tick_shift));
 	}
 	errno = 0;
 	n = fprintf(f, "%" PRIu64 ",%" PRIu64 ",%.9f,%s,%u,%u,%s,%s,%s,%s,%u,%u\n", index, (uint64_t)r->ts_ns,

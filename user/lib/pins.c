@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include "parse.h"
+#include "cli_values.h"
 #include "pacer_abi.h"
 #include "pacer_budget.h"
 #include "pins.h"

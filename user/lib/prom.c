@@ -5,10 +5,11 @@
 #include <string.h>
 #include <unistd.h>
 #include "prom.h"
-#include "analyze_sizing.h"
+#include "backend.h"
+#include "geometry.h"
+#include "pacer_ticks.h"
 #include "pacer_file.h"
 #include "pacer_names.h"
-#include "pacer_table.h"
 #include "version.h"
 
 /* Counter families.  F_NONE marks a counter no family claims: a unit test keeps that from happening. */
@@ -168,7 +169,8 @@ static void gauge_samples(FILE *f, enum gauge g, const struct prom_pacer *p)
 	const char *name = gauges[g].name;
 	const struct pacer_layout *l = &p->layout;
 	const struct pacer_budget_cfg *b = &p->budget;
-	bool table = l->backend == PACER_BACKEND_TABLE;
+	const struct backend_desc *d = backend_of(l->backend);
+	bool by_rows = d && d->sized_by_rows;
 	double v = 0;
 
 	switch (g) {
@@ -182,20 +184,20 @@ static void gauge_samples(FILE *f, enum gauge g, const struct prom_pacer *p)
 		return;
 	case G_ROWS:
 	case G_WIDTH:
-		if (table)
+		if (!by_rows)
 			return; /* a table has entries, not rows of cells */
-		v = g == G_ROWS ? l->rows : (double)sizing_width_cells(l->kind, l->rows, l->lines_log2);
+		v = g == G_ROWS ? l->rows : (double)geom_width_cells(l->kind, l->rows, l->lines_log2);
 		break;
 	case G_TABLE_ENTRIES:
-		if (!table)
+		if (!d || by_rows)
 			return;
-		v = (double)((uint64_t)PACER_TBL_WAYS << l->lines_log2);
+		v = (double)d->width(l->kind, l->rows, l->lines_log2); /* the table's --width: entries */
 		break;
 	case G_INTERVAL: v = (double)p->cfg.interval_ns / 1e9; break;
 	case G_RATE: v = p->cfg.rate_n ? p->cfg.rate_n : 1; break;
 	case G_BURST: v = p->cfg.burst_ticks; break;
 	case G_THRESH: v = p->cfg.thresh_ticks; break;
-	case G_TICK: v = (double)(1ULL << l->tick_shift) / 1e9; break;
+	case G_TICK: v = (double)pacer_tick_ns(l->tick_shift) / 1e9; break;
 	case G_MAP_BYTES: v = (double)p->map_bytes; break;
 	case G_SAMPLE_SOURCES: v = ratio_of(p->cfg.sample_src_thresh); break;
 	case G_SAMPLE_PACKETS: v = ratio_of(p->cfg.sample_pkt_thresh); break;
@@ -229,7 +231,7 @@ static void write_info(FILE *f, const struct prom_pacer *p, size_t n)
 		    "Configuration names of the pacer on an interface (value always 1); layout for the sketch, on_full for the table.",
 		    "gauge");
 	for (k = 0; k < n; k++) {
-		bool table = p[k].layout.backend == PACER_BACKEND_TABLE;
+		const struct backend_desc *d = backend_of(p[k].layout.backend);
 
 		snprintf(id, sizeof(id), "%u", p[k].prog_id);
 		fputs("xdp_pacer_info{ifname=\"", f);
@@ -239,7 +241,7 @@ static void write_info(FILE *f, const struct prom_pacer *p, size_t n)
 		label_pair(f, "backend", backend_name(p[k].layout.backend));
 		label_pair(f, "policy", policy_name(p[k].cfg.policy));
 		label_pair(f, "malformed", p[k].cfg.malformed ? "drop" : "pass");
-		if (table)
+		if (d && d->takes_on_full)
 			label_pair(f, "on_full", on_full_name(p[k].layout.on_full));
 		else
 			label_pair(f, "layout", layout_name(p[k].layout.kind));

@@ -8,7 +8,6 @@
 
 #include <stdint.h>
 #include "pacer_abi.h"
-#include "pacer_sketch.h"
 #include "pacer_table.h"
 
 struct table_sim {

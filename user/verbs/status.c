@@ -11,12 +11,14 @@
 #include <bpf/libbpf.h>
 #include "common.h"
 #include "opts.h"
-#include "parse.h"
+#include "cli_values.h"
+#include "ticks.h"
+#include "backend.h"
 #include "budget.h"
-#include "pacer_sketch.h"
 #include "rss_probe.h"
 #include "pacer_table.h"
 #include "version.h"
+#include "pacer_ticks.h"
 
 struct status_opts {
 	const char *ifname;
@@ -54,35 +56,28 @@ static void show(const struct pacer_handle *h)
 {
 	const struct pacer_layout *l = &h->layout;
 	const struct pacer_config *c = h->cfg;
-	uint64_t cells = (PACER_LINE_BYTES << l->lines_log2) /
-			 (l->kind == PACER_LAYOUT_BLOCKED ? l->rows : 1);
+	const struct backend_desc *d = backend_of(l->backend);
 	uint64_t min_ns, max_ns;
-	char a[32], b[256], d[64], dir[256];
+	char a[32], b[256], rng[64], dir[256], shape[96];
 
 	interval_range(l->tick_shift, &min_ns, &max_ns);
 	if (!h->pinned || pin_dir(h->ifname, dir, sizeof(dir)))
 		snprintf(dir, sizeof(dir), "attached by another loader (no pins)");
 	printf("%s (ifindex %d): program id %u, %s mode, %s%s\n", h->ifname, h->ifindex, h->prog_id,
 	       h->mode, h->pinned ? "loaded by xdp-pacer, pins in " : "", dir);
-	if (l->backend == PACER_BACKEND_TABLE)
-		printf("  table (fixed at load): %llu entries, on full: %s, %s, tick %s, clock %s\n",
-		       (unsigned long long)PACER_TBL_WAYS << l->lines_log2, on_full_name(l->on_full),
-		       placement_name(l->placement), format_duration(1ULL << l->tick_shift, a, sizeof(a)),
-		       clock_name(l->clock));
-	else
-		printf("  sketch (fixed at load): %u rows x %llu cells, %s layout, %s, tick %s, clock %s\n",
-		       l->rows, (unsigned long long)cells, layout_name(l->kind),
-		       placement_name(l->placement), format_duration(1ULL << l->tick_shift, a, sizeof(a)),
-		       clock_name(l->clock));
+	printf("  %s (fixed at load): %s, %s, tick %s, clock %s\n", d->name,
+	       d->live_str(l->rows, l->kind, l->lines_log2, l->on_full, shape, sizeof(shape)),
+	       placement_name(l->placement), format_duration(pacer_tick_ns(l->tick_shift), a, sizeof(a)),
+	       clock_name(l->clock));
 	printf("  live: %s, policy %s\n", rate_describe(c, l->tick_shift, b, sizeof(b)),
 	       policy_name(c->policy));
 	printf("  live: --interval settable within %s; --rate N/T needs T/N >= %s and about T <= %u ticks\n",
-	       format_duration_range(min_ns, max_ns, d, sizeof(d)),
-	       format_duration(1ULL << l->tick_shift, a, sizeof(a)), pacer_rate_max_sat(l->backend));
+	       format_duration_range(min_ns, max_ns, rng, sizeof(rng)),
+	       format_duration(pacer_tick_ns(l->tick_shift), a, sizeof(a)), d->rate_max_sat);
 	printf("  live: prefix4 /%u, prefix6 /%u, malformed %s, hash key %s\n", c->prefix4,
 	       c->prefix6, c->malformed ? "drop" : "pass",
 	       c->hash_key[0] && c->hash_key[1] ? "set" : "not yet drawn (no packet seen)");
-	printf("  sampling: %s\n", format_sampling(c->sample_src_thresh, c->sample_pkt_thresh, d, sizeof(d)));
+	printf("  sampling: %s\n", format_sampling(c->sample_src_thresh, c->sample_pkt_thresh, rng, sizeof(rng)));
 	budget_show(h);
 	printf("  map memory: %s (%d CPUs)\n", format_bytes(pacer_map_bytes(h), a, sizeof(a)),
 	       h->ncpus);

@@ -7,9 +7,9 @@
 #include <string.h>
 #include "common.h"
 #include "rss_probe.h"
-#include "parse.h"
+#include "cli_values.h"
+#include "ticks.h"
 #include "budget.h"
-#include "pacer_sketch.h"
 #include "pacer_conf.h"
 #include "live_opts.h"
 
@@ -179,19 +179,19 @@ static int set_main(int argc, char **argv, const struct pacer_conf *conf)
 	want = *h.cfg;
 	if (l->interval_set || l->rate_set) {
 		struct pacer_rate rate;
-		uint64_t period;
+		uint64_t interval_ns;
 		uint32_t n;
 		char why[256];
 
-		live_opts_rate(l, &n, &period);
-		if (rate_fit(n, period, h.layout.tick_shift, h.layout.backend, &rate, why, sizeof(why))) {
+		live_opts_rate(l, &n, &interval_ns);
+		if (rate_fit(n, interval_ns, h.layout.tick_shift, h.layout.backend, &rate, why, sizeof(why))) {
 			pr_err("%s; the tick is fixed at load: reload ('xdp-pacer unload', 'xdp-pacer load') to change it",
 			       why);
 			pacer_handle_close(&h);
 			return 2;
 		}
 		warn_coarse_clock(l, h.layout.clock);
-		want.interval_ns = period;
+		want.interval_ns = interval_ns;
 		want.rate_n = n;
 		want.thresh_ticks = rate.thresh;
 		want.burst_ticks = rate.burst;

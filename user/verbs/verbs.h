@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* One function per CLI verb; each lives in user/<verb>.c. argv[0] is the verb. */
+/* One function per CLI verb; each lives in user/verbs/<verb>.c (gen: user/verbs/gen/). argv[0] is the verb. */
 #ifndef PACER_VERBS_H
 #define PACER_VERBS_H
 

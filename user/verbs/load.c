@@ -12,18 +12,21 @@
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 #include "common.h"
-#include "parse.h"
+#include "cli_values.h"
 #include "budget.h"
 #include "pacer_sketch.h"
 #include "pacer_conf.h"
 #include "live_opts.h"
 #include "layout.h"
+#include "backend.h"
+#include "ticks.h"
 #include "rss_probe.h"
 #include "pacer_budget.h"
 #include "pacer_defaults.h"
 #include "pacer_table.h"
 #include "xdp_query.h"
 #include "xdp_pacer.skel.h"
+#include "pacer_ticks.h"
 
 /* --placement auto: decided from the interface's RSS hash once the options are read. */
 #define LOAD_PLACEMENT_AUTO UINT32_MAX
@@ -139,10 +142,10 @@ static int parse_opts(int argc, char **argv, struct load_opts *o)
 	err = parse_verb_opts(&load_verb, argc, argv, o);
 	if (err)
 		return err;
-	if (o->backend == PACER_BACKEND_TABLE && (o->rows_set || o->layout_set))
+	if (!backend_of(o->backend)->sized_by_rows && (o->rows_set || o->layout_set))
 		return conf_conflict("load", o->rows_set ? "rows" : "layout", "backend",
 				     "--rows and --layout size the sketch; the table takes --width (entries) only");
-	if (o->backend != PACER_BACKEND_TABLE && o->on_full_set)
+	if (!backend_of(o->backend)->takes_on_full && o->on_full_set)
 		return conf_conflict("load", "on-full", "backend",
 				     "--on-full applies to --backend table only");
 	if (live_opts_conflict(&o->live))
@@ -387,13 +390,13 @@ static int configure_object(struct xdp_pacer_bpf *skel, const struct load_opts *
 			    const struct pacer_budget_cfg *bcfg)
 {
 	struct pacer_config *cfg = &skel->data->pacer_cfg;
-	uint64_t lines = pacer_total_lines(lay->kind, lay->rows, lay->lines_log2), period;
+	uint64_t lines = pacer_total_lines(lay->kind, lay->rows, lay->lines_log2), interval_ns;
 	char eb[128];
 	int err;
 
 	skel->rodata->pacer_layout = *lay;
-	live_opts_rate(&o->live, &cfg->rate_n, &period);
-	cfg->interval_ns = period;
+	live_opts_rate(&o->live, &cfg->rate_n, &interval_ns);
+	cfg->interval_ns = interval_ns;
 	cfg->thresh_ticks = rate->thresh;
 	cfg->burst_ticks = rate->burst;
 	cfg->policy = o->live.policy;
@@ -459,19 +462,15 @@ static void report_attached(const struct load_opts *o, const struct pacer_layout
 	uint64_t bytes = pacer_total_lines(lay->kind, lay->rows, lay->lines_log2) *
 			 PACER_LINE_BYTES * lay->copies;
 	const char *over = o->placement == PACER_PLACEMENT_PERCPU ? " over all CPUs" : "";
-	char mb[32];
+	const struct backend_desc *d = backend_of(lay->backend);
+	char mb[32], shape[96];
 
 	pr_info("xdp-pacer: attached to %s (ifindex %d) in %s mode as %s, program id %u", o->ifname,
 		ifindex, o->mode == XDP_MODE_SKB ? "skb" : "native", attach_kind(ifindex),
 		xdp_program__id(prog));
-	if (lay->backend == PACER_BACKEND_TABLE)
-		pr_info("  table: %llu entries (2 lines of %u per key), on full: %s, %s (%s%s)",
-			(unsigned long long)o->width, PACER_TBL_WAYS, on_full_name(lay->on_full),
-			placement_name(lay->placement), format_bytes(bytes, mb, sizeof(mb)), over);
-	else
-		pr_info("  sketch: %u rows x %llu cells, %s layout, %s (%s%s)", lay->rows,
-			(unsigned long long)o->width, layout_name(lay->kind),
-			placement_name(lay->placement), format_bytes(bytes, mb, sizeof(mb)), over);
+	pr_info("  %s: %s, %s (%s%s)", d->name,
+		d->live_str(lay->rows, lay->kind, lay->lines_log2, lay->on_full, shape, sizeof(shape)),
+		placement_name(lay->placement), format_bytes(bytes, mb, sizeof(mb)), over);
 }
 
 /* The live settings and where the pins are. */
@@ -484,11 +483,11 @@ static void report_live(const struct load_opts *o, const struct pacer_layout *la
 	if (cfg->rate_n > 1)
 		pr_info("  %s, policy %s, tick %s, clock %s",
 			rate_describe(cfg, lay->tick_shift, ib, sizeof(ib)), policy_name(o->live.policy),
-			format_duration(1ULL << lay->tick_shift, tb, sizeof(tb)), clock_name(lay->clock));
+			format_duration(pacer_tick_ns(lay->tick_shift), tb, sizeof(tb)), clock_name(lay->clock));
 	else
 		pr_info("  interval %s, policy %s, tick %s (threshold %u ticks), clock %s",
 			format_duration(cfg->interval_ns, ib, sizeof(ib)), policy_name(o->live.policy),
-			format_duration(1ULL << lay->tick_shift, tb, sizeof(tb)), cfg->thresh_ticks,
+			format_duration(pacer_tick_ns(lay->tick_shift), tb, sizeof(tb)), cfg->thresh_ticks,
 			clock_name(lay->clock));
 	pr_info("  budget: %s",
 		budget_describe(&skel->data_budget->pacer_budget_cfg, bb, sizeof(bb)));

@@ -24,11 +24,12 @@
  * sketch's recorded estimate, and the policy's truth (previous admitted
  * packet under pace).
  */
-#ifndef PACER_ANALYZE_TABLE1_H
-#define PACER_ANALYZE_TABLE1_H
+#ifndef PACER_ANALYZE_RECENCY_H
+#define PACER_ANALYZE_RECENCY_H
 
 #include <stdint.h>
 #include "analyze_stream.h"
+#include "analyze_recency_structs.h"
 
 /* Recency histogram: bins of 2^(1/T1_BINS_PER_OCTAVE) in ns from 2^T1_HIST_MIN_LOG2. */
 #define T1_BINS_PER_OCTAVE 2
@@ -40,7 +41,6 @@
 /* The timing pass runs each structure alone on at most this many items. */
 #define T1_TIMED_ITEMS 200000
 
-enum t1_kind { T1_EXACT, T1_HM, T1_BLOCK, T1_NSTRUCT };
 enum t1_hist { T1_H_EXACT, T1_H_HM, T1_H_SKETCH, T1_H_POLICY, T1_NHIST };
 
 struct t1_params {

@@ -8,10 +8,11 @@
 #include "common.h"
 #include "json_writer.h"
 #include "opts.h"
-#include "parse.h"
+#include "cli_values.h"
 #include "pacer_sketch.h"
 #include "pacer_place.h"
 #include "pacer_table.h"
+#include "backend.h"
 
 struct query_opts {
 	const char *ifname;
@@ -100,6 +101,13 @@ static int table_key_age(const struct pacer_handle *h, uint64_t hash, uint64_t t
 	return 0;
 }
 
+/* Each backend's key-age reader of the live map (backend.h); one line per backend. */
+static int (*const key_age_of[PACER_BACKEND_MAX])(const struct pacer_handle *h, uint64_t hash,
+						   uint64_t tick, uint32_t *age) = {
+	[PACER_BACKEND_SKETCH] = key_age,
+	[PACER_BACKEND_TABLE] = table_key_age,
+};
+
 int cmd_query(int argc, char **argv)
 {
 	struct query_opts o = { 0 };
@@ -127,12 +135,11 @@ int cmd_query(int argc, char **argv)
 	keyed = h.cfg->hash_key[0] && h.cfg->hash_key[1];
 	now = pacer_clock_now(&h);
 	tick = pacer_now_tick(now, h.layout.tick_shift);
-	q = 1ULL << h.layout.tick_shift;
+	q = pacer_tick_ns(h.layout.tick_shift);
 	if (keyed) {
 		hash = addr.family == 4 ? pacer_hash_v4(h.cfg->hash_key, (uint32_t)addr.lo)
 					: pacer_hash_v6(h.cfg->hash_key, addr.lo, addr.hi);
-		err = h.layout.backend == PACER_BACKEND_TABLE ? table_key_age(&h, hash, tick, &age)
-							       : key_age(&h, hash, tick, &age);
+		err = key_age_of[h.layout.backend](&h, hash, tick, &age); /* the handle checked it */
 		if (err) {
 			pr_err("cannot read the sketch: %s", strerror(-err));
 			pacer_handle_close(&h);
@@ -152,15 +159,16 @@ int cmd_query(int argc, char **argv)
 		jsonw_string_field(&w, "key", key);
 		jsonw_int_field(&w, "age_ticks", age >= PACER_AGE_STALE || age >= rate.sat ? -1 : (int)age);
 		jsonw_uint_field(&w, "tick_ns", q);
-		jsonw_uint_field(&w, "threshold_ticks", rate.thresh);
+		jsonw_uint_field(&w, "thresh_ticks", rate.thresh);
 		jsonw_uint_field(&w, "burst_ticks", rate.burst);
+		jsonw_uint_field(&w, "threshold_ticks", rate.thresh); /* thresh_ticks' earlier name, for one release */
 		jsonw_bool_field(&w, "would_drop", drop);
 		jsonw_uint_field(&w, "may_send_now", credits);
 		jsonw_end_object(&w);
 	} else if (age >= rate.sat) {
 		printf("%s/%u: not seen within the %s's memory (%u ticks); a packet now would pass%s; it may send %u packet%s now\n",
-		       ab, prefix, backend_name(h.layout.backend), rate.sat,
-		       h.layout.backend == PACER_BACKEND_TABLE ? " if one of its lines has a free entry" : "",
+		       ab, prefix, backend_of(h.layout.backend)->name, rate.sat,
+		       backend_of(h.layout.backend)->unseen_note,
 		       credits, credits == 1 ? "" : "s");
 	} else if (rate.burst) {
 		printf("%s/%u: its cell is %u ticks old (full burst at %u, threshold %u ticks): it may send %u packet%s now\n",

@@ -4,11 +4,13 @@
  * treats them alike.  Keys are 64-bit; query returns the paper's recency
  * r(x, t) in items (0: x was the last item inserted), or -1 for absent.
  */
-#ifndef PACER_ANALYZE_T1_STRUCTS_H
-#define PACER_ANALYZE_T1_STRUCTS_H
+#ifndef PACER_ANALYZE_RECENCY_STRUCTS_H
+#define PACER_ANALYZE_RECENCY_STRUCTS_H
 
 #include <stdint.h>
-#include "analyze_table1.h"
+
+/* The structures measured: the exact oracle, HistoricalMembership, the fixed-block baseline. */
+enum t1_kind { T1_EXACT, T1_HM, T1_BLOCK, T1_NSTRUCT };
 
 struct t1_struct {
 	enum t1_kind kind;

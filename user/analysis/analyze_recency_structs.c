@@ -6,7 +6,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include "analyze_t1_structs.h"
+#include "analyze_recency_structs.h"
 #include "hm.h"
 #include "recency_baselines.h"
 

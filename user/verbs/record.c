@@ -16,7 +16,7 @@
 #include "common.h"
 #include "pacer_file.h"
 #include "live_opts.h"
-#include "parse.h"
+#include "cli_values.h"
 #include "safe_file.h"
 #include "time_now.h"
 

@@ -5,8 +5,9 @@
 #include <stdlib.h>
 #include <ctype.h>
 #include <arpa/inet.h>
-#include "parse.h"
-#include "pacer_sketch.h"
+#include "cli_values.h"
+#include "pacer_abi.h"
+#include "pacer_hash.h"
 
 static const struct {
 	const char *name;
@@ -236,15 +237,6 @@ int parse_count_per(const char *s, uint64_t max_count, uint64_t *count, uint64_t
 	if (parse_duration_ns(slash + 1, window_ns) || !*window_ns)
 		return -EINVAL;
 	return 0;
-}
-
-uint32_t pacer_default_tick_shift(uint64_t interval_ns)
-{
-	uint32_t s = 0;
-
-	while (s < PACER_TICK_SHIFT_MAX && (interval_ns + (1ULL << s) - 1) >> s > 47)
-		s++;
-	return s;
 }
 
 int parse_mac(const char *s, uint8_t mac[6])

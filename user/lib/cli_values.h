@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* Parsing of operator input: durations, bounded integers, addresses. */
-#ifndef PACER_PARSE_H
-#define PACER_PARSE_H
+#ifndef PACER_CLI_VALUES_H
+#define PACER_CLI_VALUES_H
 
 #include <stdint.h>
 #include <stddef.h>
@@ -61,9 +61,6 @@ uint64_t sample_thresh_one_in(uint64_t n);
 
 /* Parse "1/N" or "N" (meaning 1/N); N >= 1. */
 int parse_one_in(const char *s, uint64_t *n);
-
-/* The tick load picks for an interval: the smallest power of two keeping the threshold <= 48 ticks. */
-uint32_t pacer_default_tick_shift(uint64_t interval_ns);
 
 /* "N/T": a count from 1 to max_count and a positive duration; 0 or -EINVAL. */
 int parse_count_per(const char *s, uint64_t max_count, uint64_t *count, uint64_t *window_ns);

@@ -13,9 +13,9 @@
 #include "common.h"
 #include "analyze_report.h"
 #include "analyze_pcap.h"
-#include "pacer_sketch.h"
+#include "pacer_hash.h"
 #include "live_opts.h"
-#include "parse.h"
+#include "cli_values.h"
 #include "safe_file.h"
 
 /* Files at least this large get a progress indicator (on a terminal). */

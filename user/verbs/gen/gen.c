@@ -8,7 +8,7 @@
  */
 #include <stdlib.h>
 #include "common.h"
-#include "verbs.h"
+#include "verbs/verbs.h"
 #include "gen.h"
 
 int cmd_gen(int argc, char **argv)

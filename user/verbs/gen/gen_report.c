@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include "common.h"
 #include "json_writer.h"
-#include "parse.h"
+#include "cli_values.h"
 #include "gen.h"
 
 struct gen_report {

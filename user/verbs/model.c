@@ -6,7 +6,7 @@
 #include "common.h"
 #include "json_writer.h"
 #include "opts.h"
-#include "parse.h"
+#include "cli_values.h"
 #include "sketch_sim.h"
 #include "table_sim.h"
 
@@ -171,23 +171,16 @@ static int table_sizing(uint64_t n, uint64_t width, uint32_t arrivals, double ta
 	return 1;
 }
 
-int cmd_model(int argc, char **argv)
+/* The sketch: its false drops at a geometry, or the smallest width per row count meeting a target. */
+static int sketch_run(const struct model_opts *o)
 {
-	struct model_opts o = { 0 };
-	uint64_t n, rows, width;
-	uint32_t kind, d;
-	double target;
-	bool json;
+	uint64_t n = o->n, rows = o->rows, width = o->width;
+	uint32_t kind = o->kind, d;
+	double target = o->target;
+	bool json = o->json;
 	char mb[32];
-	int lg, met = 0, err = parse_verb_opts(&model_verb, argc, argv, &o);
+	int lg, met = 0;
 
-	if (err)
-		return err == OPTS_HELP ? 0 : err;
-	n = o.n, rows = o.rows, width = o.width, kind = o.kind, target = o.target, json = o.json;
-	if (o.arrivals_set && o.backend != PACER_BACKEND_TABLE)
-		return usage_error("model", "--arrivals applies to --backend table only");
-	if (o.backend == PACER_BACKEND_TABLE)
-		return table_sizing(n, width, o.arrivals, target, json);
 	if (!target) {
 		lg = lines_log2_for(kind, (uint32_t)rows, width);
 		if (lg < 0) {
@@ -233,4 +226,30 @@ int cmd_model(int argc, char **argv)
 		return 1;
 	}
 	return 0;
+}
+
+static int table_run(const struct model_opts *o)
+{
+	return table_sizing(o->n, o->width, o->arrivals, o->target, o->json);
+}
+
+/* Each backend's model (backend.h); one line per backend. */
+static const struct {
+	int (*run)(const struct model_opts *o);
+	bool takes_arrivals;
+} models[PACER_BACKEND_MAX] = {
+	[PACER_BACKEND_SKETCH] = { sketch_run, false },
+	[PACER_BACKEND_TABLE] = { table_run, true },
+};
+
+int cmd_model(int argc, char **argv)
+{
+	struct model_opts o = { 0 };
+	int err = parse_verb_opts(&model_verb, argc, argv, &o);
+
+	if (err)
+		return err == OPTS_HELP ? 0 : err;
+	if (o.arrivals_set && !models[o.backend].takes_arrivals)
+		return usage_error("model", "--arrivals applies to --backend table only");
+	return models[o.backend].run(&o);
 }

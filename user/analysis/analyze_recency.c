@@ -10,10 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "analyze_table1.h"
-#include "analyze_t1_structs.h"
-#include "pacer_sketch.h"
+#include "analyze_recency.h"
+#include "analyze_recency_structs.h"
+#include "pacer_hash.h"
 #include "time_now.h"
+#include "pacer_ticks.h"
 
 #define ABSENT UINT64_MAX
 
@@ -296,7 +297,7 @@ static void t1_item(struct t1_state *t, struct t1_result *out, const struct t1_p
 	out->hist[T1_H_POLICY][t1_hist_bin(policy_ref == ABSENT ? ABSENT :
 					   t->pos_ts[i] - t->pos_ts[policy_ref])]++;
 	out->hist[T1_H_SKETCH][t1_hist_bin(t->item_est[i] == PACER_AGE_NEVER ? ABSENT :
-					   (uint64_t)t->item_est[i] << p->tick_shift)]++;
+					   pacer_ticks_ns(t->item_est[i], p->tick_shift))]++;
 	for (k = 0; k < T1_NSTRUCT; k++)
 		if (t->built[k])
 			t1_judge(t, out, p, k, i, exact, exact_beyond);

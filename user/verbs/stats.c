@@ -10,7 +10,7 @@
 #include "common.h"
 #include "json_writer.h"
 #include "opts.h"
-#include "parse.h"
+#include "cli_values.h"
 #include "prom.h"
 #include "safe_file.h"
 #include "time_now.h"
@@ -40,9 +40,12 @@ static void print_totals(const uint64_t *c, const struct pacer_config *cfg, bool
 			jsonw_uint_field(&w, pacer_stat_names[i], c[i]);
 		/* The per-source rate the counts were made under: N per T (N = 1: --interval T). */
 		jsonw_uint_field(&w, "rate_n", cfg->rate_n ? cfg->rate_n : 1);
+		jsonw_uint_field(&w, "interval_ns", cfg->interval_ns);
+		jsonw_uint_field(&w, "thresh_ticks", cfg->thresh_ticks);
+		jsonw_uint_field(&w, "burst_ticks", cfg->burst_ticks);
+		/* The earlier names of interval_ns and thresh_ticks, kept for one release. */
 		jsonw_uint_field(&w, "rate_period_ns", cfg->interval_ns);
 		jsonw_uint_field(&w, "threshold_ticks", cfg->thresh_ticks);
-		jsonw_uint_field(&w, "burst_ticks", cfg->burst_ticks);
 		jsonw_end_object(&w);
 		return;
 	}

@@ -11,7 +11,7 @@
 #include <xdp/libxdp.h>
 #include "common.h"
 #include "opts.h"
-#include "parse.h"
+#include "cli_values.h"
 
 struct unload_opts {
 	const char *ifname;

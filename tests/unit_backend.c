@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Unit tests of the backend seam (user/lib/backend.h): every backend has a
+ * complete descriptor, the lookup fails closed outside the enum, and the
+ * descriptor's geometry, simulator and model are the backend's own code
+ * (the same numbers as calling the sketch's and the table's directly).
+ */
+#include <check.h>
+#include "check_run.h"
+#include <string.h>
+#include "backend.h"
+#include "geometry.h"
+#include "pacer_names.h"
+#include "pacer_rate.h"
+#include "pacer_table.h"
+#include "sketch_sim.h"
+#include "table_sim.h"
+#include "layout.h"
+#include "ticks.h"
+
+START_TEST(test_every_backend_is_complete)
+{
+	uint32_t b;
+
+	for (b = 0; b < PACER_BACKEND_MAX; b++) {
+		const struct backend_desc *d = backend_of(b);
+
+		ck_assert_ptr_nonnull(d);
+		ck_assert_str_eq(d->name, backend_name(b));
+		ck_assert(d->lines && d->check && d->width && d->max_lines_log2 && d->evicts);
+		ck_assert(d->report_str && d->live_str && d->load_args);
+		ck_assert(d->sim_init && d->sim_packet && d->sim_evictions && d->sim_free);
+		ck_assert(d->model_rate && d->sim_size && d->sweep_from_per_line);
+		ck_assert(d->rate_n_hint && d->rate_hint && d->unseen_note);
+		ck_assert_uint_ge(d->max_rows, 1);
+		ck_assert_uint_le(d->max_rows, PACER_MAX_ROWS);
+		ck_assert_uint_ge(d->rate_max_n, 1);
+		ck_assert_uint_le(d->rate_max_n, PACER_RATE_MAX_N);
+		/* The datapath's own bound on ages, from its compile-time branch. */
+		ck_assert_uint_eq(d->rate_max_sat, pacer_rate_max_sat(b));
+	}
+	ck_assert_ptr_null(backend_of(PACER_BACKEND_MAX));
+	ck_assert_ptr_null(backend_of(UINT32_MAX));
+}
+END_TEST
+
+START_TEST(test_geometry_and_lines)
+{
+	const struct backend_desc *s = backend_of(PACER_BACKEND_SKETCH), *t = backend_of(PACER_BACKEND_TABLE);
+	char buf[160];
+
+	ck_assert_uint_eq(s->width(PACER_LAYOUT_ROWS, 4, 14), geom_width_cells(PACER_LAYOUT_ROWS, 4, 14));
+	ck_assert_uint_eq(s->width(PACER_LAYOUT_BLOCKED, 4, 16), 1ULL << 20);
+	ck_assert_uint_eq(t->width(PACER_LAYOUT_ROWS, 1, 12), (uint64_t)PACER_TBL_WAYS << 12);
+	ck_assert_uint_eq(s->max_lines_log2(PACER_LAYOUT_ROWS, 4), geom_max_lines_log2(PACER_LAYOUT_ROWS, 4));
+	ck_assert_uint_eq(t->max_lines_log2(PACER_LAYOUT_ROWS, 1), PACER_TBL_MAX_LINES_LOG2);
+	ck_assert_str_eq(s->report_str(4, PACER_LAYOUT_ROWS, 14, 0, buf, sizeof(buf)),
+			 "4 rows x 1048576 cells (rows layout)");
+	ck_assert_str_eq(t->report_str(1, PACER_LAYOUT_ROWS, 4, PACER_TBL_FULL_EVICT, buf, sizeof(buf)),
+			 "table of 256 entries, on full: evict-oldest");
+	ck_assert_str_eq(s->live_str(2, PACER_LAYOUT_ROWS, 6, 0, buf, sizeof(buf)),
+			 "2 rows x 4096 cells, rows layout");
+	ck_assert_str_eq(t->live_str(1, PACER_LAYOUT_ROWS, 12, PACER_TBL_FULL_DROP, buf, sizeof(buf)),
+			 "65536 entries, on full: drop");
+	ck_assert_str_eq(t->load_args(1, PACER_LAYOUT_ROWS, 4096, PACER_TBL_FULL_DROP, buf, sizeof(buf)),
+			 "--backend table --width 4096 --on-full drop");
+	ck_assert_str_eq(s->load_args(8, PACER_LAYOUT_BLOCKED, 4096, 0, buf, sizeof(buf)),
+			 "--rows 8 --width 4096 --layout blocked");
+	/* A recorded table must be one row of 2^1..2^24 lines; the sketch's checks are the header's. */
+	ck_assert_ptr_null(t->check(1, PACER_LAYOUT_ROWS, 10, buf, sizeof(buf)));
+	ck_assert_ptr_nonnull(t->check(2, PACER_LAYOUT_ROWS, 10, buf, sizeof(buf)));
+	ck_assert_ptr_nonnull(strstr(buf, "not 2 rows of 2^10"));
+	ck_assert_ptr_nonnull(t->check(1, PACER_LAYOUT_ROWS, 0, buf, sizeof(buf)));
+	ck_assert_ptr_null(s->check(8, PACER_LAYOUT_BLOCKED, 3, buf, sizeof(buf)));
+	ck_assert(t->evicts(PACER_TBL_FULL_EVICT) && !t->evicts(PACER_TBL_FULL_DROP));
+	ck_assert(!s->evicts(PACER_TBL_FULL_DROP));
+}
+END_TEST
+
+/* The descriptor's simulator gives the backend's own verdicts, packet by packet. */
+START_TEST(test_sim_through_descriptor_matches_direct)
+{
+	const __u64 key[2] = { 0x1234, 0x5678 };
+	const uint32_t thresh = pacer_thresh_ticks(300000000ULL, 23);
+	uint32_t b;
+
+	for (b = 0; b < PACER_BACKEND_MAX; b++) {
+		const struct backend_desc *d = backend_of(b);
+		const struct backend_sim_cfg cfg = {
+			.rows = 2, .kind = PACER_LAYOUT_ROWS, .lines_log2 = 2, .tick_shift = 23,
+			.thresh = thresh, .policy = PACER_POLICY_PACE, .on_full = PACER_TBL_FULL_EVICT,
+			.key = key,
+		};
+		struct sketch_sim sk;
+		struct table_sim tb;
+		_Alignas(16) char via[sizeof(struct sketch_sim) > sizeof(struct table_sim) ? sizeof(struct sketch_sim)
+									       : sizeof(struct table_sim)];
+		uint64_t i, differ = 0, drops = 0;
+
+		ck_assert_uint_le(d->sim_size, sizeof(via));
+		ck_assert_int_eq(d->sim_init(via, &cfg), 0);
+		if (b == PACER_BACKEND_SKETCH)
+			ck_assert_int_eq(sketch_sim_init(&sk, 2, PACER_LAYOUT_ROWS, 2, 23, thresh,
+							 PACER_POLICY_PACE, key), 0);
+		else
+			ck_assert_int_eq(table_sim_init(&tb, 2, 23, thresh, PACER_POLICY_PACE,
+							PACER_TBL_FULL_EVICT, key), 0);
+		for (i = 0; i < 20000; i++) {
+			uint64_t h = pacer_mix64(i % 700), now = 1000000000ULL + i * 50000ULL;
+			int a = d->sim_packet(via, h, now);
+			int c = b == PACER_BACKEND_SKETCH ? sketch_sim_packet(&sk, h, now, NULL)
+							  : table_sim_packet(&tb, h, now, NULL);
+
+			differ += a != c;
+			drops += a;
+		}
+		ck_assert_uint_eq(differ, 0);
+		/* Small enough to collide (the table, evict-oldest: to evict), so the comparison is not vacuous. */
+		ck_assert_uint_gt(drops + d->sim_evictions(via), 0);
+		if (b == PACER_BACKEND_TABLE) {
+			ck_assert_uint_eq(d->sim_evictions(via), tb.evicted);
+			table_sim_free(&tb);
+		} else {
+			ck_assert_uint_eq(d->sim_evictions(via), 0);
+			sketch_sim_free(&sk);
+		}
+		d->sim_free(via);
+	}
+}
+END_TEST
+
+START_TEST(test_model_through_descriptor)
+{
+	double overflow, collision;
+
+	ck_assert_double_eq(backend_of(PACER_BACKEND_SKETCH)->model_rate(PACER_LAYOUT_ROWS, 4, 10, 5000),
+			    sketch_model_false_drop(PACER_LAYOUT_ROWS, 4, 10, 5000));
+	table_model(10, 5000, &overflow, &collision);
+	ck_assert_double_eq(backend_of(PACER_BACKEND_TABLE)->model_rate(PACER_LAYOUT_ROWS, 1, 10, 5000),
+			    overflow + collision);
+}
+END_TEST
+
+/* load's geometry through the descriptor: the refusals name the option and value. */
+START_TEST(test_lines_refusals)
+{
+	struct pacer_layout lay = { 0 };
+	uint64_t lines;
+	char err[160];
+
+	ck_assert_int_eq(backend_of(PACER_BACKEND_TABLE)->lines(16, 3, PACER_LAYOUT_BLOCKED, &lay, &lines, err,
+							 sizeof(err)), 2);
+	ck_assert_str_eq(err, "--width 16: a table takes 32 to 268435456 entries");
+	ck_assert_int_eq(backend_of(PACER_BACKEND_TABLE)->lines(4096, 3, PACER_LAYOUT_BLOCKED, &lay, &lines,
+								err, sizeof(err)), 0);
+	ck_assert_uint_eq(lines, 4096 / PACER_TBL_WAYS);
+	ck_assert_uint_eq(lay.rows, 1);
+	ck_assert_int_eq(backend_of(PACER_BACKEND_SKETCH)->lines(4096, 3, PACER_LAYOUT_BLOCKED, &lay, &lines,
+								 err, sizeof(err)), 2);
+	ck_assert_str_eq(err, "--layout blocked needs --rows to be a power of two (1, 2, 4 or 8), not 3");
+	ck_assert_int_eq(backend_of(PACER_BACKEND_SKETCH)->lines(4096, 4, PACER_LAYOUT_BLOCKED, &lay, &lines,
+								 err, sizeof(err)), 0);
+	ck_assert_uint_eq(lines, 4096 / PACER_LINE_BYTES * 4);
+}
+END_TEST
+
+/* An out-of-range backend is refused by name, never looked up. */
+START_TEST(test_unknown_backend_refused)
+{
+	struct layout_req r = { .interval_ns = 1000000000ULL, .width = 4096, .rows = 4,
+				.kind = PACER_LAYOUT_ROWS, .backend = PACER_BACKEND_MAX, .ncpus = 1 };
+	struct pacer_layout lay;
+	struct pacer_rate rate;
+	char err[160];
+
+	ck_assert_int_eq(layout_build(&r, &lay, &rate, err, sizeof(err)), 2);
+	ck_assert_str_eq(err, "backend 2 is neither sketch (0) nor table (1)");
+	ck_assert_int_eq(rate_fit(4, 1000000000ULL, 20, PACER_BACKEND_MAX, &rate, err, sizeof(err)), 2);
+	ck_assert_str_eq(err, "backend 2 is neither sketch (0) nor table (1)");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("backend seam");
+	TCase *tc = tcase_create("descriptors");
+
+	tcase_add_test(tc, test_every_backend_is_complete);
+	tcase_add_test(tc, test_geometry_and_lines);
+	tcase_add_test(tc, test_sim_through_descriptor_matches_direct);
+	tcase_add_test(tc, test_model_through_descriptor);
+	tcase_add_test(tc, test_lines_refusals);
+	tcase_add_test(tc, test_unknown_backend_refused);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
