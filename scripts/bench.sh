@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The benchmark (scripts/bench.py does the measuring): every program on every
 # workload in one run, on a veth pair between two namespaces made here, then
-# a table on stdout and build/bench/results.json.
+# a table on stdout, build/bench/results.json and, from it, the cost per
+# program as an SVG chart beside it (scripts/plot-bench.sh).
 #   scripts/bench.sh [--quick] [--seconds S] [--reps N] [--threads N] [--no-sweep]
 #                    [--no-placement | --placement-only]
 #                    [--programs A,B] [--workloads X,Y] [--perf-only] [--paced]
@@ -44,10 +45,20 @@ trap 'exit 143' TERM
 trap 'exit 129' HUP
 
 scripts/deps.sh
-make -s -j"$(nproc)" BUILD="$BUILD" bpf cli
+make -s -j"$(nproc)" BUILD="$BUILD" bpf cli "$BUILD/tests/tools/svg_plot"
+out=$BUILD/bench/results.json
+prev=
+for arg in "$@"; do
+	[ "$prev" = --out ] && out=$arg
+	case $arg in --out=*) out=${arg#--out=} ;; esac
+	prev=$arg
+done
 python3 "${BENCH_PY:-scripts/bench.py}" "$@" &
 py_pid=$!
 wait "$py_pid"
 rc=$?
 py_pid=
+if [ "$rc" -eq 0 ] && python3 -c 'import json, sys; sys.exit(not json.load(open(sys.argv[1]))["perf"])' "$out" 2>/dev/null; then
+	scripts/plot-bench.sh "$out" "${out%.json}-cost.svg" >/dev/null && echo "SVG: ${out%.json}-cost.svg"
+fi
 exit "$rc"
