@@ -70,7 +70,7 @@ PROGRAMS = {
     "pacer-percpu": ("cli", ["--placement", "percpu"]),
     "pacer-shared": ("cli", ["--placement", "shared"]),
     "pacer-shared-blocked": ("cli", ["--placement", "shared", "--layout", "blocked"]),
-    # 512 KiB per copy: stays in this VM's L2 (see README: cost vs sketch size)
+    # 512 KiB per copy: stays in this VM's L2 (see docs/benchmark.md: the full benchmark's sweep)
     "pacer-percpu-512k": ("cli", ["--placement", "percpu", "--width", "131072"]),
     "pacer-shared-512k": ("cli", ["--placement", "shared", "--width", "131072"]),
     # The clock's share of the cost: the same cache-resident sketch reading a clock helper

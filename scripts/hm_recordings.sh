@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# The HistoricalMembership recordings of the README's Table 1 figures, and
+# The HistoricalMembership recordings of the Table 1 figures in docs/analysis.md, and
 # `analyze --json` over them with one or more xdp-pacer builds, interleaved.
 #
 #   scripts/hm_recordings.sh [--dir DIR] [--reps N] [--eps E] [--live] [XDP_PACER ...]
