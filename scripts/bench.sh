@@ -58,7 +58,9 @@ py_pid=$!
 wait "$py_pid"
 rc=$?
 py_pid=
-if [ "$rc" -eq 0 ] && python3 -c 'import json, sys; sys.exit(not json.load(open(sys.argv[1]))["perf"])' "$out" 2>/dev/null; then
+# The cost chart is the main benchmark's (bench-rate.sh and bench-budget.sh
+# run other measurements through this script).
+if [ "$rc" -eq 0 ] && [ -z "${BENCH_PY:-}" ] && python3 -c 'import json, sys; sys.exit(not json.load(open(sys.argv[1]))["perf"])' "$out" 2>/dev/null; then
 	scripts/plot-bench.sh "$out" "${out%.json}-cost.svg" >/dev/null && echo "SVG: ${out%.json}-cost.svg"
 fi
 exit "$rc"
