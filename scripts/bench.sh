@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The benchmark (scripts/bench.py does the measuring): every program on every
 # workload in one run, on a veth pair between two namespaces made here, then
-# a table on stdout, build/bench/results.json and, from it, the cost per
-# program as an SVG chart beside it (scripts/plot-bench.sh).
+# a table on stdout, build/bench/results.json and, from it, SVG charts beside
+# it: the cost per program and the cost against sketch size (scripts/plot-bench.sh).
 #   scripts/bench.sh [--quick] [--seconds S] [--reps N] [--threads N] [--no-sweep]
 #                    [--no-placement | --placement-only]
 #                    [--programs A,B] [--workloads X,Y] [--perf-only] [--paced]
@@ -61,6 +61,7 @@ py_pid=
 # The cost chart is the main benchmark's (bench-rate.sh and bench-budget.sh
 # run other measurements through this script).
 if [ "$rc" -eq 0 ] && [ -z "${BENCH_PY:-}" ] && python3 -c 'import json, sys; sys.exit(not json.load(open(sys.argv[1]))["perf"])' "$out" 2>/dev/null; then
-	scripts/plot-bench.sh "$out" "${out%.json}-cost.svg" >/dev/null && echo "SVG: ${out%.json}-cost.svg"
+	scripts/plot-bench.sh "$out" "${out%.json}-cost.svg" "${out%.json}-sweep.svg" | sed 's/^/SVG: /' ||
+		echo "bench: the results are in $out, but the charts were not drawn (see above)" >&2
 fi
 exit "$rc"

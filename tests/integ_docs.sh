@@ -6,7 +6,8 @@
 # no dates); and the scripts that draw the docs' SVG plots still produce
 # valid SVG from the current code: scripts/plot-sizing.sh from `xdp-pacer
 # model`, scripts/plot-bench.sh from a short real run of scripts/bench.sh
-# (root: a veth pair in namespaces the benchmark makes and removes).
+# with its sweep (root: a veth pair in namespaces the benchmark makes and
+# removes).
 . "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/.." || exit 1
 WORK=$(mktemp -d /tmp/xpi-docs.XXXXXX)
@@ -79,18 +80,26 @@ done
 check "svg_plot refuses a malformed row, naming the line" \
 	bash -c "printf 'a\t1\t2\nb\tx\t3\n' | '$BUILD/tests/tools/svg_plot' line T x y 2>&1 >/dev/null | grep -q 'stdin:2: not a number'"
 
-BUILD=$BUILD scripts/bench.sh --perf-only --no-sweep --no-placement --workloads uniform-1k \
+bad=$(cd scripts && PYTHONDONTWRITEBYTECODE=1 python3 -c 'import bench; print(" ".join(bench.placement_mismatches()))')
+check "every benchmark program named percpu or shared loads with that --placement (not: ${bad:-none})" \
+	test -z "$bad"
+BUILD=$BUILD scripts/bench.sh --perf-only --no-placement --workloads spoofed \
 	--programs bare-drop --reps 1 --seconds 0.3 --out "$WORK/bench.json" >"$WORK/bench.out" 2>&1
 rc=$?
-check "a short scripts/bench.sh run exits 0" test $rc -eq 0
+check "a short scripts/bench.sh run (with its sweep) exits 0" test $rc -eq 0
 [ $rc -eq 0 ] || tail -20 "$WORK/bench.out"
-check "... and writes its cost chart beside its results" valid_svg "$WORK/bench-cost.svg"
-BUILD=$BUILD scripts/plot-bench.sh "$WORK/bench.json" "$WORK/cost.svg" >/dev/null
-check "scripts/plot-bench.sh draws valid SVG from the run's results.json" valid_svg "$WORK/cost.svg"
-# bare-drop and lru-exact on one workload: two bars
+check "... and draws its cost chart beside its results" valid_svg "$WORK/bench-cost.svg"
+check "... and its sweep chart" valid_svg "$WORK/bench-sweep.svg"
+BUILD=$BUILD scripts/plot-bench.sh "$WORK/bench.json" "$WORK/cost.svg" "$WORK/sweep.svg" >/dev/null
+check "scripts/plot-bench.sh draws valid SVG from the run's results.json: the cost" valid_svg "$WORK/cost.svg"
+check "... and the sweep" valid_svg "$WORK/sweep.svg"
+# bare-drop and lru-exact on one workload: two bars; the sweep: one curve, a point per size
 check "... one bar per program and workload" test "$(grep -c "height='12.0' fill=" "$WORK/cost.svg")" -eq 2
+sizes=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["sweep"]))' "$WORK/bench.json")
+check "... one sweep curve with a point per sketch size ($sizes)" \
+	test "$(count_tag "$WORK/sweep.svg" polyline)" -eq 1 -a "$(count_tag "$WORK/sweep.svg" circle)" -eq "$sizes" -a "$sizes" -ge 3
 echo '{"perf": []}' >"$WORK/empty.json"
-BUILD=$BUILD scripts/plot-bench.sh "$WORK/empty.json" "$WORK/empty.svg" 2>"$WORK/err"
+BUILD=$BUILD scripts/plot-bench.sh "$WORK/empty.json" "$WORK/empty.svg" "$WORK/empty-sweep.svg" 2>"$WORK/err"
 check "plot-bench refuses results without cost rows, naming the file, and writes nothing" \
-	bash -c "test $? -ne 0 && grep -q 'empty.json' '$WORK/err' && test ! -e '$WORK/empty.svg'"
+	bash -c "test $? -ne 0 && grep -q 'empty.json' '$WORK/err' && test ! -e '$WORK/empty.svg' && test ! -e '$WORK/empty-sweep.svg'"
 finish

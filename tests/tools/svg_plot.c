@@ -18,15 +18,17 @@
 #include <string.h>
 #include "svg_chart.h"
 
-#define MAX_NAMES 16
+#define MAX_GROUPS 64 /* bars: programs */
+#define MAX_SERIES 16 /* one color each */
 #define MAX_POINTS 4096
 
-static const char *const colors[MAX_NAMES] = { "#1f77b4", "#d62728", "#2ca02c", "#9467bd",
+static const char *const colors[MAX_SERIES] = { "#1f77b4", "#d62728", "#2ca02c", "#9467bd",
 					       "#ff7f0e", "#8c564b", "#e377c2", "#17becf",
 					       "#7f7f7f", "#bcbd22", "#aec7e8", "#ff9896",
 					       "#98df8a", "#c5b0d5", "#ffbb78", "#c49c94" };
 
-static char *names[2][MAX_NAMES];
+/* names[0]: the bars' groups; names[1]: the series. */
+static char *names[2][MAX_GROUPS];
 static size_t nnames[2];
 
 static void die(unsigned line, const char *what, const char *value)
@@ -43,8 +45,8 @@ static size_t name_index(int k, const char *name, unsigned line)
 	for (i = 0; i < nnames[k]; i++)
 		if (!strcmp(names[k][i], name))
 			return i;
-	if (nnames[k] == MAX_NAMES)
-		die(line, "more than 16 series or groups at", name);
+	if (nnames[k] == (k ? MAX_SERIES : MAX_GROUPS))
+		die(line, k ? "more than 16 series at" : "more than 64 groups at", name);
 	names[k][nnames[k]] = strdup(name);
 	if (!names[k][nnames[k]])
 		exit(1);
@@ -87,8 +89,8 @@ static int usage(void)
 
 int main(int argc, char **argv)
 {
-	static double xs[MAX_NAMES][MAX_POINTS], ys[MAX_NAMES][MAX_POINTS], value[MAX_NAMES * MAX_NAMES];
-	static size_t npts[MAX_NAMES];
+	static double xs[MAX_SERIES][MAX_POINTS], ys[MAX_SERIES][MAX_POINTS], value[MAX_GROUPS * MAX_SERIES];
+	static size_t npts[MAX_SERIES];
 	int bars = argc >= 4 && !strcmp(argv[1], "bars");
 	int line_chart = argc >= 5 && !strcmp(argv[1], "line");
 	struct svg_chart c = { 0 };
@@ -113,7 +115,7 @@ int main(int argc, char **argv)
 		} else
 			return usage();
 	}
-	for (i = 0; i < MAX_NAMES * MAX_NAMES; i++)
+	for (i = 0; i < MAX_GROUPS * MAX_SERIES; i++)
 		value[i] = NAN;
 	while (fgets(row, sizeof(row), stdin)) {
 		line++;
@@ -123,7 +125,7 @@ int main(int argc, char **argv)
 		if (bars) {
 			size_t g = name_index(0, f[0], line), s = name_index(1, f[1], line);
 
-			value[g * MAX_NAMES + s] = number(f[2], line);
+			value[g * MAX_SERIES + s] = number(f[2], line);
 		} else {
 			size_t s = name_index(1, f[0], line);
 
@@ -138,12 +140,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (bars) {
-		static double packed[MAX_NAMES * MAX_NAMES];
+		static double packed[MAX_GROUPS * MAX_SERIES];
 		size_t g, s;
 
 		for (g = 0; g < nnames[0]; g++)
 			for (s = 0; s < nnames[1]; s++)
-				packed[g * nnames[1] + s] = value[g * MAX_NAMES + s];
+				packed[g * nnames[1] + s] = value[g * MAX_SERIES + s];
 		struct svg_bars b = { .title = argv[2], .xlabel = argv[3],
 				      .groups = (const char *const *)names[0], .ngroups = nnames[0],
 				      .series = (const char *const *)names[1], .colors = colors,
@@ -151,7 +153,7 @@ int main(int argc, char **argv)
 
 		svg_bars_write(stdout, &b);
 	} else {
-		static struct svg_series series[MAX_NAMES];
+		static struct svg_series series[MAX_SERIES];
 
 		for (i = 0; i < nnames[1]; i++)
 			series[i] = (struct svg_series){ .name = names[1][i], .color = colors[i],
