@@ -6,8 +6,8 @@
 # no dates); and the scripts that draw the docs' SVG plots still produce
 # valid SVG from the current code: scripts/plot-sizing.sh from `xdp-pacer
 # model`, scripts/plot-bench.sh from a short real run of scripts/bench.sh
-# with its sweep (root: a veth pair in namespaces the benchmark makes and
-# removes).
+# with its sweep, and scripts/hm_recordings.sh --live (root: veth pairs in
+# namespaces the scripts make and remove).
 . "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/.." || exit 1
 WORK=$(mktemp -d /tmp/xpi-docs.XXXXXX)
@@ -98,6 +98,14 @@ check "... one bar per program and workload" test "$(grep -c "height='12.0' fill
 sizes=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["sweep"]))' "$WORK/bench.json")
 check "... one sweep curve with a point per sketch size ($sizes)" \
 	test "$(count_tag "$WORK/sweep.svg" polyline)" -eq 1 -a "$(count_tag "$WORK/sweep.svg" circle)" -eq "$sizes" -a "$sizes" -ge 3
+# docs/analysis.md's live recordings: generator traffic recorded through the pacer, then analyzed
+scripts/hm_recordings.sh --live --reps 1 --dir "$WORK/hm" >"$WORK/hm.out" 2>&1
+rc=$?
+check "scripts/hm_recordings.sh --live runs as docs/analysis.md gives it" test $rc -eq 0
+[ $rc -eq 0 ] || tail -5 "$WORK/hm.out"
+check "... and reports HistoricalMembership on its three recordings" \
+	test "$(grep -cE ' (spoofed|zipf11|zipf13) +[0-9.]+ ' "$WORK/hm.out")" -eq 3
+
 echo '{"perf": []}' >"$WORK/empty.json"
 BUILD=$BUILD scripts/plot-bench.sh "$WORK/empty.json" "$WORK/empty.svg" "$WORK/empty-sweep.svg" 2>"$WORK/err"
 check "plot-bench refuses results without cost rows, naming the file, and writes nothing" \
