@@ -80,7 +80,7 @@ enum pacer_clock {
 /*
  * The cached clock: a BPF timer stores the coarse time here a few times per
  * tick; packets read it.  The guarantees hold in this clock; it can lag real
- * time by a refresh period plus timer latency (see README, "Clock").
+ * time by a refresh period plus timer latency (see docs/design.md, "Clock").
  */
 struct pacer_clock_state {
 	struct bpf_timer timer;

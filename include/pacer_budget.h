@@ -27,7 +27,7 @@
  *  sliding window of time stamps.
  *
  * Ring size.  pacer_budget_ring_size() is the exact number of buckets the
- * rule above can hold at once (proof in README; tests/unit_budget.c checks
+ * rule above can hold at once (proof in docs/design.md; tests/unit_budget.c checks
  * it by exhaustive search over small parameters).
  *
  * Time.  The ring keeps the latest time it has seen and never moves back:
@@ -151,7 +151,7 @@ PACER_INLINE __u64 pacer_budget_case_oldest_by_time(__u64 limit, __u64 window_ns
  * ones sealed by time), or by time (above: the count of later buckets steps
  * up once as d grows, and admissions grow with d, so only the smallest d
  * of each step, 0 and d*, can be best).  With C = 1 every bucket is sealed
- * by count.  README "Global budget" has the argument; tests/unit_budget.c
+ * by count.  docs/design.md, "Global budget", has the argument; tests/unit_budget.c
  * checks by exhaustive search over small parameters that it is exact.
  */
 PACER_INLINE __u64 pacer_budget_ring_size(__u64 limit, __u64 window_ns, __u64 slack_ns,

@@ -27,7 +27,7 @@
  * ticks fed the same admissions allows too.  That one is GCRA(emit, burst - 1) in ticks, so m
  * admissions after a first one take a tick gap g >= m*emit - burst + 1; the
  * true gap exceeds (g - 1)q >= m*emit*q - burst*q >= mI - tau: the admitted
- * stream conforms to GCRA(I, tau) in nanoseconds (README, "Per-source rate").
+ * stream conforms to GCRA(I, tau) in nanoseconds (docs/design.md, "Per-source rate").
  */
 #ifndef PACER_RATE_H
 #define PACER_RATE_H

@@ -70,7 +70,7 @@ PROGRAMS = {
     "pacer-percpu": ("cli", ["--placement", "percpu"]),
     "pacer-shared": ("cli", ["--placement", "shared"]),
     "pacer-shared-blocked": ("cli", ["--placement", "shared", "--layout", "blocked"]),
-    # 512 KiB per copy: stays in this VM's L2 (see README: cost vs sketch size)
+    # 512 KiB per copy: stays in this VM's L2 (see docs/benchmark.md: the full benchmark's sweep)
     "pacer-percpu-512k": ("cli", ["--placement", "percpu", "--width", "131072"]),
     "pacer-shared-512k": ("cli", ["--placement", "shared", "--width", "131072"]),
     # The clock's share of the cost: the same cache-resident sketch reading a clock helper
@@ -80,9 +80,10 @@ PROGRAMS = {
     "pacer-shared-512k-precise": ("cli", ["--placement", "shared", "--width", "131072",
                                           "--clock", "precise"]),
     # The recency table: 2^20 entries of 4 bytes, 4 MiB per copy, like the default sketch.
-    "table-percpu": ("cli", ["--backend", "table"]),
+    "table-percpu": ("cli", ["--backend", "table", "--placement", "percpu"]),
     "table-shared": ("cli", ["--backend", "table", "--placement", "shared"]),
-    "table-percpu-evict": ("cli", ["--backend", "table", "--on-full", "evict-oldest"]),
+    "table-percpu-evict": ("cli", ["--backend", "table", "--placement", "percpu",
+                                   "--on-full", "evict-oldest"]),
     "table-shared-evict": ("cli", ["--backend", "table", "--placement", "shared",
                                    "--on-full", "evict-oldest"]),
     # 2 MiB: 4 B per source at the ~500 000 paced sources per interval this VM's
@@ -508,6 +509,21 @@ def is_shared(prog):
     return "shared" in PROGRAMS[prog][1]
 
 
+def placement_mismatches():
+    """Loaded programs whose name says percpu or shared without passing that --placement:
+    `load` would pick by itself (auto: shared on a veth) and the rows would be mislabelled."""
+    bad = []
+    for name, (how, args) in PROGRAMS.items():
+        if how != "cli":
+            continue
+        for placement in ("percpu", "shared"):
+            said = placement in name.split("-")
+            given = any(a == "--placement" and b == placement for a, b in zip(args, args[1:]))
+            if said != given:
+                bad.append(name)
+    return bad
+
+
 def copies_of(prog):
     """Sketch copies the traffic is spread over: one per CPU unless shared."""
     return 1 if is_shared(prog) else len(os.sched_getaffinity(0))
@@ -835,6 +851,9 @@ def main():
                     "NAME: before and after in one run")
     ap.add_argument("--out", default=f"{BUILD}/bench/results.json")
     a = ap.parse_args()
+    if placement_mismatches():
+        sys.exit(f"bench: programs whose --placement does not match their name: "
+                 f"{', '.join(placement_mismatches())}")
     if a.compare_cli and not (os.path.isfile(a.compare_cli) and os.access(a.compare_cli, os.X_OK)):
         ap.error(f"--compare-cli: '{a.compare_cli}' is not an executable file")
     for opt, known in (("programs", PROGRAMS), ("workloads", WORKLOADS)):

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The benchmark (scripts/bench.py does the measuring): every program on every
 # workload in one run, on a veth pair between two namespaces made here, then
-# a table on stdout and build/bench/results.json.
+# a table on stdout, build/bench/results.json and, from it, SVG charts beside
+# it: the cost per program and the cost against sketch size (scripts/plot-bench.sh).
 #   scripts/bench.sh [--quick] [--seconds S] [--reps N] [--threads N] [--no-sweep]
 #                    [--no-placement | --placement-only]
 #                    [--programs A,B] [--workloads X,Y] [--perf-only] [--paced]
@@ -44,10 +45,23 @@ trap 'exit 143' TERM
 trap 'exit 129' HUP
 
 scripts/deps.sh
-make -s -j"$(nproc)" BUILD="$BUILD" bpf cli
+make -s -j"$(nproc)" BUILD="$BUILD" bpf cli "$BUILD/tests/tools/svg_plot"
+out=$BUILD/bench/results.json
+prev=
+for arg in "$@"; do
+	[ "$prev" = --out ] && out=$arg
+	case $arg in --out=*) out=${arg#--out=} ;; esac
+	prev=$arg
+done
 python3 "${BENCH_PY:-scripts/bench.py}" "$@" &
 py_pid=$!
 wait "$py_pid"
 rc=$?
 py_pid=
+# The cost chart is the main benchmark's (bench-rate.sh and bench-budget.sh
+# run other measurements through this script).
+if [ "$rc" -eq 0 ] && [ -z "${BENCH_PY:-}" ] && python3 -c 'import json, sys; sys.exit(not json.load(open(sys.argv[1]))["perf"])' "$out" 2>/dev/null; then
+	scripts/plot-bench.sh "$out" "${out%.json}-cost.svg" "${out%.json}-sweep.svg" | sed 's/^/SVG: /' ||
+		echo "bench: the results are in $out, but the charts were not drawn (see above)" >&2
+fi
 exit "$rc"

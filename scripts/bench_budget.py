@@ -31,7 +31,7 @@ K = 1000                    # mix budget: 1000 per second
 GOOD_N, GOOD_PERIOD_S = 400, 2
 FLOOD_PPS = 30 * K          # asked for; what the loaded VM delivers is reported
 RESERVE_PCT = 70
-RESERVE_CELLS = 1 << 21     # filter sized for 10 s of flood admissions (README: sizing)
+RESERVE_CELLS = 1 << 21     # filter sized for 10 s of flood admissions (docs/design.md: reserve for returning sources)
 COST_LOAD = ["--placement", "shared", "--width", "131072", "--interval", "1ms"]
 COST_PROGRAMS = {
     "pacer (no budget)": COST_LOAD,

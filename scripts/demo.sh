@@ -76,7 +76,7 @@ TXT
 echo
 echo "== flood: xdp-pacer gen (XDP live frames): 5000 sources, as fast as this VM can, 2.5 s"
 # Pinned to one CPU, so a per-CPU sketch would see every packet too (on this veth
-# `load` picks shared: no RSS hash; see README: per-CPU placement and RSS).
+# `load` picks shared: no RSS hash; see docs/design.md: per-CPU placement and RSS).
 before=$(rx "$CLI" stats "$IF_RX" --json)
 g=$(tx taskset -c 0 "$CLI" gen "$IF_TX" --dist uniform --sources 5000 --src-base 10.215.0.0 \
 	--duration 2500ms --json)

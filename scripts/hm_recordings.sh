@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# The HistoricalMembership recordings of the README's Table 1 figures, and
+# The HistoricalMembership recordings of the Table 1 figures in docs/analysis.md, and
 # `analyze --json` over them with one or more xdp-pacer builds, interleaved.
 #
 #   scripts/hm_recordings.sh [--dir DIR] [--reps N] [--eps E] [--live] [XDP_PACER ...]
@@ -77,8 +77,25 @@ live_rec() {
 		--sample-sources 1/1 --duration 4s >/dev/null &
 	rec_pid=$!
 	sleep 0.5
-	nsenter --net="/run/netns/$ns_tx" "$cli" gen "$if_tx" --rate 100000 --duration 3s "$@" >/dev/null
+	nsenter --net="/run/netns/$ns_tx" "$cli" gen "$if_tx" --pps 100000 --duration 3s "$@" >/dev/null
 	wait "$rec_pid"
+	# A recording is a 256-byte header and then the records.
+	if [ "$(stat -c %s "$dir/$name.xpr")" -le 256 ]; then
+		echo "hm_recordings.sh: $dir/$name.xpr holds no records (the generator's frames did not reach the pacer)" >&2
+		rm -f "$dir/$name.xpr"
+		exit 1
+	fi
+}
+# wait_up IFNAME NS: wait (up to 5 s) until the veth end has its carrier, so the
+# first recording does not start before frames can cross.
+wait_up() {
+	local i
+	for ((i = 0; i < 50; i++)); do
+		ip -n "$2" -o link show "$1" | grep -q 'state UP' && return 0
+		sleep 0.1
+	done
+	echo "hm_recordings.sh: $1 did not come up" >&2
+	exit 1
 }
 
 if [ -n "$live" ]; then
@@ -94,6 +111,8 @@ if [ -n "$live" ]; then
 		done &&
 		ip -n "$ns_rx" link set "$if_rx" up && ip -n "$ns_tx" link set "$if_tx" up ||
 		{ echo "hm_recordings.sh: cannot create the veth pair" >&2; exit 1; }
+	wait_up "$if_rx" "$ns_rx"
+	wait_up "$if_tx" "$ns_tx"
 	nsenter --net="/run/netns/$ns_rx" "$cli" load "$if_rx" --placement shared --interval 300ms >/dev/null
 	live_rec spoofed --dist spoofed
 	live_rec zipf11 --dist zipf --sources 40000 --zipf 1.1

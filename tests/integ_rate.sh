@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Integration: --rate N/T through the CLI on a veth pair in namespaces this
 # test creates: bad values and combinations exit 2 and attach nothing; the
-# worked example of the README (100 per minute per source, at most 50 000
+# worked example of docs/operating.md (100 per minute per source, at most 50 000
 # per second in total) loads, a source gets its burst and no more, query
 # tells what a source may send, many sources each get theirs, the budget
 # still caps the total; set switches between --rate and --interval live;
@@ -33,7 +33,7 @@ check "nothing left attached after bad loads" test ! -e "/sys/fs/bpf/xdp-pacer/$
 err=$("$CLI" analyze --pcap /nonexistent.pcap --rate 2/1s 2>&1)
 check "analyze --pcap --rate: exit 2, it models --interval only ($err)" test $? -eq 2
 
-# The README's worked example.
+# The worked example of docs/operating.md.
 out=$(rx "$CLI" load "$IF_RX" --backend table --rate 100/60s --budget 50000/1s 2>&1)
 check "load --backend table --rate 100/60s --budget 50000/1s (exit 0)" test $? -eq 0
 echo "$out" | sed 's/^/    /'

@@ -381,7 +381,7 @@ START_TEST(test_new_sources_pass_soon_after_boot)
 END_TEST
 
 /*
- * Targeted collisions on the real object (README, "Targeted collisions"):
+ * Targeted collisions on the real object (docs/design.md, "Targeted collisions"):
  * knowing the hash key, four crafted sources that share the victim's cell in
  * each row get the victim's first packet ever dropped; the same sources
  * crafted against another key (the real one is secret) do not.

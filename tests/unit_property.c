@@ -237,7 +237,7 @@ END_TEST
 
 /*
  * Non-vacuity: with no collisions the sketch is exact (up to ticks), and
- * under load its false-drop rate follows the model the README sizes with.
+ * under load its false-drop rate follows the model docs/design.md sizes with.
  */
 START_TEST(test_exact_without_collisions)
 {

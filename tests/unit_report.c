@@ -79,6 +79,41 @@ START_TEST(test_svg_chart_drops_unplottable_points)
 }
 END_TEST
 
+/* Bars scale to the largest value; a missing value (NAN) draws no bar; labels are escaped. */
+START_TEST(test_svg_bars_scale_to_the_largest_value)
+{
+	static const char *const groups[] = { "a<b", "c" }, *const series[] = { "s1", "s&2" },
+				 *const colors[] = { "#111111", "#222222" };
+	static const double value[] = { 50, 100, NAN, 25 };
+	struct svg_bars b = { .title = "T", .xlabel = "ns", .groups = groups, .ngroups = 2, .series = series,
+			      .colors = colors, .nseries = 2, .value = value };
+	FILE *f = open_out();
+	const char *p;
+	double w[3];
+	unsigned n = 0;
+
+	svg_bars_write(f, &b);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(buf, "<svg xmlns='http://www.w3.org/2000/svg'"));
+	ck_assert_ptr_nonnull(strstr(buf, "</svg>\n"));
+	ck_assert_ptr_nonnull(strstr(buf, ">a&lt;b<"));
+	ck_assert_ptr_nonnull(strstr(buf, ">s&amp;2<"));
+	ck_assert_ptr_null(strstr(buf, "nan"));
+	for (p = buf; (p = strstr(p, "height='12.0' fill='#")) != NULL; p++) {
+		const char *wp = p;
+
+		while (wp > buf && strncmp(wp, "width='", 7))
+			wp--;
+		ck_assert_uint_lt(n, 3);
+		w[n++] = strtod(wp + 7, NULL);
+	}
+	ck_assert_uint_eq(n, 3); /* 50, 100, 25: the NAN has no bar */
+	ck_assert_double_eq_tol(w[0] * 2, w[1], 0.2);
+	ck_assert_double_eq_tol(w[2] * 4, w[1], 0.2);
+	free(buf);
+}
+END_TEST
+
 START_TEST(test_rates_and_shares_read_as_the_datapath_means_them)
 {
 	char b[32];
@@ -117,6 +152,7 @@ int main(void)
 
 	tcase_add_test(tc, test_html_escapes_markup_and_builds_rows);
 	tcase_add_test(tc, test_svg_chart_drops_unplottable_points);
+	tcase_add_test(tc, test_svg_bars_scale_to_the_largest_value);
 	tcase_add_test(tc, test_rates_and_shares_read_as_the_datapath_means_them);
 	tcase_add_test(tc, test_smallest_meeting_picks_per_row_count);
 	suite_add_tcase(s, tc);

@@ -4,7 +4,7 @@
  * Succinct Representation", ISAAC 2020).  How this code reads the paper
  * (class alignment, the corrected class-ID assignment and estimate, the
  * top level, the scan deadline, one copy per key, the tables, the ring)
- * is in the README, "HistoricalMembership: how this implementation reads
+ * is in docs/analysis.md, "HistoricalMembership: how this implementation reads
  * the paper"; "note N" below refers to its numbered notes.
  */
 #include "hm.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* Inline SVG line charts for the HTML report. */
+/* Inline SVG line and bar charts for the HTML report and the docs. */
 #include <math.h>
 #include "svg_chart.h"
 #include "html_out.h"
@@ -196,5 +196,68 @@ void svg_chart_write(FILE *f, const struct svg_chart *c)
 	chart_markers(f, c, &ax, &ay);
 	for (i = 0; i < c->nseries; i++)
 		chart_series(f, &c->series[i], i, &ax, &ay);
+	fputs("</svg>\n", f);
+}
+
+#define BAR_H 14.0
+#define BAR_GAP 10.0
+#define BAR_LEFT 210.0
+
+void svg_bars_write(FILE *f, const struct svg_bars *b)
+{
+	double hi = 0, row_h = BAR_H * (double)b->nseries + BAR_GAP, plot_w = SVG_W - BAR_LEFT - 150;
+	double h = M_TOP + 24 + row_h * (double)b->ngroups + M_BOTTOM;
+	struct axis ax = { 0 };
+	size_t g, s;
+
+	for (g = 0; g < b->ngroups * b->nseries; g++)
+		if (isfinite(b->value[g]) && b->value[g] > hi)
+			hi = b->value[g];
+	ax.lo = 0;
+	ax.hi = hi > 0 ? hi : 1;
+	ax.hi = ceil(ax.hi / nice_step(ax.hi)) * nice_step(ax.hi); /* end on a grid line */
+	fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='%.0f' height='%.0f' viewBox='0 0 %.0f %.0f' role='img'>\n",
+		SVG_W, h, SVG_W, h);
+	fputs("<style>.grid{stroke:#ddd;stroke-width:1}.tx{font:11px sans-serif;text-anchor:middle;fill:#444}"
+	      ".ty{font:11px sans-serif;text-anchor:end;fill:#222}.lab{font:12px sans-serif;fill:#222}"
+	      ".val{font:10px sans-serif;fill:#222}.ttl{font:bold 13px sans-serif;fill:#111}</style>\n", f);
+	fprintf(f, "<text x='%.1f' y='18' class='ttl'>", 10.0);
+	svg_label(f, b->title);
+	/* Legend on one line under the title. */
+	for (s = 0; s < b->nseries; s++) {
+		double x = BAR_LEFT + 160.0 * (double)s;
+
+		fprintf(f, "<rect x='%.1f' y='%.1f' width='12' height='10' fill='%s'/><text x='%.1f' y='%.1f' class='lab'>",
+			x, M_TOP - 6, b->colors[s], x + 16, M_TOP + 3);
+		svg_label(f, b->series[s]);
+	}
+	double top = M_TOP + 18, bottom = h - M_BOTTOM;
+	double step = nice_step(ax.hi), v; /* the step of the rounded range: at most 10 lines */
+	int n = 0;
+
+	for (v = 0; v <= ax.hi + step * 1e-9 && n < 40; v += step, n++) {
+		double x = ax_map(&ax, v, BAR_LEFT, BAR_LEFT + plot_w);
+
+		fprintf(f, "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' class='grid'/><text x='%.1f' y='%.1f' class='tx'>%g</text>\n",
+			x, top, x, bottom, x, bottom + 16, v);
+	}
+	fprintf(f, "<text x='%.1f' y='%.1f' class='tx'>", BAR_LEFT + plot_w / 2, h - 12);
+	svg_label(f, b->xlabel);
+	for (g = 0; g < b->ngroups; g++) {
+		double y0 = top + BAR_GAP / 2 + row_h * (double)g;
+
+		fprintf(f, "<text x='%.1f' y='%.1f' class='ty'>", BAR_LEFT - 8, y0 + BAR_H * (double)b->nseries / 2 + 4);
+		svg_label(f, b->groups[g]);
+		for (s = 0; s < b->nseries; s++) {
+			double val = b->value[g * b->nseries + s], y = y0 + BAR_H * (double)s;
+
+			if (!isfinite(val))
+				continue;
+			fprintf(f, "<rect x='%.1f' y='%.1f' width='%.1f' height='%.1f' fill='%s'/>"
+				   "<text x='%.1f' y='%.1f' class='val'>%.1f</text>\n",
+				BAR_LEFT, y, ax_map(&ax, val, 0, plot_w), BAR_H - 2, b->colors[s],
+				BAR_LEFT + ax_map(&ax, val, 0, plot_w) + 4, y + BAR_H - 4, val);
+		}
+	}
 	fputs("</svg>\n", f);
 }

@@ -28,7 +28,7 @@ const struct opt_spec pacing_specs[] = {
 	  .parse = parse_rate_opt, OPT_FIELD(struct live_opts, rate), OPT_GIVEN(struct live_opts, rate_set),
 	  .why = "expected N/T with N from 1 to 16384 and T a positive duration up to 2^50 ns (100/60s)",
 	  .help = "N packets per T per source, bursts of N allowed (GCRA);\n"
-		  "instead of --interval, which is --rate 1/L (README, Per-source rate)" },
+		  "instead of --interval, which is --rate 1/L (docs/design.md, Per-source rate)" },
 	{ .name = "policy", .type = OPT_ENUM, .flags = OPT_CONF | OPT_LIVE, .arg = "pace|quiet",
 	  .lookup = parse_policy, .dflt = "pace", OPT_FIELD(struct live_opts, policy),
 	  OPT_GIVEN(struct live_opts, policy_set),

@@ -75,7 +75,7 @@ static const struct opt_spec load_specs[] = {
 	{ .name = "backend", .type = OPT_ENUM, .flags = LOAD_FIXED, .arg = "sketch|table",
 	  .lookup = parse_backend, .dflt = "sketch", OPT_FIELD(struct load_opts, backend),
 	  .help = "what remembers sources: the recency sketch or the\n"
-		  "recency table (4-byte entries, 2 cache lines per packet; see README)" },
+		  "recency table (4-byte entries, 2 cache lines per packet; see docs/design.md)" },
 	{ .name = "on-full", .type = OPT_ENUM, .flags = LOAD_FIXED, .arg = "drop|evict-oldest",
 	  .lookup = parse_on_full, .dflt = "drop", OPT_FIELD(struct load_opts, on_full), OPT_GIVEN(struct load_opts, on_full_set),
 	  .help = "table only: with both of a key's lines full of fresh\n"

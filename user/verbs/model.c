@@ -57,7 +57,7 @@ static const struct opt_verb model_verb = {
 		    "                        [--backend sketch|table] [--arrivals random|paced]\n"
 		    "                        [--target-false-drop P] [--json]",
 	.intro = "Modelled false-drop rate for N distinct sources active per interval on a\n"
-		 "sketch of D rows x W cells (the layout's own formula; see README).\n"
+		 "sketch of D rows x W cells (the layout's own formula; see docs/design.md).\n"
 		 "With --target-false-drop P, list for each row count the smallest width that\n"
 		 "meets P.  --backend table: N sources admitted per interval at random times on\n"
 		 "a table of W entries, at its steady state (entries live until they expire):\n"

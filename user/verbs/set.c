@@ -70,7 +70,7 @@ static const struct opt_verb set_verb = {
 	.opts = set_specs,
 	.hide_defaults = true,
 	.epilog = "A budget change keeps the ring: held buckets stay and are released by the\n"
-		  "new T; the new K applies to what is in flight (README, Global budget).\n"
+		  "new T; the new K applies to what is in flight (docs/design.md, Global budget).\n"
 		  "Rows, width, layout, placement, tick, clock, mode, backend, on-full and reserve\n"
 		  "cells are fixed at load: changing them needs 'xdp-pacer unload' and\n"
 		  "'xdp-pacer load'.\n",
