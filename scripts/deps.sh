@@ -31,6 +31,11 @@ have_cmd promtool || need_pkgs+=(prometheus)       # Debian ships promtool in it
 have_cmd systemd-analyze || need_pkgs+=(systemd)
 have_cmd groff || need_pkgs+=(groff-base)          # man page check
 have_cmd man || need_pkgs+=(man-db)
+# The qemu boot test of Debian's kernel packages (tests/integ_qemu.sh).
+have_cmd qemu-system-x86_64 || need_pkgs+=(qemu-system-x86)
+[ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 || need_pkgs+=(busybox-static)
+have_cmd cpio || need_pkgs+=(cpio)
+have_cmd xz || need_pkgs+=(xz-utils)
 
 if [ ${#need_pkgs[@]} -eq 0 ]; then
 	exit 0
