@@ -82,7 +82,7 @@ while read -r name burst opts; do
 	insns=$(sed -n 's/.*verifier processed \([0-9]*\) instructions.*/\1/p' "$tmp/load.out" | tail -1)
 	echo "insns $name ${insns:-?}"
 	if [ "$mode" = test ]; then
-		ok "$name: loaded and attached ($opts)"
+		ok "$name: loaded and attached ($opts) as $(sed -n 's/.* mode as \(.*\), program id.*/\1/p' "$tmp/load.out")"
 		pace_check "$name" "$burst"
 	fi
 	xdp-pacer unload v1 >"$tmp/unload.out" 2>&1 || not_ok "$name: unload failed: $(head -1 "$tmp/unload.out")"
