@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
-new=$PWD/$BUILD/xdp-pacer base= rounds=5 repeat=3000000
+new=$PWD/$BUILD/xdp-pacer base='' rounds=5 repeat=3000000
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--compare-cli) base=$(realpath "${2:?--compare-cli needs a path}"); shift 2 ;;

@@ -11,7 +11,7 @@
 # (no qemu, no busybox, its package not to be had); with none booted and
 # none run on the host, the test is skipped.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 . tests/lib.sh
 
 ran=0
@@ -30,7 +30,7 @@ tally_kernel() { # label log rc
 
 for series in ${QEMU_KERNELS:-6.1 6.12 5.10}; do
 	log=$(mktemp)
-	mode=test
+	mode="test"
 	[ "$series" = 5.10 ] && mode=too-old # older than the minimum: load must refuse it
 	scripts/qemu-boot.sh "$series" tests/qemu_guest.sh "$mode" >"$log" 2>&1
 	rc=$?
