@@ -73,6 +73,8 @@ fi
 
 while read -r name burst opts; do
 	case "$name" in '' | \#*) continue ;; esac
+	set_opts=
+	case "$opts" in *";"*) set_opts=${opts#*; set }; opts=${opts%%;*} ;; esac
 	# shellcheck disable=SC2086 # opts are words
 	if ! xdp-pacer -v load v1 $opts >"$tmp/load.out" 2>&1; then
 		not_ok "$name: load failed: $(grep -m1 '^xdp-pacer:' "$tmp/load.out")"
@@ -83,7 +85,19 @@ while read -r name burst opts; do
 	echo "insns $name ${insns:-?}"
 	if [ "$mode" = test ]; then
 		ok "$name: loaded and attached ($opts) as $(sed -n 's/.* mode as \(.*\), program id.*/\1/p' "$tmp/load.out")"
+		# shellcheck disable=SC2086 # set_opts are words
+		if [ -n "$set_opts" ] && ! xdp-pacer set v1 $set_opts >"$tmp/set.out" 2>&1; then
+			not_ok "$name: set $set_opts failed: $(head -1 "$tmp/set.out")"
+		fi
 		pace_check "$name" "$burst"
+		case "$set_opts" in *"--sample-packets 1/1"*)
+			recorded=$(stat_of recorded)
+			if [ "$recorded" = 9 ]; then
+				ok "$name: every packet recorded ($recorded)"
+			else
+				not_ok "$name: expected 9 packets recorded, got '$recorded'"
+			fi ;;
+		esac
 	fi
 	xdp-pacer unload v1 >"$tmp/unload.out" 2>&1 || not_ok "$name: unload failed: $(head -1 "$tmp/unload.out")"
 done <"$PACER_DIR/configs"
