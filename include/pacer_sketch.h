@@ -245,7 +245,7 @@ PACER_INLINE int pacer_rebase_word_shared(__u64 *w, __u64 *last, __u16 stale, __
 	return 0;
 }
 
-/* Out of line: the BPF program then carries the unrolled loop once. */
+/* Out of line: one copy of the unrolled loop. */
 PACER_NOINLINE void pacer_line_rebase(struct pacer_line *l, __u64 tick)
 {
 	__u64 *w = (__u64 *)l->bytes, *last = &w[PACER_LINE_WORDS - 1], old, new, seen;
@@ -268,6 +268,23 @@ PACER_UNROLL
 		__sync_val_compare_and_swap(last, seen, pacer_rebase_last_word(seen, tick, 0));
 }
 
+#ifdef __bpf__
+/*
+ * Out of line, and global: the verifier checks the unrolled loop once, not
+ * once per row and path that re-bases a line (static subprograms are
+ * checked again at every call).  It checks its pointer itself.
+ */
+__attribute__((noinline)) int pacer_line_rebase_global(struct pacer_line *l, __u64 tick)
+{
+	if (l)
+		pacer_line_rebase(l, tick);
+	return 0;
+}
+#define PACER_LINE_REBASE pacer_line_rebase_global
+#else
+#define PACER_LINE_REBASE pacer_line_rebase
+#endif
+
 /*
  * Raise a cell to age nage (now - nage; 0 for "now"); returns 1 if the line
  * had to be re-based.
@@ -279,7 +296,7 @@ PACER_INLINE int pacer_cell_touch(struct pacer_line *l, __u32 cell, __u64 tick, 
 
 	/* A line already re-based into a later epoch by a CPU ahead of us is current. */
 	if (!pacer_line_current(pacer_line_behind(l->epoch, tick))) {
-		pacer_line_rebase(l, tick);
+		PACER_LINE_REBASE(l, tick);
 		rebased = 1;
 	}
 	/*

@@ -382,7 +382,15 @@ PACER_INLINE __u32 pacer_tbl_pick(struct pacer_tbl_line *const l[2], const struc
  */
 PACER_INLINE __u32 pacer_tbl_entry_of(__u32 slot)
 {
-	return ((slot & 7) << 1 | (slot >> 3 & 1)) & (PACER_TBL_WAYS - 1);
+	/*
+	 * The bits are disjoint; clang knows the result is below 16 and drops
+	 * the mask, but Linux 6.1's verifier loses the bounds of an OR: keep
+	 * the mask, applied after the compiler stops looking.
+	 */
+	__u32 e = (slot & 7) << 1 | (slot >> 3 & 1);
+
+	PACER_OPAQUE(e);
+	return e & (PACER_TBL_WAYS - 1);
 }
 
 PACER_INLINE __u32 *pacer_tbl_slot(struct pacer_tbl_line *const l[2], __u32 slot)

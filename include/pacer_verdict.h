@@ -84,7 +84,7 @@ PACER_UNROLL
 		if (r < rows && r != rstar) {
 			l = line[r];
 			if (!pacer_line_current(pacer_line_behind(l->epoch, tick))) {
-				pacer_line_rebase(l, tick);
+				PACER_LINE_REBASE(l, tick);
 				(*rebased)++;
 			}
 			if (pacer_cell_raise_shared(l, cell[r], tick, nage) < 0)
@@ -96,7 +96,7 @@ PACER_UNROLL
 	c = cell[rstar];
 	/* Same re-base rule as pacer_cell_touch(), so the swap sees a current line. */
 	if (!pacer_line_current(pacer_line_behind(l->epoch, tick))) {
-		pacer_line_rebase(l, tick);
+		PACER_LINE_REBASE(l, tick);
 		(*rebased)++;
 	}
 	word = (__u64 *)&l->bytes[c & (PACER_LINE_BYTES - 8)];

@@ -34,6 +34,11 @@ have_cmd man || need_pkgs+=(man-db)
 # make deb and its test: dependencies of the binary, the package's checker.
 have_cmd dpkg-shlibdeps || need_pkgs+=(dpkg-dev)
 have_cmd lintian || need_pkgs+=(lintian)
+# The qemu boot test of Debian's kernel packages (tests/integ_qemu.sh).
+have_cmd qemu-system-x86_64 || need_pkgs+=(qemu-system-x86)
+[ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 || need_pkgs+=(busybox-static)
+have_cmd cpio || need_pkgs+=(cpio)
+have_cmd xz || need_pkgs+=(xz-utils)
 
 if [ ${#need_pkgs[@]} -eq 0 ]; then
 	exit 0

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -25,6 +26,7 @@
 #include "pacer_defaults.h"
 #include "pacer_table.h"
 #include "xdp_query.h"
+#include "verifier_log.h"
 #include "xdp_pacer.skel.h"
 #include "pacer_ticks.h"
 
@@ -354,6 +356,50 @@ int cmd_load(int argc, char **argv)
 	return err;
 }
 
+/*
+ * The newest of the kernel features the datapath needs, and what each
+ * brought: bounded loops (5.3), mmapable arrays (5.5), ring buffers (5.8),
+ * bpf_ktime_get_coarse_ns (5.11), atomic compare-and-swap and pointer
+ * arguments of global functions (5.12), BPF timers (5.15).  The sentence
+ * README.md states.
+ */
+#define PACER_MIN_KERNEL "Linux 5.15"
+
+/*
+ * Refuse a kernel that lacks what the datapath uses, naming the minimum,
+ * rather than let libbpf fail on the first missing piece.  Probed, not read
+ * from the version: distribution kernels (RHEL's 5.14) carry backports.
+ */
+static int check_kernel_features(void)
+{
+	static const struct {
+		enum bpf_func_id helper;
+		const char *what;
+	} helpers[] = {
+		{ BPF_FUNC_timer_init, "BPF timers in XDP programs" },
+		{ BPF_FUNC_ktime_get_coarse_ns, "bpf_ktime_get_coarse_ns" },
+		{ BPF_FUNC_ringbuf_reserve, "BPF ring buffers" },
+		{ BPF_FUNC_spin_lock, "BPF spin locks" },
+	};
+	struct utsname u;
+	char missing[256] = "";
+	size_t i;
+
+	for (i = 0; i < sizeof(helpers) / sizeof(helpers[0]); i++) {
+		/* < 0: the probe itself failed (e.g. no permission): let the load say why. */
+		if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_XDP, helpers[i].helper, NULL) == 0)
+			snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing), "%s%s",
+				 *missing ? ", " : "", helpers[i].what);
+	}
+	if (!*missing)
+		return 0;
+	if (uname(&u))
+		snprintf(u.release, sizeof(u.release), "?");
+	pr_err("this kernel (Linux %s) is too old: xdp-pacer needs %s or later; it lacks %s",
+	       u.release, PACER_MIN_KERNEL, missing);
+	return -EOPNOTSUPP;
+}
+
 /* Nothing else may be attached; pins of an earlier load with nothing attached are stale. */
 static int check_interface_free(int ifindex, const char *ifname, const char *dir)
 {
@@ -423,11 +469,39 @@ static int configure_object(struct xdp_pacer_bpf *skel, const struct load_opts *
 	return err;
 }
 
+/*
+ * The verifier's messages and statistics for the last load of the program
+ * (BPF_LOG_STATS: no trace, so the buffer stays small whatever the size of
+ * the program); what a failure is explained from.  With -vv, its whole
+ * trace (level 1), which needs far more room.
+ */
+#define VERIFIER_LOG_BYTES (64 * 1024)
+#define VERIFIER_TRACE_BYTES (256u << 20)
+static char *verifier_log;
+
+/* Why the kernel refused the program, in one line, if its verifier said: 0, else -1. */
+static int explain_load_failure(const char *ifname)
+{
+	struct utsname u;
+	char cause[512];
+
+	if (uname(&u))
+		snprintf(u.release, sizeof(u.release), "?");
+	if (verifier_log_cause(verifier_log, u.release, cause, sizeof(cause)))
+		return -1;
+	pr_err("cannot load the limiter for %s: %s%s", ifname, cause,
+	       verbose ? "" : " (-v shows the verifier's messages, -vv its whole log)");
+	if (verbose)
+		fprintf(stderr, "xdp-pacer: the verifier's log:\n%s", verifier_log);
+	return 0;
+}
+
 /* Open and configure the object, then load and attach it (libxdp loads on attach). */
 static int attach_object(const struct load_opts *o, const struct pacer_layout *lay,
 			 const struct pacer_rate *rate, const struct pacer_budget_cfg *bcfg, int ifindex,
 			 struct xdp_pacer_bpf **skel, struct xdp_program **prog)
 {
+	uint64_t processed, limit;
 	char eb[128];
 	int err;
 
@@ -440,6 +514,15 @@ static int attach_object(const struct load_opts *o, const struct pacer_layout *l
 	err = configure_object(*skel, o, lay, rate, bcfg);
 	if (err)
 		return err;
+	verifier_log = calloc(1, verbose >= 2 ? VERIFIER_TRACE_BYTES : VERIFIER_LOG_BYTES);
+	if (!verifier_log) {
+		pr_err("out of memory for the verifier's log");
+		return -ENOMEM;
+	}
+	bpf_program__set_log_buf((*skel)->progs.xdp_pacer, verifier_log,
+				 verbose >= 2 ? VERIFIER_TRACE_BYTES : VERIFIER_LOG_BYTES);
+	bpf_program__set_log_level((*skel)->progs.xdp_pacer,
+				   VERIFIER_LOG_STATS | (verbose >= 2 ? 1 : 0));
 	*prog = xdp_program__from_bpf_obj((*skel)->obj, "xdp");
 	err = (int)libxdp_get_error(*prog);
 	if (err) {
@@ -448,10 +531,18 @@ static int attach_object(const struct load_opts *o, const struct pacer_layout *l
 		return err;
 	}
 	err = xdp_program__attach(*prog, ifindex, o->mode, 0);
-	if (err)
+	if (err) {
+		/* Never loaded, and the verifier said why: that is the error, not the attach's errno. */
+		if (xdp_program__fd(*prog) < 0 && !explain_load_failure(o->ifname))
+			return err;
 		pr_err("cannot attach to %s in %s mode: %s%s", o->ifname,
 		       o->mode == XDP_MODE_SKB ? "skb" : "native", err_str(err, eb, sizeof(eb)),
 		       verbose ? "" : " (-v shows the loader's log)");
+		return err;
+	}
+	if (!verifier_log_processed(verifier_log, &processed, &limit))
+		pr_debug("the verifier processed %llu instructions (limit %llu)",
+			 (unsigned long long)processed, (unsigned long long)limit);
 	return err;
 }
 
@@ -528,6 +619,8 @@ static int load_main(int argc, char **argv)
 		pr_err("cannot name the pin directory of %s in this network namespace", ifname);
 		return 1;
 	}
+	if (check_kernel_features())
+		return 1;
 	if (ensure_bpffs())
 		return 1;
 	/* A concurrent load of the same interface waits here, then finds it busy. */
@@ -561,5 +654,7 @@ out:
 	pins_unlock(lock_fd);
 	xdp_program__close(prog);
 	xdp_pacer_bpf__destroy(skel);
+	free(verifier_log);
+	verifier_log = NULL;
 	return err ? 1 : 0;
 }

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Per-packet cost of the XDP program by BPF_PROG_TEST_RUN (`bpftool prog
+# run ... repeat`): the kernel runs it on one frame many times on one CPU
+# and reports the mean, free of the veth and generator noise of
+# scripts/bench.sh, so small differences between two builds show.  The
+# frame is one IPv4 source, so after the first run every run is a source
+# seen within the interval: the drop path, the one a flood mostly takes.
+#   scripts/bench-testrun.sh [--compare-cli PATH] [--rounds N] [--repeat N]
+# With --compare-cli, each configuration is loaded by PATH (a build of
+# another tree, "base") and by this tree's CLI alternately, round by round;
+# the table gives each median and their ratio.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+new=$PWD/$BUILD/xdp-pacer base='' rounds=5 repeat=3000000
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--compare-cli) base=$(realpath "${2:?--compare-cli needs a path}"); shift 2 ;;
+	--rounds) rounds=${2:?}; shift 2 ;;
+	--repeat) repeat=${2:?}; shift 2 ;;
+	*) echo "bench-testrun: unknown option '$1'" >&2; exit 2 ;;
+	esac
+done
+[ "$(id -u)" -eq 0 ] || { echo "bench-testrun: needs root (XDP, BPF_PROG_TEST_RUN)" >&2; exit 1; }
+[ -z "$base" ] || [ -x "$base" ] || { echo "bench-testrun: --compare-cli: '$base' is not executable" >&2; exit 2; }
+make -s -j"$(nproc)" BUILD="$BUILD" cli
+configs=("--placement shared" "--placement percpu" "--backend table --placement shared"
+	 "--backend table --placement percpu")
+ns="bench-testrun-$$"
+work=$(mktemp -d)
+cleanup() {
+	if [ -e "/run/netns/$ns" ]; then
+		rm -rf "/sys/fs/bpf/xdp-pacer/netns-$(stat -L -c %i "/run/netns/$ns")"
+		ip netns del "$ns"
+	fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+in_ns() { nsenter --net="/run/netns/$ns" "$@"; }
+ip netns add "$ns"
+in_ns ip link add tr0 type veth peer name tr1
+in_ns ip link set tr0 up && in_ns ip link set tr1 up
+# Ethernet, IPv4 10.1.2.3 -> 10.9.9.9, UDP with 6 bytes.
+printf '\x02\x02\x02\x02\x02\x02\x04\x04\x04\x04\x04\x04\x08\x00\x45\x00\x00\x22\x00\x00\x00\x00\x40\x11\x00\x00\x0a\x01\x02\x03\x0a\x09\x09\x09\x03\xe8\x07\xd0\x00\x0e\x00\x00xxxxxx' >"$work/frame"
+
+builds=(new)
+[ -n "$base" ] && builds=(base new)
+for round in $(seq "$rounds"); do
+	for i in "${!configs[@]}"; do
+		for b in "${builds[@]}"; do
+			cli=$new; [ "$b" = base ] && cli=$base
+			# shellcheck disable=SC2086 # the options are words
+			in_ns "$cli" load tr1 ${configs[$i]} >/dev/null
+			id=$(in_ns ip link show tr1 | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p')
+			ns_per=$(bpftool prog run id "$id" data_in "$work/frame" repeat "$repeat" |
+				sed -n 's/.*duration (average): \([0-9]*\)ns.*/\1/p')
+			in_ns "$cli" unload tr1 >/dev/null
+			echo "$ns_per" >>"$work/$b.$i"
+			echo "round $round: ${configs[$i]} ($b): $ns_per ns" >&2
+		done
+	done
+done
+median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+echo "BPF_PROG_TEST_RUN, one seen IPv4 source (drop path), $repeat runs per measurement, median of $rounds rounds, kernel $(uname -r)"
+if [ -n "$base" ]; then
+	echo "| load options | base ns/packet | this ns/packet | this / base |"
+	echo "|---|---:|---:|---:|"
+else
+	echo "| load options | ns/packet |"
+	echo "|---|---:|"
+fi
+for i in "${!configs[@]}"; do
+	n=$(median "$work/new.$i")
+	if [ -n "$base" ]; then
+		b=$(median "$work/base.$i")
+		echo "| \`${configs[$i]}\` | $b | $n | $(awk -v n="$n" -v b="$b" 'BEGIN { printf "%.3f", n / b }') |"
+	else
+		echo "| \`${configs[$i]}\` | $n |"
+	fi
+done

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Debian's own kernel packages, fetched for the qemu boot test
+# (tests/integ_qemu.sh) and the verifier report (scripts/verifier-report.sh).
+#
+#   scripts/kernels.sh fetch SERIES   SERIES: 6.1 (bookworm), 6.12 (bookworm-backports)
+#                                     or 5.10 (bullseye: older than xdp-pacer supports)
+#
+# Prints the directory holding the unpacked package (boot/vmlinuz-*, lib/modules/*).
+# The newest linux-image-<SERIES>.* for amd64 (6.1.0-N-amd64, 6.12.N+deb12-amd64) in the archive is resolved at run
+# time through apt with a private list (under $KERNEL_CACHE/apt) naming
+# bookworm, its updates and security, bookworm-backports, and bullseye with
+# its security updates on the system's
+# own mirrors: the system's apt configuration is read, never changed.
+# Packages are cached in $KERNEL_CACHE (default build/kernels), so later runs
+# download nothing; with no archive reachable, the newest cached one is used.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+KERNEL_CACHE=${KERNEL_CACHE:-${BUILD:-build}/kernels}
+mkdir -p "$KERNEL_CACHE"
+KERNEL_CACHE=$(cd "$KERNEL_CACHE" && pwd) # apt takes relative paths from /etc/apt
+
+die() { echo "kernels.sh: $*" >&2; exit 1; }
+
+# The system's Debian mirror URIs (deb822 .sources or one-line .list), else Debian's defaults.
+mirror_of() { # debian|debian-security
+	local want=$1 uri
+	uri=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources \
+		2>/dev/null | grep -Eo '(https?|file)://[^ ]*/'"$want"'/?( |$)' | head -1 | tr -d ' ' || true)
+	echo "${uri:-http://deb.debian.org/$want}"
+}
+
+apt_private() { # apt-get/apt-cache with the private list and state
+	local tool=$1; shift
+	"$tool" -o Dir::Etc::SourceList="$aptdir/sources.list" -o Dir::Etc::SourceParts="$aptdir/parts" \
+		-o Dir::State::Lists="$aptdir/lists" -o Dir::Cache="$aptdir/cache" \
+		-o Dir::State::status=/var/lib/dpkg/status -o Debug::NoLocking=1 \
+		-o APT::Get::List-Cleanup=0 -o APT::Sandbox::User=root "$@"
+}
+
+fetch() { # series
+	local series=$1 suite pkg deb dir
+	case "$series" in
+	6.1) suite=bookworm ;;
+	6.12) suite=bookworm-backports ;;
+	5.10) suite=bullseye ;;
+	*) die "unknown kernel series '$series' (expected 6.1, 6.12 or 5.10)" ;;
+	esac
+	aptdir=$KERNEL_CACHE/apt
+	mkdir -p "$aptdir/lists/partial" "$aptdir/cache/archives/partial" "$aptdir/parts"
+	local deb_uri sec_uri keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+	deb_uri=$(mirror_of debian); sec_uri=$(mirror_of debian-security)
+	cat >"$aptdir/sources.list" <<-EOF
+	deb [signed-by=$keyring] ${deb_uri%/} bookworm main
+	deb [signed-by=$keyring] ${deb_uri%/} bookworm-updates main
+	deb [signed-by=$keyring] ${deb_uri%/} bookworm-backports main
+	deb [signed-by=$keyring] ${sec_uri%/} bookworm-security main
+	deb [signed-by=$keyring] ${deb_uri%/} bullseye main
+	deb [signed-by=$keyring] ${sec_uri%/} bullseye-security main
+	EOF
+	# One update per hour at most: the lists name the newest ABI.
+	if [ -z "$(find "$aptdir/lists" -maxdepth 1 -name '*Packages*' -mmin -60 2>/dev/null)" ]; then
+		apt_private apt-get update -qq >&2 || echo "kernels.sh: apt-get update failed; using the cache" >&2
+	fi
+	pkg=$(apt_private apt-cache search --names-only "^linux-image-${series//./\\.}\\.[0-9]+(-[0-9]+|\\+deb12)-amd64\$" 2>/dev/null |
+		awk '{ print $1 }' | sort -V | tail -1 || true)
+	if [ -z "$pkg" ]; then
+		# Offline: the newest one already unpacked.
+		dir=$(ls -d "$KERNEL_CACHE"/linux-image-"$series".*-amd64 2>/dev/null | sort -V | tail -1 || true)
+		[ -n "$dir" ] || die "no linux-image-$series package found in the archive ($suite) nor in $KERNEL_CACHE"
+		echo "$dir"
+		return
+	fi
+	dir=$KERNEL_CACHE/$pkg
+	if [ ! -e "$dir/.complete" ]; then
+		rm -rf "$dir" "$dir.tmp"
+		mkdir -p "$dir.tmp"
+		( cd "$dir.tmp" && apt_private apt-get download -qq "$pkg" >&2 ) ||
+			die "cannot download $pkg"
+		deb=$(ls "$dir.tmp"/*.deb)
+		dpkg-deb -x "$deb" "$dir.tmp/root" || die "cannot unpack $deb"
+		mv "$dir.tmp/root" "$dir"
+		rm -rf "$dir.tmp"
+		touch "$dir/.complete"
+	fi
+	echo "$dir"
+}
+
+case "${1:-}" in
+fetch) [ $# -eq 2 ] || die "usage: scripts/kernels.sh fetch 6.1|6.12|5.10"; fetch "$2" ;;
+*) die "usage: scripts/kernels.sh fetch 6.1|6.12|5.10" ;;
+esac

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Boot one of Debian's kernel packages under qemu with a small initramfs
+# (busybox, the CLI and its libraries, ip, send_frames, the BPF object,
+# veth) and run a script in it as the guest's init; the guest's console is
+# this script's output, and its exit status is the guest script's.
+#
+#   scripts/qemu-boot.sh SERIES GUEST_SCRIPT [ARGS...]
+#     SERIES: 6.1 or 6.12 (scripts/kernels.sh fetches the package)
+#
+# Uses KVM when /dev/kvm is usable, else qemu's TCG (slower; it says so).
+# Exits 77 with a line "SKIP: why" when qemu, busybox or the kernel package
+# cannot be had here.  QEMU_TIMEOUT (seconds, default 300) bounds the boot.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+series=${1:?usage: scripts/qemu-boot.sh SERIES GUEST_SCRIPT [ARGS...]}
+guest=${2:?usage: scripts/qemu-boot.sh SERIES GUEST_SCRIPT [ARGS...]}
+shift 2
+
+skip() { echo "SKIP: $*"; exit 77; }
+command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed (scripts/deps.sh installs qemu-system-x86)"
+busybox=$(command -v busybox || true)
+[ -n "$busybox" ] && ! ldd "$busybox" >/dev/null 2>&1 ||
+	skip "no static busybox (scripts/deps.sh installs busybox-static)"
+[ -f /usr/lib/x86_64-linux-gnu/bpf/xdp-dispatcher.o ] || [ -n "${LIBXDP_OBJECT_PATH:-}" ] ||
+	echo "qemu-boot: libxdp's dispatcher object not found; the guest attaches without it" >&2
+for f in "$BUILD/xdp-pacer" "$BUILD/xdp_pacer.bpf.o" "$BUILD/tests/tools/send_frames"; do
+	[ -e "$f" ] || { echo "qemu-boot: $f is missing; run make first" >&2; exit 1; }
+done
+kdir=$(scripts/kernels.sh fetch "$series") || skip "cannot fetch Debian's linux-image-$series package"
+kver=$(basename "$kdir/lib/modules/"*)
+vmlinuz=$kdir/boot/vmlinuz-$kver
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/xdp-pacer-qemu.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+root=$work/root
+mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,run,etc,lib/modules,pacer}
+cp "$busybox" "$root/bin/busybox"
+
+# A binary and the shared libraries it loads, at their own paths.
+add_bin() { # path [dest dir]
+	local src=$1 dst=${2:-$(dirname "$1")} lib
+	mkdir -p "$root$dst"
+	cp -L "$src" "$root$dst/"
+	for lib in $(ldd "$src" | grep -o '/[^ ]*'); do
+		[ -e "$root$lib" ] && continue
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+}
+add_bin "$BUILD/xdp-pacer" /pacer
+add_bin "$BUILD/tests/tools/send_frames" /pacer
+add_bin "$(command -v ip)" /sbin
+cp "$BUILD/xdp_pacer.bpf.o" "$root/pacer/"
+[ -d /usr/lib/x86_64-linux-gnu/bpf ] &&
+	mkdir -p "$root/usr/lib/x86_64-linux-gnu/bpf" &&
+	cp /usr/lib/x86_64-linux-gnu/bpf/xdp-dispatcher.o "$root/usr/lib/x86_64-linux-gnu/bpf/" 2>/dev/null || true
+# veth, unpacked (busybox's insmod reads plain .ko files).
+veth=$(find "$kdir/lib/modules/$kver" -name 'veth.ko*' | head -1)
+[ -n "$veth" ] || skip "$kver has no veth module"
+case "$veth" in
+*.xz) xz -dc "$veth" >"$root/lib/modules/veth.ko" ;;
+*.zst) zstd -qdc "$veth" >"$root/lib/modules/veth.ko" ;;
+*) cp "$veth" "$root/lib/modules/veth.ko" ;;
+esac
+cp "$guest" "$root/pacer/guest.sh"
+cp "${QEMU_CONFIGS:-tests/qemu_configs}" "$root/pacer/configs"
+printf '%q ' "$@" >"$root/pacer/args"
+
+cat >"$root/init" <<'EOF'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/pacer:/sbin:/bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mount -t bpf bpf /sys/fs/bpf
+mount -t tmpfs tmp /tmp
+mount -t tmpfs run /run
+insmod /lib/modules/veth.ko
+echo "guest: Linux $(uname -r), $(nproc) CPUs"
+eval "set -- $(cat /pacer/args)"
+sh /pacer/guest.sh "$@"
+echo "guest-exit: $?"
+poweroff -f
+EOF
+chmod +x "$root/init"
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.gz"
+
+# KVM when usable.  On some hosts (nested virtualisation) /dev/kvm opens but
+# the guest never gets going: a boot that prints nothing from its init within
+# KVM_PROBE_S seconds is retried under TCG, and the verdict is remembered in
+# the kernel cache so later boots go straight to TCG.
+kvm_stamp=${KERNEL_CACHE:-$BUILD/kernels}/kvm-unusable
+use_kvm=0
+if [ "${QEMU_ACCEL:-}" = tcg ]; then
+	echo "qemu-boot: QEMU_ACCEL=tcg: booting under TCG" >&2
+elif ! [ -r /dev/kvm ] || ! [ -w /dev/kvm ]; then
+	echo "qemu-boot: /dev/kvm is not usable here: booting under TCG (emulated, slower)" >&2
+elif [ -e "$kvm_stamp" ] && [ "${QEMU_ACCEL:-}" != kvm ]; then
+	echo "qemu-boot: KVM did not boot a guest on this host before ($kvm_stamp): booting under TCG" >&2
+else
+	use_kvm=1
+fi
+
+qemu_args=(-m 1024 -smp 2 -nographic -no-reboot -nic none -kernel "$vmlinuz"
+	-initrd "$work/initrd.gz"
+	-append "console=ttyS0 panic=-1 ${QEMU_KERNEL_ARGS:-quiet loglevel=3} rdinit=/init")
+
+if [ "$use_kvm" = 1 ]; then
+	# timeout passes our TERM on to qemu
+	timeout "${QEMU_TIMEOUT:-300}" qemu-system-x86_64 -enable-kvm ${QEMU_CPU:+-cpu "$QEMU_CPU"} \
+		"${qemu_args[@]}" </dev/null >"$work/console" 2>&1 &
+	qpid=$!
+	for _ in $(seq "${KVM_PROBE_S:-30}"); do
+		grep -q 'guest: Linux' "$work/console" 2>/dev/null && break
+		kill -0 "$qpid" 2>/dev/null || break
+		sleep 1
+	done
+	if ! grep -q 'guest: Linux' "$work/console" 2>/dev/null; then
+		kill "$qpid" 2>/dev/null || true
+		wait "$qpid" 2>/dev/null || true
+		echo "qemu-boot: under KVM the guest did not reach its init in ${KVM_PROBE_S:-30} s: KVM is not usable here; booting under TCG (emulated, slower)" >&2
+		mkdir -p "$(dirname "$kvm_stamp")" && date >"$kvm_stamp"
+		use_kvm=0
+	else
+		wait "$qpid" || true
+	fi
+fi
+[ "$use_kvm" = 1 ] || timeout "${QEMU_TIMEOUT:-300}" qemu-system-x86_64 -accel tcg "${qemu_args[@]}" \
+	</dev/null >"$work/console" 2>&1 || true
+tr -d '\r' <"$work/console"
+rc=$(tr -d '\r' <"$work/console" | sed -n 's/.*guest-exit: \([0-9]*\).*/\1/p' | tail -1)
+if [ -z "$rc" ]; then
+	echo "qemu-boot: the guest on $kver did not finish (crash or timeout)" >&2
+	exit 1
+fi
+exit "$rc"

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Every configuration in tests/qemu_configs loads, attaches and paces on
+# Debian's own kernels, booted under qemu from their packages (6.1, what
+# Debian 12 runs; 6.12, its backports kernel), and on this machine's kernel;
+# the object alone attaches through `ip link ... xdp obj`.  On Debian 11's
+# 5.10, older than the minimum, load refuses in one line.  The guest side
+# is tests/qemu_guest.sh.  Prints each kernel's processed instruction
+# counts (scripts/verifier-report.sh tabulates them).
+#   QEMU_KERNELS="6.1 6.12 5.10" (default) picks the kernels.
+# A kernel is skipped, with the reason, only when it cannot be booted here
+# (no qemu, no busybox, its package not to be had); with none booted and
+# none run on the host, the test is skipped.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+. tests/lib.sh
+
+ran=0
+tally_kernel() { # label log rc
+	local p f
+	read -r p f < <(awk '/^[0-9]+ passed, [0-9]+ failed/ { p = $1; f = $3 } END { print p + 0, f + 0 }' "$2")
+	n_pass=$((n_pass + p)); n_fail=$((n_fail + f))
+	if [ "$3" -ne 0 ] && [ "$f" -eq 0 ]; then
+		not_ok "$1: the guest did not finish: $(grep -v '^\[' "$2" | tail -3 | tr '\n' ' ')"
+	fi
+	grep -E '^(FAIL|insns) ' "$2" | sed "s/^/$1: /"
+	grep -m1 'loaded and attached' "$2" | sed "s/^/$1: /"
+	echo "$1: $p passed, $f failed"
+	ran=1
+}
+
+for series in ${QEMU_KERNELS:-6.1 6.12 5.10}; do
+	log=$(mktemp)
+	mode="test"
+	[ "$series" = 5.10 ] && mode=too-old # older than the minimum: load must refuse it
+	scripts/qemu-boot.sh "$series" tests/qemu_guest.sh "$mode" >"$log" 2>&1
+	rc=$?
+	if [ "$rc" -eq 77 ]; then
+		echo "skipped Linux $series: $(grep -m1 '^SKIP' "$log" | sed 's/^SKIP: //')"
+	else
+		tally_kernel "Linux $series ($(sed -n 's/.*guest: Linux \([^,]*\),.*/\1/p' "$log" | head -1))" "$log" "$rc"
+		grep -m1 'booting under TCG' "$log"
+	fi
+	rm -f "$log"
+done
+
+# This machine's kernel: the same script in a namespace of its own.
+ns="qemu-host-$$"
+if ip netns add "$ns"; then
+	log=$(mktemp)
+	dir=$(mktemp -d)
+	cp tests/qemu_configs "$dir/configs" && cp "$OBJ" "$dir/"
+	nsenter --net="/run/netns/$ns" env PACER_DIR="$dir" IP="$(command -v ip)" \
+		PATH="$PWD/$BUILD:$PWD/$BUILD/tests/tools:$PATH" sh tests/qemu_guest.sh >"$log" 2>&1
+	rc=$?
+	tally_kernel "Linux $(uname -r) (this machine)" "$log" "$rc"
+	pins="/sys/fs/bpf/xdp-pacer/netns-$(stat -L -c %i "/run/netns/$ns")"
+	ip netns del "$ns"
+	rm -rf "$pins" "$dir" "$log"
+else
+	not_ok "cannot create a network namespace"
+fi
+if [ "$ran" -eq 0 ]; then
+	echo "SKIP: no kernel could be booted here"
+	exit 77
+fi
+finish
