@@ -128,8 +128,9 @@ START_TEST(test_audit_pace_shared)
 END_TEST
 
 /*
- * A --rate 4/1s recording (tick 2^25 ns: emission 8 ticks, tolerance 22):
- * judged against the exact GCRA, T/N = 250 ms, tau = 750 ms.
+ * A --rate 4/1s recording (tick 2^25 ns: emission 9 ticks, tolerance 28):
+ * judged against the exact GCRA with bursts of N, T/N = 250 ms,
+ * tau = 750 ms.
  */
 START_TEST(test_audit_rate)
 {
@@ -140,10 +141,11 @@ START_TEST(test_audit_rate)
 		{ 10000, 0 }, /* first, at the start: unknown */
 		{ 10000, 0 }, /* the burst: V = 9250 ms before it, conforming */
 		{ 10000, 0 },
-		{ 10000, 1 }, /* the exact GCRA's 4th at once: a false drop by the tick (cell age 6 < 9) */
-		{ 10100, 0 }, /* 350 ms after V = 9750: conforming */
-		{ 10150, 1 }, /* 150 ms after V = 10000: a right drop */
-		{ 10160, 0 }, /* 160 ms: a false pass */
+		{ 10000, 0 }, /* the 4th at once: conforming, V = 10000 */
+		{ 10150, 1 }, /* 150 ms after V: a right drop */
+		{ 10260, 1 }, /* 260 ms: a false drop by the tick (cell age 8 < 10) */
+		{ 10320, 0 }, /* 320 ms: conforming, V = 10250 */
+		{ 10400, 0 }, /* 150 ms: a false pass */
 	};
 	struct pacer_file_header h;
 	struct audit_result a;
@@ -156,8 +158,8 @@ START_TEST(test_audit_rate)
 	h.rate_n = 4;
 	h.thresh_ticks = r.thresh;
 	h.burst_ticks = r.burst;
-	ck_assert_uint_eq(r.emit, 8);
-	ck_assert_uint_eq(r.burst, 22);
+	ck_assert_uint_eq(r.emit, 9);
+	ck_assert_uint_eq(r.burst, 28);
 	ck_assert_int_eq(an_stream_init(&s, &h), 0);
 	for (i = 0; i < sizeof(recs) / sizeof(recs[0]); i++) {
 		struct pacer_record rec = { .ts_ns = recs[i].t_ms * 1000000ULL, .family = 4, .prefix = 32,
@@ -168,17 +170,17 @@ START_TEST(test_audit_rate)
 	}
 	ck_assert_int_eq(an_stream_finish(&s), 0);
 	ck_assert_int_eq(audit_run(&s, &a), 0);
-	ck_assert_uint_eq(a.judged_records, 7);
+	ck_assert_uint_eq(a.judged_records, 8);
 	ck_assert_uint_eq(a.unknown, 1);
-	ck_assert_uint_eq(a.eligible, 4);
-	ck_assert_uint_eq(a.correct_passes, 3);
+	ck_assert_uint_eq(a.eligible, 5);
+	ck_assert_uint_eq(a.correct_passes, 4); /* the burst of N: all of it conforms */
 	ck_assert_uint_eq(a.false_drops, 1);
 	ck_assert_uint_eq(a.false_drops_quant, 1);
-	ck_assert_uint_eq(a.examples[AUDIT_FALSE_DROP_QUANTISATION][0].true_age_ticks, 6);
+	ck_assert_uint_eq(a.examples[AUDIT_FALSE_DROP_QUANTISATION][0].true_age_ticks, 8);
 	ck_assert_uint_eq(a.correct_drops, 1);
 	ck_assert_uint_eq(a.false_passes, 1);
 	ck_assert_uint_eq(a.other_thresh, 0);
-	ck_assert_uint_eq(a.max_admits_in_interval, 5); /* in one T: <= 2N - 1 */
+	ck_assert_uint_eq(a.max_admits_in_interval, 6); /* in one T: <= 2N - 1 */
 	audit_free(&a);
 	an_stream_free(&s);
 }
