@@ -181,6 +181,8 @@ START_TEST(test_audit_rate)
 	ck_assert_uint_eq(a.false_passes, 1);
 	ck_assert_uint_eq(a.other_thresh, 0);
 	ck_assert_uint_eq(a.max_admits_in_interval, 6); /* in one T: <= 2N - 1 */
+	/* The exact greedy GCRA on the same packets: the burst, then 10260 (V 10000 + 260 ms). */
+	ck_assert_uint_eq(a.exact_passes, 5);
 	audit_free(&a);
 	an_stream_free(&s);
 }
