@@ -766,6 +766,44 @@ START_TEST(test_issue_rates)
 }
 END_TEST
 
+/*
+ * Every rate load accepts, on either backend, at its default tick or any
+ * other: a full burst is exactly N, and the spacing is T/N or more, within
+ * 1 % of it.  Whatever is refused says why.
+ */
+START_TEST(test_accepted_rates_deliver)
+{
+	struct rng g = { 99 };
+	uint32_t i, accepted = 0, refused = 0;
+
+	for (i = 0; i < 3000; i++) {
+		uint64_t x = rnd(&g), period = 1000ULL + rnd(&g) % (x % 3 ? 10000000000ULL : PACER_RATE_MAX_PERIOD_NS);
+		uint32_t n = 2 + (uint32_t)(x % (x >> 32 & 1 ? 200 : PACER_RATE_MAX_N - 1));
+		uint32_t backend = (x >> 40) & 1 ? PACER_BACKEND_TABLE : PACER_BACKEND_SKETCH;
+		uint32_t shift = (x >> 41) & 1 ? pacer_default_rate_tick_shift(n, period, backend)
+					       : (uint32_t)((x >> 42) % (PACER_TICK_SHIFT_MAX + 1));
+		struct pacer_rate r;
+		char err[512];
+		unsigned __int128 spacing_ns;
+
+		if (rate_fit(n, period, shift, backend, &r, err, sizeof(err))) {
+			ck_assert_msg(strstr(err, "--rate ") && (strstr(err, "1 %") || strstr(err, "tick")), "%s", err);
+			refused++;
+			continue;
+		}
+		accepted++;
+		ck_assert_int_eq(backend, PACER_BACKEND_TABLE);
+		ck_assert_uint_eq(pacer_rate_credits(r.sat, &r), n);
+		ck_assert_uint_le(r.sat, PACER_RATE_TBL_MAX_SAT);
+		spacing_ns = (unsigned __int128)pacer_rate_spacing(&r) << shift;
+		ck_assert(spacing_ns * n >= period);
+		ck_assert(spacing_ns * n * 99 <= (unsigned __int128)period * 100);
+	}
+	ck_assert_uint_gt(accepted, 150);
+	ck_assert_uint_gt(refused, 150);
+}
+END_TEST
+
 /* 20 fresh sources x 8 packets back to back under 5/1s: 5 each, both backends. */
 START_TEST(test_fresh_sources_get_n)
 {
@@ -888,6 +926,7 @@ int main(void)
 	tcase_add_test(tc, test_rate_ticks);
 	tcase_add_test(tc, test_cli_rate);
 	tcase_add_test(tc, test_issue_rates);
+	tcase_add_test(tc, test_accepted_rates_deliver);
 	tcase_add_loop_test(tc, test_fresh_sources_get_n, 0, 3);
 	tcase_add_loop_test(tc, test_exact_without_collisions, 0, 6);
 	tcase_add_loop_test(tc, test_one_sided_under_collisions, 0, 6);
