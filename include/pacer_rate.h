@@ -32,7 +32,9 @@
  * state after a burst and after a paced admission must be the same age
  * (the update below is monotone), so the spacing is the post-burst gap.
  * N = 1 (no burst): emit = ceil(I/q), burst = 0, a' = 0: a gap of emit + 1
- * ticks, over emit*q >= I, the interval's threshold of old.
+ * ticks, over emit*q >= I: the interval's threshold.  Admissions are
+ * taken in the order of their timestamps (a CPU's clock never runs back):
+ * N at one instant conform, N in one tick out of order would not.
  *
  * a' >= 0: V is never in the future, so the wrap and skew rules of the
  * cells (which read a future value as clock skew) keep their meaning; a
