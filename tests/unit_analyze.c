@@ -188,6 +188,54 @@ START_TEST(test_audit_rate)
 }
 END_TEST
 
+/*
+ * A rate at a fine tick has thresholds beyond 255 ticks (4 per 1 s at
+ * 2^19 ns: 479): records keep theirs whole, so nothing reads as a live
+ * change and a drop by the tick is quantisation, not a collision.
+ */
+START_TEST(test_audit_rate_fine_tick)
+{
+	static const struct {
+		uint64_t t_ns;
+		int drop;
+	} recs[] = {
+		{ 10000000000ULL, 0 }, { 10000000000ULL, 0 }, { 10000000000ULL, 0 },
+		{ 10000000000ULL, 0 }, /* the burst of 4: V = 10000 ms, its cell 1 tick old */
+		{ 10250200000ULL, 1 }, /* 250.2 ms on: owed, but 478 ticks < 479: quantisation */
+	};
+	struct pacer_file_header h;
+	struct audit_result a;
+	struct an_stream s;
+	struct pacer_rate r;
+	size_t i;
+
+	header(&h, PACER_POLICY_PACE, PACER_PLACEMENT_SHARED);
+	h.tick_shift = 19;
+	ck_assert_int_eq(pacer_rate_ticks(4, S, 19, PACER_RATE_TBL_MAX_SAT, &r), 0);
+	ck_assert_uint_eq(r.thresh, 479);
+	h.rate_n = 4;
+	h.thresh_ticks = r.thresh;
+	h.burst_ticks = r.burst;
+	ck_assert_int_eq(an_stream_init(&s, &h), 0);
+	for (i = 0; i < sizeof(recs) / sizeof(recs[0]); i++) {
+		struct pacer_record rec = { .ts_ns = recs[i].t_ns, .family = 4, .prefix = 32,
+					    .addr = { 10, 0, 0, 1 }, .flags = SRC, .thresh_ticks = r.thresh,
+					    .est_age_ticks = 1, .verdict = recs[i].drop ? PACER_REC_DROP : PACER_REC_PASS };
+
+		ck_assert_int_eq(an_stream_add(&s, &rec), 0);
+	}
+	ck_assert_int_eq(an_stream_finish(&s), 0);
+	ck_assert_int_eq(audit_run(&s, &a), 0);
+	ck_assert_uint_eq(a.other_thresh, 0);
+	ck_assert_uint_eq(a.false_drops, 1);
+	ck_assert_uint_eq(a.false_drops_quant, 1);
+	ck_assert_uint_eq(a.false_drops_collision, 0);
+	ck_assert_uint_eq(a.examples[AUDIT_FALSE_DROP_QUANTISATION][0].true_age_ticks, 478);
+	audit_free(&a);
+	an_stream_free(&s);
+}
+END_TEST
+
 START_TEST(test_audit_quiet_shared)
 {
 	struct pacer_file_header h;
@@ -608,6 +656,7 @@ static Suite *suite(void)
 	tcase_add_test(audit, test_audit_quiet_shared);
 	tcase_add_test(audit, test_audit_percpu);
 	tcase_add_test(audit, test_audit_rate);
+	tcase_add_test(audit, test_audit_rate_fine_tick);
 	tcase_add_test(audit, test_stream_sorts_and_interns);
 	tcase_add_test(audit, test_empty_stream);
 	tcase_set_timeout(sizing, 120);
