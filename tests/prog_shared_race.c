@@ -9,8 +9,9 @@
  * a 65.5 us tick and a 1 ms interval make an epoch 4.2 ms.  Every packet is
  * recorded through the ring buffer; for every source, admitted packets must
  * be at least the interval apart in the datapath's own clock.  With --rate
- * 4/4ms instead (emission 1 ms, tolerance 3 ms: bursts of 3 at once on
- * these ticks), every source's admitted packets must conform to that GCRA.
+ * 3/3ms instead (emission 1 ms, tolerance 2 ms: bursts of 3 at once, then
+ * one per 17 ticks), every source's admitted packets must conform to that
+ * GCRA.
  *
  * Concurrency makes this a stress test, not a proof: it fails reliably when
  * the re-base is a plain read-modify-write or admission is not exclusive.
@@ -43,7 +44,7 @@
 #define PACKETS_PER_CPU 60000u
 #define TICK_SHIFT 16            /* 65.5 us: the lag tolerance is 64 ticks, 4.2 ms */
 #define INTERVAL_NS 1000000ULL   /* 1 ms: threshold 17 ticks */
-#define RATE_N 4                 /* rate mode: 4 per 4 ms, the same emission interval */
+#define RATE_N 3                 /* rate mode: 3 per 3 ms, the same emission interval */
 #define RATE_T_NS (RATE_N * INTERVAL_NS)
 #define LINES_LOG2 8             /* 256 lines a row: cold lines go stale */
 #define RING_BYTES (128u << 20)
@@ -269,7 +270,7 @@ START_TEST(test_pace_guarantee_under_two_cpus)
 	printf("    %s%s%s: %lu packets, %lu passed on CPU 0 + %lu on CPU 1, %llu line re-bases, "
 	       "%llu lost table claims, %lu records, %lu violations (closest %llu ns)\n",
 	       backend == PACER_BACKEND_TABLE ? "table" : "sketch", hammer ? " (hammer)" : "",
-	       rate ? ", --rate 4/4ms" : "",
+	       rate ? ", --rate 3/3ms" : "",
 	       (unsigned long)seen, c.cpu_passes[0], c.cpu_passes[1], (unsigned long long)rebased,
 	       (unsigned long long)races, c.records, violations, (unsigned long long)closest);
 	ck_assert_uint_eq(seen, 2 * per_cpu_packets);

@@ -26,6 +26,8 @@
 #include "pacer_place.h"
 #include "pacer_table.h"
 #include "pacer_rate.h"
+#include "ticks.h"
+#include "layout.h"
 #include "table_sim.h"
 #include "xdp_pacer.skel.h"
 
@@ -841,9 +843,11 @@ static uint32_t passes(const struct frame *f, int tries)
 
 /*
  * _i: sketch rows percpu, rows shared, blocked shared, table percpu, table
- * shared.  4 per 40 ticks: emission 10 ticks, tolerance 30: a fresh source
- * has its burst (3 at one instant: the tick's quantisation), then one per
- * emission interval; an older cell gives what pacer_rate_credits() says.
+ * shared.  4 per 40 ticks: emission 11 ticks (10, and a tick of margin),
+ * tolerance 3 * 11 + 1: a fresh source has its burst of exactly 4 at one
+ * instant, then one per emission interval; an older cell (written with an
+ * old tick, as time passing would) gives what pacer_rate_credits() says,
+ * a long-idle one the full burst again.
  */
 START_TEST(test_rate_bursts)
 {
@@ -861,32 +865,99 @@ START_TEST(test_rate_bursts)
 		fixture_load(kinds[_i], placement, 4, PACER_POLICY_PACE, PACER_MALFORMED_PASS, 32, 64, 0);
 	fx_clock = PACER_CLOCK_CACHED;
 	r = set_rate(4, 40ULL << fx.lay.tick_shift);
-	ck_assert_uint_eq(r.emit, 10);
-	ck_assert_uint_eq(r.burst, 30);
+	ck_assert_uint_eq(r.emit, 11);
+	ck_assert_uint_eq(r.burst, 34);
 	v4(&f, "10.31.0.1");
 	got = passes(&f, 8);
 	ck_assert_uint_eq(got, pacer_rate_credits(r.sat, &r));
-	ck_assert_uint_eq(got, 3);
+	ck_assert_uint_eq(got, 4);
 	/* Another source has its own burst. */
 	v4(&g, "10.31.0.2");
-	ck_assert_uint_eq(passes(&g, 8), 3);
-	/* The cell after the burst: 10 ticks of credit spent thrice from 30 (a tick of margin). */
+	ck_assert_uint_eq(passes(&g, 8), 4);
+	/* The cell after the burst: 11 ticks of credit spent thrice from 34, one tick left. */
 	if (!table) {
 		age = key_age("10.31.0.1", 32);
-		ck_assert_uint_le(age, 11);
-		ck_assert_uint_ge(age, 10);
-		/* 25 ticks on: two credits (25 - 10 = 15, then 5 < 11). */
+		ck_assert_uint_le(age, 2);
+		ck_assert_uint_ge(age, 1);
+		/* 25 ticks on: two credits (25 - 11 = 14, then 3 < 12). */
 		set_key_age("10.31.0.1", 32, 25);
 	} else {
-		table_age_key("10.31.0.1", 15); /* 10 + 15 = 25 */
+		table_age_key("10.31.0.1", 24); /* 1 + 24 = 25 */
 	}
 	ck_assert_uint_eq(passes(&f, 6), 2);
-	/* A long idle: the full burst again, never more. */
+	/* A long idle: the full burst again, exactly. */
 	if (!table)
 		set_key_age("10.31.0.1", 32, 63);
 	else
 		table_age_key("10.31.0.1", 5000);
-	ck_assert_uint_eq(passes(&f, 8), 3);
+	ck_assert_uint_eq(passes(&f, 8), 4);
+	fixture_unload();
+}
+END_TEST
+
+/* Write every entry with the key's fingerprint in every copy as `age` ticks old now. */
+static void table_set_key_age(const char *addr, uint32_t age)
+{
+	uint32_t lines[2], a, i, j;
+	uint64_t h, tick = now_tick();
+	int cpu;
+
+	ck_assert_int_eq(inet_pton(AF_INET, addr, &a), 1);
+	h = pacer_hash_v4(test_key, a);
+	pacer_tbl_lines(h, fx.lay.lines_log2, lines);
+	for (cpu = 0; cpu < fx.ncpus; cpu++)
+		for (j = 0; j < 2; j++) {
+			struct pacer_tbl_line *l = (struct pacer_tbl_line *)copy_line(cpu, lines[j]);
+
+			for (i = 0; i < PACER_TBL_WAYS; i++)
+				if ((l->e[i] >> 16) == pacer_tbl_fp(h))
+					l->e[i] = pacer_tbl_entry(pacer_tbl_fp(h), tick - age);
+		}
+}
+
+/*
+ * The issue's table rates at load's default tick (_i: 50/1s, 5/1s; per-CPU,
+ * shared): a fresh source gets exactly N at once; a cell k emission
+ * intervals past the threshold gives k + 1; one idle for a full burst's
+ * ages gives N again; a source sending faster than its rate gets one per
+ * emission interval, within 1 % of T/N.
+ */
+START_TEST(test_rate_default_tick_table)
+{
+	static const struct {
+		uint32_t n;
+		uint64_t period;
+	} rates[] = { { 50, 1000000000ULL }, { 5, 1000000000ULL } };
+	uint32_t n = rates[_i / 2].n, k;
+	uint64_t period = rates[_i / 2].period;
+	uint32_t placement = _i % 2 ? PACER_PLACEMENT_SHARED : PACER_PLACEMENT_PERCPU;
+	struct pacer_rate r;
+	struct frame f;
+	char err[256];
+
+	fx_tick_shift = pacer_default_rate_tick_shift(n, period, PACER_BACKEND_TABLE);
+	fx_clock = PACER_CLOCK_PRECISE;
+	table_load(placement, PACER_POLICY_PACE, PACER_TBL_FULL_DROP, 10);
+	fx_clock = PACER_CLOCK_CACHED;
+	fx_tick_shift = 25;
+	ck_assert_int_eq(rate_fit(n, period, fx.lay.tick_shift, PACER_BACKEND_TABLE, &r, err, sizeof(err)), 0);
+	r = set_rate(n, period);
+	/* The spacing is T/N within 1 %, never less. */
+	ck_assert_uint_ge((uint64_t)r.emit << fx.lay.tick_shift, period / n);
+	ck_assert_uint_le(((uint64_t)r.emit << fx.lay.tick_shift) * 99, period / n * 100);
+	v4(&f, "10.34.0.1");
+	ck_assert_uint_eq(passes(&f, n + 5), n);
+	for (k = 0; k < 3; k++) {
+		table_set_key_age("10.34.0.1", r.thresh + k * r.emit);
+		ck_assert_uint_eq(passes(&f, k + 4), k + 1);
+	}
+	/* Flooding: every emission interval exactly one (ages written, not waited for). */
+	for (k = 0; k < 20; k++) {
+		table_set_key_age("10.34.0.1", r.thresh);
+		ck_assert_uint_eq(passes(&f, 3), 1);
+	}
+	table_set_key_age("10.34.0.1", r.sat + 1);
+	ck_assert_uint_eq(passes(&f, n + 5), n);
 	fixture_unload();
 }
 END_TEST
@@ -965,6 +1036,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_table_full, 0, 4);
 	tcase_add_loop_test(tc, test_table_matches_simulation, 0, 4);
 	tcase_add_loop_test(tc, test_rate_bursts, 0, 5);
+	tcase_add_loop_test(tc, test_rate_default_tick_table, 0, 4);
 	tcase_add_test(tc, test_rate_one_is_interval);
 	tcase_add_test(tc, test_rate_corrupt_is_strictest);
 	suite_add_tcase(s, tc);

@@ -130,8 +130,9 @@ START_TEST(test_audit_pace_shared)
 END_TEST
 
 /*
- * A --rate 4/1s recording (tick 2^25 ns: emission 8 ticks, tolerance 22):
- * judged against the exact GCRA, T/N = 250 ms, tau = 750 ms.
+ * A --rate 4/1s recording (tick 2^25 ns: emission 9 ticks, tolerance 28):
+ * judged against the exact GCRA with bursts of N, T/N = 250 ms,
+ * tau = 750 ms.
  */
 START_TEST(test_audit_rate)
 {
@@ -142,10 +143,11 @@ START_TEST(test_audit_rate)
 		{ 10000, 0 }, /* first, at the start: unknown */
 		{ 10000, 0 }, /* the burst: V = 9250 ms before it, conforming */
 		{ 10000, 0 },
-		{ 10000, 1 }, /* the exact GCRA's 4th at once: a false drop by the tick (cell age 6 < 9) */
-		{ 10100, 0 }, /* 350 ms after V = 9750: conforming */
-		{ 10150, 1 }, /* 150 ms after V = 10000: a right drop */
-		{ 10160, 0 }, /* 160 ms: a false pass */
+		{ 10000, 0 }, /* the 4th at once: conforming, V = 10000 */
+		{ 10150, 1 }, /* 150 ms after V: a right drop */
+		{ 10260, 1 }, /* 260 ms: a false drop by the tick (cell age 8 < 10) */
+		{ 10320, 0 }, /* 320 ms: conforming, V = 10250 */
+		{ 10400, 0 }, /* 150 ms: a false pass */
 	};
 	struct pacer_file_header h;
 	struct audit_result a;
@@ -158,8 +160,8 @@ START_TEST(test_audit_rate)
 	h.rate_n = 4;
 	h.thresh_ticks = r.thresh;
 	h.burst_ticks = r.burst;
-	ck_assert_uint_eq(r.emit, 8);
-	ck_assert_uint_eq(r.burst, 22);
+	ck_assert_uint_eq(r.emit, 9);
+	ck_assert_uint_eq(r.burst, 28);
 	ck_assert_int_eq(an_stream_init(&s, &h), 0);
 	for (i = 0; i < sizeof(recs) / sizeof(recs[0]); i++) {
 		struct pacer_record rec = { .ts_ns = recs[i].t_ms * 1000000ULL, .family = 4, .prefix = 32,
@@ -170,17 +172,67 @@ START_TEST(test_audit_rate)
 	}
 	ck_assert_int_eq(an_stream_finish(&s), 0);
 	ck_assert_int_eq(audit_run(&s, &a), 0);
-	ck_assert_uint_eq(a.judged_records, 7);
+	ck_assert_uint_eq(a.judged_records, 8);
 	ck_assert_uint_eq(a.unknown, 1);
-	ck_assert_uint_eq(a.eligible, 4);
-	ck_assert_uint_eq(a.correct_passes, 3);
+	ck_assert_uint_eq(a.eligible, 5);
+	ck_assert_uint_eq(a.correct_passes, 4); /* the burst of N: all of it conforms */
 	ck_assert_uint_eq(a.false_drops, 1);
 	ck_assert_uint_eq(a.false_drops_quant, 1);
-	ck_assert_uint_eq(a.examples[AUDIT_FALSE_DROP_QUANTISATION][0].true_age_ticks, 6);
+	ck_assert_uint_eq(a.examples[AUDIT_FALSE_DROP_QUANTISATION][0].true_age_ticks, 8);
 	ck_assert_uint_eq(a.correct_drops, 1);
 	ck_assert_uint_eq(a.false_passes, 1);
 	ck_assert_uint_eq(a.other_thresh, 0);
-	ck_assert_uint_eq(a.max_admits_in_interval, 5); /* in one T: <= 2N - 1 */
+	ck_assert_uint_eq(a.max_admits_in_interval, 6); /* in one T: <= 2N - 1 */
+	/* The exact greedy GCRA on the same packets: the burst, then 10260 (V 10000 + 260 ms). */
+	ck_assert_uint_eq(a.exact_passes, 5);
+	audit_free(&a);
+	an_stream_free(&s);
+}
+END_TEST
+
+/*
+ * A rate at a fine tick has thresholds beyond 255 ticks (4 per 1 s at
+ * 2^19 ns: 479): records keep theirs whole, so nothing reads as a live
+ * change and a drop by the tick is quantisation, not a collision.
+ */
+START_TEST(test_audit_rate_fine_tick)
+{
+	static const struct {
+		uint64_t t_ns;
+		int drop;
+	} recs[] = {
+		{ 10000000000ULL, 0 }, { 10000000000ULL, 0 }, { 10000000000ULL, 0 },
+		{ 10000000000ULL, 0 }, /* the burst of 4: V = 10000 ms, its cell 1 tick old */
+		{ 10250200000ULL, 1 }, /* 250.2 ms on: owed, but 478 ticks < 479: quantisation */
+	};
+	struct pacer_file_header h;
+	struct audit_result a;
+	struct an_stream s;
+	struct pacer_rate r;
+	size_t i;
+
+	header(&h, PACER_POLICY_PACE, PACER_PLACEMENT_SHARED);
+	h.tick_shift = 19;
+	ck_assert_int_eq(pacer_rate_ticks(4, S, 19, PACER_RATE_TBL_MAX_SAT, &r), 0);
+	ck_assert_uint_eq(r.thresh, 479);
+	h.rate_n = 4;
+	h.thresh_ticks = r.thresh;
+	h.burst_ticks = r.burst;
+	ck_assert_int_eq(an_stream_init(&s, &h), 0);
+	for (i = 0; i < sizeof(recs) / sizeof(recs[0]); i++) {
+		struct pacer_record rec = { .ts_ns = recs[i].t_ns, .family = 4, .prefix = 32,
+					    .addr = { 10, 0, 0, 1 }, .flags = SRC, .thresh_ticks = r.thresh,
+					    .est_age_ticks = 1, .verdict = recs[i].drop ? PACER_REC_DROP : PACER_REC_PASS };
+
+		ck_assert_int_eq(an_stream_add(&s, &rec), 0);
+	}
+	ck_assert_int_eq(an_stream_finish(&s), 0);
+	ck_assert_int_eq(audit_run(&s, &a), 0);
+	ck_assert_uint_eq(a.other_thresh, 0);
+	ck_assert_uint_eq(a.false_drops, 1);
+	ck_assert_uint_eq(a.false_drops_quant, 1);
+	ck_assert_uint_eq(a.false_drops_collision, 0);
+	ck_assert_uint_eq(a.examples[AUDIT_FALSE_DROP_QUANTISATION][0].true_age_ticks, 478);
 	audit_free(&a);
 	an_stream_free(&s);
 }
@@ -653,6 +705,7 @@ static Suite *suite(void)
 	tcase_add_test(audit, test_audit_quiet_shared);
 	tcase_add_test(audit, test_audit_percpu);
 	tcase_add_test(audit, test_audit_rate);
+	tcase_add_test(audit, test_audit_rate_fine_tick);
 	tcase_add_test(audit, test_stream_sorts_and_interns);
 	tcase_add_test(audit, test_empty_stream);
 	tcase_set_timeout(sizing, 120);

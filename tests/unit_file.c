@@ -336,6 +336,30 @@ START_TEST(test_rate_header)
 	ck_assert_int_eq(pacer_file_header_decode(buf, sizeof(buf), &got, &e), -EBADMSG);
 	ck_assert_int_eq(e.problem, PACER_FILE_HEADER_INVALID);
 	ck_assert_ptr_nonnull(strstr(e.msg, "rate 10 per"));
+	/*
+	 * The encoding with bursts of N - 1 (emission ceil(T/N/tick), tolerance
+	 * floor((N-1)T/N/tick)) that recordings of earlier versions carry stays
+	 * readable: tick 2^25 ns, 10 per 1 s: emission 3 ticks, tolerance 26.
+	 */
+	h.tick_shift = 25;
+	h.thresh_ticks = 4;
+	h.burst_ticks = 26;
+	ck_assert_int_eq(pacer_file_header_encode(&h, buf, sizeof(buf)), 0);
+	ck_assert_int_eq(pacer_file_header_decode(buf, sizeof(buf), &got, &e), 0);
+	ck_assert_uint_eq(got.burst_ticks, 26);
+	ck_assert_uint_eq(got.thresh_ticks, 4);
+	/* ... and the ticks of this version at that tick: emission 4, tolerance 37. */
+	ck_assert_int_eq(pacer_rate_ticks(10, 1000000000ULL, 25, PACER_RATE_TBL_MAX_SAT, &r), 0);
+	ck_assert_uint_eq(r.thresh, 5);
+	ck_assert_uint_eq(r.burst, 37);
+	h.thresh_ticks = r.thresh;
+	h.burst_ticks = r.burst;
+	ck_assert_int_eq(pacer_file_header_encode(&h, buf, sizeof(buf)), 0);
+	ck_assert_int_eq(pacer_file_header_decode(buf, sizeof(buf), &got, &e), 0);
+	/* Neither: refused. */
+	h.thresh_ticks = 4;
+	ck_assert_int_eq(pacer_file_header_encode(&h, buf, sizeof(buf)), 0);
+	ck_assert_int_eq(pacer_file_header_decode(buf, sizeof(buf), &got, &e), -EBADMSG);
 }
 END_TEST
 

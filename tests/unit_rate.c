@@ -9,6 +9,10 @@
  *     source conforms, so it never has more admissions up to any instant
  *     than the exact greedy GCRA, and never more than 2N - 1 in a window of
  *     T (N with --interval T/N);
+ *   - the CLI's rates (load's default tick): a fresh or long-idle source
+ *     gets exactly N at once, a source sending faster gets N/T within 1 %
+ *     and never more (the rates of the issue's table, one source at
+ *     2000 packets/s), and the sketch refuses what it cannot deliver;
  *   - N = 1 is --interval: the same ticks and the same verdicts;
  *   - shared placement with two threads on the same sources: never more
  *     admissions than the oracle allows.
@@ -159,7 +163,7 @@ static void run_stream(const struct bk *b, uint32_t placement, uint32_t n, uint6
 	static int64_t v[MAXSRC];
 	static struct ns_gcra ns[MAXSRC], greedy[MAXSRC];
 	static uint64_t wins[MAXSRC][WIN], nadm[MAXSRC], ngreedy[MAXSRC];
-	uint64_t tick = 1000, i, h[MAXSRC];
+	uint64_t tick = 1000, i, h[MAXSRC], last = 0;
 	uint32_t k;
 
 	ck_assert_int_eq(pacer_rate_ticks(n, period, tick_shift, b->table ? PACER_RATE_TBL_MAX_SAT
@@ -182,7 +186,10 @@ static void run_stream(const struct bk *b, uint32_t placement, uint32_t n, uint6
 			tick += (x >> 32) % max_jump;
 		else if ((x >> 48) % tick_every == 0)
 			tick += (x >> 40) % 3;
+		/* Anywhere in the tick, but never before the previous packet (a CPU's clock). */
 		now = (tick << tick_shift) + ((x >> 8) & ((1ULL << tick_shift) - 1));
+		now = now > last ? now : last;
+		last = now;
 		drop = rsim_packet(&s, h[src], now);
 		odrop = tick_oracle(&v[src], (int64_t)tick, &r, 0);
 		o->packets++;
@@ -235,11 +242,12 @@ struct rcase {
 	uint64_t period_ticks;
 };
 
+/* The sketch holds N * emit + 1 <= 64 ticks, the table 16384. */
 static const struct rcase sketch_cases[] = {
-	{ 1, 30 }, { 2, 40 }, { 4, 40 }, { 10, 60 }, { 32, 60 }, { 7, 33 },
+	{ 1, 30 }, { 2, 40 }, { 4, 40 }, { 5, 40 }, { 15, 30 }, { 7, 33 },
 };
 static const struct rcase table_cases[] = {
-	{ 1, 30 }, { 4, 40 }, { 100, 4700 }, { 1000, 16000 }, { 3, 1000 }, { 64, 64 },
+	{ 1, 30 }, { 4, 40 }, { 100, 4700 }, { 700, 14000 }, { 3, 1000 }, { 64, 64 },
 };
 
 /* Collision-free (16 sources in a large sketch or table): exactly the tick oracle, both placements. */
@@ -400,8 +408,7 @@ START_TEST(test_credits_match_burst)
 		for (k = 0; k < 2 * c.n; k++)
 			got += !rsim_packet(&s, h, t0);
 		ck_assert_uint_eq(got, pacer_rate_credits(r.sat, &r));
-		ck_assert_uint_le(got, c.n);
-		ck_assert_uint_ge(got, c.n - 2); /* quantisation: at most the tick's share */
+		ck_assert_uint_eq(got, c.n); /* a fresh source: exactly N at once */
 		/* Later: as many as the cell's age grants. */
 		t0 += (uint64_t)(3 * r.emit + 1) << 10;
 		if (s.table) {
@@ -540,13 +547,17 @@ START_TEST(test_rate_ticks)
 {
 	struct pacer_rate r;
 
-	/* 100 per minute at the default tick: 18-tick spacing, a 1770-tick tolerance. */
+	/*
+	 * 100 per minute at 2^25 ns: T/N is 17.9 ticks, so emission 19 ticks
+	 * (a tick of margin on ceil), tolerance 99 * 19 + 1: 100 at once.
+	 */
 	ck_assert_int_eq(pacer_rate_ticks(100, 60000000000ULL, 25, PACER_RATE_TBL_MAX_SAT, &r), 0);
-	ck_assert_uint_eq(r.emit, 18);
-	ck_assert_uint_eq(r.burst, 1770);
-	ck_assert_uint_eq(r.thresh, 19);
-	ck_assert_uint_eq(r.sat, 1788);
-	ck_assert_uint_eq(pacer_rate_credits(r.sat, &r), 99);
+	ck_assert_uint_eq(r.emit, 19);
+	ck_assert_uint_eq(r.burst, 1882);
+	ck_assert_uint_eq(r.thresh, 20);
+	ck_assert_uint_eq(r.sat, 1901);
+	ck_assert_uint_eq(pacer_rate_credits(r.sat, &r), 100);
+	ck_assert_uint_eq(pacer_rate_spacing(&r), 19);
 	/* ... which the sketch's 64 ticks cannot hold. */
 	ck_assert_int_eq(pacer_rate_ticks(100, 60000000000ULL, 25, PACER_MAX_THRESH, &r), -1);
 	/* Below one tick per emission, and out-of-range N or T. */
@@ -556,10 +567,11 @@ START_TEST(test_rate_ticks)
 					  PACER_RATE_TBL_MAX_SAT, &r), -1);
 	ck_assert_int_eq(pacer_rate_ticks(2, PACER_RATE_MAX_PERIOD_NS + 1, 40, PACER_RATE_TBL_MAX_SAT,
 					  &r), -1);
-	/* 64 per 64 ticks: the sketch's largest burst. */
-	ck_assert_int_eq(pacer_rate_ticks(64, 64ULL << 10, 10, PACER_MAX_THRESH, &r), 0);
-	ck_assert_uint_eq(r.sat, 64);
-	ck_assert_uint_eq(pacer_rate_credits(r.sat, &r), 63);
+	/* 31 per 31 ticks: the sketch's largest burst (emission 2, 31 * 2 + 1 ticks). */
+	ck_assert_int_eq(pacer_rate_ticks(PACER_RATE_SKETCH_MAX_N, 31ULL << 10, 10, PACER_MAX_THRESH, &r), 0);
+	ck_assert_uint_eq(r.sat, 63);
+	ck_assert_uint_eq(pacer_rate_credits(r.sat, &r), PACER_RATE_SKETCH_MAX_N);
+	ck_assert_int_eq(pacer_rate_ticks(32, 32ULL << 10, 10, PACER_MAX_THRESH, &r), -1);
 	/* Next ages never leave [0, burst]. */
 	for (uint32_t a = r.thresh; a <= 300; a++)
 		ck_assert_uint_le(pacer_rate_next_age(a, &r), r.burst);
@@ -603,22 +615,219 @@ START_TEST(test_cli_rate)
 	ck_assert_uint_eq(n, 1);
 	ck_assert_uint_eq(period, 250000000ULL);
 
-	/* Default ticks: T/N in about 47 ticks, coarser until the burst fits. */
-	ck_assert_uint_eq(pacer_default_rate_tick_shift(100, 60000000000ULL, PACER_BACKEND_TABLE), 24);
-	ck_assert_uint_eq(pacer_default_rate_tick_shift(10, 1000000000ULL, PACER_BACKEND_SKETCH), 24);
+	/*
+	 * Default ticks: the coarsest that delivers 99.5 % of N/T (emission
+	 * ceil(T/N/tick) + 1 ticks) and holds the burst, else the best.
+	 */
+	ck_assert_uint_eq(pacer_default_rate_tick_shift(5, 1000000000ULL, PACER_BACKEND_TABLE), 19);
+	ck_assert_uint_eq(pacer_default_rate_tick_shift(50, 1000000000ULL, PACER_BACKEND_TABLE), 16);
 	ck_assert_uint_eq(pacer_default_rate_tick_shift(1, 1000000000ULL, PACER_BACKEND_SKETCH),
 			  pacer_default_tick_shift(1000000000ULL));
-	ck_assert_int_eq(rate_fit(10, 1000000000ULL, 24, PACER_BACKEND_SKETCH, &r, err, sizeof(err)), 0);
-	ck_assert_uint_le(r.sat, PACER_MAX_THRESH);
-	/* Refusals name the rate, the tick and what to change. */
+	ck_assert_int_eq(rate_fit(50, 1000000000ULL, 16, PACER_BACKEND_TABLE, &r, err, sizeof(err)), 0);
+	ck_assert_uint_le(r.sat, PACER_RATE_TBL_MAX_SAT);
+	ck_assert_uint_eq(pacer_rate_credits(r.sat, &r), 50);
+	/* Refusals name the rate in the user's units and what to change. */
 	ck_assert_int_eq(rate_fit(100, 60000000000ULL, 24, PACER_BACKEND_SKETCH, &r, err, sizeof(err)), 2);
 	ck_assert_ptr_nonnull(strstr(err, "--backend table"));
-	ck_assert_int_eq(rate_fit(10, 1000000000ULL, 20, PACER_BACKEND_SKETCH, &r, err, sizeof(err)), 2);
-	ck_assert_ptr_nonnull(strstr(err, "--rate 10/1 s does not fit tick"));
+	ck_assert_int_eq(rate_fit(10, 1000000000ULL, 20, PACER_BACKEND_TABLE, &r, err, sizeof(err)), 2);
+	ck_assert_ptr_nonnull(strstr(err, "--rate 10/1 s does not fit tick 1.049 ms on the table"));
+	ck_assert_ptr_nonnull(strstr(err, "it needs a tick of 262.144 us"));
 	ck_assert_int_eq(rate_fit(1000, 3600000000000ULL, 24, PACER_BACKEND_TABLE, &r, err, sizeof(err)), 2);
-	ck_assert_ptr_nonnull(strstr(err, "coarser --tick"));
+	ck_assert_ptr_nonnull(strstr(err, "16384 ticks"));
+	ck_assert_ptr_nonnull(strstr(err, "--rate 75/270 s")); /* the same spacing, a burst that fits */
 	ck_assert_int_eq(rate_fit(1, 2000000000ULL, 24, PACER_BACKEND_TABLE, &r, err, sizeof(err)), 2);
 	ck_assert_ptr_nonnull(strstr(err, "--interval 2 s does not fit tick"));
+}
+END_TEST
+
+/*
+ * One source sending every gap_ns from start for dur_ns: what the backend
+ * admits, and what the exact greedy GCRA in ns admits of the same packets.
+ * Every admission must conform to the exact GCRA too.
+ */
+struct flow {
+	struct ns_gcra greedy, adm; /* the exact GCRA fed every packet, and fed the admitted ones */
+};
+
+static void flood(struct rsim *s, uint64_t h, struct flow *f, uint32_t n, uint64_t period,
+		  uint64_t start, uint64_t dur_ns, uint64_t gap_ns, uint64_t *got, uint64_t *exact)
+{
+	uint64_t t;
+
+	*got = *exact = 0;
+	for (t = start; t < start + dur_ns; t += gap_ns) {
+		if (ns_conforms(&f->greedy, t, n, period)) {
+			ns_admit(&f->greedy, t, n, period);
+			++*exact;
+		}
+		if (rsim_packet(s, h, t))
+			continue;
+		ck_assert_msg(ns_conforms(&f->adm, t, n, period),
+			      "rate %u/%llu ns: admission at %llu breaks GCRA", n, (unsigned long long)period,
+			      (unsigned long long)t);
+		ns_admit(&f->adm, t, n, period);
+		++*got;
+	}
+}
+
+/* What load says to --rate n/period on a backend at its default tick: layout_build's result. */
+static int load_says(uint32_t n, uint64_t period, uint32_t backend, char *err, size_t len)
+{
+	struct layout_req req = { .interval_ns = period, .rate_n = n, .width = 1 << 16, .rows = 4,
+				  .kind = PACER_LAYOUT_ROWS, .placement = PACER_PLACEMENT_SHARED,
+				  .backend = backend, .ncpus = 1 };
+	struct pacer_layout lay;
+	struct pacer_rate r;
+
+	err[0] = '\0';
+	return layout_build(&req, &lay, &r, err, len);
+}
+
+/* Packets of one source at one instant that pass. */
+static uint32_t at_once(struct rsim *s, uint64_t h, uint64_t t, uint32_t tries)
+{
+	uint32_t got = 0;
+
+	while (tries--)
+		got += !rsim_packet(s, h, t);
+	return got;
+}
+
+/*
+ * The issue's rates at load's default tick, one source at 2000 packets/s
+ * (as `gen --sources 1 --pps 2000`): the table gives exactly N at once,
+ * within 1 % of the exact GCRA over 3 s and over 100 T, never more; again
+ * N at once after an idle spell; the rates it cannot deliver so, and every
+ * rate on the sketch, are refused naming what to use.
+ */
+START_TEST(test_issue_rates)
+{
+	static const struct {
+		uint32_t n;
+		uint64_t period;
+	} ok[] = {
+		{ 50, 1000000000ULL }, { 10, 1000000000ULL }, { 5, 100000000ULL }, { 5, 1000000000ULL },
+		{ 80, 1000000000ULL }, { 4, 2000000000ULL }, { 2, 3000000ULL },
+	}, sketch_refused[] = {
+		{ 50, 1000000000ULL }, { 10, 1000000000ULL }, { 5, 100000000ULL }, { 60, 1000000000ULL },
+		{ 2, 1000000000ULL },
+	};
+	const uint64_t gap = 500000, start = 1000000000000ULL; /* 2000 packets/s, from 1000 s */
+	char err[512], what[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		uint32_t n = ok[i].n, shift = pacer_default_rate_tick_shift(n, ok[i].period, PACER_BACKEND_TABLE);
+		uint64_t period = ok[i].period, got, exact, t, idle;
+		struct flow f = { { 0 }, { 0 } };
+		struct pacer_rate r;
+		struct rsim s;
+		uint64_t h;
+
+		snprintf(what, sizeof(what), "table --rate %u/%llu ns", n, (unsigned long long)period);
+		ck_assert_msg(rate_fit(n, period, shift, PACER_BACKEND_TABLE, &r, err, sizeof(err)) == 0,
+			      "%s: %s", what, err);
+		rsim_init(&s, &big[2], shift, &r, PACER_POLICY_PACE, PACER_PLACEMENT_PERCPU, 11 + i);
+		h = rsim_hash(&s, 1);
+		/* 3 s at 2000 packets/s, as the issue measured. */
+		flood(&s, h, &f, n, period, start, 3000000000ULL, gap, &got, &exact);
+		ck_assert_msg(got <= exact && 100 * got >= 99 * exact, "%s: 3 s: %llu admitted, exact GCRA %llu",
+			      what, (unsigned long long)got, (unsigned long long)exact);
+		/* A long window: 100 T more. */
+		t = start + 3000000000ULL;
+		flood(&s, h, &f, n, period, t, 100 * period, gap > period / n / 4 ? period / n / 4 : gap, &got,
+		      &exact);
+		ck_assert_msg(got <= exact && 100 * got >= 99 * exact,
+			      "%s: 100 T: %llu admitted, exact GCRA %llu", what, (unsigned long long)got,
+			      (unsigned long long)exact);
+		/* Sent faster than N/T for 100 T: at least 99 % of N/T (and the burst spent). */
+		ck_assert_msg(100 * got >= 99 * 100 * (uint64_t)n, "%s: %llu in 100 T", what,
+			      (unsigned long long)got);
+		ck_assert_uint_le(got, 101 * (uint64_t)n);
+		/* Idle for a full burst's ages (below the 16-bit wrap), then exactly N at once. */
+		t += 100 * period;
+		idle = ((uint64_t)r.sat + 1) << shift;
+		ck_assert_uint_eq(at_once(&s, h, t + idle, n + 5), n);
+		/* A fresh source: exactly N at once. */
+		ck_assert_uint_eq(at_once(&s, rsim_hash(&s, 2), t, n + 5), n);
+		rsim_free(&s);
+	}
+	/* 1000/1s: beyond what the table's 16384 ticks space within 1 %: refused, with an alternative. */
+	ck_assert_int_eq(load_says(1000, 1000000000ULL, PACER_BACKEND_TABLE, err, sizeof(err)), 2);
+	ck_assert_ptr_nonnull(strstr(err, "--rate 1000/1 s"));
+	ck_assert_ptr_nonnull(strstr(err, "--rate 66/66.000 ms"));
+	for (i = 0; i < sizeof(sketch_refused) / sizeof(sketch_refused[0]); i++) {
+		uint32_t n = sketch_refused[i].n;
+
+		ck_assert_int_eq(load_says(n, sketch_refused[i].period, PACER_BACKEND_SKETCH, err,
+						     sizeof(err)), 2);
+		ck_assert_msg(strstr(err, "use --backend table") && !strstr(err, "does not fit tick"), "%s", err);
+	}
+	ck_assert_ptr_nonnull(strstr(err, "--rate 2/1 s"));
+}
+END_TEST
+
+/*
+ * Every rate load accepts, on either backend, at its default tick or any
+ * other: a full burst is exactly N, and the spacing is T/N or more, within
+ * 1 % of it.  Whatever is refused says why.
+ */
+START_TEST(test_accepted_rates_deliver)
+{
+	struct rng g = { 99 };
+	uint32_t i, accepted = 0, refused = 0;
+
+	for (i = 0; i < 3000; i++) {
+		uint64_t x = rnd(&g), period = 1000ULL + rnd(&g) % (x % 3 ? 10000000000ULL : PACER_RATE_MAX_PERIOD_NS);
+		uint32_t n = 2 + (uint32_t)(x % (x >> 32 & 1 ? 200 : PACER_RATE_MAX_N - 1));
+		uint32_t backend = (x >> 40) & 1 ? PACER_BACKEND_TABLE : PACER_BACKEND_SKETCH;
+		uint32_t shift = (x >> 41) & 1 ? pacer_default_rate_tick_shift(n, period, backend)
+					       : (uint32_t)((x >> 42) % (PACER_TICK_SHIFT_MAX + 1));
+		struct pacer_rate r;
+		char err[512];
+		unsigned __int128 spacing_ns;
+
+		if (rate_fit(n, period, shift, backend, &r, err, sizeof(err))) {
+			ck_assert_msg(strstr(err, "--rate ") && (strstr(err, "1 %") || strstr(err, "tick")), "%s", err);
+			refused++;
+			continue;
+		}
+		accepted++;
+		ck_assert_int_eq(backend, PACER_BACKEND_TABLE);
+		ck_assert_uint_eq(pacer_rate_credits(r.sat, &r), n);
+		ck_assert_uint_le(r.sat, PACER_RATE_TBL_MAX_SAT);
+		spacing_ns = (unsigned __int128)pacer_rate_spacing(&r) << shift;
+		ck_assert(spacing_ns * n >= period);
+		ck_assert(spacing_ns * n * 99 <= (unsigned __int128)period * 100);
+	}
+	ck_assert_uint_gt(accepted, 150);
+	ck_assert_uint_gt(refused, 150);
+}
+END_TEST
+
+/* 20 fresh sources x 8 packets back to back under 5/1s: 5 each, both backends. */
+START_TEST(test_fresh_sources_get_n)
+{
+	const struct bk *b = &big[_i];
+	const uint64_t period = 1000000000ULL, t = 5000000000ULL;
+	uint32_t shift = pacer_default_rate_tick_shift(5, period, b->table ? PACER_BACKEND_TABLE
+									  : PACER_BACKEND_SKETCH);
+	struct pacer_rate r;
+	struct rsim s;
+	uint32_t k, p;
+
+	ck_assert_int_eq(pacer_rate_ticks(5, period, shift, b->table ? PACER_RATE_TBL_MAX_SAT
+								      : PACER_MAX_THRESH, &r), 0);
+	rsim_init(&s, b, shift, &r, PACER_POLICY_PACE, PACER_PLACEMENT_PERCPU, 21);
+	for (k = 0; k < 20; k++) {
+		uint64_t h = rsim_hash(&s, 100 + k);
+		uint32_t got = 0;
+
+		for (p = 0; p < 8; p++)
+			got += !rsim_packet(&s, h, t + (uint64_t)(k * 8 + p) * 1000);
+		ck_assert_msg(got == 5, "%s: source %u got %u of 8", b->name, k, got);
+	}
+	rsim_free(&s);
 }
 END_TEST
 
@@ -717,6 +926,9 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_rate_ticks);
 	tcase_add_test(tc, test_cli_rate);
+	tcase_add_test(tc, test_issue_rates);
+	tcase_add_test(tc, test_accepted_rates_deliver);
+	tcase_add_loop_test(tc, test_fresh_sources_get_n, 0, 3);
 	tcase_add_loop_test(tc, test_exact_without_collisions, 0, 6);
 	tcase_add_loop_test(tc, test_one_sided_under_collisions, 0, 6);
 	tcase_add_test(tc, test_table_wrap_one_sided);

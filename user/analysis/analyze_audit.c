@@ -100,6 +100,7 @@ struct auditor {
 	const struct pacer_file_header *h;
 	struct audit_result *out;
 	struct view *global, *local;   /* per source; per source and CPU (per-CPU placement) */
+	struct view *greedy;           /* per source: the exact GCRA fed every packet, its own verdicts */
 	struct an_map local_index;
 	uint64_t nlocal, *win_start, *win_count, start;
 	struct pacer_rate rate;
@@ -127,13 +128,14 @@ static int auditor_init(struct auditor *au, const struct an_stream *s, struct au
 	out->false_passes_by_cpu = calloc(out->ncpus, sizeof(uint64_t));
 	out->false_drops_by_cpu = calloc(out->ncpus, sizeof(uint64_t));
 	au->global = malloc(nsrc * sizeof(*au->global));
+	au->greedy = malloc(nsrc * sizeof(*au->greedy));
 	au->win_start = calloc(nsrc, sizeof(uint64_t));
 	au->win_count = calloc(nsrc, sizeof(uint64_t));
 	if (!out->packets_by_cpu || !out->false_passes_by_cpu || !out->false_drops_by_cpu ||
-	    !au->global || !au->win_start || !au->win_count)
+	    !au->global || !au->greedy || !au->win_start || !au->win_count)
 		return -ENOMEM;
 	for (i = 0; i < s->nsrc; i++)
-		au->global[i].last_pkt = au->global[i].virt = NO_TS;
+		au->global[i].last_pkt = au->global[i].virt = au->greedy[i].last_pkt = au->greedy[i].virt = NO_TS;
 	if (au->percpu) {
 		if (an_map_init(&au->local_index, s->nsrc))
 			return -ENOMEM;
@@ -154,6 +156,7 @@ static int auditor_init(struct auditor *au, const struct an_stream *s, struct au
 static void auditor_free(struct auditor *au)
 {
 	free(au->global);
+	free(au->greedy);
 	free(au->local);
 	free(au->win_start);
 	free(au->win_count);
@@ -291,6 +294,14 @@ static int audit_record(struct auditor *au, const struct an_record *a)
 	}
 	if (!drop)
 		count_window(au, a, interval);
+	/* What the exact GCRA would have admitted: the measure of the limiter's accuracy. */
+	{
+		struct view *x = &au->greedy[a->src];
+		int conforms = view_conforms(x, a->ts_ns, au->rate_n, interval);
+
+		out->exact_passes += conforms;
+		view_step(x, a->ts_ns, (int64_t)tick, !conforms, h->policy, au->rate_n, interval, &au->rate);
+	}
 	view_step(g, a->ts_ns, (int64_t)tick, drop, h->policy, au->rate_n, interval, &au->rate);
 	if (v != g)
 		view_step(v, a->ts_ns, (int64_t)tick, drop, h->policy, au->rate_n, interval, &au->rate);

@@ -73,6 +73,7 @@ struct audit_result {
 	uint64_t other_thresh;       /* records judged under a threshold changed live */
 	uint64_t sources, sources_multi_cpu;
 	uint64_t max_admits_in_interval; /* most admits of one source inside one interval */
+	uint64_t exact_passes;       /* what the exact greedy per-source GCRA (burst N) admits of the same packets */
 	uint32_t ncpus;              /* length of the by-CPU arrays */
 	uint64_t *packets_by_cpu, *false_passes_by_cpu, *false_drops_by_cpu;
 	uint64_t t0, bin_ns;

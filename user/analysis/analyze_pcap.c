@@ -106,7 +106,7 @@ static int exact_verdicts(struct an_stream *s, struct pcap_summary *sum)
 		drop = age != UINT64_MAX && pacer_is_recent(age > UINT32_MAX ? UINT32_MAX : (uint32_t)age, thresh);
 		r->verdict = drop ? PACER_REC_DROP : PACER_REC_PASS;
 		r->est_age_ticks = age > PACER_AGE_NEVER - 1 ? PACER_AGE_NEVER : (uint32_t)age;
-		r->thresh = (uint8_t)thresh;
+		r->thresh = (uint16_t)thresh;
 		if (drop) {
 			sum->dropped++;
 			if (r->ts_ns - last_ns[r->src] >= s->hdr.interval_ns)

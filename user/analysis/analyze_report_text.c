@@ -95,6 +95,8 @@ static void text_audit(FILE *f, const struct an_report *r)
 		return;
 	fprintf(f, "  %" PRIu64 " packets of %" PRIu64 " source-sampled sources: %" PRIu64 " admitted, %" PRIu64 " dropped\n",
 		au->judged_records, au->sources, au->passes, au->drops);
+	fprintf(f, "  the exact per-source GCRA would admit %" PRIu64 " of them (admitted: %.2f%% of that)\n",
+		au->exact_passes, an_pct(au->passes, au->exact_passes));
 	fprintf(f, "  owed a pass (truth >= interval %s): %" PRIu64 "\n", format_duration(au->interval_ns, a, sizeof(a)),
 		au->eligible);
 	fprintf(f, "  false drops: %" PRIu64 " (%.4f%% of owed passes)\n", au->false_drops,

@@ -197,7 +197,7 @@ int an_stream_add(struct an_stream *s, const struct pacer_record *r)
 	a->cpu = (uint16_t)r->cpu;
 	a->verdict = r->verdict;
 	a->flags = r->flags;
-	a->thresh = (uint8_t)r->thresh_ticks;
+	a->thresh = (uint16_t)r->thresh_ticks; /* the reader bounds it (pacer_file_max_thresh) */
 	if (s->n && r->ts_ns < s->rec[s->n - 1].ts_ns) {
 		uint64_t back = s->rec[s->n - 1].ts_ns - r->ts_ns;
 

@@ -38,7 +38,8 @@ struct an_record {
 	uint32_t est_age_ticks;
 	uint32_t seq;          /* position in the file: ties in ts_ns keep file order */
 	uint16_t cpu;
-	uint8_t verdict, flags, thresh;
+	uint16_t thresh;       /* a rate's reaches the table's 16384 ticks */
+	uint8_t verdict, flags;
 };
 
 struct an_stream {

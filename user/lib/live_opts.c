@@ -26,9 +26,10 @@ const struct opt_spec pacing_specs[] = {
 		  "DUR takes ns, us, ms or s, e.g. 250ms, 1.5s" },
 	{ .name = "rate", .type = OPT_CUSTOM, .flags = OPT_CONF | OPT_LIVE, .arg = "N/T",
 	  .parse = parse_rate_opt, OPT_FIELD(struct live_opts, rate), OPT_GIVEN(struct live_opts, rate_set),
-	  .why = "expected N/T with N from 1 to 16384 and T a positive duration up to 2^50 ns (100/60s)",
-	  .help = "N packets per T per source, bursts of N allowed (GCRA);\n"
-		  "instead of --interval, which is --rate 1/L (docs/design.md, Per-source rate)" },
+	  .why = "expected N/T with N from 1 to 16384 and T a positive duration up to 2^50 ns (50/30s)",
+	  .help = "N packets per T per source, bursts of N at once (GCRA), within 1 %\n"
+		  "of N/T: N > 1 needs --backend table; instead of --interval,\n"
+		  "which is --rate 1/L (docs/design.md, Per-source rate)" },
 	{ .name = "policy", .type = OPT_ENUM, .flags = OPT_CONF | OPT_LIVE, .arg = "pace|quiet",
 	  .lookup = parse_policy, .dflt = "pace", OPT_FIELD(struct live_opts, policy),
 	  OPT_GIVEN(struct live_opts, policy_set),

@@ -209,6 +209,28 @@ static uint32_t pacer_file_max_thresh(const struct pacer_file_header *h)
 #define INVALID(off, ...) fail(err, PACER_FILE_HEADER_INVALID, -EBADMSG, (off), __VA_ARGS__)
 
 /*
+ * Whether a rate's threshold and burst are ticks a datapath runs it with:
+ * pacer_rate_ticks()'s (bursts of exactly N), or the encoding that takes
+ * the tick of margin from the burst instead of the spacing (emission
+ * ceil(T/N/tick), tolerance floor((N-1)T/N/tick): N - 1 at once), which
+ * recordings of earlier versions carry.  Both are one-sided, and the audit
+ * judges either against the exact GCRA.
+ */
+static int rate_ticks_known(const struct pacer_file_header *h)
+{
+	uint64_t q = 1ULL << h->tick_shift, emit, burst;
+	struct pacer_rate r;
+
+	if (!pacer_rate_ticks(h->rate_n, h->interval_ns, h->tick_shift, PACER_RATE_TBL_MAX_SAT, &r) &&
+	    r.thresh == h->thresh_ticks && r.burst == h->burst_ticks)
+		return 1;
+	emit = (h->interval_ns + h->rate_n * q - 1) / (h->rate_n * q);
+	burst = (h->rate_n - 1) * h->interval_ns / h->rate_n / q;
+	return emit + 1 == h->thresh_ticks && burst == h->burst_ticks &&
+	       emit + (burst ? burst : 1) <= PACER_RATE_TBL_MAX_SAT;
+}
+
+/*
  * Fields that are each in range can still describe a limiter `load` never
  * makes: a sketch outside the --width range, or a threshold that is not the
  * one the interval and tick give.
@@ -216,7 +238,6 @@ static uint32_t pacer_file_max_thresh(const struct pacer_file_header *h)
 static int check_plausible(const struct pacer_file_header *h, struct pacer_file_error *err)
 {
 	uint64_t per_row = (uint64_t)PACER_LINE_BYTES << h->lines_log2;
-	struct pacer_rate r;
 	uint32_t want;
 
 	if (h->kind == PACER_LAYOUT_BLOCKED) {
@@ -230,8 +251,7 @@ static int check_plausible(const struct pacer_file_header *h, struct pacer_file_
 			       "lines_log2 %u gives %" PRIu64 " cells per row; load makes %u to %u",
 			       h->lines_log2, per_row, PACER_MIN_WIDTH, PACER_MAX_WIDTH);
 	if (h->rate_n > 1) {
-		if (pacer_rate_ticks(h->rate_n, h->interval_ns, h->tick_shift, PACER_RATE_TBL_MAX_SAT, &r) ||
-		    r.thresh != h->thresh_ticks || r.burst != h->burst_ticks)
+		if (!rate_ticks_known(h))
 			return INVALID(OFF_RATE_N,
 				       "threshold %u and burst %u ticks do not match the rate %u per %" PRIu64 " ns with %" PRIu64 " ns ticks",
 				       h->thresh_ticks, h->burst_ticks, h->rate_n, h->interval_ns,

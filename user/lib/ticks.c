@@ -24,25 +24,147 @@ uint32_t pacer_default_tick_shift(uint64_t interval_ns)
 	return s;
 }
 
+/* The share of N/T the CLI accepts a rate's ticks for, and the default tick's aim (per mille). */
+#define RATE_MIN_PERMILLE 990
+#define RATE_AIM_PERMILLE 995
+
+/*
+ * Whether --rate N/T (N > 1) at this tick delivers at least permille/1000
+ * of N/T to a source that sends faster: one packet per spacing ticks
+ * against T/N, i.e. 1000 T >= permille N spacing q.
+ */
+static int rate_within(uint32_t n, uint64_t interval_ns, uint32_t tick_shift,
+		       const struct pacer_rate *r, unsigned permille)
+{
+	unsigned __int128 asked = (unsigned __int128)interval_ns * 1000;
+
+	return asked >= (unsigned __int128)permille * n * pacer_rate_spacing(r) << tick_shift;
+}
+
+/* What a rate's ticks deliver, in % of N/T (for messages). */
+static double rate_delivered_pct(uint32_t n, uint64_t interval_ns, uint32_t tick_shift,
+				 const struct pacer_rate *r)
+{
+	return 100.0 * (double)interval_ns /
+	       ((double)n * (double)pacer_rate_spacing(r) * (double)pacer_tick_ns(tick_shift));
+}
+
+/*
+ * The tick at which the backend delivers N/T best (the coarsest of equals),
+ * or -1 when no tick holds the burst.
+ */
+static int rate_best_tick_shift(uint32_t n, uint64_t interval_ns, const struct backend_desc *d)
+{
+	double best_pct = -1, pct;
+	struct pacer_rate r;
+	int best = -1;
+	uint32_t s;
+
+	for (s = 0; s <= PACER_TICK_SHIFT_MAX; s++) {
+		if (pacer_rate_ticks(n, interval_ns, s, d->rate_max_sat, &r))
+			continue;
+		pct = rate_delivered_pct(n, interval_ns, s, &r);
+		if (pct >= best_pct) {
+			best_pct = pct;
+			best = (int)s;
+		}
+	}
+	return best;
+}
+
+/* Whether the backend delivers N/T within 1 % at its best tick. */
+static int rate_deliverable(uint32_t n, uint64_t interval_ns, const struct backend_desc *d)
+{
+	int s = rate_best_tick_shift(n, interval_ns, d);
+	struct pacer_rate r;
+
+	return s >= 0 && !pacer_rate_ticks(n, interval_ns, (uint32_t)s, d->rate_max_sat, &r) &&
+	       rate_within(n, interval_ns, (uint32_t)s, &r, RATE_MIN_PERMILLE);
+}
+
+/*
+ * N > 1: the coarsest tick that delivers 99.5 % of N/T and holds the burst,
+ * else the one that delivers most.  Coarse ticks keep the ages a full burst
+ * needs few (the table's 16-bit ticks alias an idle entry as young for
+ * sat of every 2^16 ticks); the spacing needs the tick fine against T/N
+ * (pacer_rate.h).  N = 1: the interval's, T in about 47 ticks.
+ */
 uint32_t pacer_default_rate_tick_shift(uint32_t n, uint64_t interval_ns, uint32_t backend)
 {
 	const struct backend_desc *d = backend_of(backend);
-	uint32_t s = pacer_default_tick_shift(interval_ns / (n ? n : 1));
 	struct pacer_rate r;
+	int chosen = -1;
+	uint32_t s;
 
-	if (n <= 1 || !d)
-		return s; /* an unknown backend: rate_fit refuses it */
-	while (s < PACER_TICK_SHIFT_MAX &&
-	       pacer_rate_ticks(n, interval_ns, s, d->rate_max_sat, &r))
-		s++;
-	return s;
+	if (n <= 1 || !d) /* an unknown backend: rate_fit refuses it */
+		return pacer_default_tick_shift(interval_ns);
+	for (s = 0; s <= PACER_TICK_SHIFT_MAX; s++)
+		if (!pacer_rate_ticks(n, interval_ns, s, d->rate_max_sat, &r) &&
+		    rate_within(n, interval_ns, s, &r, RATE_AIM_PERMILLE))
+			chosen = (int)s;
+	if (chosen < 0)
+		chosen = rate_best_tick_shift(n, interval_ns, d);
+	return chosen < 0 ? pacer_default_tick_shift(interval_ns / n) : (uint32_t)chosen;
+}
+
+/*
+ * The largest N' < n for which the backend delivers N'/T' within 1 %, with
+ * T' = T N'/n rounded up (the same spacing, never a faster rate); 0 if none.
+ */
+static uint32_t rate_largest_n(uint32_t n, uint64_t interval_ns, const struct backend_desc *d,
+			       uint64_t *interval_out)
+{
+	uint32_t m;
+
+	for (m = n - 1; m >= 2; m--) {
+		uint64_t t = (uint64_t)(((unsigned __int128)interval_ns * m + n - 1) / n);
+
+		if (rate_deliverable(m, t, d)) {
+			*interval_out = t;
+			return m;
+		}
+	}
+	return 0;
+}
+
+/*
+ * N > 1 the backend cannot deliver within 1 % at any tick: what it can do
+ * at best, a smaller burst at the same spacing if one fits, and the
+ * backend's own hint (the sketch: use the table).
+ */
+static int rate_refuse_backend(uint32_t n, uint64_t interval_ns, const struct backend_desc *d,
+			       char *err, size_t len)
+{
+	char a[32], b[32], c[32], best[160] = "", alt[96] = "";
+	int s = rate_best_tick_shift(n, interval_ns, d);
+	uint32_t m = 0;
+	struct pacer_rate r;
+	uint64_t t = 0;
+
+	format_duration(interval_ns, a, sizeof(a));
+	format_duration(interval_ns / n, b, sizeof(b));
+	if (s >= 0 && !pacer_rate_ticks(n, interval_ns, (uint32_t)s, d->rate_max_sat, &r))
+		snprintf(best, sizeof(best), " (at best one per %s, %.1f %% of the rate)",
+			 format_duration(pacer_ticks_ns(pacer_rate_spacing(&r), (uint32_t)s), c,
+					 sizeof(c)),
+			 rate_delivered_pct(n, interval_ns, (uint32_t)s, &r));
+	if (!d->rate_n_hint[0])
+		m = rate_largest_n(n, interval_ns, d, &t);
+	if (m)
+		snprintf(alt, sizeof(alt), "; the same spacing with bursts of up to %u fits: --rate %u/%s",
+			 m, m, format_duration(t, c, sizeof(c)));
+	snprintf(err, len,
+		 "--rate %u/%s: the %s tells %u ticks apart, too few for a burst of %u and then one per %s within 1 %%%s%s%s%s",
+		 n, a, d->name, d->rate_max_sat, n, b, best, alt, d->rate_n_hint[0] ? "; " : "",
+		 d->rate_n_hint);
+	return 2;
 }
 
 int rate_fit(uint32_t n, uint64_t interval_ns, uint32_t tick_shift, uint32_t backend,
 	     struct pacer_rate *rate, char *err, size_t len)
 {
 	const struct backend_desc *d = backend_of(backend);
-	char a[32], b[32], c[64];
+	char a[32], b[32], c[64], e[32];
 	uint64_t min_ns, max_ns;
 
 	if (!d) {
@@ -50,20 +172,27 @@ int rate_fit(uint32_t n, uint64_t interval_ns, uint32_t tick_shift, uint32_t bac
 		return 2;
 	}
 	if (n > 1) {
-		if (!pacer_rate_ticks(n, interval_ns, tick_shift, d->rate_max_sat, rate))
+		if (!pacer_rate_ticks(n, interval_ns, tick_shift, d->rate_max_sat, rate) &&
+		    rate_within(n, interval_ns, tick_shift, rate, RATE_MIN_PERMILLE))
 			return 0;
-		if (n > d->rate_max_n) {
-			snprintf(err, len,
-				 "--rate %u/%s: the %s's cells tell %u ticks apart, so it holds N up to %u at any tick; %s",
-				 n, format_duration(interval_ns, a, sizeof(a)), d->name, d->rate_max_sat,
-				 d->rate_max_n, d->rate_n_hint);
-			return 2;
-		}
+		if (!rate_deliverable(n, interval_ns, d))
+			return rate_refuse_backend(n, interval_ns, d, err, len);
+		/* The backend can, but not at this tick. */
+		format_duration(interval_ns, a, sizeof(a));
+		format_duration(pacer_tick_ns(tick_shift), b, sizeof(b));
+		if (!pacer_rate_ticks(n, interval_ns, tick_shift, d->rate_max_sat, rate))
+			snprintf(c, sizeof(c), "one per %s, %.1f %% of the rate",
+				 format_duration(pacer_ticks_ns(pacer_rate_spacing(rate), tick_shift), e,
+						 sizeof(e)),
+				 rate_delivered_pct(n, interval_ns, tick_shift, rate));
+		else
+			snprintf(c, sizeof(c), "its burst needs more than the %s's %u ticks", d->name,
+				 d->rate_max_sat);
 		snprintf(err, len,
-			 "--rate %u/%s does not fit tick %s on the %s: T/N must be at least one tick and T at most about %u ticks (%s)",
-			 n, format_duration(interval_ns, a, sizeof(a)),
-			 format_duration(1ULL << tick_shift, b, sizeof(b)), d->name, d->rate_max_sat,
-			 d->rate_hint);
+			 "--rate %u/%s does not fit tick %s on the %s (%s): it needs a tick of %s (within 1 %% of N/T)",
+			 n, a, b, d->name, c,
+			 format_duration(pacer_tick_ns(pacer_default_rate_tick_shift(n, interval_ns, backend)),
+					 e, sizeof(e)));
 		return 2;
 	}
 	interval_range(tick_shift, &min_ns, &max_ns);
@@ -96,9 +225,10 @@ const char *rate_describe(const struct pacer_config *c, uint32_t tick_shift, cha
 		return buf;
 	}
 	snprintf(buf, len,
-		 "rate %u per %s (GCRA: a burst of up to %u at once, then one per %s; emission %u ticks, burst tolerance %u ticks of %s)",
+		 "rate %u per %s (GCRA: a burst of %u at once, then one per %s, %.2f %% of the rate; emission %u ticks, burst tolerance %u ticks of %s)",
 		 c->rate_n, format_duration(c->interval_ns, a, sizeof(a)), pacer_rate_credits(r.sat, &r),
-		 format_duration(pacer_ticks_ns(r.emit, tick_shift), b, sizeof(b)), r.emit, r.burst,
+		 format_duration(pacer_ticks_ns(pacer_rate_spacing(&r), tick_shift), b, sizeof(b)),
+		 rate_delivered_pct(c->rate_n, c->interval_ns, tick_shift, &r), r.emit, r.burst,
 		 format_duration(1ULL << tick_shift, d, sizeof(d)));
 	return buf;
 }

@@ -110,8 +110,9 @@ static const struct opt_spec load_specs[] = {
 	{ .name = "tick", .type = OPT_DURATION, .flags = LOAD_FIXED, .arg = "DUR",
 	  .max = PACER_TICK_MAX_NS, OPT_FIELD(struct load_opts, tick_ns),
 	  .help = "clock quantum, rounded down to a power of two ns, at most 2^40 ns\n"
-		  "(default: interval/47, or T/N/47 made coarser until a --rate's\n"
-		  "burst fits, rounded up); sets the live interval and rate range" },
+		  "(default: interval/47 rounded up; with --rate N/T, N > 1, the\n"
+		  "coarsest that delivers 99.5 % of N/T and holds the burst);\n"
+		  "sets the live interval and rate range" },
 	{ .name = "clock", .type = OPT_ENUM, .flags = LOAD_FIXED, .arg = "cached|coarse|precise",
 	  .lookup = parse_clock, .dflt = "cached", OPT_FIELD(struct load_opts, clock),
 	  .help = "datapath clock: cached: the coarse clock\n"
