@@ -4,6 +4,13 @@
  * interval, or N per T with bursts: GCRA), judged by a recency sketch (include/pacer_sketch.h) or table
  * (include/pacer_table.h), then by the global budget.  One header per stage
  * in bpf/lib/; the logic they share with userspace is in include/.
+ *
+ * Order: pacing judges (reads the per-source state), the budget decides,
+ * and only a packet both admitted is written into the per-source state.  So
+ * a flood the budget refuses inserts no keys (at most K per T get in) and
+ * cannot push returning sources out before the budget's reserve sees them;
+ * a refused packet was not admitted, so leaving its source untouched
+ * cannot let the source through early.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -50,6 +57,8 @@ int xdp_pacer(struct xdp_md *ctx)
 	void *data_end = (void *)(long)ctx->data_end;
 	struct pacer_counters *st;
 	struct pacer_src src;
+	struct sketch_key sk;
+	struct table_key tk;
 	__u64 h, now_ns, tick;
 	struct pacer_rate rate;
 	__u32 prefix, age;
@@ -69,9 +78,9 @@ int xdp_pacer(struct xdp_md *ctx)
 	tick = pacer_now_tick(now_ns, pacer_layout.tick_shift);
 	rate = rate_now();
 	if (pacer_layout.backend == PACER_BACKEND_TABLE)
-		drop = table_verdict(h, tick, &rate, &age, st);
+		drop = table_judge(h, tick, &rate, &age, &tk, st);
 	else
-		drop = sketch_verdict(h, tick, &rate, &age, st);
+		drop = sketch_judge(h, tick, &rate, &age, &sk, st);
 	if (drop < 0) {
 		st->c[PACER_STAT_MAP_ERROR]++;
 		return XDP_DROP;
@@ -79,6 +88,14 @@ int xdp_pacer(struct xdp_md *ctx)
 
 	/* After pacing: the global budget (counts its own drops; sets the admission time). */
 	budget_drop = !drop && budget_stage(h, &now_ns, st);
+	/* Admitted by both: now the source's state is written, at the admission time. */
+	if (!drop && !budget_drop) {
+		tick = pacer_now_tick(now_ns, pacer_layout.tick_shift);
+		if (pacer_layout.backend == PACER_BACKEND_TABLE)
+			drop = table_commit(&tk, tick, &rate, st);
+		else
+			drop = sketch_commit(&sk, tick, &rate, st);
+	}
 	if (record_wanted())
 		record(h, &src, kind, prefix, now_ns, age, rate.thresh, drop | budget_drop, st);
 	if (budget_drop)
