@@ -82,23 +82,6 @@ static struct xdp_pacer_bpf *open_pacer(uint32_t clock, uint32_t tick_shift, uin
 	return open_pacer_as(clock, tick_shift, interval_ns, &so);
 }
 
-static void budget_cfg(struct pacer_budget_cfg *c, const char *rate, const char *slack_time,
-		       const char *slack_count, const char *reserve)
-{
-	struct budget_opts o = { 0 };
-	struct pacer_budget_cfg cur = *c;
-	char err[256];
-
-	ck_assert_int_eq(budget_parse_opt("budget", rate, &o, err, sizeof(err)), 0);
-	if (slack_time)
-		ck_assert_int_eq(budget_parse_opt("slack-time", slack_time, &o, err, sizeof(err)), 0);
-	if (slack_count)
-		ck_assert_int_eq(budget_parse_opt("slack-count", slack_count, &o, err, sizeof(err)), 0);
-	if (reserve)
-		ck_assert_int_eq(budget_parse_opt("reserve", reserve, &o, err, sizeof(err)), 0);
-	ck_assert_msg(budget_apply(&o, &cur, c, err, sizeof(err)) == 0, "%s", err);
-}
-
 static int send_one(int prog_fd, uint32_t host_src)
 {
 	uint8_t f[64], out[128];
