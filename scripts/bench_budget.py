@@ -224,8 +224,8 @@ def print_returning(res, a):
     print(f"\n| returning: {R.GOOD_N} good sources (1 packet / {R.GOOD_PERIOD_S} s, CPU 0), "
           f"spoofed flood at full speed (CPU 1), --budget {R.K}/1s, medians of "
           f"{a.returning_reps} | build | good pass rate in the flood (runs) | flood Mpps "
-          f"| dropped_recent | table_full |")
-    print("|---|---|---:|---:|---:|---:|")
+          f"| ns/packet in the flood | dropped_recent | table_full |")
+    print("|---|---|---:|---:|---:|---:|---:|")
     for backend in ("sketch", "table"):
         for reserve in (True, False):
             for build in ("this", "base"):
@@ -237,7 +237,8 @@ def print_returning(res, a):
                                  sorted(rows, key=lambda c: c["pass_rate"]))
                 print(f"| {backend}, reserve {R.RESERVE_PCT if reserve else 0} % | {build} "
                       f"| {100 * med(rows, 'pass_rate'):.1f} % ({runs}) "
-                      f"| {med(rows, 'flood_pps') / 1e6:.2f} | {med(rows, 'dropped_recent'):.0f} "
+                      f"| {med(rows, 'flood_pps') / 1e6:.2f} | {med(rows, 'ns'):.1f} "
+                      f"| {med(rows, 'dropped_recent'):.0f} "
                       f"| {med(rows, 'table_full'):.0f} |")
 
 

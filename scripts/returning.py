@@ -69,12 +69,16 @@ def run_cell(backend, reserve, cli=None, alone_s=ALONE_S, flood_s=FLOOD_S):
     ids = B.referee_attach(GOOD_BASE, GOOD_N, 1_000_000_000 - B.CLOCK_TOL_NS)
     B.sh(cli, "load", B.IF_RX, *load, ns=B.NS_RX)
     try:
+        pid = json.loads(B.sh("ip", "-j", "-d", "link", "show", "dev", B.IF_RX,
+                              ns=B.NS_RX))[0]["xdp"]["prog"]["id"]
         g0 = gen_result(gen_on(0, good, alone_s, cli, good_pps))
         r0 = B.referee_read(ids, reset=True)
         s0 = stats(cli)
+        t0, c0, _ = B.prog_stats(pid)
         flood = gen_on(1, ["--dist", "spoofed"], flood_s, cli)
         good_p = gen_on(0, good, flood_s, cli, good_pps)
         g1, f1 = gen_result(good_p), gen_result(flood)
+        t1, c1, _ = B.prog_stats(pid)
         r1 = B.referee_read(ids)
         s1 = stats(cli)
     finally:
@@ -86,6 +90,8 @@ def run_cell(backend, reserve, cli=None, alone_s=ALONE_S, flood_s=FLOOD_S):
             "pass_rate": r1["tracked_passed"] / max(1, g1["sent"]),
             "false_passes": r0["false_passes"] + r1["false_passes"],
             "flood_sent": f1["sent"], "flood_pps": f1["sent"] / max(1e-9, f1["seconds"]),
+            # the pacer's ns per packet in the flood phase (0 unless BPF statistics are on)
+            "ns": (t1 - t0) / max(1, c1 - c0),
             "seen": d.get("seen", 0), "passed": d.get("passed", 0),
             "dropped_recent": d.get("dropped_recent", 0),
             "dropped_budget": d.get("dropped_budget", 0),
