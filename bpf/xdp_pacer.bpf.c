@@ -4,6 +4,13 @@
  * interval, or N per T with bursts: GCRA), judged by a recency sketch (include/pacer_sketch.h) or table
  * (include/pacer_table.h), then by the global budget.  One header per stage
  * in bpf/lib/; the logic they share with userspace is in include/.
+ *
+ * Order: pacing judges (reads the per-source state), the budget decides,
+ * and only a packet both admitted is written into the per-source state.  So
+ * a flood the budget refuses inserts no keys (at most K per T get in) and
+ * cannot push returning sources out before the budget's reserve sees them;
+ * a refused packet was not admitted, so leaving its source untouched
+ * cannot let the source through early.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -54,20 +61,66 @@ static __always_inline struct pacer_rate rate_now(void)
  * stage, its "corrupt: use the strictest" branch would have the verifier
  * walk the stage twice.
  */
-__noinline int pacer_sketch_stage(__u64 h, __u64 tick, const struct pacer_rate *rate, __u32 *age,
-				  struct pacer_counters *st)
+/*
+ * Pacing in two global functions per backend: the judgement reads the
+ * source's state, the commit writes it, only once the budget admitted the
+ * packet too.  The commit finds the key's lines again from its hash (map
+ * value pointers do not survive a global function's boundary: the verifier
+ * sees the stack bytes as scalars); what the table's judgement chose (the
+ * entry, the event) travels in *io.
+ */
+struct pacer_stage_io {
+	__u32 age, slot, event;
+};
+
+__noinline int pacer_sketch_judge_stage(__u64 h, __u64 tick, const struct pacer_rate *rate,
+					struct pacer_stage_io *io, struct pacer_counters *st)
 {
-	if (!rate || !age || !st)
+	struct sketch_key k;
+
+	if (!rate || !io || !st)
 		return -1;
-	return sketch_verdict(h, tick, rate, age, st);
+	return sketch_judge(h, tick, rate, &io->age, &k, st);
 }
 
-__noinline int pacer_table_stage(__u64 h, __u64 tick, const struct pacer_rate *rate, __u32 *age,
-				 struct pacer_counters *st)
+__noinline int pacer_sketch_commit_stage(__u64 h, __u64 tick, const struct pacer_rate *rate,
+					 struct pacer_stage_io *io, struct pacer_counters *st)
 {
-	if (!rate || !age || !st)
+	struct sketch_key k;
+
+	if (!rate || !io || !st)
+		return 1;
+	if (sketch_key_of(h, &k) < 0)
+		return 1; /* the judgement found the lines: cannot happen; fail closed */
+	return sketch_commit(&k, tick, rate, st);
+}
+
+__noinline int pacer_table_judge_stage(__u64 h, __u64 tick, const struct pacer_rate *rate,
+				       struct pacer_stage_io *io, struct pacer_counters *st)
+{
+	struct table_key k;
+	int drop;
+
+	if (!rate || !io || !st)
 		return -1;
-	return table_verdict(h, tick, rate, age, st);
+	drop = table_judge(h, tick, rate, &io->age, &k, st);
+	io->slot = k.slot;
+	io->event = k.event;
+	return drop;
+}
+
+__noinline int pacer_table_commit_stage(__u64 h, __u64 tick, const struct pacer_rate *rate,
+					struct pacer_stage_io *io, struct pacer_counters *st)
+{
+	struct table_key k;
+
+	if (!rate || !io || !st)
+		return 1;
+	if (table_key_of(h, &k) < 0)
+		return 1; /* as above */
+	k.slot = io->slot;
+	k.event = io->event;
+	return table_commit(&k, tick, rate, st);
 }
 
 /* 0: admitted by the global budget (or it is off), *now_ns the admission time; 1: dropped. */
@@ -93,33 +146,46 @@ __noinline int pacer_record_stage(__u64 h, const struct pacer_src *src,
 	return 0;
 }
 
-/* An IP packet's verdict: pacing, then the global budget; recording. */
+/* An IP packet's verdict: pacing judges, the budget decides, the admission is written; recording. */
 __noinline int pacer_judge(struct pacer_src *src, int kind, struct pacer_counters *st)
 {
 	__u64 h, now_ns, tick;
 	struct pacer_rate rate;
-	__u32 prefix, age = PACER_AGE_STALE;
+	struct pacer_stage_io io;
+	__u32 prefix;
 	int drop, budget_drop;
 
 	if (!src || !st)
 		return XDP_DROP;
+	/* Field by field: an initialiser would be a constant in .rodata, which holds the config. */
+	io.age = PACER_AGE_STALE;
+	io.slot = 0;
+	io.event = 0;
 	h = source_hash(kind, src, &prefix, st);
 	now_ns = clock_now();
 	tick = pacer_now_tick(now_ns, pacer_layout.tick_shift);
 	rate = rate_now();
 	if (pacer_layout.backend == PACER_BACKEND_TABLE)
-		drop = pacer_table_stage(h, tick, &rate, &age, st);
+		drop = pacer_table_judge_stage(h, tick, &rate, &io, st);
 	else
-		drop = pacer_sketch_stage(h, tick, &rate, &age, st);
+		drop = pacer_sketch_judge_stage(h, tick, &rate, &io, st);
 	if (drop < 0) {
 		st->c[PACER_STAT_MAP_ERROR]++;
 		return XDP_DROP;
 	}
 	/* After pacing: the global budget (counts its own drops; sets the admission time). */
 	budget_drop = !drop && pacer_budget_stage(h, &now_ns, st);
+	/* Admitted by both: now the source's state is written, at the admission time. */
+	if (!drop && !budget_drop) {
+		tick = pacer_now_tick(now_ns, pacer_layout.tick_shift);
+		if (pacer_layout.backend == PACER_BACKEND_TABLE)
+			drop = pacer_table_commit_stage(h, tick, &rate, &io, st);
+		else
+			drop = pacer_sketch_commit_stage(h, tick, &rate, &io, st);
+	}
 	if (record_wanted()) {
 		struct pacer_outcome o = {
-			.now_ns = now_ns, .kind = kind, .prefix = prefix, .age = age,
+			.now_ns = now_ns, .kind = kind, .prefix = prefix, .age = io.age,
 			.thresh = rate.thresh, .drop = drop | budget_drop,
 		};
 

@@ -496,44 +496,87 @@ PACER_INLINE void pacer_tbl_refresh(struct pacer_tbl_line *const l[2], __u32 slo
 }
 
 /*
- * One packet: returns 1 to drop.  *age gets the key's age before the packet
- * (PACER_AGE_STALE: no entry), if want_age (only recording reads it), *event
- * what to count.  Per-CPU placement has one writer per line; shared
- * placement claims entries as described above.
+ * Pacing's judgement of one packet, before the global budget: 1 to drop,
+ * 0 if pacing admits it, with *slot the entry pacer_tbl_commit() is to
+ * write once every later stage admitted the packet too (a packet a later
+ * stage refuses writes nothing, so a flood the budget refuses takes no
+ * entries).  Writes only under quiet, for a dropped packet: the key's
+ * fresh entry is refreshed.  *age gets the key's age before the packet
+ * (PACER_AGE_STALE: no entry), if want_age (only recording reads it),
+ * *event what to count.
  */
-PACER_INLINE int pacer_tbl_verdict(struct pacer_tbl_line *const l[2], __u16 fp, __u64 tick,
-				   const struct pacer_rate *rate, __u32 policy, __u32 on_full,
-				   __u32 placement, int want_age, __u32 *age, __u32 *event)
+PACER_INLINE int pacer_tbl_judge(struct pacer_tbl_line *const l[2], __u16 fp, __u64 tick,
+				 const struct pacer_rate *rate, __u32 policy, __u32 on_full,
+				 __u32 placement, int want_age, __u32 *age, __u32 *event,
+				 __u32 *slot)
 {
-	int shared = placement == PACER_PLACEMENT_SHARED, evicted;
 	struct pacer_tbl_scan s;
-	__u32 slot, nage;
+	int evicted;
 
 	pacer_tbl_scan(l, fp, tick, rate, &s);
 	*age = want_age ? pacer_tbl_key_age(l, &s, tick) : PACER_AGE_STALE;
 	*event = PACER_TBL_EV_NONE;
 	if (s.fresh_mask) {
 		if (policy == PACER_POLICY_QUIET)
-			pacer_tbl_refresh(l, pacer_tbl_first(s.fresh_mask), fp, tick, shared);
+			pacer_tbl_refresh(l, pacer_tbl_first(s.fresh_mask), fp, tick,
+					  placement == PACER_PLACEMENT_SHARED);
 		return 1;
 	}
-	slot = pacer_tbl_pick(l, &s, tick, rate->burst, on_full, &evicted);
-	if (slot == PACER_TBL_NONE) {
+	*slot = pacer_tbl_pick(l, &s, tick, rate->burst, on_full, &evicted);
+	if (*slot == PACER_TBL_NONE) {
 		*event = PACER_TBL_EV_FULL;
-		return 1;
-	}
-	/* The key's own (youngest) entry spends its credit; a new one starts with a full burst. */
-	nage = pacer_rate_next_age(s.own_mask ? pacer_tbl_age(*pacer_tbl_slot(l, slot), tick)
-					      : rate->sat, rate);
-	if (!shared)
-		*pacer_tbl_slot(l, slot) = pacer_tbl_entry(fp, tick - nage);
-	else if (pacer_tbl_claim_shared(l, slot, fp, tick, rate, nage, evicted) < 0) {
-		*event = PACER_TBL_EV_RACE;
 		return 1;
 	}
 	if (evicted)
 		*event = PACER_TBL_EV_EVICT;
 	return 0;
+}
+
+/*
+ * Write the admission pacer_tbl_judge() allowed into its slot, at tick (the
+ * admission's time: the judgement's, or later if the budget's clock was
+ * ahead).  The entry is read again: if it is still the key's own (a second
+ * packet of a burst) its credit is spent, otherwise the key starts with a
+ * full burst.  Per-CPU placement has one writer per line, so the slot is
+ * still the judgement's choice; shared placement claims it as described
+ * above, re-checking the entry and both lines.  0 if admitted, 1 to drop
+ * (lost to another CPU: *event PACER_TBL_EV_RACE).
+ */
+PACER_INLINE int pacer_tbl_commit(struct pacer_tbl_line *const l[2], __u16 fp, __u64 tick,
+				  const struct pacer_rate *rate, __u32 placement, __u32 slot,
+				  __u32 *event)
+{
+	__u32 e = *(volatile __u32 *)pacer_tbl_slot(l, slot), nage;
+
+	/* An entry of the key that still holds credit spends it; any other starts a full burst. */
+	nage = pacer_rate_next_age((e >> 16) == fp && pacer_tbl_age(e, tick) < rate->sat
+				   ? pacer_tbl_age(e, tick) : rate->sat, rate);
+	if (placement != PACER_PLACEMENT_SHARED) {
+		*pacer_tbl_slot(l, slot) = pacer_tbl_entry(fp, tick - nage);
+		return 0;
+	}
+	if (pacer_tbl_claim_shared(l, slot, fp, tick, rate, nage,
+				   *event == PACER_TBL_EV_EVICT) < 0) {
+		*event = PACER_TBL_EV_RACE;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * One packet with no stage after pacing: judge, then commit at once.
+ * Returns 1 to drop; *age and *event as pacer_tbl_judge() says.
+ */
+PACER_INLINE int pacer_tbl_verdict(struct pacer_tbl_line *const l[2], __u16 fp, __u64 tick,
+				   const struct pacer_rate *rate, __u32 policy, __u32 on_full,
+				   __u32 placement, int want_age, __u32 *age, __u32 *event)
+{
+	__u32 slot = 0;
+
+	if (pacer_tbl_judge(l, fp, tick, rate, policy, on_full, placement, want_age, age, event,
+			    &slot))
+		return 1;
+	return pacer_tbl_commit(l, fp, tick, rate, placement, slot, event);
 }
 
 #endif /* PACER_TABLE_H */

@@ -111,28 +111,62 @@ PACER_UNROLL
 }
 
 /*
- * One packet of a key whose rows are line[]/cell[]: 1 to drop, 0 to admit.
+ * Pacing's judgement of one packet, before the global budget: 1 to drop
+ * (the key is recent), 0 if pacing admits it, to be written by
+ * pacer_sketch_commit() only once every later stage admitted it too; a
+ * packet a later stage refuses leaves the cells as they were.  Writes only
+ * under quiet, for a dropped packet: cells already younger than the
+ * threshold are refreshed, so a flood of new keys writes nothing here.
  * *age gets the key's age; *rebased counts the lines re-based.
+ */
+PACER_INLINE int pacer_sketch_judge(struct pacer_line *const line[PACER_MAX_ROWS],
+				    const __u32 cell[PACER_MAX_ROWS], __u32 rows, __u64 tick,
+				    const struct pacer_rate *rate, __u32 policy, __u32 *age,
+				    __u32 *rebased)
+{
+	*age = pacer_key_age(line, cell, rows, tick);
+	if (!pacer_is_recent(*age, rate->thresh))
+		return 0;
+	/* quiet: a dropped packet leaves no credit (age 0), as --interval's quiet does. */
+	if (policy == PACER_POLICY_QUIET)
+		*rebased += pacer_key_update(line, cell, rows, tick, 0);
+	return 1;
+}
+
+/*
+ * Write an admission that pacer_sketch_judge() allowed and every later
+ * stage admitted, at tick (the admission's time: the judgement's, or later
+ * if the budget's clock was ahead; a later tick only makes the cells
+ * younger).  The key's age is read again at that tick, so per-CPU the write
+ * is what a judgement at tick would write.  Shared: pacer_admit_exclusive(),
+ * which checks on the cells themselves that no other CPU admitted the key
+ * since the judgement.  0 if admitted, 1 to drop (lost to another CPU).
+ */
+PACER_INLINE int pacer_sketch_commit(struct pacer_line *const line[PACER_MAX_ROWS],
+				     const __u32 cell[PACER_MAX_ROWS], __u32 rows, __u64 tick,
+				     const struct pacer_rate *rate, __u32 placement,
+				     __u32 *rebased)
+{
+	if (placement == PACER_PLACEMENT_SHARED)
+		return pacer_admit_exclusive(line, cell, rows, tick, rate, rebased) < 0;
+	*rebased += pacer_key_update(line, cell, rows, tick,
+				     pacer_rate_next_age(pacer_key_age(line, cell, rows, tick), rate));
+	return 0;
+}
+
+/*
+ * One packet with no stage after pacing: judge, then commit at once.
+ * 1 to drop, 0 to admit; *age gets the key's age; *rebased counts the
+ * lines re-based.
  */
 PACER_INLINE int pacer_sketch_packet(struct pacer_line *const line[PACER_MAX_ROWS],
 				     const __u32 cell[PACER_MAX_ROWS], __u32 rows, __u64 tick,
 				     const struct pacer_rate *rate, __u32 policy, __u32 placement,
 				     __u32 *age, __u32 *rebased)
 {
-	int drop;
-
-	*age = pacer_key_age(line, cell, rows, tick);
-	drop = pacer_is_recent(*age, rate->thresh);
-	if (!drop && placement == PACER_PLACEMENT_SHARED) {
-		/* Another CPU may be admitting the same source right now: only one wins. */
-		if (pacer_admit_exclusive(line, cell, rows, tick, rate, rebased) < 0)
-			drop = 1;
-	} else if (pacer_should_update(policy, drop)) {
-		/* quiet: a dropped packet leaves no credit (age 0), as --interval's quiet does. */
-		*rebased += pacer_key_update(line, cell, rows, tick,
-					     drop ? 0 : pacer_rate_next_age(*age, rate));
-	}
-	return drop;
+	if (pacer_sketch_judge(line, cell, rows, tick, rate, policy, age, rebased))
+		return 1;
+	return pacer_sketch_commit(line, cell, rows, tick, rate, placement, rebased);
 }
 
 #endif /* PACER_VERDICT_H */

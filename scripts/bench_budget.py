@@ -16,6 +16,13 @@ Run through scripts/bench-budget.sh (root): bench.sh's clean-up trap applies.
            actually sent is reported, it must be >= 10 x K); a tc referee
            (bpf/bench_count.bpf.c) counts which good packets passed; with and
            without the reserve
+  returning  scripts/returning.py's scenario: 200 good sources on CPU 0,
+           then a spoofed flood from CPU 1 at full speed (--budget 2000/1s,
+           --interval 1s, shared), each backend, with and without the
+           reserve: the good packets' pass rate during the flood
+
+--compare-cli PATH runs the cost and returning rows also with another build
+of the CLI (e.g. the base branch's), interleaved, as "NAME@base".
 """
 import argparse
 import json
@@ -26,6 +33,7 @@ import sys
 import time
 
 import bench as B
+import returning as R
 
 K = 1000                    # mix budget: 1000 per second
 GOOD_N, GOOD_PERIOD_S = 400, 2
@@ -44,25 +52,28 @@ MIX = ["--dist", "mix", "--good", str(GOOD_N), "--good-period", f"{GOOD_PERIOD_S
        "--src-base", B.GOOD_BASE]
 
 
-def stats():
-    return json.loads(B.sh(B.CLI, "stats", B.IF_RX, "--json", ns=B.NS_RX))
+def stats(cli=None):
+    return json.loads(B.sh(cli or B.CLI, "stats", B.IF_RX, "--json", ns=B.NS_RX))
 
 
-def attach(load):
-    B.PROGRAMS["_budget"] = ("cli", load)
-    return B.attach("_budget")[0]
+def attach(load, cli=None):
+    name = "_budget" + (B.BASE_SUFFIX if cli else "")
+    B.PROGRAMS[name] = ("cli", load)
+    if cli:
+        B.CLI_OF[name] = cli
+    return B.attach(name)[0]
 
 
-def cost_cell(name, secs, threads, reps):
-    pid = attach(COST_PROGRAMS[name])
+def cost_cell(name, secs, threads, reps, cli=None):
+    pid = attach(COST_PROGRAMS[name], cli)
     runs = []
     try:
         for _ in range(reps):
-            s0 = stats()
+            s0 = stats(cli)
             t0, c0, maps = B.prog_stats(pid)
             g = B.gen(["--dist", "spoofed"], secs, threads)
             t1, c1, _ = B.prog_stats(pid)
-            s1 = stats()
+            s1 = stats(cli)
             d = {k: s1[k] - s0[k] for k in s1 if isinstance(s1[k], int)}
             runs.append({"ns": (t1 - t0) / max(1, c1 - c0), "rx_pps": (c1 - c0) / g["seconds"],
                          "seconds": g["seconds"], "passed": d["passed"], "seen": d["seen"],
@@ -71,10 +82,10 @@ def cost_cell(name, secs, threads, reps):
                          "no_bucket": d["budget_no_bucket"]})
         per_cpu = B.seen_per_cpu(maps)
     finally:
-        B.sh(B.CLI, "unload", B.IF_RX, ns=B.NS_RX)
+        B.sh(cli or B.CLI, "unload", B.IF_RX, ns=B.NS_RX)
     runs.sort(key=lambda r: r["ns"])
     row = dict(runs[len(runs) // 2])
-    row["program"] = name
+    row["program"] = name + (B.BASE_SUFFIX if cli else "")
     row["ns_runs"] = [r["ns"] for r in runs]
     row["passed_per_s"] = row["passed"] / row["seconds"]
     row["busiest_cpu_share"] = max(per_cpu) / sum(per_cpu) if per_cpu and sum(per_cpu) else None
@@ -147,25 +158,46 @@ def main():
     ap.add_argument("--mix-seconds", type=float, default=4.0, help="mix: each phase (4)")
     ap.add_argument("--reps", type=int, default=3, help="cost: runs per cell; medians (3)")
     ap.add_argument("--mix-reps", type=int, default=7, help="mix: runs each way; medians (7)")
+    ap.add_argument("--returning-reps", type=int, default=3,
+                    help="returning: runs per cell; medians (3)")
+    ap.add_argument("--compare-cli", metavar="PATH",
+                    help="also run the cost and returning rows with this xdp-pacer binary")
+    ap.add_argument("--only", choices=("cost", "returning"),
+                    help="run only these rows")
     ap.add_argument("--out", default=f"{B.BUILD}/bench/budget.json")
     a = ap.parse_args()
+    if a.compare_cli and not (os.path.isfile(a.compare_cli) and os.access(a.compare_cli, os.X_OK)):
+        ap.error(f"--compare-cli: '{a.compare_cli}' is not an executable file")
+    clis = [None] + ([os.path.abspath(a.compare_cli)] if a.compare_cli else [])
     ncpus = len(os.sched_getaffinity(0))
     stats_on = B.BpfStats()
     res = {"machine": {"kernel": os.uname().release, "cpus": ncpus,
                        "loadavg_at_start": open("/proc/loadavg").read().split()[:3]},
-           "reps": a.reps, "mix_reps": a.mix_reps, "cost": [], "mix": []}
+           "reps": a.reps, "mix_reps": a.mix_reps, "cost": [], "mix": [], "returning": [],
+           "utilisation": []}
     t0 = time.time()
     try:
         B.setup(ncpus)
-        for name in COST_PROGRAMS:
-            B.log(f"cost: {name}")
-            res["cost"].append(cost_cell(name, a.seconds, ncpus, a.reps))
-        B.log("utilisation: budget 100k/s")
-        res["utilisation"] = [utilisation_cell(6.5, ncpus) for _ in range(a.reps)]
-        for rep in range(a.mix_reps):
+        for name in COST_PROGRAMS if a.only in (None, "cost") else []:
+            for cli in clis:
+                B.log(f"cost: {name}{' (compared build)' if cli else ''}")
+                res["cost"].append(cost_cell(name, a.seconds, ncpus, a.reps, cli))
+        if a.only is None:
+            B.log("utilisation: budget 100k/s")
+            res["utilisation"] = [utilisation_cell(6.5, ncpus) for _ in range(a.reps)]
+        for rep in range(a.mix_reps if a.only is None else 0):
             for reserve in (False, True):
                 B.log(f"mix: reserve {'on' if reserve else 'off'}, run {rep + 1}")
                 res["mix"].append(mix_cell(reserve, a.mix_seconds, ncpus))
+        for rep in range(a.returning_reps if a.only in (None, "returning") and ncpus >= 2 else 0):
+            for backend in ("sketch", "table"):
+                for reserve in (True, False):
+                    for cli in clis:
+                        B.log(f"returning: {backend}, reserve {'on' if reserve else 'off'}"
+                              f"{' (compared build)' if cli else ''}, run {rep + 1}")
+                        c = R.run_cell(backend, reserve, cli)
+                        c["build"] = "base" if cli else "this"
+                        res["returning"].append(c)
     finally:
         B.teardown()
         stats_on.close()
@@ -174,24 +206,69 @@ def main():
     with open(a.out, "w") as f:
         json.dump(res, f, indent=1)
 
-    base = res["cost"][0]["ns"]
     print(f"xdp-pacer budget benchmark: {ncpus} CPUs, kernel {res['machine']['kernel']}; "
           f"load average at start {' '.join(res['machine']['loadavg_at_start'])}")
+    if res["cost"]:
+        print_cost(res, a)
+    if res["utilisation"]:
+        print_utilisation(res, a)
+    if res["mix"]:
+        print_mix(res, a)
+    if res["returning"]:
+        print_returning(res, a)
+    print(f"wall time {res['wall_s']:.0f} s; results in {a.out}")
+    return 0
+
+
+def print_returning(res, a):
+    print(f"\n| returning: {R.GOOD_N} good sources (1 packet / {R.GOOD_PERIOD_S} s, CPU 0), "
+          f"spoofed flood at full speed (CPU 1), --budget {R.K}/1s, medians of "
+          f"{a.returning_reps} | build | good pass rate in the flood (runs) | flood Mpps "
+          f"| ns/packet in the flood | dropped_recent | table_full |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for backend in ("sketch", "table"):
+        for reserve in (True, False):
+            for build in ("this", "base"):
+                rows = [c for c in res["returning"] if c["backend"] == backend
+                        and c["reserve"] == reserve and c["build"] == build]
+                if not rows:
+                    continue
+                runs = ", ".join(f"{100 * c['pass_rate']:.1f}" for c in
+                                 sorted(rows, key=lambda c: c["pass_rate"]))
+                print(f"| {backend}, reserve {R.RESERVE_PCT if reserve else 0} % | {build} "
+                      f"| {100 * med(rows, 'pass_rate'):.1f} % ({runs}) "
+                      f"| {med(rows, 'flood_pps') / 1e6:.2f} | {med(rows, 'ns'):.1f} "
+                      f"| {med(rows, 'dropped_recent'):.0f} "
+                      f"| {med(rows, 'table_full'):.0f} |")
+
+
+def print_cost(res, a):
+    base = res["cost"][0]["ns"]
     print(f"\ncost: median of {a.reps} x {a.seconds} s per row")
-    print("\n| spoofed flood, 2 generator threads | ns/packet | x pacer alone | received Mpps "
-          "| admitted/s | budget drops | busiest CPU |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    twin = {r["program"]: r["ns"] for r in res["cost"]}
+    print("\n| spoofed flood, 2 generator threads | ns/packet | x pacer alone | x @base "
+          "| received Mpps | admitted/s | budget drops | busiest CPU |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for r in res["cost"]:
         share = f"{100 * r['busiest_cpu_share']:.0f} %" if r["busiest_cpu_share"] else ""
-        print(f"| {r['program']} | {r['ns']:.1f} | {r['ns'] / base:.2f} | {r['rx_pps'] / 1e6:.2f} "
+        vs = twin.get(r["program"] + B.BASE_SUFFIX)
+        ratio = f"{r['ns'] / vs:.2f}" if vs else ""
+        print(f"| {r['program']} | {r['ns']:.1f} | {r['ns'] / base:.2f} | {ratio} "
+              f"| {r['rx_pps'] / 1e6:.2f} "
               f"| {r['passed_per_s']:.0f} | {100 * r['budget_drops'] / max(1, r['seen']):.1f} % "
               f"| {share} |")
+
+
+def print_utilisation(res, a):
     u = sorted(res["utilisation"], key=lambda x: x["admitted"])
     u = u[len(u) // 2]
     print(f"\nbudget 100k/s, saturating flood of {u['seconds_asked']} s from an empty ring "
           f"(median of {a.reps}): {u['admitted']} admitted of {u['offered']} received = "
           f"{u['admitted'] / 1e5:.3f} x K; an exact sliding window admits {u['exact_waves']} x K; "
           f"ring ran out of buckets {u['no_bucket']} times")
+
+
+def print_mix(res, a):
     print(f"\n| mix: {GOOD_N} good sources, 1 packet / {GOOD_PERIOD_S} s, budget {K}/1s, "
           f"flood asked {FLOOD_PPS} pps (medians of {a.mix_reps}) | reserve off | reserve {RESERVE_PCT} % |")
     print("|---|---:|---:|")
@@ -222,8 +299,6 @@ def main():
     ratio_off = med(off, "flood_rate") / max(1e-9, med(off, "alone_rate"))
     print(f"\nin the flood / no flood: reserve on {ratio_on:.1%}, reserve off {ratio_off:.1%} "
           f"(target: >= 95 % with the reserve): {'met' if ratio_on >= 0.95 else 'missed'}")
-    print(f"wall time {res['wall_s']:.0f} s; results in {a.out}")
-    return 0
 
 
 if __name__ == "__main__":

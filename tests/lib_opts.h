@@ -10,4 +10,12 @@
 int budget_parse_opt(const char *name, const char *arg, struct budget_opts *o, char *err,
 		     size_t len);
 
+/*
+ * A budget configuration from the options as load and set take them
+ * (slack and reserve may be NULL), applied over *c; fails the test on a
+ * bad value.
+ */
+void budget_cfg(struct pacer_budget_cfg *c, const char *rate, const char *slack_time,
+		const char *slack_count, const char *reserve);
+
 #endif

@@ -8,7 +8,11 @@
  *    CPUs);
  *  - off by default; budget drops counted apart from pacing drops; the
  *    reserve lets a returning source in when new ones are refused; a live
- *    change through the sequence count takes effect on the next packet.
+ *    change through the sequence count takes effect on the next packet;
+ *  - the order of the stages (both backends, placements and policies): a
+ *    packet the budget refuses leaves its source's state untouched, and a
+ *    flood of new sources the budget refuses takes no per-source state from
+ *    the sources that return after it.
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -35,44 +39,47 @@
 #define RACE_K 40
 #define RACE_T_NS 1000000ULL /* 1 ms */
 
-static struct xdp_pacer_bpf *open_pacer(uint32_t clock, uint32_t tick_shift, uint64_t interval_ns)
+/* Per-source state for open_pacer_as(): which backend, where, under which policy, how big. */
+struct state_opts {
+	uint32_t backend, placement, policy, lines_log2;
+};
+
+static struct xdp_pacer_bpf *open_pacer_as(uint32_t clock, uint32_t tick_shift,
+					   uint64_t interval_ns, const struct state_opts *so)
 {
 	struct pacer_layout lay = {
-		.magic = PACER_LAYOUT_MAGIC, .abi_version = PACER_ABI_VERSION, .rows = 2,
-		.kind = PACER_LAYOUT_ROWS, .placement = PACER_PLACEMENT_SHARED, .clock = clock,
-		.tick_shift = tick_shift, .lines_log2 = 12, .copies = 1,
+		.magic = PACER_LAYOUT_MAGIC, .abi_version = PACER_ABI_VERSION,
+		.rows = so->backend == PACER_BACKEND_TABLE ? 1 : 2,
+		.kind = PACER_LAYOUT_ROWS, .placement = so->placement, .clock = clock,
+		.tick_shift = tick_shift, .lines_log2 = so->lines_log2,
+		.copies = so->placement == PACER_PLACEMENT_PERCPU
+				  ? (uint32_t)libbpf_num_possible_cpus() : 1,
+		.backend = so->backend, .on_full = PACER_TBL_FULL_DROP,
 	};
 	struct xdp_pacer_bpf *skel = xdp_pacer_bpf__open();
 	struct pacer_config *cfg;
+	uint32_t lines = (uint32_t)pacer_total_lines(lay.kind, lay.rows, so->lines_log2);
 
 	ck_assert_ptr_nonnull(skel);
 	skel->rodata->pacer_layout = lay;
 	cfg = &skel->data->pacer_cfg;
 	cfg->interval_ns = interval_ns;
 	cfg->thresh_ticks = pacer_thresh_ticks(interval_ns, tick_shift);
-	cfg->hash_key[0] = 0x0123456789abcdefULL; /* policy pace, prefixes /32 /64: the object's */
+	cfg->policy = so->policy;
+	cfg->hash_key[0] = 0x0123456789abcdefULL; /* prefixes /32 /64: the object's */
 	cfg->hash_key[1] = 0xfedcba9876543211ULL;
-	ck_assert_int_eq(bpf_map__set_max_entries(skel->maps.pacer_sk,
-						  (uint32_t)pacer_total_lines(lay.kind, lay.rows, 12)), 0);
+	ck_assert_int_eq(bpf_map__set_max_entries(skel->maps.pacer_sk, lines * lay.copies), 0);
 	ck_assert_int_eq(bpf_map__set_max_entries(skel->maps.pacer_events, RING_BYTES), 0);
 	return skel;
 }
 
-static void budget_cfg(struct pacer_budget_cfg *c, const char *rate, const char *slack_time,
-		       const char *slack_count, const char *reserve)
+static struct xdp_pacer_bpf *open_pacer(uint32_t clock, uint32_t tick_shift, uint64_t interval_ns)
 {
-	struct budget_opts o = { 0 };
-	struct pacer_budget_cfg cur = *c;
-	char err[256];
+	const struct state_opts so = { .backend = PACER_BACKEND_SKETCH,
+				       .placement = PACER_PLACEMENT_SHARED,
+				       .policy = PACER_POLICY_PACE, .lines_log2 = 12 };
 
-	ck_assert_int_eq(budget_parse_opt("budget", rate, &o, err, sizeof(err)), 0);
-	if (slack_time)
-		ck_assert_int_eq(budget_parse_opt("slack-time", slack_time, &o, err, sizeof(err)), 0);
-	if (slack_count)
-		ck_assert_int_eq(budget_parse_opt("slack-count", slack_count, &o, err, sizeof(err)), 0);
-	if (reserve)
-		ck_assert_int_eq(budget_parse_opt("reserve", reserve, &o, err, sizeof(err)), 0);
-	ck_assert_msg(budget_apply(&o, &cur, c, err, sizeof(err)) == 0, "%s", err);
+	return open_pacer_as(clock, tick_shift, interval_ns, &so);
 }
 
 static int send_one(int prog_fd, uint32_t host_src)
@@ -291,12 +298,137 @@ START_TEST(test_budget_counters_reserve_and_set)
 }
 END_TEST
 
+/* ---- the order of the stages ---- */
+
+/* _i: backend, placement, policy (bits 0, 1, 2) */
+static struct state_opts state_of(int i, uint32_t lines_log2)
+{
+	struct state_opts so = {
+		.backend = (uint32_t)(i & 1) ? PACER_BACKEND_TABLE : PACER_BACKEND_SKETCH,
+		.placement = (uint32_t)(i >> 1 & 1) ? PACER_PLACEMENT_SHARED : PACER_PLACEMENT_PERCPU,
+		.policy = (uint32_t)(i >> 2 & 1) ? PACER_POLICY_QUIET : PACER_POLICY_PACE,
+		.lines_log2 = lines_log2,
+	};
+
+	return so;
+}
+
+static const char *state_name(const struct state_opts *so)
+{
+	static char buf[64];
+
+	snprintf(buf, sizeof(buf), "%s, %s, %s",
+		 so->backend == PACER_BACKEND_TABLE ? "table" : "sketch",
+		 so->placement == PACER_PLACEMENT_SHARED ? "shared" : "per-CPU",
+		 so->policy == PACER_POLICY_QUIET ? "quiet" : "pace");
+	return buf;
+}
+
+/*
+ * A packet the budget refuses was not admitted: its source's state stays as
+ * it was, under either policy (quiet restarts a source's interval for the
+ * packets pacing drops, not for the ones the budget drops), so the source's
+ * next packet is judged as if the refused one never came.
+ */
+START_TEST(test_budget_refusal_leaves_the_source_untouched)
+{
+	/* 16.8 ms ticks, 1 s interval: nothing here waits for it */
+	struct state_opts so = state_of(_i, 8);
+	struct xdp_pacer_bpf *skel = open_pacer_as(PACER_CLOCK_PRECISE, 24, 1000000000ULL, &so);
+	struct pacer_budget_cfg want;
+	uint64_t st[PACER_STAT_MAX];
+	int fd;
+
+	skel->data_budget->pacer_budget_cfg.seen_cells_log2 = PACER_BUDGET_DEFAULT_SEEN_LOG2;
+	ck_assert_int_eq(bpf_map__set_max_entries(skel->maps.pacer_seen,
+						  PACER_BUDGET_DEFAULT_SEEN_LINES), 0);
+	ck_assert_int_eq(xdp_pacer_bpf__load(skel), 0);
+	fd = bpf_program__fd(skel->progs.xdp_pacer);
+	want = skel->data_budget->pacer_budget_cfg;
+	budget_cfg(&want, "1/60s", NULL, NULL, "0");
+	budget_cfg_store(&skel->data_budget->pacer_budget_cfg, &want);
+
+	ck_assert_int_eq(send_one(fd, 0x0e000001u), 2); /* A: the budget's one admission */
+	ck_assert_int_eq(send_one(fd, 0x0e000002u), 1); /* B: refused by the budget */
+	ck_assert_int_eq(send_one(fd, 0x0e000002u), 1); /* ... again: still the budget */
+	counters(skel, st);
+	ck_assert_uint_eq(st[PACER_STAT_DROPPED_BUDGET], 2);
+	ck_assert_uint_eq(st[PACER_STAT_DROPPED_RECENT], 0);
+
+	want.limit = 0; /* budget off */
+	budget_cfg_store(&skel->data_budget->pacer_budget_cfg, &want);
+	ck_assert_msg(send_one(fd, 0x0e000002u) == 2,
+		      "%s: a source the budget refused was paced as if admitted", state_name(&so));
+	/* admitted now, and written: its next packet and A's are paced */
+	ck_assert_int_eq(send_one(fd, 0x0e000002u), 1);
+	ck_assert_int_eq(send_one(fd, 0x0e000001u), 1);
+	counters(skel, st);
+	ck_assert_uint_eq(st[PACER_STAT_DROPPED_RECENT], 2);
+	ck_assert_uint_eq(st[PACER_STAT_TABLE_FULL], 0);
+	xdp_pacer_bpf__destroy(skel);
+}
+END_TEST
+
+/*
+ * Returning sources, then a flood of new ones within the interval, many
+ * times what the per-source state holds: the budget refuses all but a few
+ * of the flood, so the flood inserts almost nothing (the table never fills)
+ * and every returning source passes pacing and the reserve after it.
+ * Writing the state before the budget, the flood filled the sketch's cells
+ * (the returning sources then looked recent) and the table (no entry free).
+ */
+#define RET_GOOD 20
+#define RET_FLOOD 12000
+START_TEST(test_refused_flood_leaves_returning_sources_their_state)
+{
+	/* sketch: 2 rows of 2^6 lines (7936 cells); table: 2^6 lines, 1024 entries */
+	struct state_opts so = state_of(_i, 6);
+	struct xdp_pacer_bpf *skel = open_pacer_as(PACER_CLOCK_PRECISE, 24, 1000000000ULL, &so);
+	struct pacer_budget_cfg want;
+	uint64_t st[PACER_STAT_MAX];
+	unsigned passed = 0;
+	int fd, i;
+
+	skel->data_budget->pacer_budget_cfg.seen_cells_log2 = PACER_BUDGET_DEFAULT_SEEN_LOG2;
+	ck_assert_int_eq(bpf_map__set_max_entries(skel->maps.pacer_seen,
+						  PACER_BUDGET_DEFAULT_SEEN_LINES), 0);
+	ck_assert_int_eq(xdp_pacer_bpf__load(skel), 0);
+	fd = bpf_program__fd(skel->progs.xdp_pacer);
+	want = skel->data_budget->pacer_budget_cfg;
+	budget_cfg(&want, "100/60s", NULL, NULL, "50");
+	budget_cfg_store(&skel->data_budget->pacer_budget_cfg, &want);
+
+	for (i = 0; i < RET_GOOD; i++)
+		ck_assert_int_eq(send_one(fd, 0x0f000000u + (uint32_t)i), 2);
+	usleep(1100000); /* the interval: the good sources may send again */
+	for (i = 0; i < RET_FLOOD; i++)
+		ck_assert_int_ge(send_one(fd, 0xa0000000u + (uint32_t)i * 2654435761u % 0x10000000u), 1);
+	for (i = 0; i < RET_GOOD; i++)
+		passed += send_one(fd, 0x0f000000u + (uint32_t)i) == 2;
+	counters(skel, st);
+	printf("    %s: %u of %d returning sources passed after %d new ones; passed %llu, "
+	       "budget drops %llu, paced drops %llu, table full %llu\n", state_name(&so), passed,
+	       RET_GOOD, RET_FLOOD, (unsigned long long)st[PACER_STAT_PASSED],
+	       (unsigned long long)st[PACER_STAT_DROPPED_BUDGET],
+	       (unsigned long long)st[PACER_STAT_DROPPED_RECENT],
+	       (unsigned long long)st[PACER_STAT_TABLE_FULL]);
+	/* the flood took the 30 the reserve leaves to new sources, no more */
+	ck_assert_uint_eq(st[PACER_STAT_PASSED], 2 * RET_GOOD + 30);
+	ck_assert_uint_eq(passed, RET_GOOD);
+	ck_assert_uint_eq(st[PACER_STAT_TABLE_FULL], 0);
+	xdp_pacer_bpf__destroy(skel);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("global budget (BPF_PROG_TEST_RUN)");
 	TCase *one = tcase_create("one CPU"), *two = tcase_create("two CPUs");
 
 	tcase_add_test(one, test_budget_counters_reserve_and_set);
+	tcase_add_loop_test(one, test_budget_refusal_leaves_the_source_untouched, 0, 8);
+	tcase_set_timeout(one, 120);
+	tcase_add_loop_test(one, test_refused_flood_leaves_returning_sources_their_state, 0, 8);
 	suite_add_tcase(s, one);
 	if (sysconf(_SC_NPROCESSORS_ONLN) >= 2) {
 		tcase_set_timeout(two, 120);

@@ -11,7 +11,10 @@
  * be at least the interval apart in the datapath's own clock.  With --rate
  * 3/3ms instead (emission 1 ms, tolerance 2 ms: bursts of 3 at once, then
  * one per 17 ticks), every source's admitted packets must conform to that
- * GCRA.
+ * GCRA.  With a global budget (that refuses some packets, with a reserve),
+ * the same: pacing judges, the budget's lock comes between the judgement
+ * and the write, and the write must still admit a source on one CPU only;
+ * the records then carry the budget's admission time, the time written.
  *
  * Concurrency makes this a stress test, not a proof: it fails reliably when
  * the re-base is a plain read-modify-write or admission is not exclusive.
@@ -35,6 +38,8 @@
 #include "pacer_sketch.h"
 #include "pacer_budget.h"
 #include "pacer_rate.h"
+#include "budget_cfg.h"
+#include "lib_opts.h"
 #include "xdp_pacer.skel.h"
 #include "lib_frames.h"
 
@@ -157,11 +162,14 @@ static int by_source_then_time(const void *x, const void *y)
 	return a->ts < b->ts ? -1 : a->ts > b->ts;
 }
 
-/* _i: backend (sketch, table) + 2 x hammer: both must keep admission exclusive. */
+/*
+ * _i: backend (sketch, table) + 2 x hammer + 4 x rate + 8 x budget: each must
+ * keep admission exclusive.
+ */
 START_TEST(test_pace_guarantee_under_two_cpus)
 {
 	uint32_t backend = (uint32_t)(_i % 2);
-	int hammer = _i / 2 % 2, rate = _i / 4;
+	int hammer = _i / 2 % 2, rate = _i / 4 % 2, budget = _i / 8;
 	unsigned long per_cpu_packets = hammer ? HAMMER_PACKETS_PER_CPU : PACKETS_PER_CPU;
 	struct pacer_layout lay = {
 		.magic = PACER_LAYOUT_MAGIC, .abi_version = PACER_ABI_VERSION,
@@ -178,7 +186,7 @@ START_TEST(test_pace_guarantee_under_two_cpus)
 	struct ring_buffer *rb;
 	struct race r = { 0 };
 	struct pacer_config *cfg;
-	uint64_t seen = 0, lost = 0, rebased = 0, races = 0;
+	uint64_t seen = 0, lost = 0, rebased = 0, races = 0, budget_drops = 0;
 	uint32_t zero = 0;
 	int ncpus = libbpf_num_possible_cpus(), i, k;
 
@@ -208,7 +216,17 @@ START_TEST(test_pace_guarantee_under_two_cpus)
 						  (uint32_t)pacer_total_lines(lay.kind, lay.rows,
 									      LINES_LOG2)), 0);
 	ck_assert_int_eq(bpf_map__set_max_entries(r.skel->maps.pacer_events, RING_BYTES), 0);
+	r.skel->data_budget->pacer_budget_cfg.seen_cells_log2 = PACER_BUDGET_DEFAULT_SEEN_LOG2;
+	ck_assert_int_eq(bpf_map__set_max_entries(r.skel->maps.pacer_seen,
+						  PACER_BUDGET_DEFAULT_SEEN_LINES), 0);
 	ck_assert_int_eq(xdp_pacer_bpf__load(r.skel), 0);
+	if (budget) {
+		/* about half of what pacing admits here: refusals and admissions on both CPUs */
+		struct pacer_budget_cfg want = r.skel->data_budget->pacer_budget_cfg;
+
+		budget_cfg(&want, hammer ? "20/100ms" : "50/1ms", NULL, NULL, "50");
+		budget_cfg_store(&r.skel->data_budget->pacer_budget_cfg, &want);
+	}
 	r.prog_fd = bpf_program__fd(r.skel->progs.xdp_pacer);
 	r.hammer = hammer;
 
@@ -230,6 +248,7 @@ START_TEST(test_pace_guarantee_under_two_cpus)
 		lost += per_cpu[k].c[PACER_STAT_RECORD_LOST];
 		rebased += per_cpu[k].c[PACER_STAT_LINE_REFRESH];
 		races += per_cpu[k].c[PACER_STAT_TABLE_RACE];
+		budget_drops += per_cpu[k].c[PACER_STAT_DROPPED_BUDGET];
 	}
 	free(per_cpu);
 
@@ -267,12 +286,14 @@ START_TEST(test_pace_guarantee_under_two_cpus)
 		tat += INTERVAL_NS;
 	}
 	free(c.pass);
-	printf("    %s%s%s: %lu packets, %lu passed on CPU 0 + %lu on CPU 1, %llu line re-bases, "
-	       "%llu lost table claims, %lu records, %lu violations (closest %llu ns)\n",
+	printf("    %s%s%s%s: %lu packets, %lu passed on CPU 0 + %lu on CPU 1, %llu line re-bases, "
+	       "%llu lost table claims, %llu budget drops, %lu records, %lu violations "
+	       "(closest %llu ns)\n",
 	       backend == PACER_BACKEND_TABLE ? "table" : "sketch", hammer ? " (hammer)" : "",
-	       rate ? ", --rate 3/3ms" : "",
+	       rate ? ", --rate 3/3ms" : "", budget ? ", budget" : "",
 	       (unsigned long)seen, c.cpu_passes[0], c.cpu_passes[1], (unsigned long long)rebased,
-	       (unsigned long long)races, c.records, violations, (unsigned long long)closest);
+	       (unsigned long long)races, (unsigned long long)budget_drops, c.records, violations,
+	       (unsigned long long)closest);
 	ck_assert_uint_eq(seen, 2 * per_cpu_packets);
 	ck_assert_uint_eq(lost, 0);
 	ck_assert_uint_eq(c.records, 2 * per_cpu_packets);
@@ -283,6 +304,8 @@ START_TEST(test_pace_guarantee_under_two_cpus)
 		ck_assert_uint_gt(rebased, 1000);
 	ck_assert_uint_gt(c.cpu_passes[0], hammer ? 5 : 1000);
 	ck_assert_uint_gt(c.cpu_passes[1], hammer ? 5 : 1000);
+	if (budget)
+		ck_assert_uint_gt(budget_drops, hammer ? 5 : 1000);
 	ck_assert_msg(violations == 0, "%lu admitted packets %s (by %llu ns at the closest)",
 		      violations, rate ? "break the GCRA" : "closer than the interval",
 		      (unsigned long long)closest);
@@ -314,6 +337,13 @@ int main(void)
 	tcase_add_loop_test(tc, test_pace_guarantee_under_two_cpus, 4, 4 + PACER_BACKEND_MAX);
 	tcase_add_loop_test(tc, test_pace_guarantee_under_two_cpus, 6 + PACER_BACKEND_TABLE,
 			    7 + PACER_BACKEND_TABLE);
+	/* With a budget between the judgement and the write: the same, all of the above. */
+	tcase_add_loop_test(tc, test_pace_guarantee_under_two_cpus, 8, 8 + PACER_BACKEND_MAX);
+	tcase_add_loop_test(tc, test_pace_guarantee_under_two_cpus, 10 + PACER_BACKEND_TABLE,
+			    11 + PACER_BACKEND_TABLE);
+	tcase_add_loop_test(tc, test_pace_guarantee_under_two_cpus, 12, 12 + PACER_BACKEND_MAX);
+	tcase_add_loop_test(tc, test_pace_guarantee_under_two_cpus, 14 + PACER_BACKEND_TABLE,
+			    15 + PACER_BACKEND_TABLE);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The global budget stage of the XDP datapath (include/pacer_budget.h has
- * the ring logic): runs after per-source pacing admitted a packet.
+ * the ring logic): runs after per-source pacing judged a packet admissible,
+ * before its source's state is written (only if this stage admits it too).
  *
  * Across CPUs the ring is one map value guarded by a bpf_spin_lock: the
  * release, the check and the admission are one critical section, so the

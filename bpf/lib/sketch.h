@@ -38,21 +38,50 @@ static __always_inline int lookup_lines(const __u32 idx[PACER_MAX_ROWS],
 	return 0;
 }
 
-/* The sketch's verdict for a key with hash h: 1 to drop, -1 if a line is missing. */
-static __always_inline int sketch_verdict(__u64 h, __u64 tick,
-					  const struct pacer_rate *rate, __u32 *age,
-					  struct pacer_counters *st)
-{
+/* A key's cells, from its judgement to its commit. */
+struct sketch_key {
 	struct pacer_line *line[PACER_MAX_ROWS];
-	__u32 idx[PACER_MAX_ROWS], cell[PACER_MAX_ROWS];
-	__u32 rows = pacer_layout.rows, rebased = 0;
+	__u32 cell[PACER_MAX_ROWS];
+};
+
+/* The cells and lines of the key with hash h; -1 if a line is missing. */
+static __always_inline int sketch_key_of(__u64 h, struct sketch_key *k)
+{
+	__u32 idx[PACER_MAX_ROWS];
+
+	pacer_slots(pacer_layout.kind, pacer_layout.rows, pacer_layout.lines_log2, h, idx, k->cell);
+	return lookup_lines(idx, k->line, pacer_layout.rows);
+}
+
+/*
+ * Pacing's judgement for a key with hash h (pacer_sketch_judge): 1 to drop,
+ * 0 if pacing admits it (nothing written yet: sketch_commit() does, if every
+ * later stage admits it too), -1 if a line is missing.
+ */
+static __always_inline int sketch_judge(__u64 h, __u64 tick, const struct pacer_rate *rate,
+					__u32 *age, struct sketch_key *k,
+					struct pacer_counters *st)
+{
+	__u32 rebased = 0;
 	int drop;
 
-	pacer_slots(pacer_layout.kind, rows, pacer_layout.lines_log2, h, idx, cell);
-	if (lookup_lines(idx, line, rows) < 0)
+	if (sketch_key_of(h, k) < 0)
 		return -1;
-	drop = pacer_sketch_packet(line, cell, rows, tick, rate, pacer_cfg.policy,
-				   pacer_layout.placement, age, &rebased);
+	drop = pacer_sketch_judge(k->line, k->cell, pacer_layout.rows, tick, rate, pacer_cfg.policy,
+				  age, &rebased);
+	st->c[PACER_STAT_LINE_REFRESH] += rebased;
+	return drop;
+}
+
+/* Write the admission at tick (pacer_sketch_commit): 0 admitted, 1 lost to another CPU. */
+static __always_inline int sketch_commit(const struct sketch_key *k, __u64 tick,
+					 const struct pacer_rate *rate, struct pacer_counters *st)
+{
+	__u32 rebased = 0;
+	int drop;
+
+	drop = pacer_sketch_commit(k->line, k->cell, pacer_layout.rows, tick, rate,
+				   pacer_layout.placement, &rebased);
 	st->c[PACER_STAT_LINE_REFRESH] += rebased;
 	return drop;
 }

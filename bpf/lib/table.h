@@ -12,26 +12,59 @@
 #include "record.h"
 #include "pacer_table.h"
 
-/* The table's verdict for a key with hash h: 1 to drop, -1 if a line is missing. */
-static __always_inline int table_verdict(__u64 h, __u64 tick,
-					  const struct pacer_rate *rate, __u32 *age,
-					 struct pacer_counters *st)
-{
+/* A key's two lines and chosen entry, from its judgement to its commit. */
+struct table_key {
 	struct pacer_tbl_line *l[2];
-	__u32 idx[2], base = copy_base(), event;
-	__u16 fp = pacer_tbl_fp(h);
+	__u32 slot, event;
+	__u16 fp;
+};
+
+/* The fingerprint and two lines of the key with hash h; -1 if a line is missing. */
+static __always_inline int table_key_of(__u64 h, struct table_key *k)
+{
+	__u32 idx[2], base = copy_base();
+
+	k->fp = pacer_tbl_fp(h);
+	k->slot = 0;
+	k->event = 0;
+	pacer_tbl_lines(h, pacer_layout.lines_log2, idx);
+	k->l[0] = (struct pacer_tbl_line *)line_at(base + idx[0]);
+	k->l[1] = (struct pacer_tbl_line *)line_at(base + idx[1]);
+	return k->l[0] && k->l[1] ? 0 : -1;
+}
+
+/*
+ * Pacing's judgement for a key with hash h (pacer_tbl_judge): 1 to drop,
+ * 0 if pacing admits it (nothing written yet: table_commit() does, if every
+ * later stage admits it too), -1 if a line is missing.
+ */
+static __always_inline int table_judge(__u64 h, __u64 tick, const struct pacer_rate *rate,
+				       __u32 *age, struct table_key *k, struct pacer_counters *st)
+{
 	int drop;
 
-	pacer_tbl_lines(h, pacer_layout.lines_log2, idx);
-	l[0] = (struct pacer_tbl_line *)line_at(base + idx[0]);
-	l[1] = (struct pacer_tbl_line *)line_at(base + idx[1]);
-	if (!l[0] || !l[1])
+	if (table_key_of(h, k) < 0)
 		return -1;
-	drop = pacer_tbl_verdict(l, fp, tick, rate, pacer_cfg.policy, pacer_layout.on_full,
-				 pacer_layout.placement, record_wanted(), age, &event);
-	st->c[PACER_STAT_TABLE_FULL] += event == PACER_TBL_EV_FULL;
-	st->c[PACER_STAT_TABLE_EVICT] += event == PACER_TBL_EV_EVICT;
-	st->c[PACER_STAT_TABLE_RACE] += event == PACER_TBL_EV_RACE;
+	drop = pacer_tbl_judge(k->l, k->fp, tick, rate, pacer_cfg.policy, pacer_layout.on_full,
+			       pacer_layout.placement, record_wanted(), age, &k->event, &k->slot);
+	st->c[PACER_STAT_TABLE_FULL] += k->event == PACER_TBL_EV_FULL;
+	return drop;
+}
+
+/*
+ * Write the admission at tick (pacer_tbl_commit): 0 admitted, 1 lost to
+ * another CPU.  Evictions are counted here: a judgement the budget refused
+ * evicted nothing.
+ */
+static __always_inline int table_commit(struct table_key *k, __u64 tick,
+					const struct pacer_rate *rate, struct pacer_counters *st)
+{
+	int drop;
+
+	drop = pacer_tbl_commit(k->l, k->fp, tick, rate, pacer_layout.placement, k->slot,
+				&k->event);
+	st->c[PACER_STAT_TABLE_EVICT] += k->event == PACER_TBL_EV_EVICT;
+	st->c[PACER_STAT_TABLE_RACE] += k->event == PACER_TBL_EV_RACE;
 	return drop;
 }
 

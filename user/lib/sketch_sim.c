@@ -68,6 +68,27 @@ int sketch_sim_packet(struct sketch_sim *s, uint64_t h, uint64_t now_ns, uint32_
 	return drop;
 }
 
+int sketch_sim_staged(struct sketch_sim *s, uint64_t h, uint64_t now_ns, int later_admits,
+		      uint32_t *age_out)
+{
+	struct pacer_line *line[PACER_MAX_ROWS];
+	uint32_t cell[PACER_MAX_ROWS], age, rebased = 0;
+	uint64_t tick = pacer_now_tick(now_ns, s->tick_shift);
+	struct pacer_rate rate = pacer_rate_of(s->thresh, s->burst);
+	int v = SIM_ADMITTED;
+
+	resolve(s, h, line, cell);
+	if (pacer_sketch_judge(line, cell, s->rows, tick, &rate, s->policy, &age, &rebased))
+		v = SIM_PACED;
+	else if (!later_admits)
+		v = SIM_REFUSED_LATER;
+	else if (pacer_sketch_commit(line, cell, s->rows, tick, &rate, s->placement, &rebased))
+		v = SIM_PACED;
+	if (age_out)
+		*age_out = age;
+	return v;
+}
+
 uint64_t sketch_sim_bytes(const struct sketch_sim *s)
 {
 	return s->nlines * sizeof(struct pacer_line);

@@ -32,6 +32,22 @@ uint64_t sketch_sim_hash(const struct sketch_sim *s, int family, uint64_t lo, ui
 /* One packet of a key with hash h at now_ns: returns 1 if dropped; *age gets the estimate. */
 int sketch_sim_packet(struct sketch_sim *s, uint64_t h, uint64_t now_ns, uint32_t *age);
 
+/* What happened to a packet run through pacing and a later stage (the global budget). */
+enum sim_stage_verdict {
+	SIM_ADMITTED = 0,
+	SIM_PACED = 1,         /* dropped by pacing (or lost to another CPU's admission) */
+	SIM_REFUSED_LATER = 2, /* pacing admitted it, the later stage did not: nothing written */
+};
+
+/*
+ * One packet through the datapath's stages in its order: pacing judges,
+ * a later stage admits or refuses (later_admits, asked only when pacing
+ * admits), and only a packet both admitted is written.  Returns an enum
+ * sim_stage_verdict; *age (may be NULL) gets the estimate.
+ */
+int sketch_sim_staged(struct sketch_sim *s, uint64_t h, uint64_t now_ns, int later_admits,
+		      uint32_t *age);
+
 /* Age estimate without updating. */
 uint32_t sketch_sim_age(const struct sketch_sim *s, uint64_t h, uint64_t now_ns);
 

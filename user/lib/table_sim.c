@@ -57,6 +57,33 @@ int table_sim_packet(struct table_sim *s, uint64_t h, uint64_t now_ns, uint32_t 
 	return drop;
 }
 
+int table_sim_staged(struct table_sim *s, uint64_t h, uint64_t now_ns, int later_admits,
+		     uint32_t *age_out)
+{
+	struct pacer_tbl_line *l[2];
+	struct pacer_rate rate = pacer_rate_of(s->thresh, s->burst);
+	uint64_t tick = pacer_now_tick(now_ns, s->tick_shift);
+	uint32_t idx[2], age, event, slot = 0;
+	__u16 fp = pacer_tbl_fp(h);
+	int v = SIM_ADMITTED;
+
+	pacer_tbl_lines(h, s->lines_log2, idx);
+	l[0] = &s->lines[idx[0]];
+	l[1] = &s->lines[idx[1]];
+	if (pacer_tbl_judge(l, fp, tick, &rate, s->policy, s->on_full, s->placement, 1, &age,
+			    &event, &slot))
+		v = SIM_PACED;
+	else if (!later_admits)
+		v = SIM_REFUSED_LATER;
+	else if (pacer_tbl_commit(l, fp, tick, &rate, s->placement, slot, &event))
+		v = SIM_PACED;
+	s->full += event == PACER_TBL_EV_FULL;
+	s->evicted += v == SIM_ADMITTED && event == PACER_TBL_EV_EVICT;
+	if (age_out)
+		*age_out = age;
+	return v;
+}
+
 uint64_t table_bytes(uint32_t lines_log2)
 {
 	return (1ULL << lines_log2) * sizeof(struct pacer_tbl_line);

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include "pacer_abi.h"
 #include "pacer_table.h"
+#include "sketch_sim.h" /* enum sim_stage_verdict */
 
 struct table_sim {
 	uint32_t lines_log2, tick_shift, thresh, policy, on_full;
@@ -26,6 +27,13 @@ void table_sim_free(struct table_sim *s);
 
 /* One packet of a key with hash h at now_ns: returns 1 if dropped; *age (may be NULL). */
 int table_sim_packet(struct table_sim *s, uint64_t h, uint64_t now_ns, uint32_t *age);
+
+/*
+ * One packet through pacing and a later stage, as sketch_sim_staged():
+ * returns an enum sim_stage_verdict.
+ */
+int table_sim_staged(struct table_sim *s, uint64_t h, uint64_t now_ns, int later_admits,
+		     uint32_t *age);
 
 /*
  * The same without counting (*event: enum pacer_tbl_event), so that with
