@@ -60,67 +60,53 @@ static __always_inline struct pacer_rate rate_now(void)
  * verifier; each checks its own.  The rate is passed by pointer: read in a
  * stage, its "corrupt: use the strictest" branch would have the verifier
  * walk the stage twice.
- */
-/*
- * Pacing in two global functions per backend: the judgement reads the
- * source's state, the commit writes it, only once the budget admitted the
- * packet too.  The commit finds the key's lines again from its hash (map
- * value pointers do not survive a global function's boundary: the verifier
- * sees the stack bytes as scalars); what the table's judgement chose (the
- * entry, the event) travels in *io.
+ *
+ * Pacing is two global functions: the judgement reads the source's state,
+ * the commit writes it, only once the budget admitted the packet too.  The
+ * backend is fixed at load (.rodata), so the verifier walks its branch
+ * alone.  The commit finds the key's lines again from its hash (map value
+ * pointers do not survive a global function's boundary: the verifier sees
+ * the stack bytes as scalars); what the table's judgement chose (the entry,
+ * the event) travels in *io.
  */
 struct pacer_stage_io {
 	__u32 age, slot, event;
 };
 
-__noinline int pacer_sketch_judge_stage(__u64 h, __u64 tick, const struct pacer_rate *rate,
-					struct pacer_stage_io *io, struct pacer_counters *st)
+/* 1 to drop, 0 if pacing admits (nothing written yet), -1 on a map error. */
+__noinline int pacer_judge_stage(__u64 h, __u64 tick, const struct pacer_rate *rate,
+				 struct pacer_stage_io *io, struct pacer_counters *st)
 {
-	struct sketch_key k;
-
-	if (!rate || !io || !st)
-		return -1;
-	return sketch_judge(h, tick, rate, &io->age, &k, st);
-}
-
-__noinline int pacer_sketch_commit_stage(__u64 h, __u64 tick, const struct pacer_rate *rate,
-					 struct pacer_stage_io *io, struct pacer_counters *st)
-{
-	struct sketch_key k;
-
-	if (!rate || !io || !st)
-		return 1;
-	if (sketch_key_of(h, &k) < 0)
-		return 1; /* the judgement found the lines: cannot happen; fail closed */
-	return sketch_commit(&k, tick, rate, st);
-}
-
-__noinline int pacer_table_judge_stage(__u64 h, __u64 tick, const struct pacer_rate *rate,
-				       struct pacer_stage_io *io, struct pacer_counters *st)
-{
-	struct table_key k;
+	struct sketch_key sk;
+	struct table_key tk;
 	int drop;
 
 	if (!rate || !io || !st)
 		return -1;
-	drop = table_judge(h, tick, rate, &io->age, &k, st);
-	io->slot = k.slot;
-	io->event = k.event;
+	if (pacer_layout.backend != PACER_BACKEND_TABLE)
+		return sketch_judge(h, tick, rate, &io->age, &sk, st);
+	drop = table_judge(h, tick, rate, &io->age, &tk, st);
+	io->slot = tk.slot;
+	io->event = tk.event;
 	return drop;
 }
 
-__noinline int pacer_table_commit_stage(__u64 h, __u64 tick, const struct pacer_rate *rate,
-					struct pacer_stage_io *io, struct pacer_counters *st)
+/* Write the admission at tick: 0 admitted, 1 lost to another CPU (or, failing closed, a map error). */
+__noinline int pacer_commit_stage(__u64 h, __u64 tick, const struct pacer_rate *rate,
+				  struct pacer_stage_io *io, struct pacer_counters *st)
 {
-	struct table_key k;
+	struct sketch_key sk;
+	struct table_key tk;
 
 	if (!rate || !io || !st)
 		return 1;
-	if (table_key_of(h, &k) < 0)
-		return 1; /* as above */
-	k.slot = io->slot;
-	k.event = io->event;
-	return table_commit(&k, tick, rate, st);
+	if (pacer_layout.backend != PACER_BACKEND_TABLE)
+		return sketch_key_of(h, &sk) < 0 ? 1 : sketch_commit(&sk, tick, rate, st);
+	if (table_key_of(h, &tk) < 0)
+		return 1;
+	tk.slot = io->slot;
+	tk.event = io->event;
+	return table_commit(&tk, tick, rate, st);
 }
 
 /* 0: admitted by the global budget (or it is off), *now_ns the admission time; 1: dropped. */
@@ -165,10 +151,7 @@ __noinline int pacer_judge(struct pacer_src *src, int kind, struct pacer_counter
 	now_ns = clock_now();
 	tick = pacer_now_tick(now_ns, pacer_layout.tick_shift);
 	rate = rate_now();
-	if (pacer_layout.backend == PACER_BACKEND_TABLE)
-		drop = pacer_table_judge_stage(h, tick, &rate, &io, st);
-	else
-		drop = pacer_sketch_judge_stage(h, tick, &rate, &io, st);
+	drop = pacer_judge_stage(h, tick, &rate, &io, st);
 	if (drop < 0) {
 		st->c[PACER_STAT_MAP_ERROR]++;
 		return XDP_DROP;
@@ -178,10 +161,7 @@ __noinline int pacer_judge(struct pacer_src *src, int kind, struct pacer_counter
 	/* Admitted by both: now the source's state is written, at the admission time. */
 	if (!drop && !budget_drop) {
 		tick = pacer_now_tick(now_ns, pacer_layout.tick_shift);
-		if (pacer_layout.backend == PACER_BACKEND_TABLE)
-			drop = pacer_table_commit_stage(h, tick, &rate, &io, st);
-		else
-			drop = pacer_sketch_commit_stage(h, tick, &rate, &io, st);
+		drop = pacer_commit_stage(h, tick, &rate, &io, st);
 	}
 	if (record_wanted()) {
 		struct pacer_outcome o = {
