@@ -71,9 +71,15 @@ static __always_inline struct pacer_rate rate_now(void)
  */
 struct pacer_stage_io {
 	__u32 age, slot, event;
+	__u32 commit_now; /* no budget: write the admission in the judgement */
 };
 
-/* 1 to drop, 0 if pacing admits (nothing written yet), -1 on a map error. */
+/*
+ * 1 to drop, 0 if pacing admits, -1 on a map error.  With no budget to
+ * ask (io->commit_now), an admission is written here at once, through the
+ * pointers the judgement found (0 then means written; 1 if another CPU
+ * won the key); else nothing is written yet: pacer_commit_stage does it.
+ */
 __noinline int pacer_judge_stage(__u64 h, __u64 tick, const struct pacer_rate *rate,
 				 struct pacer_stage_io *io, struct pacer_counters *st)
 {
@@ -83,12 +89,19 @@ __noinline int pacer_judge_stage(__u64 h, __u64 tick, const struct pacer_rate *r
 
 	if (!rate || !io || !st)
 		return -1;
-	if (pacer_layout.backend != PACER_BACKEND_TABLE)
-		return sketch_judge(h, tick, rate, &io->age, &sk, st);
+	if (pacer_layout.backend != PACER_BACKEND_TABLE) {
+		drop = sketch_judge(h, tick, rate, &io->age, &sk, st);
+		if (drop || !io->commit_now)
+			return drop;
+		return sketch_commit(&sk, tick, rate, st) ? 1 : 0;
+	}
 	drop = table_judge(h, tick, rate, &io->age, &tk, st);
-	io->slot = tk.slot;
-	io->event = tk.event;
-	return drop;
+	if (drop || !io->commit_now) {
+		io->slot = tk.slot;
+		io->event = tk.event;
+		return drop;
+	}
+	return table_commit(&tk, tick, rate, st) ? 1 : 0;
 }
 
 /* Write the admission at tick: 0 admitted, 1 lost to another CPU (or, failing closed, a map error). */
@@ -147,6 +160,7 @@ __noinline int pacer_judge(struct pacer_src *src, int kind, struct pacer_counter
 	io.age = PACER_AGE_STALE;
 	io.slot = 0;
 	io.event = 0;
+	io.commit_now = !pacer_budget_cfg.limit;
 	h = source_hash(kind, src, &prefix, st);
 	now_ns = clock_now();
 	tick = pacer_now_tick(now_ns, pacer_layout.tick_shift);
@@ -157,9 +171,9 @@ __noinline int pacer_judge(struct pacer_src *src, int kind, struct pacer_counter
 		return XDP_DROP;
 	}
 	/* After pacing: the global budget (counts its own drops; sets the admission time). */
-	budget_drop = !drop && pacer_budget_stage(h, &now_ns, st);
+	budget_drop = !drop && !io.commit_now && pacer_budget_stage(h, &now_ns, st);
 	/* Admitted by both: now the source's state is written, at the admission time. */
-	if (!drop && !budget_drop) {
+	if (!drop && !budget_drop && !io.commit_now) {
 		tick = pacer_now_tick(now_ns, pacer_layout.tick_shift);
 		drop = pacer_commit_stage(h, tick, &rate, &io, st);
 	}
