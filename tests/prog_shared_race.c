@@ -224,7 +224,7 @@ START_TEST(test_pace_guarantee_under_two_cpus)
 		/* about half of what pacing admits here: refusals and admissions on both CPUs */
 		struct pacer_budget_cfg want = r.skel->data_budget->pacer_budget_cfg;
 
-		budget_cfg(&want, hammer ? "20/100ms" : "50/1ms", NULL, NULL, "50");
+		budget_cfg(&want, hammer ? "10/100ms" : "50/1ms", NULL, NULL, "50");
 		budget_cfg_store(&r.skel->data_budget->pacer_budget_cfg, &want);
 	}
 	r.prog_fd = bpf_program__fd(r.skel->progs.xdp_pacer);
