@@ -31,7 +31,7 @@ struct backend_desc {
 	int sized_by_rows;         /* --rows and --layout shape it (else --width alone) */
 	int takes_on_full;         /* --on-full applies */
 	uint32_t max_rows;         /* rows a geometry can have */
-	uint32_t rate_max_n;       /* largest N of --rate N/T at any tick */
+	uint32_t rate_max_n;       /* largest N of --rate N/T it can deliver (1: --interval only) */
 	uint32_t rate_max_sat;     /* largest age its cells tell apart for a rate */
 	const char *rate_n_hint;   /* what to try when N is above rate_max_n */
 	const char *rate_hint;     /* what to try when N/T does not fit a tick */

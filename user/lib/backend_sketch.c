@@ -107,7 +107,8 @@ static void sketch_free(void *sim)
 const struct backend_desc backend_sketch = {
 	.name = "sketch", .sized_by_rows = 1, .max_rows = PACER_MAX_ROWS,
 	/* N up to 64 at any tick, T up to 64 ticks: the age a cell's re-base keeps */
-	.rate_max_n = PACER_RATE_SKETCH_MAX_N, .rate_max_sat = PACER_MAX_THRESH,
+	/* Its cells hold bursts up to PACER_RATE_SKETCH_MAX_N, but none within 1 % of N/T (ticks.c). */
+	.rate_max_n = 1, .rate_max_sat = PACER_MAX_THRESH,
 	.rate_n_hint = "use --backend table (up to 16384 ticks)",
 	.rate_hint = "--backend table holds 16384 ticks, or a coarser --tick",
 	.unseen_note = "", /* a sketch cell is never refused */

@@ -71,9 +71,13 @@ static void show(const struct pacer_handle *h)
 	       clock_name(l->clock));
 	printf("  live: %s, policy %s\n", rate_describe(c, l->tick_shift, b, sizeof(b)),
 	       policy_name(c->policy));
-	printf("  live: --interval settable within %s; --rate N/T needs T/N >= %s and about T <= %u ticks\n",
-	       format_duration_range(min_ns, max_ns, rng, sizeof(rng)),
-	       format_duration(pacer_tick_ns(l->tick_shift), a, sizeof(a)), d->rate_max_sat);
+	if (d->rate_max_n > 1)
+		printf("  live: --interval settable within %s; --rate N/T needs T/N >= %s, about T <= %u ticks, and N/T delivered within 1 %%\n",
+		       format_duration_range(min_ns, max_ns, rng, sizeof(rng)),
+		       format_duration(pacer_tick_ns(l->tick_shift), a, sizeof(a)), d->rate_max_sat);
+	else
+		printf("  live: --interval settable within %s; --rate N/T with N > 1: %s\n",
+		       format_duration_range(min_ns, max_ns, rng, sizeof(rng)), d->rate_n_hint);
 	printf("  live: prefix4 /%u, prefix6 /%u, malformed %s, hash key %s\n", c->prefix4,
 	       c->prefix6, c->malformed ? "drop" : "pass",
 	       c->hash_key[0] && c->hash_key[1] ? "set" : "not yet drawn (no packet seen)");
