@@ -9,13 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 WORK=$(mktemp -d /tmp/xpe-exporter.XXXXXX)
 SLOW="$BUILD/tests/tools/slow_clients"
-EXP_PID=
-cleanup() {
-	[ -n "$EXP_PID" ] && kill "$EXP_PID" 2>/dev/null && wait "$EXP_PID" 2>/dev/null
-	teardown_pair
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
+trap exporter_cleanup EXIT
 
 setup_pair xpe || { echo "cannot create namespaces/veth"; exit 1; }
 require_xdp_veth
@@ -30,13 +24,6 @@ start_exporter() {
 	EXP_PID=$!
 	for _ in $(seq 50); do grep -q serving "$WORK/exp.out" && return 0; sleep 0.1; done
 	return 1
-}
-stop_exporter() { # signal: the exit status
-	kill -"$1" "$EXP_PID"
-	wait "$EXP_PID"
-	local rc=$?
-	EXP_PID=
-	return $rc
 }
 # scrape_within SECONDS URL: a 200 with samples inside the time limit.
 scrape_within() {

@@ -6,13 +6,7 @@
 # to the frames, for the sketch and for the table with a global budget.
 . "$(dirname "$0")/lib.sh"
 WORK=$(mktemp -d /tmp/xpm-metrics.XXXXXX)
-EXP_PID=
-cleanup() {
-	[ -n "$EXP_PID" ] && kill "$EXP_PID" 2>/dev/null && wait "$EXP_PID" 2>/dev/null
-	teardown_pair
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
+trap exporter_cleanup EXIT
 
 setup_pair xpm || { echo "cannot create namespaces/veth"; exit 1; }
 require_xdp_veth
@@ -129,10 +123,8 @@ check "the budget's limit and window gauges: 1000 per 60 s" \
 		 grep -qx 'xdp_pacer_budget_window_seconds{ifname=\"$IF_RX\"} 60' '$WORK/table.prom'"
 rx "$CLI" unload "$IF_RX" >/dev/null
 
-kill -TERM "$EXP_PID"
-wait "$EXP_PID"
+stop_exporter TERM
 rc=$?
-EXP_PID=
 check "exporter exits 0 on SIGTERM" test "$rc" -eq 0
 check "exporter says it stopped" grep -q "stopped by SIGTERM" "$WORK/exp.out"
 "$CLI" exporter --listen nonsense 2>/dev/null

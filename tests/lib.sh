@@ -85,3 +85,20 @@ require_xdp_veth() {
 	rm -f /tmp/xdp-probe.$$
 	rx ip link set dev "$IF_RX" xdpgeneric off
 }
+
+# An exporter a test runs in the background ($EXP_PID; integ_exporter.sh,
+# integ_metrics.sh).  exporter_cleanup is their EXIT trap: the exporter,
+# the pair and $WORK go.
+EXP_PID=
+exporter_cleanup() {
+	[ -n "$EXP_PID" ] && kill "$EXP_PID" 2>/dev/null && wait "$EXP_PID" 2>/dev/null
+	teardown_pair
+	rm -rf "$WORK"
+}
+stop_exporter() { # signal: the exporter's exit status
+	kill -"$1" "$EXP_PID"
+	wait "$EXP_PID"
+	local rc=$?
+	EXP_PID=
+	return $rc
+}

@@ -17,28 +17,8 @@
 #include "listen_addr.h"
 #include "pacer_names.h"
 #include "prom.h"
+#include "prom_text.h"
 #include "version.h"
-
-static char *prom_text(const struct prom_pacer *p, size_t n)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(prom_write(f, p, n), 0);
-	fclose(f);
-	return buf;
-}
-
-static size_t count(const char *hay, const char *needle)
-{
-	size_t n = 0;
-
-	for (; (hay = strstr(hay, needle)); hay++)
-		n++;
-	return n;
-}
 
 /* The sample line ending in " value\n": exactly one, returned (a copy), or NULL. */
 static char *line_with_value(const char *t, unsigned long long v)

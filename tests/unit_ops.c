@@ -16,6 +16,7 @@
 #include "analyze_pcap.h"
 #include "pacer_conf.h"
 #include "prom.h"
+#include "prom_text.h"
 #include "safe_file.h"
 
 /* Parse text as a file named "t.conf"; the error text in err. */
@@ -197,27 +198,6 @@ START_TEST(test_conf_keys_are_load_options)
 	ck_assert(!pacer_conf_key("rows")->live);
 }
 END_TEST
-
-static char *prom_text(const struct prom_pacer *p, size_t n)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(prom_write(f, p, n), 0);
-	fclose(f);
-	return buf;
-}
-
-static size_t count(const char *hay, const char *needle)
-{
-	size_t n = 0;
-
-	for (; (hay = strstr(hay, needle)); hay++)
-		n++;
-	return n;
-}
 
 START_TEST(test_prom_escaping_and_grouping)
 {
