@@ -9,14 +9,15 @@
 
 #include <linux/types.h>
 #include <linux/bpf.h>
+#include "pacer_class.h"
 
-#define PACER_ABI_VERSION 4
+#define PACER_ABI_VERSION 5
 #define PACER_LAYOUT_MAGIC 0x70616365u /* "pace" */
 
 /* Per-CPU counters; PACER_STAT_MAX must stay last. */
 enum pacer_stat {
 	PACER_STAT_SEEN,              /* every frame the program ran on */
-	PACER_STAT_PASSED,            /* IP frames admitted by the sketch */
+	PACER_STAT_PASSED,            /* IP frames admitted by pacing, or by a class whose action is pass */
 	PACER_STAT_DROPPED_RECENT,    /* IP frames whose source was seen < interval ago */
 	PACER_STAT_NONIP_PASSED,      /* not IPv4/IPv6: always passed */
 	PACER_STAT_MALFORMED_PASSED,  /* truncated/invalid headers, verdict pass */
@@ -34,6 +35,10 @@ enum pacer_stat {
 	PACER_STAT_TABLE_FULL,        /* table: no free entry in either line: dropped (one-sided) */
 	PACER_STAT_TABLE_EVICT,       /* table: a fresh entry replaced (opposite mode) */
 	PACER_STAT_TABLE_RACE,        /* table, shared: lost an entry to another CPU: dropped */
+	PACER_STAT_EXEMPT_PASSED,     /* source on the exempt list: passed (pacer_class.h) */
+	PACER_STAT_DENY_DROPPED,      /* source on the deny list: dropped */
+	PACER_STAT_UNCLASSIFIED,      /* classes configured, none matched: passed */
+	PACER_STAT_CLASS_DROPPED,     /* dropped by a class whose action is drop */
 	PACER_STAT_MAX,
 };
 
@@ -162,6 +167,8 @@ struct pacer_config {
 	__u32 prefix6;            /* 0..128 */
 	__u32 burst_ticks;        /* GCRA burst tolerance in ticks; 0 with N = 1 */
 	__u32 rate_n;             /* N of --rate N/T; 1 for --interval (0 reads as 1) */
+	__u32 class_sel;          /* PACER_CLASS_SEL(bank, count); 0: no classes (pacer_class.h) */
+	__u32 list_sel;           /* PACER_LIST_V4 | PACER_LIST_V6: which lists hold prefixes */
 	__u32 pad;
 };
 
@@ -186,6 +193,8 @@ struct pacer_record {
 	__u32 est_age_ticks;  /* sketch estimate of age, in ticks */
 	__u32 cpu;
 	__u32 thresh_ticks;   /* threshold in force for this packet */
+	__u32 class_slot;     /* the deciding class's stat_slot + 1; 0: no classes */
+	__u32 pad;
 };
 
 #endif /* PACER_ABI_H */

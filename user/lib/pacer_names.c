@@ -23,6 +23,10 @@ const char *const pacer_stat_names[PACER_STAT_MAX] = {
 	[PACER_STAT_TABLE_FULL] = "table_full",
 	[PACER_STAT_TABLE_EVICT] = "table_evict",
 	[PACER_STAT_TABLE_RACE] = "table_race",
+	[PACER_STAT_EXEMPT_PASSED] = "exempt_passed",
+	[PACER_STAT_DENY_DROPPED] = "deny_dropped",
+	[PACER_STAT_UNCLASSIFIED] = "unclassified_passed",
+	[PACER_STAT_CLASS_DROPPED] = "dropped_class",
 };
 
 /* Indexed by the ABI's values (PACER_POLICY_PACE = 0, ...). */

@@ -23,7 +23,7 @@ static const struct {
 } families[F_MAX] = {
 	[F_FRAMES] = { "xdp_pacer_frames_total", "Frames the XDP program ran on; the verdicts of xdp_pacer_packets_total sum to it.", NULL },
 	[F_PACKETS] = { "xdp_pacer_packets_total",
-			"Frames by verdict: IP frames passed, dropped by the per-source limit, dropped by the global budget, dropped on a map error (fail closed); non-IP frames passed; malformed frames passed or dropped.",
+			"Frames by verdict: IP frames passed, dropped by the per-source limit, dropped by the global budget, dropped by a class whose action is drop, dropped on a map error (fail closed); sources on the exempt list passed, on the deny list dropped; IP frames no class matched passed; non-IP frames passed; malformed frames passed or dropped.",
 			"verdict" },
 	[F_IP] = { "xdp_pacer_ip_packets_total", "Well-formed IP frames by address family.", "family" },
 	[F_REBASES] = { "xdp_pacer_line_rebases_total", "Sketch lines re-based to a new epoch.", NULL },
@@ -63,6 +63,10 @@ static const enum family stat_family[PACER_STAT_MAX] = {
 	[PACER_STAT_TABLE_FULL] = F_TABLE_EVENTS,
 	[PACER_STAT_TABLE_EVICT] = F_TABLE_EVENTS,
 	[PACER_STAT_TABLE_RACE] = F_TABLE_EVENTS,
+	[PACER_STAT_EXEMPT_PASSED] = F_PACKETS,
+	[PACER_STAT_DENY_DROPPED] = F_PACKETS,
+	[PACER_STAT_UNCLASSIFIED] = F_PACKETS,
+	[PACER_STAT_CLASS_DROPPED] = F_PACKETS,
 };
 
 const char *prom_counter_family(unsigned stat)
