@@ -53,7 +53,7 @@ int parse_class_key(const char *s, uint32_t *out)
 
 /* ---- prefixes ---- */
 
-int parse_prefix(const char *s, struct pacer_prefix *p, char *why, size_t len)
+int parse_prefix(const char *s, struct conf_prefix *p, char *why, size_t len)
 {
 	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
 	char addr[INET6_ADDRSTRLEN + 1], shown[64];
@@ -83,7 +83,7 @@ int parse_prefix(const char *s, struct pacer_prefix *p, char *why, size_t len)
 	p->len = (uint8_t)plen;
 	for (i = p->len; i < max; i++)
 		if (p->addr[i / 8] & (0x80 >> (i % 8))) {
-			struct pacer_prefix net = *p;
+			struct conf_prefix net = *p;
 			char b[64];
 
 			for (i = p->len; i < max; i++)
@@ -105,7 +105,7 @@ bad:
 	return -EINVAL;
 }
 
-const char *format_prefix(const struct pacer_prefix *p, char *buf, size_t len)
+const char *format_prefix(const struct conf_prefix *p, char *buf, size_t len)
 {
 	char a[INET6_ADDRSTRLEN];
 
@@ -116,7 +116,7 @@ const char *format_prefix(const struct pacer_prefix *p, char *buf, size_t len)
 }
 
 /* A prefix as a match term's words and mask (pacer_class.h: struct pacer_src's words). */
-static void prefix_to_match(const struct pacer_prefix *p, __u64 *lo, __u64 *hi, __u64 *mlo,
+static void prefix_to_match(const struct conf_prefix *p, __u64 *lo, __u64 *hi, __u64 *mlo,
 			    __u64 *mhi)
 {
 	if (p->family == 4) {
@@ -136,7 +136,7 @@ static void prefix_to_match(const struct pacer_prefix *p, __u64 *lo, __u64 *hi, 
 }
 
 static void match_to_prefix(uint8_t family, __u64 lo, __u64 hi, __u64 mlo, __u64 mhi,
-			    struct pacer_prefix *p)
+			    struct conf_prefix *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->family = family;
@@ -227,7 +227,7 @@ static int match_word(struct match_state *st, const char *w, const char **rest, 
 	struct pacer_match *m = st->m;
 	char arg[80];
 	uint64_t v;
-	struct pacer_prefix p;
+	struct conf_prefix p;
 	__u32 term = 0;
 
 	if (!strcmp(w, "tcp") || !strcmp(w, "udp") || !strcmp(w, "icmp") || !strcmp(w, "icmpv6")) {
@@ -405,7 +405,7 @@ static size_t append_ports(char *buf, size_t len, size_t used, const char *w, __
 
 const char *class_match_format(const struct pacer_match *m, char *buf, size_t len)
 {
-	struct pacer_prefix p;
+	struct conf_prefix p;
 	char b[64];
 	size_t used = 0;
 
@@ -700,11 +700,11 @@ int class_conf_section(struct class_conf *cc, const char *header, unsigned line,
 	return 0;
 }
 
-static int list_add(struct prefix_list *l, const struct pacer_prefix *p)
+static int list_add(struct prefix_list *l, const struct conf_prefix *p)
 {
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 256;
-		struct pacer_prefix *np = realloc(l->p, cap * sizeof(*np));
+		struct conf_prefix *np = realloc(l->p, cap * sizeof(*np));
 
 		if (!np)
 			return -ENOMEM;
@@ -720,7 +720,7 @@ static int list_add_text(struct prefix_list *l, const char *text, unsigned line,
 			 size_t len)
 {
 	const char *s = text;
-	struct pacer_prefix p;
+	struct conf_prefix p;
 	char w[80];
 	size_t n;
 
@@ -900,7 +900,7 @@ int class_conf_add_list_cli(struct class_conf *cc, int deny, const char *text, c
 
 static int prefix_cmp(const void *a, const void *b)
 {
-	const struct pacer_prefix *x = a, *y = b;
+	const struct conf_prefix *x = a, *y = b;
 	int d;
 
 	if (x->family != y->family)
@@ -913,7 +913,7 @@ static int prefix_cmp(const void *a, const void *b)
 	return (x->line > y->line) - (x->line < y->line);
 }
 
-static bool same_prefix(const struct pacer_prefix *x, const struct pacer_prefix *y)
+static bool same_prefix(const struct conf_prefix *x, const struct conf_prefix *y)
 {
 	return x->family == y->family && x->len == y->len && !memcmp(x->addr, y->addr, 16);
 }
@@ -950,7 +950,7 @@ static void list_move(struct prefix_list *to, struct prefix_list *from)
 }
 
 /* Where a prefix came from, for messages. */
-static const char *prefix_where(const struct class_conf *cc, const struct pacer_prefix *p,
+static const char *prefix_where(const struct class_conf *cc, const struct conf_prefix *p,
 				const char *opt, char *buf, size_t len)
 {
 	if (p->line && cc->path)
@@ -990,7 +990,7 @@ int class_conf_merge(struct class_conf *file, const struct class_conf *cli_in, c
 	}
 	/* Both sorted: one merge pass finds a prefix on both. */
 	for (i = 0, j = 0; i < file->exempt.n && j < file->deny.n;) {
-		const struct pacer_prefix *x = &file->exempt.p[i], *y = &file->deny.p[j];
+		const struct conf_prefix *x = &file->exempt.p[i], *y = &file->deny.p[j];
 		int d = x->family != y->family ? x->family - y->family :
 			x->len != y->len ? x->len - y->len : memcmp(x->addr, y->addr, 16);
 

@@ -21,7 +21,7 @@
 #include "pacer_class.h"
 
 /* A source prefix of the exempt/deny lists (or a match's src/dst). */
-struct pacer_prefix {
+struct conf_prefix {
 	uint8_t family; /* 4 or 6 */
 	uint8_t len;    /* 0..32 or 0..128 */
 	uint8_t addr[16]; /* network byte order; host bits zero */
@@ -29,11 +29,11 @@ struct pacer_prefix {
 };
 
 /* "192.0.2.0/24", "2001:db8::/32", or an address alone (/32, /128): 0, or -EINVAL with why. */
-int parse_prefix(const char *s, struct pacer_prefix *p, char *why, size_t len);
-const char *format_prefix(const struct pacer_prefix *p, char *buf, size_t len);
+int parse_prefix(const char *s, struct conf_prefix *p, char *why, size_t len);
+const char *format_prefix(const struct conf_prefix *p, char *buf, size_t len);
 
 struct prefix_list {
-	struct pacer_prefix *p;
+	struct conf_prefix *p;
 	size_t n, cap;
 	bool given; /* set by the file or the command line (possibly to none) */
 };
