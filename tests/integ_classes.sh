@@ -104,6 +104,7 @@ check "stats --json: the classes array" grep -q '"classes":\[{"class":"dns","see
 pr=$(rx "$CLI" stats "$IF_RX" --format prometheus)
 check "Prometheus: per-class counters with a class label" \
 	grep -q "xdp_pacer_class_packets_total{ifname=\"$IF_RX\",class=\"dns\",verdict=\"passed\"} 20" <<<"$pr"
+check "promtool check metrics accepts the classes' families" promtool check metrics <<<"$pr"
 q=$(rx "$CLI" query "$IF_RX" 10.214.0.1)
 check "query answers per class ($(head -1 <<<"$q"))" grep -q "class dns: 10.214.0.1/32: its cell is" <<<"$q"
 check "query: a src+dport class asks for --dport" grep -q "class syn: keyed src+dport: give --dport" <<<"$q"
