@@ -140,3 +140,30 @@ const struct sizing_point *an_smallest_meeting(const struct sizing_result *z, ui
 			best = &z->pts[i];
 	return best;
 }
+
+const char *an_class_limit_str(const struct an_class_audit *ca, char *buf, size_t len)
+{
+	const struct audit_result *au = ca->audit;
+	char a[32];
+
+	if (au->action != PACER_ACTION_PACE)
+		snprintf(buf, len, "action %s", pacer_file_action_name(au->action));
+	else if (au->rate_n > 1)
+		snprintf(buf, len, "rate %u per %s, key %s, policy %s", au->rate_n,
+			 format_duration(au->interval_ns, a, sizeof(a)), pacer_file_key_name(au->key_mode),
+			 policy_name(au->policy));
+	else
+		snprintf(buf, len, "interval %s, key %s, policy %s",
+			 format_duration(au->interval_ns, a, sizeof(a)), pacer_file_key_name(au->key_mode),
+			 policy_name(au->policy));
+	return buf;
+}
+
+const char *an_class_key_note(const struct audit_result *au)
+{
+	if (!au->key_merged)
+		return "";
+	return au->key_mode == PACER_KEY_SRC_DPORT
+		       ? "records hold the source, not the destination port of this class's key: its keys are audited merged by source, so its false drops are proven ones (a lower bound)"
+		       : "records hold the source, not the destination address of this class's key: its keys are audited merged by source, so its false drops are proven ones (a lower bound)";
+}

@@ -97,8 +97,12 @@ static void text_audit(FILE *f, const struct an_report *r)
 		au->judged_records, au->sources, au->passes, au->drops);
 	fprintf(f, "  the exact per-source GCRA would admit %" PRIu64 " of them (admitted: %.2f%% of that)\n",
 		au->exact_passes, an_pct(au->passes, au->exact_passes));
-	fprintf(f, "  owed a pass (truth >= interval %s): %" PRIu64 "\n", format_duration(au->interval_ns, a, sizeof(a)),
-		au->eligible);
+	if (h->n_classes)
+		fprintf(f, "  all classes together, each packet against its own class's limit (per class below)\n"
+			   "  owed a pass (truth >= its class's limit): %" PRIu64 "\n", au->eligible);
+	else
+		fprintf(f, "  owed a pass (truth >= interval %s): %" PRIu64 "\n",
+			format_duration(au->interval_ns, a, sizeof(a)), au->eligible);
 	fprintf(f, "  false drops: %" PRIu64 " (%.4f%% of owed passes)\n", au->false_drops,
 		100.0 * audit_false_drop_rate(au));
 	fprintf(f, "    quantisation, by design: %" PRIu64 "  (gap in [interval, interval + 2 ticks): the datapath compares whole\n"
@@ -145,6 +149,55 @@ static void text_audit(FILE *f, const struct an_report *r)
 			h->records_lost ? "records were lost" : "loss count unknown (incomplete file)");
 }
 
+/* Each class against its own limit: a recording of a program with traffic classes. */
+static void text_classes(FILE *f, const struct an_report *r)
+{
+	char lim[128], name[40];
+	uint32_t i;
+
+	if (!r->n_classes)
+		return;
+	fprintf(f, "\nAudit per class (each packet judged against its own class's limit; classes never share a source)\n");
+	for (i = 0; i < r->n_classes; i++) {
+		const struct an_class_audit *ca = &r->classes[i];
+		const struct audit_result *au = ca->audit;
+
+		if (ca->c)
+			snprintf(name, sizeof(name), "%s", ca->c->name);
+		else
+			snprintf(name, sizeof(name), "(global limit)");
+		fprintf(f, "  class %s: %s\n", name, an_class_limit_str(ca, lim, sizeof(lim)));
+		if (!au->judged_records) {
+			fprintf(f, "    no source-sampled packets%s\n",
+				au->packet_only ? " (only packet-sampled ones: incomplete streams)" : "");
+			continue;
+		}
+		fprintf(f, "    %" PRIu64 " packets of %" PRIu64 " sources: %" PRIu64 " admitted, %" PRIu64 " dropped\n",
+			au->judged_records, au->sources, au->passes, au->drops);
+		if (au->action != PACER_ACTION_PACE) {
+			fprintf(f, "    against its action: false passes %" PRIu64 ", false drops %" PRIu64 "\n",
+				au->false_passes, au->false_drops);
+			continue;
+		}
+		fprintf(f, "    owed a pass: %" PRIu64 "; false drops %" PRIu64 " (%.4f%%: quantisation %" PRIu64 ", collisions %" PRIu64 ")\n",
+			au->eligible, au->false_drops, 100.0 * audit_false_drop_rate(au),
+			au->false_drops_quant, au->false_drops_collision);
+		if (au->key_merged)
+			fprintf(f, "    false passes: not checked (%s)\n", an_class_key_note(au));
+		else if (au->placement == PACER_PLACEMENT_PERCPU)
+			fprintf(f, "    false passes: %" PRIu64 " against the global guarantee, %" PRIu64 " against each CPU's own stream (must be 0)\n",
+				au->false_passes, au->false_passes_local);
+		else
+			fprintf(f, "    false passes: %" PRIu64 "\n", au->false_passes);
+		fprintf(f, "    not judged: %" PRIu64 "%s\n", au->unknown,
+			au->key_merged ? " (truth unknown, or not owed a pass by the merged stream)" : " (truth unknown)");
+		if (au->other_thresh)
+			fprintf(f, "    note: %" PRIu64 " packets ran under a limit changed live\n", au->other_thresh);
+	}
+	if (r->audit && r->audit->unknown_class)
+		fprintf(f, "  %" PRIu64 " packets of classes not in the recording's table (added live after it started): not judged\n",
+			r->audit->unknown_class);
+}
 
 static void text_table1(FILE *f, const struct an_report *r)
 {
@@ -269,6 +322,7 @@ int an_report_text(FILE *f, const struct an_report *r)
 	if (r->pcap)
 		pcap_report_text(f, r);
 	text_audit(f, r);
+	text_classes(f, r);
 	text_table1(f, r);
 	text_sizing(f, r);
 	return ferror(f) ? -EIO : 0;

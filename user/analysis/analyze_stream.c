@@ -119,7 +119,8 @@ static uint64_t source_digest(const struct pacer_record *r)
 	memcpy(&lo, r->addr, 8);
 	memcpy(&hi, r->addr + 8, 8);
 	/* Halved: probing upward from it can never reach the map's empty marker. */
-	return pacer_mix64(pacer_mix64(lo ^ ((uint64_t)r->family << 56 | (uint64_t)r->prefix << 48)) ^ hi) >> 1;
+	return pacer_mix64(pacer_mix64(lo ^ ((uint64_t)r->family << 56 | (uint64_t)r->prefix << 48 |
+					    (uint64_t)r->class_slot << 40)) ^ hi) >> 1;
 }
 
 static int intern_source(struct an_stream *s, const struct pacer_record *r, uint32_t *id)
@@ -135,7 +136,7 @@ static int intern_source(struct an_stream *s, const struct pacer_record *r, uint
 			const struct an_source *o = &s->src[*v];
 
 			if (o->family == r->family && o->prefix == r->prefix &&
-			    !memcmp(o->addr, r->addr, 16)) {
+			    o->class_slot == r->class_slot && !memcmp(o->addr, r->addr, 16)) {
 				*id = (uint32_t)*v;
 				return 0;
 			}
@@ -156,6 +157,7 @@ static int intern_source(struct an_stream *s, const struct pacer_record *r, uint
 		memcpy(s->src[s->nsrc].addr, r->addr, 16);
 		s->src[s->nsrc].family = r->family;
 		s->src[s->nsrc].prefix = r->prefix;
+		s->src[s->nsrc].class_slot = (uint8_t)r->class_slot; /* the reader bounds it */
 		s->src[s->nsrc].first_cpu = r->cpu;
 		*id = s->nsrc++;
 		return 0;
@@ -198,6 +200,7 @@ int an_stream_add(struct an_stream *s, const struct pacer_record *r)
 	a->verdict = r->verdict;
 	a->flags = r->flags;
 	a->thresh = (uint16_t)r->thresh_ticks; /* the reader bounds it (pacer_file_max_thresh) */
+	a->class_slot = (uint8_t)r->class_slot;
 	if (s->n && r->ts_ns < s->rec[s->n - 1].ts_ns) {
 		uint64_t back = s->rec[s->n - 1].ts_ns - r->ts_ns;
 

@@ -24,9 +24,15 @@ uint64_t *an_map_get(struct an_map *m, uint64_t key, uint64_t init, int *inserte
 /* Pointer to the value of key, or NULL if absent. */
 uint64_t *an_map_find(const struct an_map *m, uint64_t key);
 
+/*
+ * A source is a key of the limiter as far as the recording tells it: the
+ * masked address and, in format 3, the class (records of different
+ * classes are different keys, never compared with each other).
+ */
 struct an_source {
 	uint8_t addr[16];
 	uint8_t family, prefix;
+	uint8_t class_slot;    /* the record's class_slot: 0 without classes */
 	uint32_t first_cpu;
 	uint32_t ncpus_seen;   /* distinct CPUs its packets arrived on (capped at 2: "more than one") */
 	uint64_t packets;
@@ -40,6 +46,7 @@ struct an_record {
 	uint16_t cpu;
 	uint16_t thresh;       /* a rate's reaches the table's 16384 ticks */
 	uint8_t verdict, flags;
+	uint8_t class_slot;    /* the source's, copied here for the per-record loops */
 };
 
 struct an_stream {

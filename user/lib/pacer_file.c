@@ -672,14 +672,12 @@ static int check_class(const struct pacer_file_header *h, uint32_t i, struct pac
 	if (c->interval_ns == 0 || c->interval_ns > PACER_RATE_MAX_PERIOD_NS)
 		return INVALID(off + COFF_INTERVAL, "class '%s': interval %" PRIu64 " ns is outside 1..%llu ns",
 			       c->name, (uint64_t)c->interval_ns, PACER_RATE_MAX_PERIOD_NS);
-	if (c->rate_n > backend_of(h->backend)->rate_max_n)
-		return INVALID(off + COFF_RATE_N, "class '%s': rate N = %u: the %s paces at most %u per interval",
-			       c->name, c->rate_n, backend_name(h->backend),
-			       backend_of(h->backend)->rate_max_n);
-	if (c->thresh_ticks < PACER_MIN_THRESH || c->thresh_ticks > pacer_rate_max_sat(h->backend))
-		return INVALID(off + COFF_THRESH, "class '%s': threshold %u ticks is outside %d..%u for the %s",
-			       c->name, c->thresh_ticks, PACER_MIN_THRESH, pacer_rate_max_sat(h->backend),
-			       backend_name(h->backend));
+	/* What the datapath takes: every age the limit needs within the backend's cells. */
+	if (c->thresh_ticks < PACER_MIN_THRESH || c->thresh_ticks > pacer_rate_max_sat(h->backend) ||
+	    c->thresh_ticks - 1 + (c->burst_ticks ? c->burst_ticks : 1) > pacer_rate_max_sat(h->backend))
+		return INVALID(off + COFF_THRESH, "class '%s': threshold %u ticks (burst %u) is outside %d..%u for the %s",
+			       c->name, c->thresh_ticks, c->burst_ticks, PACER_MIN_THRESH,
+			       pacer_rate_max_sat(h->backend), backend_name(h->backend));
 	/* One per interval: ceil(interval / tick) + 1, as for the global limit, up to the backend's ages. */
 	if (!rate_ticks_known(c->rate_n, c->interval_ns, h->tick_shift, c->thresh_ticks, c->burst_ticks))
 		return INVALID(off + COFF_THRESH,

@@ -178,11 +178,46 @@ static int write_report(const char *path, const struct an_report *rep)
 /* What analyze found, each part with a note where it could not run. */
 struct analysis {
 	struct audit_result audit;
+	/* A recording with classes: one audit per class of its table, and slot 0 if it has records. */
+	struct audit_result class_audit[PACER_MAX_CLASSES + 1];
+	struct an_class_audit classes[PACER_MAX_CLASSES + 1];
+	uint32_t n_classes;
 	struct t1_result *t1;
 	struct sizing_result sizing, sizing_blocked;
 	bool have_audit, have_sizing, have_blocked;
 	char t1_note[256], sz_note[256], au_note[256];
 };
+
+/* Each class of the table, in match order, then the global limit's packets if any. */
+static int run_class_audits(struct analysis *an, const struct an_stream *s,
+			    const struct pacer_file_header *hdr)
+{
+	bool global = false;
+	uint32_t i, n = 0;
+	int err;
+
+	for (i = 0; i < s->nsrc; i++)
+		global |= s->src[i].class_slot == 0;
+	for (i = 0; i <= hdr->n_classes && hdr->n_classes; i++) {
+		const struct pacer_class *c = i < hdr->n_classes ? &hdr->classes[i] : NULL;
+		uint32_t slot = c ? c->stat_slot + 1 : 0;
+
+		if (!c && !global)
+			break;
+		err = audit_run_class(s, slot, &an->class_audit[n]);
+		if (err) {
+			while (n)
+				audit_free(&an->class_audit[--n]);
+			return err;
+		}
+		an->classes[n].slot = slot;
+		an->classes[n].c = c;
+		an->classes[n].audit = &an->class_audit[n];
+		n++;
+	}
+	an->n_classes = n;
+	return 0;
+}
 
 static void run_audit(struct analysis *an, const struct an_stream *s,
 		      const struct pacer_file_header *hdr, bool capture)
@@ -197,8 +232,12 @@ static void run_audit(struct analysis *an, const struct an_stream *s,
 			 "no source-sampled packets: only complete per-source streams can be audited (record with --sample-sources 1/N)");
 	else if ((err = audit_run(s, &an->audit)))
 		snprintf(an->au_note, sizeof(an->au_note), "%s", strerror(-err));
-	else
+	else if ((err = run_class_audits(an, s, hdr))) {
+		snprintf(an->au_note, sizeof(an->au_note), "%s", strerror(-err));
+		audit_free(&an->audit);
+	} else {
 		an->have_audit = true;
+	}
 }
 
 /* Table 1: HistoricalMembership against the other structures on the sampled stream. */
@@ -263,8 +302,12 @@ static void run_sizing(struct analysis *an, const struct an_stream *s,
 
 static void analysis_free(struct analysis *an)
 {
+	uint32_t i;
+
 	if (an->have_audit)
 		audit_free(&an->audit);
+	for (i = 0; an->have_audit && i < an->n_classes; i++)
+		audit_free(&an->class_audit[i]);
 	if (an->have_sizing)
 		sizing_free(&an->sizing);
 	if (an->have_blocked)
@@ -280,6 +323,8 @@ static int write_reports(struct an_report *rep, const struct analysis *an,
 
 	rep->audit = an->have_audit ? &an->audit : NULL;
 	rep->audit_note = an->au_note;
+	rep->classes = an->have_audit ? an->classes : NULL;
+	rep->n_classes = an->have_audit ? an->n_classes : 0;
 	rep->t1 = an->t1;
 	rep->t1_note = an->t1_note;
 	rep->sizing = an->have_sizing ? &an->sizing : NULL;
