@@ -117,8 +117,8 @@ PACER_UNROLL
 		ver_ihl = *(__u8 *)pos;
 		if (ver_ihl >> 4 != 6)
 			return PACER_PKT_MALFORMED;
-		PACER_HDR_FIELD(src->lo, struct ipv6hdr, pos, saddr.in6_u.u6_addr8[0]);
-		PACER_HDR_FIELD(src->hi, struct ipv6hdr, pos, saddr.in6_u.u6_addr8[8]);
+		PACER_HDR_FIELD(src->lo, struct ipv6hdr, pos, saddr.s6_addr[0]);
+		PACER_HDR_FIELD(src->hi, struct ipv6hdr, pos, saddr.s6_addr[8]);
 		return PACER_PKT_V6;
 	}
 	return PACER_PKT_NONIP;

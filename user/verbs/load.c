@@ -237,6 +237,10 @@ static int pin_all(struct xdp_pacer_bpf *skel, const char *dir, bool *created)
 		[PACER_MAP_BUDGET] = skel->maps.pacer_budget,
 		[PACER_MAP_BUDGET_CFG] = skel->maps.data_budget,
 		[PACER_MAP_SEEN] = skel->maps.pacer_seen,
+		[PACER_MAP_CLASSES] = skel->maps.pacer_classes,
+		[PACER_MAP_CLASS_STATS] = skel->maps.pacer_class_stats,
+		[PACER_MAP_LIST4] = skel->maps.pacer_list4,
+		[PACER_MAP_LIST6] = skel->maps.pacer_list6,
 	};
 	char path[300], eb[128], *slash;
 	int i, err;
