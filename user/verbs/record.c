@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "common.h"
+#include "classes_map.h"
 #include "pacer_file.h"
 #include "live_opts.h"
 #include "cli_values.h"
@@ -81,6 +82,7 @@ struct consumer {
 	uint64_t written, limit;
 	uint64_t discarded;     /* drained before the start, or beyond --count */
 	uint64_t short_events;  /* smaller than a record: a foreign datapath */
+	uint64_t class_late;    /* a class's record in a recording begun without classes */
 	bool discard;
 	uint64_t deadline_ns;   /* 0: none; checked while polling (see on_event) */
 	uint64_t last_ts_ns;    /* the latest record's timestamp */
@@ -103,6 +105,14 @@ static int on_event(void *ctx, void *data, size_t size)
 		return 0;
 	}
 	memcpy(&rec, data, sizeof(rec));
+	/*
+	 * Classes configured after a classless start: the file has no table to
+	 * judge them by, and under the global limit they would be misjudged.
+	 */
+	if (rec.class_slot && !c->w->hdr.n_classes) {
+		c->class_late++;
+		return 0;
+	}
 	err = pacer_file_writer_append(c->w, &rec);
 	if (err) {
 		c->write_err = err;
@@ -230,9 +240,28 @@ static int recorder_open(struct recorder *r, const char *ifname)
 	return 0;
 }
 
+/* The running class list, which makes the recording format 3: 0 or 1. */
+static int read_classes(struct pacer_file_header *hdr, const struct pacer_handle *h)
+{
+	struct pacer_class_maps m;
+	struct pacer_class c[PACER_MAX_CLASSES];
+	int n = 0, err;
+
+	pacer_class_maps_of(h, &m);
+	if (m.classes_fd < 0)
+		return 0; /* a program without class maps runs no classes */
+	err = pacer_classes_read(&m, c, &n);
+	if (err) {
+		pr_err("cannot read the classes of %s: %s", h->ifname, strerror(-err));
+		return 1;
+	}
+	pacer_file_header_set_classes(hdr, c, (uint32_t)n);
+	return 0;
+}
+
 /* The loaded geometry and live settings, as the audit and the sizing need them. */
-static void fill_header(struct pacer_file_header *hdr, const struct pacer_handle *h,
-			uint64_t src_thresh, uint64_t pkt_thresh)
+static int fill_header(struct pacer_file_header *hdr, const struct pacer_handle *h,
+		       uint64_t src_thresh, uint64_t pkt_thresh)
 {
 	pacer_file_header_init(hdr);
 	read_interval(h, hdr);
@@ -255,6 +284,7 @@ static void fill_header(struct pacer_file_header *hdr, const struct pacer_handle
 	snprintf(hdr->ifname, sizeof(hdr->ifname), "%s", h->ifname);
 	if (gethostname(hdr->hostname, sizeof(hdr->hostname) - 1))
 		snprintf(hdr->hostname, sizeof(hdr->hostname), "?");
+	return read_classes(hdr, h);
 }
 
 /* Word-sized stores into the live .data, as 'set' does; off puts back what was there. */
@@ -355,6 +385,9 @@ static void report_recording(const struct recorder *r, const char *out, uint64_t
 	if (r->cons.discarded)
 		pr_info("%s: %" PRIu64 " records not kept (queued before the start or beyond --count)",
 			r->h.ifname, r->cons.discarded);
+	if (r->cons.class_late)
+		pr_err("warning: %" PRIu64 " records of traffic classes configured after the recording started were skipped (the recording has no class table to judge them by); record again",
+		       r->cons.class_late);
 	if (r->cons.short_events)
 		pr_err("warning: %" PRIu64 " ring buffer events were shorter than a record and skipped",
 		       r->cons.short_events);
@@ -436,7 +469,8 @@ int cmd_record(int argc, char **argv)
 		return err;
 	if (recorder_open(&r, ro.ifname))
 		goto out;
-	fill_header(&r.hdr, &r.h, ro.live.sample_src, ro.live.sample_pkt);
+	if (fill_header(&r.hdr, &r.h, ro.live.sample_src, ro.live.sample_pkt))
+		goto out;
 	switch_sampling(&r, true, ro.live.sample_src, ro.live.sample_pkt);
 	/*
 	 * Read the clock after switching sampling on: a packet that saw it off
