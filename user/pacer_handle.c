@@ -19,6 +19,8 @@
 #include "pacer_handle.h"
 #include "pin_ops.h"
 #include "prom.h"
+#include "classes_cli.h"
+#include "classes_map.h"
 #include "time_now.h"
 #include "xdp_query.h"
 
@@ -440,9 +442,14 @@ int pacer_prom_fill(const struct pacer_handle *h, struct prom_pacer *out)
 	out->cfg = *h->cfg;
 	out->layout = h->layout;
 	out->map_bytes = pacer_map_bytes(h);
+	struct pacer_class_maps m;
+	int err;
+
 	if (bpf_map_lookup_elem(h->map_fd[PACER_MAP_BUDGET_CFG], &zero, &out->budget))
 		return -errno;
-	return pacer_read_counters(h, out->counters);
+	pacer_class_maps_of(h, &m);
+	err = classes_fill(&m, out->classes, &out->nclasses);
+	return err ? err : pacer_read_counters(h, out->counters);
 }
 
 int ifname_to_index(const char *ifname, int *ifindex)

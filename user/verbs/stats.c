@@ -15,6 +15,8 @@
 #include "safe_file.h"
 #include "time_now.h"
 #include "version.h"
+#include "classes_cli.h"
+#include "classes_map.h"
 
 enum stats_format { FMT_TEXT, FMT_JSON, FMT_PROMETHEUS };
 
@@ -26,7 +28,33 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static void print_totals(const uint64_t *c, const struct pacer_config *cfg, bool json)
+/* Each class's counters: a line each, or the JSON's "classes" array. */
+static void print_classes(const struct prom_class *pc, int n, struct json_writer *w)
+{
+	int i, s;
+
+	if (w) {
+		jsonw_start_array_field(w, "classes");
+		for (i = 0; i < n; i++) {
+			jsonw_start_object(w);
+			jsonw_string_field(w, "class", pc[i].c.name);
+			for (s = 0; s < PACER_CSTAT_MAX; s++)
+				jsonw_uint_field(w, pacer_class_stat_names[s], pc[i].counters[s]);
+			jsonw_end_object(w);
+		}
+		jsonw_end_array(w);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		printf("class %-15s", pc[i].c.name);
+		for (s = 0; s < PACER_CSTAT_MAX; s++)
+			printf(" %s %llu", pacer_class_stat_names[s], (unsigned long long)pc[i].counters[s]);
+		printf("\n");
+	}
+}
+
+static void print_totals(const uint64_t *c, const struct pacer_config *cfg,
+			 const struct prom_class *pc, int nclasses, bool json)
 {
 	int i;
 
@@ -46,11 +74,13 @@ static void print_totals(const uint64_t *c, const struct pacer_config *cfg, bool
 		/* The earlier names of interval_ns and thresh_ticks, kept for one release. */
 		jsonw_uint_field(&w, "rate_period_ns", cfg->interval_ns);
 		jsonw_uint_field(&w, "threshold_ticks", cfg->thresh_ticks);
+		print_classes(pc, nclasses, &w);
 		jsonw_end_object(&w);
 		return;
 	}
 	for (i = 0; i < PACER_STAT_MAX; i++)
 		printf("%-18s %llu\n", pacer_stat_names[i], (unsigned long long)c[i]);
+	print_classes(pc, nclasses, NULL);
 }
 
 static void print_rates(const uint64_t *cur, const uint64_t *prev, double dt, bool json)
@@ -198,7 +228,17 @@ int cmd_stats(int argc, char **argv)
 		goto out;
 	}
 	if (!o.watch) {
-		print_totals(cur, h.cfg, json);
+		static struct prom_class pc[PACER_MAX_CLASSES];
+		struct pacer_class_maps m;
+		int n = 0;
+
+		pacer_class_maps_of(&h, &m);
+		err = classes_fill(&m, pc, &n);
+		if (err) {
+			pr_err("cannot read the classes' counters: %s", strerror(-err));
+			goto out;
+		}
+		print_totals(cur, h.cfg, pc, n, json);
 		goto out;
 	}
 	signal(SIGINT, on_signal);
