@@ -382,6 +382,9 @@ START_TEST(test_audit_classes)
 	ck_assert_uint_eq(web.correct_drops, 1);
 	ck_assert_uint_eq(web.false_drops, 1);
 	ck_assert_int_eq(web.key_merged, 0);
+	/* One source in three of the four 100 ms windows from 10.0 s to 10.3 s. */
+	ck_assert_uint_eq(web.keys_per_interval_peak, 1);
+	ck_assert_double_eq_tol(web.keys_per_interval_mean, 0.75, 1e-12);
 
 	ck_assert_int_eq(audit_run_class(&s, 2, &dns), 0);
 	ck_assert_uint_eq(dns.judged_records, 2);

@@ -984,6 +984,20 @@ START_TEST(test_classes_invalid_table)
 		if (cases[i].in_entry)
 			ck_assert_uint_ge(e.offset, PACER_FILE_CLASSES_OFF + PACER_FILE_CLASS_ENTRY_LEN);
 	}
+	/*
+	 * The tick serves the classes: the global interval may then need more
+	 * ticks than a classless sketch holds (1 s at 2^20 ns: 955), on the table.
+	 */
+	h.tick_shift = 20;
+	h.thresh_ticks = 955;
+	h.classes[0].thresh_ticks = 50;
+	h.classes[0].burst_ticks = 932;
+	h.classes[1].thresh_ticks = 97;
+	ck_assert_msg(decode_poked(&h, 0, "\x89", 1, &e) == 0, "%s", e.msg);
+	h.thresh_ticks = 954;
+	ck_assert_int_eq(decode_poked(&h, 0, "\x89", 1, &e), -EBADMSG);
+	ck_assert_ptr_nonnull(strstr(e.msg, "threshold 954 and burst 0 ticks do not match the rate 1 per"));
+	class_header(&h);
 	/* A count of classes that the header's length does not hold: corrupt. */
 	{
 		uint32_t three = 3;

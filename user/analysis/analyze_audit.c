@@ -144,6 +144,8 @@ struct auditor {
 	struct view *greedy;           /* per source: the exact GCRA fed every packet, its own verdicts */
 	struct an_map local_index;
 	uint64_t nlocal, *win_start, *win_count, start;
+	uint64_t *key_win;            /* per source: the last tumbling window it was counted in, + 1 */
+	uint64_t cur_win, cur_keys, sum_keys, first_win; /* the window being counted (index + 1) */
 	struct audit_limit lim[PACER_MAX_CLASSES + 1]; /* by class_slot */
 	int only_slot;   /* judge only this class_slot; -1: every record */
 	int percpu;
@@ -180,8 +182,9 @@ static int auditor_init(struct auditor *au, const struct an_stream *s, int only_
 	au->greedy = malloc(nsrc * sizeof(*au->greedy));
 	au->win_start = calloc(nsrc, sizeof(uint64_t));
 	au->win_count = calloc(nsrc, sizeof(uint64_t));
+	au->key_win = calloc(nsrc, sizeof(uint64_t));
 	if (!out->packets_by_cpu || !out->false_passes_by_cpu || !out->false_drops_by_cpu ||
-	    !au->global || !au->greedy || !au->win_start || !au->win_count)
+	    !au->global || !au->greedy || !au->win_start || !au->win_count || !au->key_win)
 		return -ENOMEM;
 	for (i = 0; i < s->nsrc; i++)
 		au->global[i].last_pkt = au->global[i].virt = au->greedy[i].last_pkt = au->greedy[i].virt = NO_TS;
@@ -209,6 +212,7 @@ static void auditor_free(struct auditor *au)
 	free(au->local);
 	free(au->win_start);
 	free(au->win_count);
+	free(au->key_win);
 	an_map_free(&au->local_index);
 }
 
@@ -293,6 +297,25 @@ static void judge(struct auditor *au, struct audit_bin *bin, const struct an_rec
 	}
 }
 
+/* Distinct sources per tumbling window of the audited limit's interval. */
+static void count_key(struct auditor *au, const struct an_record *a)
+{
+	uint64_t w = (a->ts_ns - au->s->first_ts) / (au->out->interval_ns ? au->out->interval_ns : 1) + 1;
+
+	if (w != au->cur_win) {
+		if (!au->first_win)
+			au->first_win = w;
+		au->sum_keys += au->cur_keys;
+		au->cur_win = w;
+		au->cur_keys = 0;
+	}
+	if (au->key_win[a->src] != w) {
+		au->key_win[a->src] = w;
+		if (++au->cur_keys > au->out->keys_per_interval_peak)
+			au->out->keys_per_interval_peak = au->cur_keys;
+	}
+}
+
 /* Greedy windows of one interval: how many admits a source got in one. */
 static void count_window(struct auditor *au, const struct an_record *a, uint64_t interval)
 {
@@ -367,6 +390,8 @@ static int audit_record(struct auditor *au, const struct an_record *a)
 	if (au->percpu && !(v = local_view(au, a)))
 		return -ENOMEM;
 	count_record(out, bin, a, l->thresh_ticks, drop);
+	if (au->only_slot >= 0)
+		count_key(au, a);
 	/* What the datapath's sketch could know: the same view, or the CPU's own. */
 	view_known = v->virt != NO_TS;
 	if (view_known)
@@ -408,6 +433,10 @@ static int run(const struct an_stream *s, int only_slot, struct audit_result *ou
 	ret = auditor_init(&au, s, only_slot, out);
 	for (i = 0; !ret && i < s->n; i++)
 		ret = audit_record(&au, &s->rec[i]);
+	if (au.cur_win) {
+		au.sum_keys += au.cur_keys;
+		out->keys_per_interval_mean = (double)au.sum_keys / (double)(au.cur_win - au.first_win + 1);
+	}
 	for (i = 0; !ret && i < s->nsrc; i++) {
 		if (au.global[i].last_pkt == NO_TS)
 			continue;

@@ -78,6 +78,9 @@ struct audit_result {
 	uint32_t action;             /* the class's action (PACER_ACTION_PACE without classes) */
 	int key_merged;              /* keys merged by source: false passes not judged (above) */
 	uint64_t unknown_class;      /* records of a class not in the recording's table: not judged */
+	/* Distinct sampled sources per interval-long tumbling window: what the table must hold for it. */
+	uint64_t keys_per_interval_peak;
+	double keys_per_interval_mean;
 	uint64_t judged_records;     /* records of source-sampled sources */
 	uint64_t packet_only;        /* chosen by packet sampling only: streams incomplete, not judged */
 	uint64_t passes, drops;

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <time.h>
 #include "analyze_report_fmt.h"
+#include "analyze_sizing.h"
 #include "backend.h"
 #include "cli_values.h"
 
@@ -166,4 +167,29 @@ const char *an_class_key_note(const struct audit_result *au)
 	return au->key_mode == PACER_KEY_SRC_DPORT
 		       ? "records hold the source, not the destination port of this class's key: its keys are audited merged by source, so its false drops are proven ones (a lower bound)"
 		       : "records hold the source, not the destination address of this class's key: its keys are audited merged by source, so its false drops are proven ones (a lower bound)";
+}
+
+double an_class_keys_peak(const struct an_report *r)
+{
+	double scale = sizing_scale(r->rd->hdr.sample_src_thresh), sum = 0;
+	uint32_t i;
+
+	for (i = 0; i < r->n_classes; i++)
+		if (r->classes[i].audit->action == PACER_ACTION_PACE)
+			sum += (double)r->classes[i].audit->keys_per_interval_peak;
+	return sum * (scale > 0 ? scale : 1);
+}
+
+const char *an_class_sizing(const struct an_report *r, char *buf, size_t len)
+{
+	const struct pacer_file_header *h = &r->rd->hdr;
+	uint64_t width = sizing_header_width(h);
+	double keys = an_class_keys_peak(r);
+
+	snprintf(buf, len,
+		 "sizing: the classes' sources each live for their own class's interval in the one %s; at peak about %.0f at once%s (the sum of the classes' peaks), %.2f%% of its %" PRIu64 " %s",
+		 backend_name(h->backend), keys,
+		 an_source_rate(h) < 1 ? " at full scale" : "", width ? 100.0 * keys / (double)width : 0.0,
+		 width, h->backend == PACER_BACKEND_TABLE ? "entries" : "cells per row");
+	return buf;
 }

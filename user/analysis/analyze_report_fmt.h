@@ -34,6 +34,15 @@ const char *an_class_limit_str(const struct an_class_audit *ca, char *buf, size_
 /* What a class's audit could check, when its key is more than the source. */
 const char *an_class_key_note(const struct audit_result *au);
 
+/*
+ * Sizing with classes: every class's keys share the one table or sketch,
+ * each for its own interval; the sum of the classes' peaks, scaled to the
+ * full stream, against the loaded width.
+ */
+const char *an_class_sizing(const struct an_report *r, char *buf, size_t len);
+/* The sum of the classes' peak sources per interval, scaled by the source sample. */
+double an_class_keys_peak(const struct an_report *r);
+
 /* The text report's header (recording, limiter, sampling, warnings); the HTML page reuses it. */
 void an_text_header(FILE *f, const struct an_report *r);
 

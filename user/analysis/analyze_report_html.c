@@ -45,7 +45,7 @@ static void html_classes(FILE *f, const struct an_report *r)
 {
 	static const char *const heads[] = { "class", "limit", "packets", "sources", "admitted", "dropped",
 					      "owed a pass", "false drops", "false passes", "not judged" };
-	char lim[128], b[10][48];
+	char lim[512], b[10][48];
 	uint32_t i, k;
 
 	if (!r->n_classes)
@@ -78,7 +78,9 @@ static void html_classes(FILE *f, const struct an_report *r)
 			html_cell(f, "td", b[k]);
 		fputs("</tr>\n", f);
 	}
-	fputs("</table>\n", f);
+	fputs("</table>\n<p>", f);
+	html_text(f, an_class_sizing(r, lim, sizeof(lim)));
+	fputs("</p>\n", f);
 	for (i = 0; i < r->n_classes; i++)
 		if (r->classes[i].audit->key_merged) {
 			fputs("<p>", f);

@@ -213,6 +213,8 @@ static void json_classes(struct json_writer *w, const struct an_report *r)
 			jsonw_uint_field(w, "burst_ticks", ca->c ? ca->c->burst_ticks : r->rd->hdr.burst_ticks);
 		}
 		jsonw_bool_field(w, "false_passes_checked", !au->key_merged);
+		jsonw_float_field(w, "sources_per_interval_mean", au->keys_per_interval_mean);
+		jsonw_uint_field(w, "sources_per_interval_peak", au->keys_per_interval_peak);
 		jsonw_string_field(w, "key_note", an_class_key_note(au));
 		json_audit(w, au);
 		jsonw_end_object(w);
@@ -220,6 +222,7 @@ static void json_classes(struct json_writer *w, const struct an_report *r)
 	jsonw_end_array(w);
 	if (r->audit)
 		jsonw_uint_field(w, "unknown_class_packets", r->audit->unknown_class);
+	jsonw_float_field(w, "classes_sources_at_once_peak", an_class_keys_peak(r));
 }
 
 #define ROW_U64(m) JSONW_U64(struct t1_row, m, #m)

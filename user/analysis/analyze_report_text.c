@@ -105,9 +105,14 @@ static void text_audit(FILE *f, const struct an_report *r)
 			format_duration(au->interval_ns, a, sizeof(a)), au->eligible);
 	fprintf(f, "  false drops: %" PRIu64 " (%.4f%% of owed passes)\n", au->false_drops,
 		100.0 * audit_false_drop_rate(au));
-	fprintf(f, "    quantisation, by design: %" PRIu64 "  (gap in [interval, interval + 2 ticks): the datapath compares whole\n"
-		   "      ticks of %s against threshold ceil(interval/tick) + 1 = %u, so an exact table would drop these too)\n",
-		au->false_drops_quant, format_duration(pacer_tick_ns(h->tick_shift), b, sizeof(b)), h->thresh_ticks);
+	if (h->n_classes)
+		fprintf(f, "    quantisation, by design: %" PRIu64 "  (gap in [interval, interval + 2 ticks): the datapath compares whole\n"
+			   "      ticks of %s against its class's threshold ceil(interval/tick) + 1, so an exact table would drop these too)\n",
+			au->false_drops_quant, format_duration(pacer_tick_ns(h->tick_shift), b, sizeof(b)));
+	else
+		fprintf(f, "    quantisation, by design: %" PRIu64 "  (gap in [interval, interval + 2 ticks): the datapath compares whole\n"
+			   "      ticks of %s against threshold ceil(interval/tick) + 1 = %u, so an exact table would drop these too)\n",
+			au->false_drops_quant, format_duration(pacer_tick_ns(h->tick_shift), b, sizeof(b)), h->thresh_ticks);
 	text_examples(f, r, AUDIT_FALSE_DROP_QUANTISATION, "quantisation drop");
 	fprintf(f, "    collisions: %" PRIu64 " (%.4f%% of owed passes)  (an exact table would have passed them: other sources share the cells)\n",
 		au->false_drops_collision, an_pct(au->false_drops_collision, au->eligible));
@@ -152,7 +157,7 @@ static void text_audit(FILE *f, const struct an_report *r)
 /* Each class against its own limit: a recording of a program with traffic classes. */
 static void text_classes(FILE *f, const struct an_report *r)
 {
-	char lim[128], name[40];
+	char lim[512], name[40];
 	uint32_t i;
 
 	if (!r->n_classes)
@@ -191,9 +196,14 @@ static void text_classes(FILE *f, const struct an_report *r)
 			fprintf(f, "    false passes: %" PRIu64 "\n", au->false_passes);
 		fprintf(f, "    not judged: %" PRIu64 "%s\n", au->unknown,
 			au->key_merged ? " (truth unknown, or not owed a pass by the merged stream)" : " (truth unknown)");
+		fprintf(f, "    sources per interval of its limit: mean %.1f, peak %" PRIu64 "%s\n",
+			au->keys_per_interval_mean, au->keys_per_interval_peak,
+			an_source_rate(&r->rd->hdr) < 1 ? " (of the sampled sources)" : "");
 		if (au->other_thresh)
 			fprintf(f, "    note: %" PRIu64 " packets ran under a limit changed live\n", au->other_thresh);
 	}
+	an_class_sizing(r, lim, sizeof(lim));
+	fprintf(f, "  %s\n", lim);
 	if (r->audit && r->audit->unknown_class)
 		fprintf(f, "  %" PRIu64 " packets of classes not in the recording's table (added live after it started): not judged\n",
 			r->audit->unknown_class);

@@ -374,7 +374,13 @@ static int check_plausible(const struct pacer_file_header *h, struct pacer_file_
 		return INVALID(OFF_LINES,
 			       "lines_log2 %u gives %" PRIu64 " cells per row; load makes %u to %u",
 			       h->lines_log2, per_row, PACER_MIN_WIDTH, PACER_MAX_WIDTH);
-	if (h->rate_n > 1) {
+	/* With classes the tick serves every class's limit: the global one may take the table's ticks. */
+	if (h->version_major == PACER_FILE_VERSION_CLASSES &&
+	    h->thresh_ticks - 1 + (h->burst_ticks ? h->burst_ticks : 1) > pacer_rate_max_sat(h->backend))
+		return INVALID(OFF_THRESH, "threshold %u ticks (burst %u) is more than the %s's cells hold (%u)",
+			       h->thresh_ticks, h->burst_ticks, backend_name(h->backend),
+			       pacer_rate_max_sat(h->backend));
+	if (h->rate_n > 1 || h->version_major == PACER_FILE_VERSION_CLASSES) {
 		if (!rate_ticks_known(h->rate_n, h->interval_ns, h->tick_shift, h->thresh_ticks,
 				      h->burst_ticks))
 			return INVALID(OFF_RATE_N,

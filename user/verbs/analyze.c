@@ -273,6 +273,11 @@ static void run_sizing(struct analysis *an, const struct an_stream *s,
 	struct sizing_params sp;
 	int err;
 
+	if (hdr->n_classes) {
+		snprintf(an->sz_note, sizeof(an->sz_note),
+			 "the replay models one interval for every source; with traffic classes each class has its own (per-class sources per interval and their sum are under Audit per class)");
+		return;
+	}
 	sizing_params_from_header(&sp, hdr);
 	sp.target = target;
 	/*
