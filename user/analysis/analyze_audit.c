@@ -151,6 +151,12 @@ struct auditor {
 	int percpu;
 };
 
+/* Does a source of this limit stand for several keys (records hold the source only)? */
+static int keys_merged(const struct auditor *au, const struct audit_limit *l)
+{
+	return l->key_mode != PACER_KEY_SRC && !au->s->exact_keys;
+}
+
 static int auditor_init(struct auditor *au, const struct an_stream *s, int only_slot,
 			struct audit_result *out)
 {
@@ -173,7 +179,7 @@ static int auditor_init(struct auditor *au, const struct an_stream *s, int only_
 	out->rate_n = l->rate_n;
 	out->key_mode = l->key_mode;
 	out->action = l->action;
-	out->key_merged = l->key_mode != PACER_KEY_SRC;
+	out->key_merged = l->key_mode != PACER_KEY_SRC && !s->exact_keys;
 	out->ncpus = (uint32_t)s->max_cpu + 1 > h->ncpus ? (uint32_t)s->max_cpu + 1 : h->ncpus;
 	out->packets_by_cpu = calloc(out->ncpus, sizeof(uint64_t));
 	out->false_passes_by_cpu = calloc(out->ncpus, sizeof(uint64_t));
@@ -284,7 +290,7 @@ static void judge(struct auditor *au, struct audit_bin *bin, const struct an_rec
 			bin->false_drops_quant++;
 			example(out, AUDIT_FALSE_DROP_QUANTISATION, a, gap, gap_known, true_age, view_known);
 		}
-	} else if (!gap_known || l->key_mode != PACER_KEY_SRC) {
+	} else if (!gap_known || keys_merged(au, l)) {
 		/* A merged key (src+dport, src+dst): its own stream may have owed this packet nothing. */
 		out->unknown++;
 	} else if (drop) {
@@ -401,16 +407,16 @@ static int audit_record(struct auditor *au, const struct an_record *a)
 	if (view_known && a->est_age_ticks != PACER_AGE_NEVER && a->est_age_ticks > true_age)
 		out->est_older_than_truth++;
 	judge(au, bin, a, l, g, interval, true_age, view_known);
-	if (au->percpu && !drop && view_known && l->key_mode == PACER_KEY_SRC &&
+	if (au->percpu && !drop && view_known && !keys_merged(au, l) &&
 	    !view_conforms(v, a->ts_ns, l->rate_n, interval)) {
 		out->false_passes_local++;
 		example(out, AUDIT_FALSE_PASS_LOCAL, a, a->ts_ns > v->virt ? a->ts_ns - v->virt : 0, 1,
 			true_age, 1);
 	}
-	if (!drop && l->key_mode == PACER_KEY_SRC)
+	if (!drop && !keys_merged(au, l))
 		count_window(au, a, interval);
 	/* What the exact GCRA would have admitted: the measure of the limiter's accuracy. */
-	if (l->key_mode == PACER_KEY_SRC) {
+	if (!keys_merged(au, l)) {
 		struct view *x = &au->greedy[a->src];
 		int conforms = view_conforms(x, a->ts_ns, l->rate_n, interval);
 

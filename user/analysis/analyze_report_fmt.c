@@ -186,10 +186,15 @@ const char *an_class_sizing(const struct an_report *r, char *buf, size_t len)
 	uint64_t width = sizing_header_width(h);
 	double keys = an_class_keys_peak(r);
 
-	snprintf(buf, len,
-		 "sizing: the classes' sources each live for their own class's interval in the one %s; at peak about %.0f at once%s (the sum of the classes' peaks), %.2f%% of its %" PRIu64 " %s",
-		 backend_name(h->backend), keys,
-		 an_source_rate(h) < 1 ? " at full scale" : "", width ? 100.0 * keys / (double)width : 0.0,
-		 width, h->backend == PACER_BACKEND_TABLE ? "entries" : "cells per row");
+	if (r->pcap)
+		snprintf(buf, len,
+			 "sizing: the classes' keys each live for their own class's interval in the one table; at peak about %.0f at once (the sum of the classes' peaks): a table of at least that many entries (--backend table --width, a power of two, with room to spare) holds them",
+			 keys);
+	else
+		snprintf(buf, len,
+			 "sizing: the classes' sources each live for their own class's interval in the one %s; at peak about %.0f at once%s (the sum of the classes' peaks), %.2f%% of its %" PRIu64 " %s",
+			 backend_name(h->backend), keys,
+			 an_source_rate(h) < 1 ? " at full scale" : "", width ? 100.0 * keys / (double)width : 0.0,
+			 width, h->backend == PACER_BACKEND_TABLE ? "entries" : "cells per row");
 	return buf;
 }

@@ -212,6 +212,11 @@ static void json_classes(struct json_writer *w, const struct an_report *r)
 			jsonw_uint_field(w, "thresh_ticks", ca->c ? ca->c->thresh_ticks : r->rd->hdr.thresh_ticks);
 			jsonw_uint_field(w, "burst_ticks", ca->c ? ca->c->burst_ticks : r->rd->hdr.burst_ticks);
 		}
+		if (r->pcap) {
+			jsonw_uint_field(w, "frames", r->pcap->class_frames[ca->slot]);
+			jsonw_uint_field(w, "admitted", r->pcap->class_admitted[ca->slot]);
+			jsonw_uint_field(w, "dropped", r->pcap->class_dropped[ca->slot]);
+		}
 		jsonw_bool_field(w, "false_passes_checked", !au->key_merged);
 		jsonw_float_field(w, "sources_per_interval_mean", au->keys_per_interval_mean);
 		jsonw_uint_field(w, "sources_per_interval_peak", au->keys_per_interval_peak);

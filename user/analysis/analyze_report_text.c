@@ -154,14 +154,52 @@ static void text_audit(FILE *f, const struct an_report *r)
 			h->records_lost ? "records were lost" : "loss count unknown (incomplete file)");
 }
 
+/* A capture's classes: what each class's limit would admit and drop, and who it holds. */
+static void text_capture_classes(FILE *f, const struct an_report *r)
+{
+	const struct pcap_summary *m = r->pcap;
+	char lim[512];
+	uint32_t i;
+
+	fprintf(f, "\nCapture per class (the datapath's classification; each class's limit applied by an exact limiter)\n");
+	fprintf(f, "  exempt list: %" PRIu64 " frames passed; deny list: %" PRIu64 " frames dropped; no class matched: %" PRIu64 " frames passed\n",
+		m->exempt, m->denied, m->unclassified);
+	for (i = 0; i < r->n_classes; i++) {
+		const struct an_class_audit *ca = &r->classes[i];
+		const struct audit_result *au = ca->audit;
+
+		fprintf(f, "  class %s: %s\n", ca->c ? ca->c->name : "(global limit)",
+			an_class_limit_str(ca, lim, sizeof(lim)));
+		if (au->action != PACER_ACTION_PACE) {
+			fprintf(f, "    %" PRIu64 " frames, all %s\n", m->class_frames[ca->slot],
+				au->action == PACER_ACTION_DROP ? "dropped" : "passed");
+			continue;
+		}
+		fprintf(f, "    %" PRIu64 " frames of %" PRIu64 " keys: %" PRIu64 " admitted, %" PRIu64 " dropped (%.2f %%)\n",
+			au->judged_records, au->sources, au->passes, au->drops,
+			an_pct(au->drops, au->judged_records));
+		fprintf(f, "    keys per interval of its limit: mean %.1f, peak %" PRIu64 "\n",
+			au->keys_per_interval_mean, au->keys_per_interval_peak);
+	}
+	an_class_sizing(r, lim, sizeof(lim));
+	fprintf(f, "  %s\n", lim);
+}
+
 /* Each class against its own limit: a recording of a program with traffic classes. */
 static void text_classes(FILE *f, const struct an_report *r)
 {
 	char lim[512], name[40];
 	uint32_t i;
 
+	if (!r->n_classes && r->pcap && (r->pcap->exempt || r->pcap->denied))
+		fprintf(f, "\nCapture: exempt list: %" PRIu64 " frames passed; deny list: %" PRIu64 " frames dropped\n",
+			r->pcap->exempt, r->pcap->denied);
 	if (!r->n_classes)
 		return;
+	if (r->pcap) {
+		text_capture_classes(f, r);
+		return;
+	}
 	fprintf(f, "\nAudit per class (each packet judged against its own class's limit; classes never share a source)\n");
 	for (i = 0; i < r->n_classes; i++) {
 		const struct an_class_audit *ca = &r->classes[i];

@@ -112,20 +112,21 @@ void an_stream_free(struct an_stream *s)
  * 64-bit digest of it to the source id; distinct sources whose digests
  * collide are told apart by probing digest+1, digest+2, ... (rare).
  */
-static uint64_t source_digest(const struct pacer_record *r)
+static uint64_t source_digest(const struct pacer_record *r, uint64_t key_extra)
 {
 	uint64_t lo, hi;
 
 	memcpy(&lo, r->addr, 8);
 	memcpy(&hi, r->addr + 8, 8);
 	/* Halved: probing upward from it can never reach the map's empty marker. */
-	return pacer_mix64(pacer_mix64(lo ^ ((uint64_t)r->family << 56 | (uint64_t)r->prefix << 48 |
-					    (uint64_t)r->class_slot << 40)) ^ hi) >> 1;
+	return pacer_mix64(pacer_mix64(pacer_mix64(lo ^ ((uint64_t)r->family << 56 | (uint64_t)r->prefix << 48 |
+							 (uint64_t)r->class_slot << 40)) ^ hi) ^ key_extra) >> 1;
 }
 
-static int intern_source(struct an_stream *s, const struct pacer_record *r, uint32_t *id)
+static int intern_source(struct an_stream *s, const struct pacer_record *r, uint64_t key_extra,
+			 uint32_t *id)
 {
-	uint64_t d = source_digest(r), *v;
+	uint64_t d = source_digest(r, key_extra), *v;
 	int inserted;
 
 	for (;; d++) {
@@ -136,7 +137,8 @@ static int intern_source(struct an_stream *s, const struct pacer_record *r, uint
 			const struct an_source *o = &s->src[*v];
 
 			if (o->family == r->family && o->prefix == r->prefix &&
-			    o->class_slot == r->class_slot && !memcmp(o->addr, r->addr, 16)) {
+			    o->class_slot == r->class_slot && o->key_extra == key_extra &&
+			    !memcmp(o->addr, r->addr, 16)) {
 				*id = (uint32_t)*v;
 				return 0;
 			}
@@ -158,6 +160,7 @@ static int intern_source(struct an_stream *s, const struct pacer_record *r, uint
 		s->src[s->nsrc].family = r->family;
 		s->src[s->nsrc].prefix = r->prefix;
 		s->src[s->nsrc].class_slot = (uint8_t)r->class_slot; /* the reader bounds it */
+		s->src[s->nsrc].key_extra = key_extra;
 		s->src[s->nsrc].first_cpu = r->cpu;
 		*id = s->nsrc++;
 		return 0;
@@ -165,6 +168,11 @@ static int intern_source(struct an_stream *s, const struct pacer_record *r, uint
 }
 
 int an_stream_add(struct an_stream *s, const struct pacer_record *r)
+{
+	return an_stream_add_key(s, r, 0);
+}
+
+int an_stream_add_key(struct an_stream *s, const struct pacer_record *r, uint64_t key_extra)
 {
 	struct an_record *a;
 	struct an_source *src;
@@ -182,7 +190,7 @@ int an_stream_add(struct an_stream *s, const struct pacer_record *r)
 		s->rec = n;
 		s->cap = cap;
 	}
-	err = intern_source(s, r, &id);
+	err = intern_source(s, r, key_extra, &id);
 	if (err)
 		return err;
 	src = &s->src[id];

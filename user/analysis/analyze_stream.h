@@ -33,6 +33,7 @@ struct an_source {
 	uint8_t addr[16];
 	uint8_t family, prefix;
 	uint8_t class_slot;    /* the record's class_slot: 0 without classes */
+	uint64_t key_extra;    /* the rest of a class's key where known (a capture's dport or dst digest); 0 */
 	uint32_t first_cpu;
 	uint32_t ncpus_seen;   /* distinct CPUs its packets arrived on (capped at 2: "more than one") */
 	uint64_t packets;
@@ -62,6 +63,7 @@ struct an_stream {
 	uint64_t max_backstep_ns;
 	uint64_t first_ts, last_ts;
 	uint16_t max_cpu;
+	int exact_keys;            /* sources are a class's whole keys (a capture), not masked sources only */
 };
 
 /* Progress: phase name, work done of total (either may be 0 when unknown). */
@@ -71,6 +73,8 @@ int an_stream_init(struct an_stream *s, const struct pacer_file_header *hdr);
 void an_stream_free(struct an_stream *s);
 /* Append one record (file order).  0, -ENOMEM, or -EFBIG past 2^32 - 1 records. */
 int an_stream_add(struct an_stream *s, const struct pacer_record *r);
+/* The same, for a key with more than its source: key_extra tells such keys apart. */
+int an_stream_add_key(struct an_stream *s, const struct pacer_record *r, uint64_t key_extra);
 /* Put records in timestamp order (stable).  Call once after the last add. */
 int an_stream_finish(struct an_stream *s);
 
