@@ -98,7 +98,7 @@ send 10.212.4.1 5 --dport 53 >/dev/null
 wait "$REC_PID"
 REC_PID=
 check "CSV: the class table in comments" grep -q "^# class 0: dns, slot 1, action pace, key src" "$WORK/rec.csv"
-check "CSV: five records of class dns" test "$(grep -c ',dns$' "$WORK/rec.csv")" = 5
+check "CSV: five records of class dns" test "$(grep -c ',dns,$' "$WORK/rec.csv")" = 5
 
 # --- classes configured after a classless start: skipped, counted, said ---
 rx "$CLI" set "$IF_RX" --class none >/dev/null

@@ -426,6 +426,67 @@ START_TEST(test_audit_classes)
 }
 END_TEST
 
+/* A src+dport class whose records carry their key: each (source, port) audited as its own key. */
+START_TEST(test_audit_class_keyed)
+{
+	static const struct {
+		uint64_t t_ms;
+		uint16_t dport;
+		int drop;
+	} recs[] = {
+		{ 10000, 1000, 0 }, /* first of its key: unknown */
+		{ 10010, 1001, 0 }, /* another key: unknown, not a false pass */
+		{ 10100, 1000, 0 }, /* 100 ms after its key's admission: a false pass */
+		{ 12000, 1001, 1 }, /* 2 s after its key's: a false drop */
+		{ 12500, 1000, 1 }, /* 2.4 s after its key's: a false drop */
+	};
+	struct pacer_file_header h;
+	struct audit_result syn;
+	struct pacer_record r;
+	struct an_stream s;
+	unsigned i;
+
+	class_header(&h);
+	ck_assert_int_eq(an_stream_init(&s, &h), 0);
+	for (i = 0; i < sizeof(recs) / sizeof(recs[0]); i++) {
+		memset(&r, 0, sizeof(r));
+		r.ts_ns = recs[i].t_ms * 1000000ULL;
+		r.family = 4;
+		r.prefix = 32;
+		r.addr[0] = 10;
+		r.addr[3] = 1;
+		r.verdict = recs[i].drop ? PACER_REC_DROP : PACER_REC_PASS;
+		r.flags = SRC | PACER_REC_KEY;
+		r.est_age_ticks = 3;
+		r.thresh_ticks = pacer_thresh_ticks(S, 25);
+		r.class_slot = 6;
+		r.key_dport = recs[i].dport;
+		ck_assert_int_eq(an_stream_add(&s, &r), 0);
+	}
+	ck_assert_int_eq(an_stream_finish(&s), 0);
+	ck_assert_uint_eq(s.nsrc, 2);
+	ck_assert_int_eq(audit_run_class(&s, 6, &syn), 0);
+	ck_assert_int_eq(syn.key_merged, 0);
+	ck_assert_uint_eq(syn.sources, 2);
+	ck_assert_uint_eq(syn.unknown, 2);
+	ck_assert_uint_eq(syn.false_passes, 1);
+	ck_assert_uint_eq(syn.false_drops, 2);
+	audit_free(&syn);
+	/* One record without its key: nothing of the class can be judged. */
+	r.flags = SRC;
+	r.key_dport = 0;
+	r.ts_ns = 13000 * 1000000ULL;
+	ck_assert_int_eq(an_stream_add(&s, &r), 0);
+	ck_assert_int_eq(audit_run_class(&s, 6, &syn), 0);
+	ck_assert_int_eq(syn.key_merged, 1);
+	ck_assert_uint_eq(syn.false_passes, 0);
+	ck_assert_uint_eq(syn.false_drops, 0);
+	ck_assert_uint_eq(syn.unknown, 6);
+	audit_free(&syn);
+	an_stream_free(&s);
+}
+END_TEST
+
 START_TEST(test_stream_sorts_and_interns)
 {
 	struct pacer_file_header h;
@@ -922,6 +983,7 @@ static Suite *suite(void)
 	tcase_add_test(audit, test_audit_rate);
 	tcase_add_test(audit, test_audit_rate_fine_tick);
 	tcase_add_test(audit, test_audit_classes);
+	tcase_add_test(audit, test_audit_class_keyed);
 	tcase_add_test(audit, test_stream_sorts_and_interns);
 	tcase_add_test(audit, test_empty_stream);
 	tcase_set_timeout(sizing, 120);

@@ -129,6 +129,10 @@ static void class_record(struct pacer_record *r, unsigned i)
 	sample_record(r, i);
 	r->class_slot = i & 1 ? 4 : 1;
 	r->thresh_ticks = c[i & 1 ? 0 : 1].thresh_ticks;
+	if (!(i & 1) && i % 4 == 0) { /* some of syn's records carry their key's port */
+		r->flags |= PACER_REC_KEY;
+		r->key_dport = (uint16_t)(1000 + i);
+	}
 	if (r->family == 4 && !(i & 1)) {
 		r->prefix = 24;
 		r->addr[3] = 0;
@@ -1056,10 +1060,25 @@ START_TEST(test_classes_invalid_record)
 	r.prefix = 32;
 	ck_assert_int_eq(pacer_file_record_check(&h, &r, 0, 0, &e), -EBADMSG);
 	ck_assert_ptr_nonnull(strstr(e.msg, "class 'syn' keys IPv4 sources by /24"));
-	/* Formats 1 and 2 have no classes: any slot but 0 is impossible. */
+	/* Key bytes only with the key flag; padding zero. */
+	class_record(&r, 0);
+	ck_assert_int_eq(pacer_file_record_check(&h, &r, 0, 0, &e), 0);
+	r.flags &= (uint8_t)~PACER_REC_KEY;
+	ck_assert_int_eq(pacer_file_record_check(&h, &r, 0, 0, &e), -EBADMSG);
+	ck_assert_ptr_nonnull(strstr(e.msg, "key bytes set without the key flag"));
+	class_record(&r, 2);
+	r.key_dst[15] = 1;
+	ck_assert_int_eq(pacer_file_record_check(&h, &r, 0, 0, &e), -EBADMSG);
+	class_record(&r, 0);
+	r.pad = 1;
+	ck_assert_int_eq(pacer_file_record_check(&h, &r, 0, 0, &e), -EBADMSG);
+	/* Formats 1 and 2 have no classes: any slot but 0, or the key flag, is impossible. */
 	sample_header(&plain);
 	sample_record(&r, 0);
 	r.class_slot = 1;
+	ck_assert_int_eq(pacer_file_record_check(&plain, &r, 0, 0, &e), -EBADMSG);
+	sample_record(&r, 0);
+	r.flags |= PACER_REC_KEY;
 	ck_assert_int_eq(pacer_file_record_check(&plain, &r, 0, 0, &e), -EBADMSG);
 
 	path_of(p, sizeof(p), "clsr.xpr");
@@ -1119,10 +1138,11 @@ START_TEST(test_classes_csv)
 		if (!strncmp(line, "# class 1: syn, slot 1, action pace, key src+dport, prefix4 24", 62))
 			classes += 10;
 		if (!strncmp(line, "index,", 6))
-			ck_assert_ptr_nonnull(strstr(line, ",thresh_ticks,class\n"));
+			ck_assert_ptr_nonnull(strstr(line, ",thresh_ticks,class,key\n"));
 		if (line[0] >= '0' && line[0] <= '9') {
 			rows++;
-			ck_assert_ptr_nonnull(strstr(line, rows & 1 ? ",syn\n" : ",dns\n"));
+			ck_assert_ptr_nonnull(strstr(line, rows == 1 ? ",syn,dport 1000\n"
+						      : rows == 3 ? ",syn,\n" : ",dns,\n"));
 		}
 	}
 	fclose(f);

@@ -151,10 +151,18 @@ struct auditor {
 	int percpu;
 };
 
-/* Does a source of this limit stand for several keys (records hold the source only)? */
+/*
+ * Does a source of this class stand for several keys?  When its key is more
+ * than the source and some of its records do not carry the rest of it.
+ */
+static int slot_merged(const struct an_stream *s, const struct audit_limit *l, uint32_t slot)
+{
+	return l->key_mode != PACER_KEY_SRC && !s->exact_keys && s->class_unkeyed[slot];
+}
+
 static int keys_merged(const struct auditor *au, const struct audit_limit *l)
 {
-	return l->key_mode != PACER_KEY_SRC && !au->s->exact_keys;
+	return slot_merged(au->s, l, (uint32_t)(l - au->lim));
 }
 
 static int auditor_init(struct auditor *au, const struct an_stream *s, int only_slot,
@@ -179,7 +187,7 @@ static int auditor_init(struct auditor *au, const struct an_stream *s, int only_
 	out->rate_n = l->rate_n;
 	out->key_mode = l->key_mode;
 	out->action = l->action;
-	out->key_merged = l->key_mode != PACER_KEY_SRC && !s->exact_keys;
+	out->key_merged = only_slot >= 0 && slot_merged(s, l, (uint32_t)only_slot);
 	out->ncpus = (uint32_t)s->max_cpu + 1 > h->ncpus ? (uint32_t)s->max_cpu + 1 : h->ncpus;
 	out->packets_by_cpu = calloc(out->ncpus, sizeof(uint64_t));
 	out->false_passes_by_cpu = calloc(out->ncpus, sizeof(uint64_t));
@@ -271,6 +279,14 @@ static void judge(struct auditor *au, struct audit_bin *bin, const struct an_rec
 	/* Without a packet in view the gap since the start is a lower bound. */
 	uint64_t ref = gap_known ? g->virt : au->start, gap = a->ts_ns > ref ? a->ts_ns - ref : 0;
 
+	/*
+	 * Some of the class's records carry their key and some do not: a
+	 * source's recorded stream is then neither one key's nor all of them.
+	 */
+	if (keys_merged(au, l) && au->s->class_keyed[a->class_slot]) {
+		out->unknown++;
+		return;
+	}
 	if (gap_known ? view_conforms(g, a->ts_ns, l->rate_n, interval)
 		      : (scaled_t)l->rate_n * gap >= (scaled_t)interval) {
 		out->eligible++;

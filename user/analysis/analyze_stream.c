@@ -167,9 +167,34 @@ static int intern_source(struct an_stream *s, const struct pacer_record *r, uint
 	}
 }
 
+/* The rest of a class's key a record carries, or 0. */
+static uint64_t record_key_extra(struct an_stream *s, const struct pacer_record *r)
+{
+	const struct pacer_class *c = pacer_file_class_of(&s->hdr, r->class_slot);
+	uint64_t lo, hi;
+	uint32_t v4;
+
+	if (!c || c->key_mode == PACER_KEY_SRC)
+		return 0;
+	if (!(r->flags & PACER_REC_KEY)) {
+		s->class_unkeyed[r->class_slot]++; /* the reader bounds the slot */
+		return 0;
+	}
+	s->class_keyed[r->class_slot]++;
+	if (c->key_mode == PACER_KEY_SRC_DPORT)
+		return (uint64_t)r->key_dport + 1;
+	if (r->family == 4) {
+		memcpy(&v4, r->key_dst, 4);
+		return (uint64_t)v4 << 1 | 1;
+	}
+	memcpy(&lo, r->key_dst, 8);
+	memcpy(&hi, r->key_dst + 8, 8);
+	return pacer_mix64(pacer_mix64(lo ^ 0x6a09e667f3bcc909ULL) ^ hi) | 1;
+}
+
 int an_stream_add(struct an_stream *s, const struct pacer_record *r)
 {
-	return an_stream_add_key(s, r, 0);
+	return an_stream_add_key(s, r, record_key_extra(s, r));
 }
 
 int an_stream_add_key(struct an_stream *s, const struct pacer_record *r, uint64_t key_extra)

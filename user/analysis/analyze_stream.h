@@ -64,6 +64,9 @@ struct an_stream {
 	uint64_t first_ts, last_ts;
 	uint16_t max_cpu;
 	int exact_keys;            /* sources are a class's whole keys (a capture), not masked sources only */
+	/* Records of a src+dport or src+dst class without their key (PACER_REC_KEY), by class_slot. */
+	uint64_t class_unkeyed[PACER_MAX_CLASSES + 1];
+	uint64_t class_keyed[PACER_MAX_CLASSES + 1];   /* ... with it */
 };
 
 /* Progress: phase name, work done of total (either may be 0 when unknown). */
@@ -73,7 +76,12 @@ int an_stream_init(struct an_stream *s, const struct pacer_file_header *hdr);
 void an_stream_free(struct an_stream *s);
 /* Append one record (file order).  0, -ENOMEM, or -EFBIG past 2^32 - 1 records. */
 int an_stream_add(struct an_stream *s, const struct pacer_record *r);
-/* The same, for a key with more than its source: key_extra tells such keys apart. */
+/*
+ * The same, for a key with more than its source: key_extra tells such keys
+ * apart.  an_stream_add takes it from a record that carries its class's key
+ * (the port plus one; an IPv4 destination exactly, an IPv6 one by a 64-bit
+ * digest).
+ */
 int an_stream_add_key(struct an_stream *s, const struct pacer_record *r, uint64_t key_extra);
 /* Put records in timestamp order (stable).  Call once after the last add. */
 int an_stream_finish(struct an_stream *s);

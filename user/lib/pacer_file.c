@@ -33,7 +33,7 @@ enum {
 
 /* Header 3.1: the class table. */
 enum {
-	OFF_N_CLASSES = 284, OFF_CLASS_ENTRY_LEN = 288,
+	OFF_N_CLASSES = 284, OFF_CLASS_ENTRY_LEN = 288, OFF_CLASSES_CHANGED = 292,
 };
 
 /* Class entry field offsets (3.1), from the entry's start. */
@@ -49,6 +49,7 @@ enum {
 enum {
 	ROFF_TS = 0, ROFF_ADDR = 8, ROFF_FAMILY = 24, ROFF_PREFIX = 25, ROFF_VERDICT = 26,
 	ROFF_FLAGS = 27, ROFF_AGE = 28, ROFF_CPU = 32, ROFF_THRESH = 36, ROFF_CLASS = 40,
+	ROFF_KEY_DPORT = 44, ROFF_KEY_PAD = 46, ROFF_KEY_DST = 48,
 };
 
 static const char *const problem_names[] = {
@@ -266,6 +267,7 @@ int pacer_file_header_encode(const struct pacer_file_header *h, uint8_t *buf, si
 	if (h->n_classes) {
 		put32(buf + OFF_N_CLASSES, h->n_classes);
 		put32(buf + OFF_CLASS_ENTRY_LEN, PACER_FILE_CLASS_ENTRY_LEN);
+		put64(buf + OFF_CLASSES_CHANGED, h->classes_changed_ns);
 		for (i = 0; i < h->n_classes; i++)
 			put_class(buf + PACER_FILE_CLASSES_OFF + i * PACER_FILE_CLASS_ENTRY_LEN,
 				  &h->classes[i]);
@@ -597,6 +599,7 @@ static int get_classes(const uint8_t *buf, struct pacer_file_header *h, struct p
 		return INVALID(OFF_N_CLASSES, "%u classes of %u bytes do not fit the %u-byte header", n,
 			       elen, h->header_len);
 	h->n_classes = n;
+	h->classes_changed_ns = get64(buf + OFF_CLASSES_CHANGED);
 	for (i = 0; i < n; i++)
 		get_class(buf + PACER_FILE_CLASSES_OFF + i * elen, &h->classes[i]);
 	h->class_entry_len = elen;
@@ -771,16 +774,24 @@ void pacer_file_record_encode_v(const struct pacer_file_header *h, const struct 
 				uint8_t *buf)
 {
 	pacer_file_record_encode(r, buf);
-	if (h->record_size >= PACER_FILE_RECORD_V3_LEN)
-		put32(buf + ROFF_CLASS, r->class_slot);
+	if (h->record_size < PACER_FILE_RECORD_V3_LEN)
+		return;
+	put32(buf + ROFF_CLASS, r->class_slot);
+	put16(buf + ROFF_KEY_DPORT, r->key_dport);
+	put16(buf + ROFF_KEY_PAD, 0);
+	memcpy(buf + ROFF_KEY_DST, r->key_dst, 16);
 }
 
 void pacer_file_record_decode_v(const struct pacer_file_header *h, const uint8_t *buf,
 				struct pacer_record *r)
 {
 	pacer_file_record_decode(buf, r);
-	if (h->version_major == PACER_FILE_VERSION_CLASSES)
-		r->class_slot = get32(buf + ROFF_CLASS);
+	if (h->version_major != PACER_FILE_VERSION_CLASSES)
+		return;
+	r->class_slot = get32(buf + ROFF_CLASS);
+	r->key_dport = get16(buf + ROFF_KEY_DPORT);
+	r->pad = get16(buf + ROFF_KEY_PAD);
+	memcpy(r->key_dst, buf + ROFF_KEY_DST, 16);
 }
 
 /* Any address bit beyond the prefix (or beyond 32 bits for IPv4) set? */
@@ -804,6 +815,13 @@ static int bits_beyond_prefix(const uint8_t *addr, unsigned bytes, unsigned pref
 	return 0;
 }
 
+static int zero16(const uint8_t *b)
+{
+	static const uint8_t z[16];
+
+	return !memcmp(b, z, 16);
+}
+
 #define BAD_RECORD(...) fail(err, PACER_FILE_RECORD_INVALID, -EBADMSG, offset, __VA_ARGS__)
 
 int pacer_file_record_check(const struct pacer_file_header *h, const struct pacer_record *r,
@@ -823,9 +841,14 @@ int pacer_file_record_check(const struct pacer_file_header *h, const struct pace
 	if (r->verdict > PACER_REC_DROP)
 		return BAD_RECORD("record %" PRIu64 ": verdict %u is neither pass (0) nor drop (1)",
 				  index, r->verdict);
-	if (!r->flags || (r->flags & ~(PACER_REC_SAMPLED_SOURCE | PACER_REC_SAMPLED_PACKET)))
-		return BAD_RECORD("record %" PRIu64 ": sampling flags 0x%x are not a set of 0x1 and 0x2",
-				  index, r->flags);
+	if (!(r->flags & (PACER_REC_SAMPLED_SOURCE | PACER_REC_SAMPLED_PACKET)) ||
+	    (r->flags & ~(PACER_REC_SAMPLED_SOURCE | PACER_REC_SAMPLED_PACKET |
+			  (h->n_classes ? PACER_REC_KEY : 0))))
+		return BAD_RECORD("record %" PRIu64 ": flags 0x%x are not a set of 0x1 and 0x2%s", index,
+				  r->flags, h->n_classes ? " (and 0x4)" : "");
+	if (r->pad || (!(r->flags & PACER_REC_KEY) && (r->key_dport || !zero16(r->key_dst))))
+		return BAD_RECORD("record %" PRIu64 ": key bytes set without the key flag 0x4, or padding not zero",
+				  index);
 	if (r->class_slot > (h->n_classes ? PACER_MAX_CLASSES : 0))
 		return BAD_RECORD("record %" PRIu64 ": class slot %u is outside 0..%u", index,
 				  r->class_slot, h->n_classes ? PACER_MAX_CLASSES : 0);
@@ -1175,15 +1198,33 @@ int pacer_csv_write_header(FILE *f, const struct pacer_file_header *h)
 	}
 	if (n >= 0)
 		n = fprintf(f, "index,ts_ns,t_rel_s,source,family,prefix,verdict,sampled_by,est_age_ticks,est_age_ns,cpu,thresh_ticks%s\n",
-			    h->n_classes ? ",class" : "");
+			    h->n_classes ? ",class,key" : "");
 	return n < 0 ? write_errno() : 0;
+}
+
+/* A record's key beyond its source: "dport 53", "dst 192.0.2.1", or "" (none, or not recorded). */
+static const char *record_key_text(const struct pacer_file_header *h, const struct pacer_record *r,
+				   char *buf, size_t len)
+{
+	const struct pacer_class *c = pacer_file_class_of(h, r->class_slot);
+	char a[INET6_ADDRSTRLEN];
+
+	buf[0] = 0;
+	if (!c || !(r->flags & PACER_REC_KEY))
+		return buf;
+	if (c->key_mode == PACER_KEY_SRC_DPORT)
+		snprintf(buf, len, "dport %u", r->key_dport);
+	else if (c->key_mode == PACER_KEY_SRC_DST &&
+		 inet_ntop(r->family == 4 ? AF_INET : AF_INET6, r->key_dst, a, sizeof(a)))
+		snprintf(buf, len, "dst %s", a);
+	return buf;
 }
 
 int pacer_csv_write_record(FILE *f, const struct pacer_file_header *h, uint64_t index,
 			   const struct pacer_record *r)
 {
 	static const char *const by[] = { "", "source", "packet", "source+packet" };
-	char src[64], age[24], age_ns[24];
+	char src[64], age[24], age_ns[24], key[64];
 	double rel = ((double)r->ts_ns - (double)h->start_mono_ns) / 1e9;
 	int n;
 
@@ -1196,10 +1237,11 @@ int pacer_csv_write_record(FILE *f, const struct pacer_file_header *h, uint64_t 
 			 (uint64_t)pacer_ticks_ns(r->est_age_ticks, h->tick_shift));
 	}
 	errno = 0;
-	n = fprintf(f, "%" PRIu64 ",%" PRIu64 ",%.9f,%s,%u,%u,%s,%s,%s,%s,%u,%u%s%s\n", index, (uint64_t)r->ts_ns,
+	n = fprintf(f, "%" PRIu64 ",%" PRIu64 ",%.9f,%s,%u,%u,%s,%s,%s,%s,%u,%u%s%s%s%s\n", index, (uint64_t)r->ts_ns,
 		    rel, pacer_record_source(r, src, sizeof(src)), r->family, r->prefix,
 		    r->verdict == PACER_REC_DROP ? "drop" : "pass", by[r->flags & 3], age, age_ns,
 		    r->cpu, r->thresh_ticks, h->n_classes ? "," : "",
-		    h->n_classes ? pacer_record_class_name(h, r->class_slot) : "");
+		    h->n_classes ? pacer_record_class_name(h, r->class_slot) : "", h->n_classes ? "," : "",
+		    h->n_classes ? record_key_text(h, r, key, sizeof(key)) : "");
 	return n < 0 ? write_errno() : 0;
 }

@@ -44,13 +44,16 @@
  *      284    4  CRC-32 (IEEE) of bytes [0, header_len - 4)
  *
  *   header 3.1, a recording of a program with traffic classes
- *   (PACER_FILE_HEADER_CLASSES_LEN(n) = 296 + n * 144 bytes): bytes 0..283
+ *   (PACER_FILE_HEADER_CLASSES_LEN(n) = 304 + n * 144 bytes): bytes 0..283
  *   as in x.1, the global limit's rate_n (1 for an interval) and burst at
  *   248 and 250 as in format 2, then
  *      284    4  n_classes: 1..PACER_MAX_CLASSES, the list active when the
  *                recording started
  *      288    4  class_entry_len (144; a later minor may append fields)
- *      292  n*e  the classes, in match order, each:
+ *      292    8  classes_changed_ns: 0, or the datapath time after which the
+ *                running class list was no longer this one (`set` changed
+ *                it): records from then on are not judged
+ *      300  n*e  the classes, in match order, each:
  *                  0  16  name (NUL padded)      16   4  action
  *                 20   4  key_mode               24   4  prefix4
  *                 28   4  prefix6                32   4  policy
@@ -69,9 +72,14 @@
  *       24    1  family (4/6)  25 1 prefix   26   1  verdict (0 pass, 1 drop)
  *       27    1  flags (PACER_REC_SAMPLED_*)  28   4  est_age_ticks (PACER_AGE_NEVER)
  *       32    4  cpu                          36   4  thresh_ticks in force
- *   record v3 (format 3: PACER_FILE_RECORD_V3_LEN = 44 bytes): v1, then
+ *   record v3 (format 3: PACER_FILE_RECORD_V3_LEN = 64 bytes): v1, then
  *       40    4  class_slot: the deciding class's stat_slot + 1; 0 for a
  *                packet paced by the global limit (classes removed live)
+ *       44    2  key_dport (flags has PACER_REC_KEY, the class keys src+dport)
+ *       46    2  zero
+ *       48   16  key_dst (flags has PACER_REC_KEY, the class keys src+dst;
+ *                IPv4 in the first 4 bytes)
+ *   and flags may hold PACER_REC_KEY: the record carries its class's key.
  *
  * The hash key is deliberately not stored: whoever holds the file could use
  * it to aim collisions at the live sketch.  Offline simulation draws its own.
@@ -110,10 +118,10 @@
 /* What the writer writes: format 1.1 (or 2.1). */
 #define PACER_FILE_HEADER_LEN PACER_FILE_HEADER_V1_1_LEN
 #define PACER_FILE_RECORD_V1_LEN 40
-#define PACER_FILE_RECORD_V3_LEN 44
+#define PACER_FILE_RECORD_V3_LEN 64
 #define PACER_FILE_CLASS_ENTRY_LEN 144
 #define PACER_FILE_CLASS_ENTRY_MAX_LEN 1024
-#define PACER_FILE_CLASSES_OFF 292
+#define PACER_FILE_CLASSES_OFF 300
 #define PACER_FILE_HEADER_CLASSES_LEN(n) (PACER_FILE_CLASSES_OFF + (n) * PACER_FILE_CLASS_ENTRY_LEN + 4)
 /* Room for any header this writer makes. */
 #define PACER_FILE_HEADER_BUF_LEN PACER_FILE_HEADER_CLASSES_LEN(PACER_MAX_CLASSES)
@@ -143,6 +151,7 @@ struct pacer_file_header {
 	char writer[32];   /* release that wrote it, "" before format x.1; NUL-terminated in memory */
 	/* Format 3: the classes in match order (name NUL-terminated in memory); 0 before. */
 	uint32_t n_classes, class_entry_len;
+	uint64_t classes_changed_ns; /* 0: the list held all through; else from when it did not */
 	struct pacer_class classes[PACER_MAX_CLASSES];
 };
 

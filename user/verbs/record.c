@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -100,11 +101,20 @@ static int on_event(void *ctx, void *data, size_t size)
 		c->discarded++;
 		return 0;
 	}
-	if (size < sizeof(rec)) {
+	/* A program loaded by an earlier release writes records without the class's key. */
+	if (size < offsetof(struct pacer_record, key_dport)) {
 		c->short_events++;
 		return 0;
 	}
-	memcpy(&rec, data, sizeof(rec));
+	memset(&rec, 0, sizeof(rec));
+	memcpy(&rec, data, size < sizeof(rec) ? size : sizeof(rec));
+	/* What the datapath did not say it wrote is not the key (ring memory is not zeroed). */
+	rec.pad = 0;
+	if (!(rec.flags & PACER_REC_KEY) || size < sizeof(rec) || !c->w->hdr.n_classes) {
+		rec.flags &= (uint8_t)~PACER_REC_KEY;
+		rec.key_dport = 0;
+		memset(rec.key_dst, 0, sizeof(rec.key_dst));
+	}
 	/*
 	 * Classes configured after a classless start: the file has no table to
 	 * judge them by, and under the global limit they would be misjudged.
