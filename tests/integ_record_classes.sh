@@ -6,7 +6,8 @@
 # datapath's per-class counters with no false pass, that a class keyed
 # src+dport is audited merged by source (false passes not judged, no false
 # drop proven), that CSV carries the class, and that records of classes
-# configured after a classless start are skipped and counted.
+# configured after a classless start are skipped and counted, and records
+# made after the class list changed are not judged.
 . "$(dirname "$0")/lib.sh"
 WORK=$(mktemp -d /tmp/xpr-rclass.XXXXXX)
 REC_PID=
@@ -99,6 +100,28 @@ wait "$REC_PID"
 REC_PID=
 check "CSV: the class table in comments" grep -q "^# class 0: dns, slot 1, action pace, key src" "$WORK/rec.csv"
 check "CSV: five records of class dns" test "$(grep -c ',dns,$' "$WORK/rec.csv")" = 5
+
+# --- the class list set again unchanged, then changed, while recording ---
+nsenter --net="/run/netns/$NS_RX" "$CLI" record "$IF_RX" -o "$WORK/chg.xpr" --sample-sources 1/1 --duration 3s >"$WORK/chg.out" 2>"$WORK/chg.err" &
+REC_PID=$!
+sleep 0.4
+send 10.212.7.1 10 --dport 53 >/dev/null
+rx "$CLI" set "$IF_RX" --class 'dns: udp dport 53 interval 300ms' --class 'web: udp dport 9 rate 4/1s' \
+	--class 'ports: udp dport 1000-1010 interval 1s key src+dport' >/dev/null
+sleep 0.6
+send 10.212.7.1 10 --dport 53 >/dev/null
+# The recorder looks every 250 ms: what it saw before the change is judged.
+sleep 0.6
+check "unchanged list set again: no warning" bash -c "! grep -q 'class list' '$WORK/chg.err'"
+rx "$CLI" set "$IF_RX" --class 'dns: udp dport 53 interval 200ms' >/dev/null
+sleep 0.6
+send 10.212.7.1 10 --dport 53 >/dev/null
+wait "$REC_PID"
+REC_PID=
+check "changed list: record warns" grep -q "the class list of $IF_RX changed during the recording" "$WORK/chg.err"
+rx "$CLI" analyze "$WORK/chg.xpr" --json >"$WORK/chg.json"
+check "changed list: the 10 packets after it are not judged, the 20 before are" \
+	python3 -c "import json; a=json.load(open('$WORK/chg.json'))['audit']; assert (a['packets'], a['after_class_change_not_judged']) == (20, 10), a"
 
 # --- classes configured after a classless start: skipped, counted, said ---
 rx "$CLI" set "$IF_RX" --class none >/dev/null

@@ -409,6 +409,14 @@ START_TEST(test_audit_classes)
 	ck_assert_uint_eq(syn.correct_passes, 1);
 	ck_assert_uint_eq(syn.unknown, 3);
 
+	/* The class list changed at 12.05 s: the records after it are not judged. */
+	s.hdr.classes_changed_ns = 12050 * 1000000ULL;
+	ck_assert_int_eq(audit_run_class(&s, 6, &a), 0);
+	ck_assert_uint_eq(a.judged_records, 3);
+	ck_assert_uint_eq(a.after_class_change, 2);
+	audit_free(&a);
+	s.hdr.classes_changed_ns = 0;
+
 	/* All classes at once: the sums, and the record of no known class set apart. */
 	ck_assert_int_eq(audit_run(&s, &a), 0);
 	ck_assert_uint_eq(a.judged_records, 13);

@@ -874,6 +874,7 @@ START_TEST(test_classes_round_trip)
 	sample_classes(c);
 	ck_assert_mem_eq(&rd.hdr.classes[0], &c[0], sizeof(c[0]));
 	ck_assert_mem_eq(&rd.hdr.classes[1], &c[1], sizeof(c[1]));
+	ck_assert_uint_eq(rd.hdr.classes_changed_ns, 0);
 	ck_assert_str_eq(pacer_file_class_of(&rd.hdr, 4)->name, "dns");
 	ck_assert_str_eq(pacer_file_class_of(&rd.hdr, 1)->name, "syn");
 	ck_assert_ptr_null(pacer_file_class_of(&rd.hdr, 0));
@@ -1002,6 +1003,17 @@ START_TEST(test_classes_invalid_table)
 	ck_assert_int_eq(decode_poked(&h, 0, "\x89", 1, &e), -EBADMSG);
 	ck_assert_ptr_nonnull(strstr(e.msg, "threshold 954 and burst 0 ticks do not match the rate 1 per"));
 	class_header(&h);
+	/* When the class list changed, read back. */
+	{
+		uint8_t buf[PACER_FILE_HEADER_BUF_LEN];
+		struct pacer_file_header got;
+
+		h.classes_changed_ns = 7000000000ULL;
+		ck_assert_int_eq(pacer_file_header_encode(&h, buf, sizeof(buf)), 0);
+		ck_assert_int_eq(pacer_file_header_decode(buf, h.header_len, &got, &e), 0);
+		ck_assert_uint_eq(got.classes_changed_ns, 7000000000ULL);
+		h.classes_changed_ns = 0;
+	}
 	/* A count of classes that the header's length does not hold: corrupt. */
 	{
 		uint32_t three = 3;

@@ -405,6 +405,10 @@ static int audit_record(struct auditor *au, const struct an_record *a)
 		out->unknown_class++;
 		return 0;
 	}
+	if (h->classes_changed_ns && a->ts_ns > h->classes_changed_ns) {
+		out->after_class_change++;
+		return 0;
+	}
 	if (l->action != PACER_ACTION_PACE) {
 		audit_action(au, bin, a, l);
 		return 0;

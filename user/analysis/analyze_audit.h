@@ -78,6 +78,7 @@ struct audit_result {
 	uint32_t action;             /* the class's action (PACER_ACTION_PACE without classes) */
 	int key_merged;              /* keys merged by source: false passes not judged (above) */
 	uint64_t unknown_class;      /* records of a class not in the recording's table: not judged */
+	uint64_t after_class_change; /* records after the class list changed (classes_changed_ns): not judged */
 	/* Distinct sampled sources per interval-long tumbling window: what the table must hold for it. */
 	uint64_t keys_per_interval_peak;
 	double keys_per_interval_mean;

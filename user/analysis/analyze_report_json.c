@@ -171,6 +171,7 @@ static const struct jsonw_member audit_passes[] = {
 	AU_U64(est_older_than_truth, "estimates_older_than_truth"),
 	AU_U64(sources_multi_cpu, "sources_on_several_cpus"),
 	AU_U64(max_admits_in_interval, "max_admits_in_one_interval"), AU_U64(packet_only, "packet_only_not_judged"),
+	AU_U64(after_class_change, "after_class_change_not_judged"),
 };
 
 static void json_audit(struct json_writer *w, const struct audit_result *au)

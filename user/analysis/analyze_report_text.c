@@ -245,6 +245,10 @@ static void text_classes(FILE *f, const struct an_report *r)
 	if (r->audit && r->audit->unknown_class)
 		fprintf(f, "  %" PRIu64 " packets of classes not in the recording's table (added live after it started): not judged\n",
 			r->audit->unknown_class);
+	if (r->audit && r->rd->hdr.classes_changed_ns)
+		fprintf(f, "  the class list changed %.3f s into the recording ('set'): the %" PRIu64 " packets after that are not judged\n",
+			(double)(r->rd->hdr.classes_changed_ns - r->rd->hdr.start_mono_ns) / 1e9,
+			r->audit->after_class_change);
 }
 
 static void text_table1(FILE *f, const struct an_report *r)

@@ -190,6 +190,8 @@ struct recorder {
 	struct sigaction old_int, old_term, old_hup;
 	uint64_t before[PACER_STAT_MAX], lost, prev_src, prev_pkt;
 	uint64_t seen_attached; /* the program's clock when it was last seen attached */
+	uint64_t classes_same_ns; /* ... when its class list was last seen as the header's */
+	uint32_t class_sel;     /* the class_sel that list was read under */
 	bool handle_open, signals_set, sampling_on, counters_ok, gone;
 	char lock_path[64];
 	int lock_fd;
@@ -251,7 +253,7 @@ static int recorder_open(struct recorder *r, const char *ifname)
 }
 
 /* The running class list, which makes the recording format 3: 0 or 1. */
-static int read_classes(struct pacer_file_header *hdr, const struct pacer_handle *h)
+static int read_classes(struct pacer_file_header *hdr, const struct pacer_handle *h, uint32_t *sel)
 {
 	struct pacer_class_maps m;
 	struct pacer_class c[PACER_MAX_CLASSES];
@@ -260,6 +262,7 @@ static int read_classes(struct pacer_file_header *hdr, const struct pacer_handle
 	pacer_class_maps_of(h, &m);
 	if (m.classes_fd < 0)
 		return 0; /* a program without class maps runs no classes */
+	*sel = __atomic_load_n(&h->cfg->class_sel, __ATOMIC_ACQUIRE);
 	err = pacer_classes_read(&m, c, &n);
 	if (err) {
 		pr_err("cannot read the classes of %s: %s", h->ifname, strerror(-err));
@@ -271,7 +274,7 @@ static int read_classes(struct pacer_file_header *hdr, const struct pacer_handle
 
 /* The loaded geometry and live settings, as the audit and the sizing need them. */
 static int fill_header(struct pacer_file_header *hdr, const struct pacer_handle *h,
-		       uint64_t src_thresh, uint64_t pkt_thresh)
+		       uint64_t src_thresh, uint64_t pkt_thresh, uint32_t *class_sel)
 {
 	pacer_file_header_init(hdr);
 	read_interval(h, hdr);
@@ -294,7 +297,7 @@ static int fill_header(struct pacer_file_header *hdr, const struct pacer_handle 
 	snprintf(hdr->ifname, sizeof(hdr->ifname), "%s", h->ifname);
 	if (gethostname(hdr->hostname, sizeof(hdr->hostname) - 1))
 		snprintf(hdr->hostname, sizeof(hdr->hostname), "?");
-	return read_classes(hdr, h);
+	return read_classes(hdr, h, class_sel);
 }
 
 /* Word-sized stores into the live .data, as 'set' does; off puts back what was there. */
@@ -344,6 +347,36 @@ static bool still_attached(struct recorder *r)
 	return false;
 }
 
+/*
+ * Is the running class list still the one in the header?  `set` flips
+ * class_sel even for an unchanged list, so a new selector is compared by
+ * content.  The first time it differs, the header says from when the
+ * records cannot be judged by its table: the last time it was seen the same.
+ */
+static void check_classes(struct recorder *r)
+{
+	struct pacer_class_maps m;
+	struct pacer_class c[PACER_MAX_CLASSES];
+	uint32_t sel = __atomic_load_n(&r->h.cfg->class_sel, __ATOMIC_ACQUIRE);
+	uint64_t now = pacer_clock_now(&r->h);
+	int n = 0;
+
+	if (r->w.hdr.classes_changed_ns || !r->w.hdr.n_classes)
+		return;
+	if (sel != r->class_sel) {
+		pacer_class_maps_of(&r->h, &m);
+		if (pacer_classes_read(&m, c, &n) || (uint32_t)n != r->w.hdr.n_classes ||
+		    memcmp(c, r->w.hdr.classes, (size_t)n * sizeof(c[0]))) {
+			r->w.hdr.classes_changed_ns = r->classes_same_ns;
+			pr_err("warning: the class list of %s changed during the recording: records after it are not audited",
+			       r->h.ifname);
+			return;
+		}
+		r->class_sel = sel;
+	}
+	r->classes_same_ns = now;
+}
+
 #define ATTACH_CHECK_NS 250000000ULL
 
 /* Poll until a signal, the deadline, --count, the program going away or an error. */
@@ -373,6 +406,7 @@ static void record_loop(struct recorder *r, const struct record_opts *ro)
 		if (now >= next_check) {
 			if (!still_attached(r))
 				break;
+			check_classes(r);
 			next_check = now + ATTACH_CHECK_NS;
 		}
 		if (now >= next_flush) {
@@ -479,7 +513,7 @@ int cmd_record(int argc, char **argv)
 		return err;
 	if (recorder_open(&r, ro.ifname))
 		goto out;
-	if (fill_header(&r.hdr, &r.h, ro.live.sample_src, ro.live.sample_pkt))
+	if (fill_header(&r.hdr, &r.h, ro.live.sample_src, ro.live.sample_pkt, &r.class_sel))
 		goto out;
 	switch_sampling(&r, true, ro.live.sample_src, ro.live.sample_pkt);
 	/*
@@ -488,7 +522,7 @@ int cmd_record(int argc, char **argv)
 	 * start" as "no packet since start".
 	 */
 	r.hdr.start_mono_ns = pacer_clock_now(&r.h);
-	r.seen_attached = r.hdr.start_mono_ns;
+	r.seen_attached = r.classes_same_ns = r.hdr.start_mono_ns;
 	r.hdr.start_real_ns = clock_now_ns(CLOCK_REALTIME);
 	if (pacer_file_writer_open(&r.w, ro.out, ro.csv ? PACER_FORMAT_CSV : PACER_FORMAT_BINARY,
 				   &r.hdr, &ferr)) {
