@@ -12,7 +12,15 @@
 #include <linux/if_ether.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+/*
+ * Userspace takes only __always_inline from bpf_helpers.h, whose helper
+ * declarations would clash with libbpf's bpf.h in a file that uses both.
+ */
+#ifdef __bpf__
 #include <bpf/bpf_helpers.h>
+#elif !defined(__always_inline)
+#define __always_inline inline __attribute__((always_inline))
+#endif
 #include <bpf/bpf_endian.h>
 #include "pacer_compiler.h"
 
