@@ -89,13 +89,15 @@ struct pacer_stage_io {
  * limit, and the policy and what a record says of the key.
  */
 #define PACER_LIMIT(thresh, burst) ((__u64)(thresh) | (__u64)(burst) << 32)
-#define PACER_META(policy, kind, prefix, slot)                                         \
+#define PACER_META(policy, kind, prefix, slot, key_mode)                               \
 	((__u32)((policy) == PACER_POLICY_QUIET) | (__u32)((kind) == PACER_PKT_V6) << 1 | \
-	 ((__u32)(prefix) & 0xff) << 2 | ((__u32)(slot) & 0x3f) << 10)
+	 ((__u32)(prefix) & 0xff) << 2 | ((__u32)(slot) & 0x3f) << 10 |                  \
+	 ((__u32)(key_mode) & 3) << 16)
 #define PACER_META_POLICY(m) ((m) & 1 ? PACER_POLICY_QUIET : PACER_POLICY_PACE)
 #define PACER_META_KIND(m) ((m) & 2 ? PACER_PKT_V6 : PACER_PKT_V4)
 #define PACER_META_PREFIX(m) (((m) >> 2) & 0xff)
 #define PACER_META_SLOT(m) (((m) >> 10) & 0x3f) /* record's class_slot: stat_slot + 1, 0 none */
+#define PACER_META_KEY_MODE(m) (((m) >> 16) & 3)
 
 /*
  * 1 to drop, 0 if pacing admits, -1 on a map error.  With no budget to
@@ -160,7 +162,7 @@ __noinline int pacer_record_stage(__u64 h, const struct pacer_src *src,
 	if (!src || !io || !st)
 		return 0;
 	record(h, src, PACER_META_KIND(meta), PACER_META_PREFIX(meta), io->now_ns, io->age,
-	       io->thresh, io->drop, PACER_META_SLOT(meta), st);
+	       io->thresh, io->drop, PACER_META_SLOT(meta), PACER_META_KEY_MODE(meta), st);
 	return 0;
 }
 
@@ -351,7 +353,9 @@ __noinline int pacer_class_path(struct xdp_md *ctx, struct pacer_src *masked,
 		init_hash_key(key, st);
 	k->h = pacer_class_key_hash(key, c, &p, masked, &prefix);
 	k->limit = PACER_LIMIT(c->thresh_ticks, c->burst_ticks);
-	return PACER_CLASS_PACES | PACER_META(c->policy, kind, prefix, c->stat_slot + 1);
+	if (record_wanted())
+		record_key_note(k->h, c->key_mode, &p);
+	return PACER_CLASS_PACES | PACER_META(c->policy, kind, prefix, c->stat_slot + 1, c->key_mode);
 }
 
 /*
@@ -396,7 +400,7 @@ int xdp_pacer(struct xdp_md *ctx)
 		/* Without classes: the source's key under the global limit. */
 		pk.k.h = source_hash(kind, &pk.src, &prefix, st);
 		pk.k.limit = PACER_LIMIT(pacer_cfg.thresh_ticks, pacer_cfg.burst_ticks);
-		meta = PACER_META(pacer_cfg.policy, kind, prefix, 0);
+		meta = PACER_META(pacer_cfg.policy, kind, prefix, 0, PACER_KEY_SRC);
 	}
 	v = pacer_pace(pk.k.h, pk.k.limit, meta, &pk.src, st);
 	if (v == PACER_PACE_PASS) {

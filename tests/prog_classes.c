@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <arpa/inet.h>
 #include <linux/if_ether.h>
 #include <bpf/bpf.h>
@@ -105,6 +106,7 @@ static void fixture_load(uint32_t backend, uint32_t placement)
 	fx.m.class_stats_fd = bpf_map__fd(fx.skel->maps.pacer_class_stats);
 	fx.m.list4_fd = bpf_map__fd(fx.skel->maps.pacer_list4);
 	fx.m.list6_fd = bpf_map__fd(fx.skel->maps.pacer_list6);
+	fx.m.list_filter_fd = bpf_map__fd(fx.skel->maps.pacer_list_filter);
 	fx.m.cfg = cfg;
 	fx.m.backend = backend;
 	fx.m.ncpus = libbpf_num_possible_cpus();
@@ -533,6 +535,15 @@ START_TEST(test_lists_before_classes)
 	}
 	ck_assert_int_eq(pacer_lists_apply(&fx.m, NULL, 0, NULL, 0, err, sizeof(err)), 0);
 	ck_assert_uint_eq(fx.m.cfg->list_sel, 0);
+	{
+		/* a trie entry whose filter bit is clear is not looked for: the filter gates the walk */
+		struct pacer_list4_key k = { .prefixlen = 16, .addr = { 10, 4, 0, 0 } };
+		uint32_t v = PACER_LIST_DENY;
+
+		ck_assert_int_eq(bpf_map_update_elem(fx.m.list4_fd, &k, &v, BPF_ANY), 0);
+		fx.m.cfg->list_sel = PACER_LIST_V4;
+		ck_assert_int_eq(run_pk(&exempt4), PASS);
+	}
 	fixture_unload();
 }
 END_TEST
@@ -562,6 +573,19 @@ START_TEST(test_lists_diff_many)
 	ck_assert_int_eq(pacer_lists_apply(&fx.m, ex, 10000, NULL, 0, err, sizeof(err)), 0);
 	ck_assert_int_eq(pacer_lists_read(&fx.m, out, verdict, 20001, &n), 0);
 	ck_assert_int_eq(n, 10000);
+	{
+		/* the filter holds exactly the new lists' bits: the removed prefixes' are gone */
+		static __u64 want[2 * PACER_LIST_FILTER_WORDS];
+		size_t bytes = sizeof(want);
+		__u64 *live = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fx.m.list_filter_fd, 0);
+
+		ck_assert_ptr_ne(live, MAP_FAILED);
+		memset(want, 0, bytes);
+		for (i = 0; i < 10000; i++)
+			pacer_list_filter_set(want, ex[i].family, ex[i].len, ex[i].addr);
+		ck_assert_mem_eq(live, want, bytes);
+		munmap(live, bytes);
+	}
 	{
 		const struct pk in_new = { "172.16.19.135", "192.0.2.1", 17, 1, 53, 0, -1, 0 };
 		const struct pk gone = { "10.0.3.1", "192.0.2.1", 17, 1, 53, 0, -1, 0 };
@@ -727,7 +751,10 @@ static int on_record(void *ctx, void *data, size_t len)
 	return 0;
 }
 
-/* A record names the class that paced its packet (stat slot + 1), and its key's prefix. */
+/*
+ * A record names the class that paced its packet (stat slot + 1), and its
+ * key: prefix, and the dport or destination its key mode adds.
+ */
 START_TEST(test_record_names_the_class)
 {
 	struct pacer_class c[2];
@@ -742,7 +769,9 @@ START_TEST(test_record_names_the_class)
 	c[0] = cls("dns", 5, PACER_ACTION_PACE, 20 * MS);
 	proto_port(&c[0], PACER_IPPROTO_UDP, PACER_M_DPORT, 53, 53);
 	c[0].prefix4 = 24;
+	c[0].key_mode = PACER_KEY_SRC_DPORT;
 	c[1] = cls("syn", 9, PACER_ACTION_PACE, 20 * MS);
+	c[1].key_mode = PACER_KEY_SRC_DST;
 	proto_port(&c[1], PACER_IPPROTO_TCP, PACER_M_SYN, 0, 0);
 	c[1].policy = PACER_POLICY_QUIET;
 	c[1].prefix6 = 48;
@@ -760,6 +789,17 @@ START_TEST(test_record_names_the_class)
 	ck_assert_uint_eq(got.r[0].family, 4);
 	ck_assert_uint_eq(got.r[0].prefix, 24);
 	ck_assert_uint_eq(got.r[0].verdict, PACER_REC_PASS);
+	ck_assert(got.r[0].flags & PACER_REC_KEY);
+	ck_assert_uint_eq(got.r[0].key_dport, 53);
+	ck_assert_mem_eq(got.r[0].key_dst, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 16);
+	ck_assert(got.r[1].flags & PACER_REC_KEY);
+	ck_assert_uint_eq(got.r[1].key_dport, 0);
+	{
+		uint8_t dst[16];
+
+		ck_assert_int_eq(inet_pton(AF_INET6, "2001:db8::1", dst), 1);
+		ck_assert_mem_eq(got.r[1].key_dst, dst, 16);
+	}
 	ck_assert_uint_eq(got.r[1].class_slot, 10);
 	ck_assert_uint_eq(got.r[1].family, 6);
 	ck_assert_uint_eq(got.r[1].prefix, 48);
