@@ -12,6 +12,7 @@
 #include "cli_values.h"
 #include "pacer_abi.h"
 #include "pacer_hash.h"
+#include "pacer_classify.h"
 #include "pacer_names.h"
 #include "pacer_conf.h"
 #include "pacer_rate.h"
@@ -1093,4 +1094,34 @@ void class_assign_ids(struct pacer_class *want, int n, const struct pacer_class 
 		slot_given[j] = true;
 		reset[j] = true;
 	}
+}
+
+uint64_t class_key_hash_of(const __u64 key[2], const struct pacer_class *c,
+			   const struct pacer_addr *src, uint16_t dport, const struct pacer_addr *dst,
+			   char *buf, size_t len)
+{
+	struct pacer_pkt p;
+	struct pacer_src masked;
+	struct pacer_addr shown;
+	__u32 prefix;
+	__u64 h;
+	char a[64], d[64];
+
+	memset(&p, 0, sizeof(p));
+	p.kind = src->family == 4 ? PACER_PKT_V4 : PACER_PKT_V6;
+	pacer_src_of_bytes((__u32)src->family, src->bytes, &p.src);
+	if (dst)
+		pacer_src_of_bytes((__u32)dst->family, dst->bytes, &p.dst);
+	p.dport = dport;
+	h = pacer_class_key_hash(key, c, &p, &masked, &prefix);
+	shown = *src;
+	pacer_addr_mask(&shown, prefix);
+	format_address(&shown, a, sizeof(a));
+	if (c->key_mode == PACER_KEY_SRC_DPORT)
+		snprintf(buf, len, "%s/%u dport %u", a, prefix, dport);
+	else if (c->key_mode == PACER_KEY_SRC_DST && dst)
+		snprintf(buf, len, "%s/%u dst %s", a, prefix, format_address(dst, d, sizeof(d)));
+	else
+		snprintf(buf, len, "%s/%u", a, prefix);
+	return h;
 }

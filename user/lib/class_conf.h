@@ -126,4 +126,15 @@ bool class_same_behaviour(const struct pacer_class *a, const struct pacer_class 
 void class_assign_ids(struct pacer_class *want, int n, const struct pacer_class *cur, int ncur,
 		      uint32_t (*fresh_id)(void *), void *arg, bool reset[PACER_MAX_CLASSES]);
 
+struct pacer_addr;
+/*
+ * The hash the datapath keys class c's state by for a packet from src
+ * (IPv4-mapped already unmapped) to dport or dst (what c's key mode
+ * takes; dst may be NULL for the other modes): pacer_classify.h's.  The
+ * key as text ("192.0.2.7/32 dport 53") into buf.
+ */
+uint64_t class_key_hash_of(const __u64 key[2], const struct pacer_class *c,
+			   const struct pacer_addr *src, uint16_t dport, const struct pacer_addr *dst,
+			   char *buf, size_t len);
+
 #endif

@@ -79,7 +79,7 @@ static int class_opt(const struct opt_spec *s, const char *arg, void *field, cha
 		ret = class_conf_add_list_cli(cc, s->name[0] == 'd', arg, err, sizeof(err));
 	if (!ret)
 		return 0;
-	snprintf(why, len, "%s", err + strlen(s->name) + 2 + 1 + strlen(arg) + 3);
+	snprintf(why, len, "%s", err + strlen("--") + strlen(s->name) + strlen(" '") + strlen(arg) + strlen("': "));
 	return ret;
 }
 
