@@ -41,7 +41,7 @@ _xdp_pacer()
 	model) opts="--sources --rows --width --layout --backend --target-false-drop --json --help" ;;
 	gen) opts="--dist --sources --zipf --good --good-period --family --src-base --dst --dst-mac --src-mac --count --duration --pps --threads --affinity --json --help" ;;
 	record) opts="--output --sample-sources --sample-packets --duration --count --csv --help" ;;
-	analyze) opts="--eps --window --target-false-drop --json --report --pcap --interval --policy --prefix4 --prefix6 --help" ;;
+	analyze) opts="--eps --window --target-false-drop --json --report --pcap --interval --policy --prefix4 --prefix6 --config --class --exempt --deny --help" ;;
 	exporter) opts="--listen --help" ;;
 	*) return ;;
 	esac

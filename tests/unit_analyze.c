@@ -290,6 +290,211 @@ START_TEST(test_audit_percpu)
 }
 END_TEST
 
+/*
+ * Four classes (tick 2^25 ns) and one source, 10.0.0.1, in each:
+ *   web: 100 ms, key src, stat slot 0 (class_slot 1);
+ *   dns: 4 per 1 s, stat slot 1 (class_slot 2);
+ *   bad: action drop, stat slot 2 (class_slot 3);
+ *   syn: 1 s, key src+dport, stat slot 5 (class_slot 6).
+ */
+static void class_header(struct pacer_file_header *h)
+{
+	struct pacer_class c[4];
+	struct pacer_rate r;
+
+	header(h, PACER_POLICY_PACE, PACER_PLACEMENT_SHARED);
+	h->backend = PACER_BACKEND_TABLE;
+	memset(c, 0, sizeof(c));
+	snprintf(c[0].name, sizeof(c[0].name), "web");
+	c[0].rate_n = 1;
+	c[0].interval_ns = S / 10;
+	c[0].thresh_ticks = pacer_thresh_ticks(S / 10, 25);
+	c[0].stat_slot = 0;
+	snprintf(c[1].name, sizeof(c[1].name), "dns");
+	ck_assert_int_eq(pacer_rate_ticks(4, S, 25, PACER_RATE_TBL_MAX_SAT, &r), 0);
+	c[1].rate_n = 4;
+	c[1].interval_ns = S;
+	c[1].thresh_ticks = r.thresh;
+	c[1].burst_ticks = r.burst;
+	c[1].stat_slot = 1;
+	snprintf(c[2].name, sizeof(c[2].name), "bad");
+	c[2].action = PACER_ACTION_DROP;
+	c[2].stat_slot = 2;
+	snprintf(c[3].name, sizeof(c[3].name), "syn");
+	c[3].rate_n = 1;
+	c[3].interval_ns = S;
+	c[3].thresh_ticks = pacer_thresh_ticks(S, 25);
+	c[3].key_mode = PACER_KEY_SRC_DPORT;
+	c[3].stat_slot = 5;
+	pacer_file_header_set_classes(h, c, 4);
+}
+
+static void add_class(struct an_stream *s, uint64_t t_ms, uint32_t slot, int drop)
+{
+	const struct pacer_class *c = pacer_file_class_of(&s->hdr, slot);
+	struct pacer_record r = { 0 };
+
+	r.ts_ns = t_ms * 1000000ULL;
+	r.family = 4;
+	r.prefix = 32;
+	r.addr[0] = 10;
+	r.addr[3] = 1;
+	r.verdict = drop ? PACER_REC_DROP : PACER_REC_PASS;
+	r.flags = SRC;
+	r.est_age_ticks = 3;
+	r.thresh_ticks = c ? c->thresh_ticks : 31;
+	r.class_slot = slot;
+	ck_assert_int_eq(an_stream_add(s, &r), 0);
+}
+
+/* Each record is judged against its own class's limit; classes never share a source. */
+START_TEST(test_audit_classes)
+{
+	struct pacer_file_header h;
+	struct audit_result a, web, dns, bad, syn;
+	struct an_stream s;
+
+	class_header(&h);
+	ck_assert_int_eq(an_stream_init(&s, &h), 0);
+	add_class(&s, 10000, 1, 0); /* web: first, at the start: unknown */
+	add_class(&s, 10000, 6, 0); /* syn: first: unknown */
+	add_class(&s, 10000, 3, 1); /* bad: dropped, as its action says */
+	add_class(&s, 10010, 2, 0); /* dns: first (4 * 10 ms < 1 s since the start): unknown */
+	add_class(&s, 10020, 2, 0); /* dns: within its burst of 4 (a false pass under web's 100 ms) */
+	add_class(&s, 10050, 1, 0); /* web: 50 ms after its admission: a false pass */
+	add_class(&s, 10100, 6, 0); /* syn: 100 ms: another port's key, perhaps: not judged */
+	add_class(&s, 10120, 1, 1); /* web: 70 ms: a right drop */
+	add_class(&s, 10300, 1, 1); /* web: 250 ms: a false drop */
+	add_class(&s, 10500, 3, 0); /* bad: passed although its action is drop: a false pass */
+	add_class(&s, 12000, 6, 1); /* syn: 1.9 s after the source's last admission: a proven false drop */
+	add_class(&s, 12100, 6, 0); /* syn: owed a pass, passed */
+	add_class(&s, 12200, 6, 1); /* syn: 100 ms: not judged */
+	add_class(&s, 12300, 9, 0); /* a class added during the recording: not judged */
+	ck_assert_int_eq(an_stream_finish(&s), 0);
+	ck_assert_uint_eq(s.nsrc, 5); /* one address, five classes */
+
+	ck_assert_int_eq(audit_run_class(&s, 1, &web), 0);
+	ck_assert_uint_eq(web.judged_records, 4);
+	ck_assert_uint_eq(web.sources, 1);
+	ck_assert_uint_eq(web.interval_ns, S / 10);
+	ck_assert_uint_eq(web.unknown, 1);
+	ck_assert_uint_eq(web.false_passes, 1);
+	ck_assert_uint_eq(web.correct_drops, 1);
+	ck_assert_uint_eq(web.false_drops, 1);
+	ck_assert_int_eq(web.key_merged, 0);
+	/* One source in three of the four 100 ms windows from 10.0 s to 10.3 s. */
+	ck_assert_uint_eq(web.keys_per_interval_peak, 1);
+	ck_assert_double_eq_tol(web.keys_per_interval_mean, 0.75, 1e-12);
+
+	ck_assert_int_eq(audit_run_class(&s, 2, &dns), 0);
+	ck_assert_uint_eq(dns.judged_records, 2);
+	ck_assert_uint_eq(dns.rate_n, 4);
+	ck_assert_uint_eq(dns.false_passes, 0);
+	ck_assert_uint_eq(dns.false_drops, 0);
+	ck_assert_uint_eq(dns.correct_passes, 1);
+	ck_assert_uint_eq(dns.unknown, 1);
+
+	ck_assert_int_eq(audit_run_class(&s, 3, &bad), 0);
+	ck_assert_uint_eq(bad.action, PACER_ACTION_DROP);
+	ck_assert_uint_eq(bad.judged_records, 2);
+	ck_assert_uint_eq(bad.correct_drops, 1);
+	ck_assert_uint_eq(bad.false_passes, 1);
+
+	ck_assert_int_eq(audit_run_class(&s, 6, &syn), 0);
+	ck_assert_int_eq(syn.key_merged, 1);
+	ck_assert_uint_eq(syn.key_mode, PACER_KEY_SRC_DPORT);
+	ck_assert_uint_eq(syn.judged_records, 5);
+	ck_assert_uint_eq(syn.false_passes, 0);
+	ck_assert_uint_eq(syn.false_drops, 1);
+	ck_assert_uint_eq(syn.correct_passes, 1);
+	ck_assert_uint_eq(syn.unknown, 3);
+
+	/* The class list changed at 12.05 s: the records after it are not judged. */
+	s.hdr.classes_changed_ns = 12050 * 1000000ULL;
+	ck_assert_int_eq(audit_run_class(&s, 6, &a), 0);
+	ck_assert_uint_eq(a.judged_records, 3);
+	ck_assert_uint_eq(a.after_class_change, 2);
+	audit_free(&a);
+	s.hdr.classes_changed_ns = 0;
+
+	/* All classes at once: the sums, and the record of no known class set apart. */
+	ck_assert_int_eq(audit_run(&s, &a), 0);
+	ck_assert_uint_eq(a.judged_records, 13);
+	ck_assert_uint_eq(a.false_passes, 2);
+	ck_assert_uint_eq(a.false_drops, 2);
+	ck_assert_uint_eq(a.unknown, 5);
+	ck_assert_uint_eq(a.unknown_class, 1);
+	ck_assert_uint_eq(a.sources, 4);
+	audit_free(&a);
+	audit_free(&web);
+	audit_free(&dns);
+	audit_free(&bad);
+	audit_free(&syn);
+	an_stream_free(&s);
+}
+END_TEST
+
+/* A src+dport class whose records carry their key: each (source, port) audited as its own key. */
+START_TEST(test_audit_class_keyed)
+{
+	static const struct {
+		uint64_t t_ms;
+		uint16_t dport;
+		int drop;
+	} recs[] = {
+		{ 10000, 1000, 0 }, /* first of its key: unknown */
+		{ 10010, 1001, 0 }, /* another key: unknown, not a false pass */
+		{ 10100, 1000, 0 }, /* 100 ms after its key's admission: a false pass */
+		{ 12000, 1001, 1 }, /* 2 s after its key's: a false drop */
+		{ 12500, 1000, 1 }, /* 2.4 s after its key's: a false drop */
+	};
+	struct pacer_file_header h;
+	struct audit_result syn;
+	struct pacer_record r;
+	struct an_stream s;
+	unsigned i;
+
+	class_header(&h);
+	ck_assert_int_eq(an_stream_init(&s, &h), 0);
+	for (i = 0; i < sizeof(recs) / sizeof(recs[0]); i++) {
+		memset(&r, 0, sizeof(r));
+		r.ts_ns = recs[i].t_ms * 1000000ULL;
+		r.family = 4;
+		r.prefix = 32;
+		r.addr[0] = 10;
+		r.addr[3] = 1;
+		r.verdict = recs[i].drop ? PACER_REC_DROP : PACER_REC_PASS;
+		r.flags = SRC | PACER_REC_KEY;
+		r.est_age_ticks = 3;
+		r.thresh_ticks = pacer_thresh_ticks(S, 25);
+		r.class_slot = 6;
+		r.key_dport = recs[i].dport;
+		ck_assert_int_eq(an_stream_add(&s, &r), 0);
+	}
+	ck_assert_int_eq(an_stream_finish(&s), 0);
+	ck_assert_uint_eq(s.nsrc, 2);
+	ck_assert_int_eq(audit_run_class(&s, 6, &syn), 0);
+	ck_assert_int_eq(syn.key_merged, 0);
+	ck_assert_uint_eq(syn.sources, 2);
+	ck_assert_uint_eq(syn.unknown, 2);
+	ck_assert_uint_eq(syn.false_passes, 1);
+	ck_assert_uint_eq(syn.false_drops, 2);
+	audit_free(&syn);
+	/* One record without its key: nothing of the class can be judged. */
+	r.flags = SRC;
+	r.key_dport = 0;
+	r.ts_ns = 13000 * 1000000ULL;
+	ck_assert_int_eq(an_stream_add(&s, &r), 0);
+	ck_assert_int_eq(audit_run_class(&s, 6, &syn), 0);
+	ck_assert_int_eq(syn.key_merged, 1);
+	ck_assert_uint_eq(syn.false_passes, 0);
+	ck_assert_uint_eq(syn.false_drops, 0);
+	ck_assert_uint_eq(syn.unknown, 6);
+	audit_free(&syn);
+	an_stream_free(&s);
+}
+END_TEST
+
 START_TEST(test_stream_sorts_and_interns)
 {
 	struct pacer_file_header h;
@@ -669,6 +874,85 @@ START_TEST(test_reports)
 }
 END_TEST
 
+/* The reports of a recording with classes: a section per class, in text, JSON and HTML. */
+START_TEST(test_reports_classes)
+{
+	struct pacer_file_header h;
+	struct pacer_file_reader rd = { 0 };
+	struct audit_result a, per[4];
+	struct an_class_audit ca[4];
+	struct an_report rep = { 0 };
+	struct an_stream s;
+	char *buf = NULL;
+	size_t len = 0;
+	uint32_t i;
+	FILE *f;
+
+	class_header(&h);
+	ck_assert_int_eq(an_stream_init(&s, &h), 0);
+	add_class(&s, 10000, 1, 0);
+	add_class(&s, 10050, 1, 0); /* web: a false pass */
+	add_class(&s, 10000, 6, 0);
+	add_class(&s, 12000, 6, 1); /* syn: a proven false drop */
+	add_class(&s, 10500, 3, 0); /* bad: a false pass against its action */
+	ck_assert_int_eq(an_stream_finish(&s), 0);
+	rd.hdr = h;
+	ck_assert_int_eq(audit_run(&s, &a), 0);
+	for (i = 0; i < 4; i++) {
+		ca[i].c = &h.classes[i];
+		ca[i].slot = h.classes[i].stat_slot + 1;
+		ck_assert_int_eq(audit_run_class(&s, ca[i].slot, &per[i]), 0);
+		ca[i].audit = &per[i];
+	}
+	rep.path = "classes.xpr";
+	rep.rd = &rd;
+	rep.s = &s;
+	rep.audit = &a;
+	rep.classes = ca;
+	rep.n_classes = 4;
+	rep.t1_note = rep.sizing_note = "skipped in this test";
+	rep.target = 0.01;
+
+	f = open_memstream(&buf, &len);
+	ck_assert_int_eq(an_report_text(f, &rep), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(buf, "Audit per class"));
+	ck_assert_ptr_nonnull(strstr(buf, "  class web: interval 100.000 ms, key src, policy pace\n"
+					  "    2 packets of 1 sources: 2 admitted, 0 dropped\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "    false passes: 1\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "  class dns: rate 4 per 1 s, key src, policy pace\n    no source-sampled packets\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "  class bad: action drop\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "    against its action: false passes 1, false drops 0\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "  class syn: interval 1 s, key src+dport, policy pace\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "false drops 1 "));
+	ck_assert_ptr_nonnull(strstr(buf, "    false passes: not checked (records hold the source, not the destination port"));
+	free(buf);
+
+	f = open_memstream(&buf, &len);
+	ck_assert_int_eq(an_report_json(f, &rep), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(buf, "\"classes\":[{\"name\":\"web\",\"class_slot\":1,\"action\":\"pace\",\"key\":\"src\",\"policy\":\"pace\",\"rate_n\":1,\"interval_ns\":100000000,"));
+	ck_assert_ptr_nonnull(strstr(buf, "{\"name\":\"syn\",\"class_slot\":6,\"action\":\"pace\",\"key\":\"src+dport\""));
+	ck_assert_ptr_nonnull(strstr(buf, "\"false_passes_checked\":false"));
+	ck_assert_ptr_nonnull(strstr(buf, "\"unknown_class_packets\":0"));
+	ck_assert_ptr_null(strstr(buf, "nan"));
+	free(buf);
+
+	f = open_memstream(&buf, &len);
+	ck_assert_int_eq(an_report_html(f, &rep), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(buf, "<h2>Audit per class</h2>"));
+	ck_assert_ptr_nonnull(strstr(buf, "<td>syn</td>"));
+	ck_assert_ptr_nonnull(strstr(buf, "<td>not checked</td>"));
+	free(buf);
+
+	audit_free(&a);
+	for (i = 0; i < 4; i++)
+		audit_free(&per[i]);
+	an_stream_free(&s);
+}
+END_TEST
+
 START_TEST(test_empty_stream)
 {
 	struct pacer_file_header h;
@@ -706,6 +990,8 @@ static Suite *suite(void)
 	tcase_add_test(audit, test_audit_percpu);
 	tcase_add_test(audit, test_audit_rate);
 	tcase_add_test(audit, test_audit_rate_fine_tick);
+	tcase_add_test(audit, test_audit_classes);
+	tcase_add_test(audit, test_audit_class_keyed);
 	tcase_add_test(audit, test_stream_sorts_and_interns);
 	tcase_add_test(audit, test_empty_stream);
 	tcase_set_timeout(sizing, 120);
@@ -717,6 +1003,7 @@ static Suite *suite(void)
 	tcase_add_test(t1, test_table1_runner);
 	tcase_set_timeout(rep, 60);
 	tcase_add_test(rep, test_reports);
+	tcase_add_test(rep, test_reports_classes);
 	suite_add_tcase(s, audit);
 	suite_add_tcase(s, sizing);
 	suite_add_tcase(s, t1);

@@ -84,6 +84,93 @@ static void sample_record(struct pacer_record *r, unsigned i)
 	r->thresh_ticks = 31;
 }
 
+/*
+ * Two classes as a load would write them under sample_header's tick
+ * (2^25 ns): "dns" (udp dport 53, 20 per second, stat slot 3) and "syn"
+ * (tcp flags syn, 100 ms spacing, key src+dport, prefix4 /24, slot 0).
+ */
+static void sample_classes(struct pacer_class c[2])
+{
+	struct pacer_rate r;
+
+	memset(c, 0, 2 * sizeof(*c));
+	snprintf(c[0].name, sizeof(c[0].name), "dns");
+	c[0].m.terms = PACER_M_PROTO | PACER_M_DPORT;
+	c[0].m.proto = 17;
+	c[0].m.dport_lo = c[0].m.dport_hi = 53;
+	c[0].prefix4 = 32;
+	c[0].prefix6 = 64;
+	c[0].rate_n = 20;
+	c[0].interval_ns = 1000000000ULL;
+	ck_assert_int_eq(pacer_rate_ticks(20, 1000000000ULL, 25, PACER_RATE_TBL_MAX_SAT, &r), 0);
+	c[0].thresh_ticks = r.thresh;
+	c[0].burst_ticks = r.burst;
+	c[0].id = 7;
+	c[0].stat_slot = 3;
+	snprintf(c[1].name, sizeof(c[1].name), "syn");
+	c[1].m.terms = PACER_M_PROTO | PACER_M_SYN;
+	c[1].m.proto = 6;
+	c[1].key_mode = PACER_KEY_SRC_DPORT;
+	c[1].prefix4 = 24;
+	c[1].prefix6 = 64;
+	c[1].rate_n = 1;
+	c[1].interval_ns = 100000000ULL;
+	c[1].thresh_ticks = pacer_thresh_ticks(100000000ULL, 25);
+	c[1].id = 8;
+	c[1].stat_slot = 0;
+}
+
+/* sample_record(i) in a class file: odd records in "dns" (slot 4), even ones in "syn" (slot 1). */
+static void class_record(struct pacer_record *r, unsigned i)
+{
+	struct pacer_class c[2];
+
+	sample_classes(c);
+	sample_record(r, i);
+	r->class_slot = i & 1 ? 4 : 1;
+	r->thresh_ticks = c[i & 1 ? 0 : 1].thresh_ticks;
+	if (!(i & 1) && i % 4 == 0) { /* some of syn's records carry their key's port */
+		r->flags |= PACER_REC_KEY;
+		r->key_dport = (uint16_t)(1000 + i);
+	}
+	if (r->family == 4 && !(i & 1)) {
+		r->prefix = 24;
+		r->addr[3] = 0;
+	}
+}
+
+static void class_header(struct pacer_file_header *h)
+{
+	struct pacer_class c[2];
+
+	sample_header(h);
+	h->backend = PACER_BACKEND_TABLE;
+	h->rows = 1;
+	h->kind = PACER_LAYOUT_ROWS;
+	sample_classes(c);
+	pacer_file_header_set_classes(h, c, 2);
+}
+
+static long write_class_file(const char *path, unsigned n, enum pacer_file_format fmt)
+{
+	struct pacer_file_writer w;
+	struct pacer_file_header h;
+	struct pacer_file_error e;
+	struct pacer_record r;
+	struct stat st;
+	unsigned i;
+
+	class_header(&h);
+	ck_assert_int_eq(pacer_file_writer_open(&w, path, fmt, &h, &e), 0);
+	for (i = 0; i < n; i++) {
+		class_record(&r, i);
+		ck_assert_int_eq(pacer_file_writer_append(&w, &r), 0);
+	}
+	ck_assert_int_eq(pacer_file_writer_finish(&w, 9000000000ULL, 0, &e), 0);
+	ck_assert_int_eq(stat(path, &st), 0);
+	return (long)st.st_size;
+}
+
 /* Write a complete recording of n records; returns its size. */
 static long write_file(const char *path, unsigned n, enum pacer_file_format fmt)
 {
@@ -371,13 +458,13 @@ START_TEST(test_version_mismatch)
 	uint32_t crc;
 
 	sample_header(&h);
-	h.version_major = 3;
+	h.version_major = 4;
 	ck_assert_int_eq(pacer_file_header_encode(&h, buf, sizeof(buf)), 0);
 	ck_assert_int_eq(pacer_file_header_decode(buf, sizeof(buf), &got, &e), -EPROTONOSUPPORT);
 	ck_assert_int_eq(e.problem, PACER_FILE_VERSION);
 	ck_assert_uint_eq(e.offset, 8);
-	ck_assert_ptr_nonnull(strstr(e.msg, "version 3.1"));
-	ck_assert_ptr_nonnull(strstr(e.msg, "versions 1.x and 2.x"));
+	ck_assert_ptr_nonnull(strstr(e.msg, "version 4.1"));
+	ck_assert_ptr_nonnull(strstr(e.msg, "versions 1.x, 2.x and 3.x"));
 
 	/* A newer minor version with a longer header is still read. */
 	{
@@ -762,6 +849,320 @@ START_TEST(test_writer_never_follows_links)
 }
 END_TEST
 
+
+/* A recording of a program with classes is format 3.1: its class table and each record's class. */
+START_TEST(test_classes_round_trip)
+{
+	struct pacer_file_reader rd;
+	struct pacer_file_error e;
+	struct pacer_record got, want;
+	struct pacer_class c[2];
+	char p[128];
+	long size;
+	unsigned n = 0;
+	int ret;
+
+	path_of(p, sizeof(p), "cls.xpr");
+	size = write_class_file(p, 300, PACER_FORMAT_BINARY);
+	ck_assert_int_eq(size, PACER_FILE_HEADER_CLASSES_LEN(2) + 300 * PACER_FILE_RECORD_V3_LEN);
+	ck_assert_int_eq(pacer_file_open(p, &rd, &e), 0);
+	ck_assert_int_eq(rd.n_warnings, 0);
+	ck_assert_uint_eq(rd.hdr.version_major, 3);
+	ck_assert_uint_eq(rd.hdr.version_minor, 1);
+	ck_assert_uint_eq(rd.hdr.n_classes, 2);
+	ck_assert_uint_eq(rd.hdr.rate_n, 1);
+	sample_classes(c);
+	ck_assert_mem_eq(&rd.hdr.classes[0], &c[0], sizeof(c[0]));
+	ck_assert_mem_eq(&rd.hdr.classes[1], &c[1], sizeof(c[1]));
+	ck_assert_uint_eq(rd.hdr.classes_changed_ns, 0);
+	ck_assert_str_eq(pacer_file_class_of(&rd.hdr, 4)->name, "dns");
+	ck_assert_str_eq(pacer_file_class_of(&rd.hdr, 1)->name, "syn");
+	ck_assert_ptr_null(pacer_file_class_of(&rd.hdr, 0));
+	ck_assert_ptr_null(pacer_file_class_of(&rd.hdr, 2));
+	while ((ret = pacer_file_next(&rd, &got, &e)) == 1) {
+		class_record(&want, n++);
+		ck_assert_mem_eq(&got, &want, sizeof(got));
+	}
+	ck_assert_int_eq(ret, 0);
+	ck_assert_uint_eq(n, 300);
+	pacer_file_close(&rd);
+}
+END_TEST
+
+/* Every byte of a 3.1 header is covered: cut anywhere, it is truncated; flipped, corrupt. */
+START_TEST(test_classes_header_every_byte)
+{
+	char p[128], q[128];
+	long size, off, hlen = PACER_FILE_HEADER_CLASSES_LEN(2);
+
+	path_of(p, sizeof(p), "clsb.xpr");
+	path_of(q, sizeof(q), "clsbb.xpr");
+	size = write_class_file(p, 2, PACER_FORMAT_BINARY);
+	for (off = 0; off < hlen; off++) {
+		struct pacer_file_reader rd;
+		struct pacer_file_error e;
+		FILE *f;
+		int byte;
+
+		copy_prefix(p, q, off);
+		ck_assert_int_lt(pacer_file_open(q, &rd, &e), 0);
+		ck_assert(e.problem == PACER_FILE_HEADER_TRUNCATED ||
+			  (off > 0 && off < 8 && e.problem == PACER_FILE_FOREIGN));
+		copy_prefix(p, q, size);
+		f = fopen(q, "rb");
+		ck_assert_int_eq(fseek(f, off, SEEK_SET), 0);
+		byte = fgetc(f);
+		fclose(f);
+		poke(q, off, (uint8_t)(byte ^ 0x10));
+		ck_assert_int_lt(pacer_file_open(q, &rd, &e), 0);
+		if (off < 8)
+			ck_assert_int_eq(e.problem, PACER_FILE_FOREIGN);
+		else if (off < 10)
+			ck_assert_int_eq(e.problem, PACER_FILE_VERSION);
+		else
+			ck_assert_int_eq(e.problem, PACER_FILE_HEADER_CORRUPT);
+	}
+}
+END_TEST
+
+/* Re-encode a 3.1 header after poking a field, checksum made right: only the field is wrong. */
+static int decode_poked(const struct pacer_file_header *h, long off, const void *val, size_t len,
+			struct pacer_file_error *e)
+{
+	uint8_t buf[PACER_FILE_HEADER_BUF_LEN];
+	struct pacer_file_header got;
+	uint32_t crc;
+
+	ck_assert_int_eq(pacer_file_header_encode(h, buf, sizeof(buf)), 0);
+	memcpy(buf + off, val, len);
+	crc = pacer_crc32(0, buf, h->header_len - 4);
+	memcpy(buf + h->header_len - 4, &crc, 4); /* little-endian host */
+	return pacer_file_header_decode(buf, h->header_len, &got, e);
+}
+
+/* A class table that no load writes is refused naming the class, the field and its offset. */
+START_TEST(test_classes_invalid_table)
+{
+	static const struct {
+		long off;        /* from the header (< 292) or from class 1's entry */
+		bool in_entry;
+		uint32_t val;
+		unsigned len;
+		const char *says;
+	} cases[] = {
+		{ 284, false, 0, 4, "0 classes" },
+		{ 284, false, 33, 4, "33 classes" },
+		{ 288, false, 100, 4, "class entries of 100 bytes" },
+		{ 248, false, 0, 2, "rate N = 0" },
+		{ 0, true, '!', 1, "class 1: the name" },
+		{ 0, true, 0, 1, "class 1: the name" },
+		{ 0, true, 'd' | 'n' << 8 | 's' << 16, 3, "the name 'dns' is also class 0's" },
+		{ 16, true, 3, 4, "action 3" },
+		{ 20, true, 3, 4, "key mode 3" },
+		{ 24, true, 33, 4, "prefix lengths /33" },
+		{ 32, true, 2, 4, "policy 2" },
+		{ 36, true, 99, 4, "threshold 99 and burst" },
+		{ 36, true, 1, 4, "threshold 1 ticks (burst 0) is outside" },
+		{ 40, true, 5, 4, "burst 5 ticks do not match" },
+		{ 44, true, 0, 4, "rate N = 0" },
+		{ 48, true, 0, 4, "interval 0 ns" },
+		{ 60, true, 3, 4, "stat slot 3 is also class 'dns'" },
+		{ 60, true, 32, 4, "stat slot 32 is outside" },
+		{ 64, true, 0x100, 4, "match terms 0x100" },
+		{ 69, true, 5, 1, "family 5" },
+		{ 72, true, 9, 1, "port range ends before it starts" },
+		{ 80, true, 1, 1, "bits beyond its mask" },
+	};
+	struct pacer_file_header h;
+	struct pacer_file_error e;
+	unsigned i;
+
+	class_header(&h);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		long off = cases[i].in_entry ? PACER_FILE_CLASSES_OFF + PACER_FILE_CLASS_ENTRY_LEN + cases[i].off
+					     : cases[i].off;
+		uint32_t v = cases[i].val;
+
+		ck_assert_msg(decode_poked(&h, off, &v, cases[i].len, &e) == -EBADMSG, "case %u", i);
+		ck_assert_int_eq(e.problem, PACER_FILE_HEADER_INVALID);
+		ck_assert_msg(strstr(e.msg, cases[i].says), "case %u: %s", i, e.msg);
+		if (cases[i].in_entry)
+			ck_assert_uint_ge(e.offset, PACER_FILE_CLASSES_OFF + PACER_FILE_CLASS_ENTRY_LEN);
+	}
+	/*
+	 * The tick serves the classes: the global interval may then need more
+	 * ticks than a classless sketch holds (1 s at 2^20 ns: 955), on the table.
+	 */
+	h.tick_shift = 20;
+	h.thresh_ticks = 955;
+	h.classes[0].thresh_ticks = 50;
+	h.classes[0].burst_ticks = 932;
+	h.classes[1].thresh_ticks = 97;
+	ck_assert_msg(decode_poked(&h, 0, "\x89", 1, &e) == 0, "%s", e.msg);
+	h.thresh_ticks = 954;
+	ck_assert_int_eq(decode_poked(&h, 0, "\x89", 1, &e), -EBADMSG);
+	ck_assert_ptr_nonnull(strstr(e.msg, "threshold 954 and burst 0 ticks do not match the rate 1 per"));
+	class_header(&h);
+	/* When the class list changed, read back. */
+	{
+		uint8_t buf[PACER_FILE_HEADER_BUF_LEN];
+		struct pacer_file_header got;
+
+		h.classes_changed_ns = 7000000000ULL;
+		ck_assert_int_eq(pacer_file_header_encode(&h, buf, sizeof(buf)), 0);
+		ck_assert_int_eq(pacer_file_header_decode(buf, h.header_len, &got, &e), 0);
+		ck_assert_uint_eq(got.classes_changed_ns, 7000000000ULL);
+		h.classes_changed_ns = 0;
+	}
+	/* A count of classes that the header's length does not hold: corrupt. */
+	{
+		uint32_t three = 3;
+
+		ck_assert_int_eq(decode_poked(&h, 284, &three, 4, &e), -EBADMSG);
+		ck_assert_int_eq(e.problem, PACER_FILE_HEADER_CORRUPT);
+		ck_assert_ptr_nonnull(strstr(e.msg, "3 classes of 144 bytes"));
+	}
+	/* A pass or drop class carries no limit: its limit fields are not judged. */
+	h.classes[1].action = PACER_ACTION_DROP;
+	h.classes[1].thresh_ticks = 0;
+	h.classes[1].rate_n = 0;
+	ck_assert_int_eq(decode_poked(&h, 0, "\x89", 1, &e), 0);
+	/* The sketch's cells hold ages up to 64 ticks: 20 per second's burst fits, 10 s does not. */
+	class_header(&h);
+	h.backend = PACER_BACKEND_SKETCH;
+	h.rows = 4;
+	ck_assert_int_eq(decode_poked(&h, 0, "\x89", 1, &e), 0);
+	h.classes[1].interval_ns = 10000000000ULL;
+	h.classes[1].thresh_ticks = 300; /* ceil(10 s / 2^25 ns) + 1: the table's ticks */
+	ck_assert_int_eq(decode_poked(&h, 0, "\x89", 1, &e), -EBADMSG);
+	ck_assert_msg(strstr(e.msg, "class 'syn': threshold 300 ticks (burst 0) is outside 2..64 for the sketch"), "%s", e.msg);
+	/* The table holds it: limits 100x apart in one load. */
+	h.backend = PACER_BACKEND_TABLE;
+	h.rows = 1;
+	h.classes[0].interval_ns = 100000000ULL;
+	h.classes[0].rate_n = 1;
+	h.classes[0].burst_ticks = 0;
+	h.classes[0].thresh_ticks = 4;
+	ck_assert_msg(decode_poked(&h, 0, "\x89", 1, &e) == 0, "%s", e.msg);
+}
+END_TEST
+
+/* A record's class slot: within the table's range, and its prefix the class's. */
+START_TEST(test_classes_invalid_record)
+{
+	struct pacer_file_header h, plain;
+	struct pacer_file_error e;
+	struct pacer_record r;
+	char p[128];
+	long rec2 = PACER_FILE_HEADER_CLASSES_LEN(2) + 2 * PACER_FILE_RECORD_V3_LEN;
+	struct pacer_file_reader rd;
+	int ret, n = 0;
+
+	class_header(&h);
+	class_record(&r, 1);
+	ck_assert_int_eq(pacer_file_record_check(&h, &r, 0, 0, &e), 0);
+	/* A slot not in the table (a class added during the recording) is read. */
+	r.class_slot = 9;
+	ck_assert_int_eq(pacer_file_record_check(&h, &r, 0, 0, &e), 0);
+	ck_assert_str_eq(pacer_record_class_name(&h, 9), "?");
+	r.class_slot = 33;
+	ck_assert_int_eq(pacer_file_record_check(&h, &r, 0, 0, &e), -EBADMSG);
+	ck_assert_ptr_nonnull(strstr(e.msg, "class slot 33"));
+	class_record(&r, 0); /* syn keys IPv4 by /24 */
+	r.prefix = 32;
+	ck_assert_int_eq(pacer_file_record_check(&h, &r, 0, 0, &e), -EBADMSG);
+	ck_assert_ptr_nonnull(strstr(e.msg, "class 'syn' keys IPv4 sources by /24"));
+	/* Key bytes only with the key flag; padding zero. */
+	class_record(&r, 0);
+	ck_assert_int_eq(pacer_file_record_check(&h, &r, 0, 0, &e), 0);
+	r.flags &= (uint8_t)~PACER_REC_KEY;
+	ck_assert_int_eq(pacer_file_record_check(&h, &r, 0, 0, &e), -EBADMSG);
+	ck_assert_ptr_nonnull(strstr(e.msg, "key bytes set without the key flag"));
+	class_record(&r, 2);
+	r.key_dst[15] = 1;
+	ck_assert_int_eq(pacer_file_record_check(&h, &r, 0, 0, &e), -EBADMSG);
+	class_record(&r, 0);
+	r.pad = 1;
+	ck_assert_int_eq(pacer_file_record_check(&h, &r, 0, 0, &e), -EBADMSG);
+	/* Formats 1 and 2 have no classes: any slot but 0, or the key flag, is impossible. */
+	sample_header(&plain);
+	sample_record(&r, 0);
+	r.class_slot = 1;
+	ck_assert_int_eq(pacer_file_record_check(&plain, &r, 0, 0, &e), -EBADMSG);
+	sample_record(&r, 0);
+	r.flags |= PACER_REC_KEY;
+	ck_assert_int_eq(pacer_file_record_check(&plain, &r, 0, 0, &e), -EBADMSG);
+
+	path_of(p, sizeof(p), "clsr.xpr");
+	write_class_file(p, 10, PACER_FORMAT_BINARY);
+	poke(p, rec2 + 40, 200);
+	ck_assert_int_eq(pacer_file_open(p, &rd, &e), 0);
+	while ((ret = pacer_file_next(&rd, &r, &e)) == 1)
+		n++;
+	ck_assert_int_eq(n, 2);
+	ck_assert_int_eq(ret, -EBADMSG);
+	ck_assert_uint_eq(e.offset, (uint64_t)rec2);
+	ck_assert_ptr_nonnull(strstr(e.msg, "record 2: class slot 200"));
+	pacer_file_close(&rd);
+}
+END_TEST
+
+/* Random bytes in the class table never crash the reader: refused or read, never more. */
+START_TEST(test_classes_table_fuzz)
+{
+	struct pacer_file_header h;
+	struct pacer_file_error e;
+	uint64_t x = 0x243f6a8885a308d3ULL;
+	unsigned i, refused = 0;
+
+	class_header(&h);
+	for (i = 0; i < 20000; i++) {
+		uint8_t v[4];
+		long off;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		off = 248 + (long)(x % (PACER_FILE_HEADER_CLASSES_LEN(2) - 4 - 248));
+		memcpy(v, &x, 4);
+		if (decode_poked(&h, off, v, 1 + (x >> 40) % 4 > (uint64_t)(PACER_FILE_HEADER_CLASSES_LEN(2) - 4 - off)
+					      ? 1 : 1 + (x >> 40) % 4, &e)) {
+			ck_assert(e.problem == PACER_FILE_HEADER_INVALID ||
+				  e.problem == PACER_FILE_HEADER_CORRUPT);
+			refused++;
+		}
+	}
+	ck_assert_uint_gt(refused, 1000);
+}
+END_TEST
+
+START_TEST(test_classes_csv)
+{
+	char p[128], line[512];
+	FILE *f;
+	int rows = 0, classes = 0;
+
+	path_of(p, sizeof(p), "cls.csv");
+	write_class_file(p, 4, PACER_FORMAT_CSV);
+	f = fopen(p, "r");
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "# class ", 8))
+			classes++;
+		if (!strncmp(line, "# class 1: syn, slot 1, action pace, key src+dport, prefix4 24", 62))
+			classes += 10;
+		if (!strncmp(line, "index,", 6))
+			ck_assert_ptr_nonnull(strstr(line, ",thresh_ticks,class,key\n"));
+		if (line[0] >= '0' && line[0] <= '9') {
+			rows++;
+			ck_assert_ptr_nonnull(strstr(line, rows == 1 ? ",syn,dport 1000\n"
+						      : rows == 3 ? ",syn,\n" : ",dns,\n"));
+		}
+	}
+	fclose(f);
+	ck_assert_int_eq(rows, 4);
+	ck_assert_int_eq(classes, 12);
+}
+END_TEST
+
 START_TEST(test_csv)
 {
 	char p[128], line[512];
@@ -833,6 +1234,12 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_writer_never_follows_links);
 	tcase_add_test(tc, test_tick_and_interval_bounds);
 	tcase_add_test(tc, test_csv);
+	tcase_add_test(tc, test_classes_round_trip);
+	tcase_add_test(tc, test_classes_header_every_byte);
+	tcase_add_test(tc, test_classes_invalid_table);
+	tcase_add_test(tc, test_classes_invalid_record);
+	tcase_add_test(tc, test_classes_table_fuzz);
+	tcase_add_test(tc, test_classes_csv);
 	tcase_add_test(tc, test_csv_full_disk);
 	suite_add_tcase(s, tc);
 	return s;

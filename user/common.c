@@ -158,6 +158,18 @@ static bool conf_skip_key(const struct pacer_conf *conf, const char *name, bool 
 	return is_interval && !pacer_conf_get(conf, "interval") && pacer_conf_get(conf, "rate");
 }
 
+/* The keys of the limit analyze --pcap models from a config file. */
+static bool capture_key(const char *name)
+{
+	static const char *const keys[] = { "interval", "rate", "policy", "prefix4", "prefix6" };
+	size_t i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!strcmp(name, keys[i]))
+			return true;
+	return false;
+}
+
 static char **conf_argv_for(const struct pacer_conf *conf, char *argv0, int live_only, int extra,
 			    bool cli_rate, int *n)
 {
@@ -172,8 +184,10 @@ static char **conf_argv_for(const struct pacer_conf *conf, char *argv0, int live
 	for (k = pacer_conf_keys; k->name; k++) {
 		if ((live_only && !k->live) || conf_skip_key(conf, k->name, cli_rate))
 			continue;
+		if (live_only == CONF_KEYS_CAPTURE && !capture_key(k->name))
+			continue;
 		e = pacer_conf_get(conf, k->name);
-		if (!e && (!live_only || !pacer_conf_default(k)))
+		if (!e && (!live_only || live_only == CONF_KEYS_CAPTURE || !pacer_conf_default(k)))
 			continue;
 		if (asprintf(&nv[*n], "--%s", k->name) < 0)
 			return NULL; /* exiting anyway */

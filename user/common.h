@@ -41,7 +41,10 @@ struct pacer_conf;
  * keys `set` can change, each one the file omits at its default.  Values
  * from the file keep pointing into *conf, so bad_value() names their line.
  * 0 (also without --config), 2 for a bad file, 1 when it cannot be read.
+ * live_only CONF_KEYS_CAPTURE: only the limit's keys (interval, rate,
+ * policy, prefix4, prefix6) the file gives, for analyze --pcap.
  */
+#define CONF_KEYS_CAPTURE 2
 int conf_expand_argv(int *argc, char ***argv, int live_only, struct pacer_conf *conf);
 /*
  * Two options that cannot go together (b may be NULL when a alone is

@@ -53,12 +53,53 @@ static void view_step(struct view *v, uint64_t t, int64_t tick, int drop, uint32
 	v->last_pkt = t;
 }
 
+/* The limit one class (or the global one) promises. */
+struct audit_limit {
+	uint64_t interval_ns;
+	uint32_t thresh_ticks, rate_n, policy, action, key_mode;
+	struct pacer_rate rate;
+	int known;   /* the slot names a class of the recording's table (or is the global limit) */
+};
+
+static uint64_t interval_for(uint64_t interval_ns, uint32_t thresh, uint32_t tick_shift,
+			     uint32_t thresh_ticks)
+{
+	if (thresh_ticks == thresh || thresh_ticks < 2)
+		return interval_ns;
+	/* set --interval changed it live: the largest interval this threshold serves. */
+	return pacer_ticks_ns(thresh_ticks - 1, tick_shift);
+}
+
 uint64_t audit_interval_for(const struct pacer_file_header *h, uint32_t thresh_ticks)
 {
-	if (thresh_ticks == h->thresh_ticks || thresh_ticks < 2)
-		return h->interval_ns;
-	/* set --interval changed it live: the largest interval this threshold serves. */
-	return pacer_ticks_ns(thresh_ticks - 1, h->tick_shift);
+	return interval_for(h->interval_ns, h->thresh_ticks, h->tick_shift, thresh_ticks);
+}
+
+/* The limits of slot 0 (the header's) and of each class of the table, by class_slot. */
+static void limits_of(const struct pacer_file_header *h, struct audit_limit lim[PACER_MAX_CLASSES + 1])
+{
+	uint32_t i;
+
+	memset(lim, 0, (PACER_MAX_CLASSES + 1) * sizeof(*lim));
+	lim[0].interval_ns = h->interval_ns;
+	lim[0].thresh_ticks = h->thresh_ticks;
+	lim[0].rate_n = h->rate_n > 1 ? h->rate_n : 1;
+	lim[0].policy = h->policy;
+	lim[0].rate = pacer_rate_of(h->thresh_ticks, lim[0].rate_n > 1 ? h->burst_ticks : 0);
+	lim[0].known = 1;
+	for (i = 0; i < h->n_classes && i < PACER_MAX_CLASSES; i++) {
+		const struct pacer_class *c = &h->classes[i];
+		struct audit_limit *l = &lim[c->stat_slot + 1]; /* the reader bounds stat_slot */
+
+		l->interval_ns = c->interval_ns;
+		l->thresh_ticks = c->thresh_ticks;
+		l->rate_n = c->rate_n > 1 ? c->rate_n : 1;
+		l->policy = c->policy;
+		l->action = c->action;
+		l->key_mode = c->key_mode;
+		l->rate = pacer_rate_of(c->thresh_ticks, l->rate_n > 1 ? c->burst_ticks : 0);
+		l->known = 1;
+	}
 }
 
 double audit_false_drop_rate(const struct audit_result *r)
@@ -103,14 +144,32 @@ struct auditor {
 	struct view *greedy;           /* per source: the exact GCRA fed every packet, its own verdicts */
 	struct an_map local_index;
 	uint64_t nlocal, *win_start, *win_count, start;
-	struct pacer_rate rate;
-	uint32_t rate_n;
+	uint64_t *key_win;            /* per source: the last tumbling window it was counted in, + 1 */
+	uint64_t cur_win, cur_keys, sum_keys, first_win; /* the window being counted (index + 1) */
+	struct audit_limit lim[PACER_MAX_CLASSES + 1]; /* by class_slot */
+	int only_slot;   /* judge only this class_slot; -1: every record */
 	int percpu;
 };
 
-static int auditor_init(struct auditor *au, const struct an_stream *s, struct audit_result *out)
+/*
+ * Does a source of this class stand for several keys?  When its key is more
+ * than the source and some of its records do not carry the rest of it.
+ */
+static int slot_merged(const struct an_stream *s, const struct audit_limit *l, uint32_t slot)
+{
+	return l->key_mode != PACER_KEY_SRC && !s->exact_keys && s->class_unkeyed[slot];
+}
+
+static int keys_merged(const struct auditor *au, const struct audit_limit *l)
+{
+	return slot_merged(au->s, l, (uint32_t)(l - au->lim));
+}
+
+static int auditor_init(struct auditor *au, const struct an_stream *s, int only_slot,
+			struct audit_result *out)
 {
 	const struct pacer_file_header *h = &s->hdr;
+	const struct audit_limit *l;
 	uint64_t nsrc = s->nsrc ? s->nsrc : 1, span, i;
 
 	au->s = s;
@@ -118,11 +177,17 @@ static int auditor_init(struct auditor *au, const struct an_stream *s, struct au
 	au->out = out;
 	au->start = h->start_mono_ns;
 	au->percpu = h->placement == PACER_PLACEMENT_PERCPU;
-	au->rate_n = h->rate_n > 1 ? h->rate_n : 1;
-	au->rate = pacer_rate_of(h->thresh_ticks, au->rate_n > 1 ? h->burst_ticks : 0);
-	out->policy = h->policy;
+	limits_of(h, au->lim);
+	au->only_slot = only_slot;
+	l = &au->lim[only_slot > 0 ? only_slot : 0];
+	out->class_slot = only_slot > 0 ? (uint32_t)only_slot : 0;
+	out->policy = l->policy;
 	out->placement = h->placement;
-	out->interval_ns = h->interval_ns;
+	out->interval_ns = l->interval_ns;
+	out->rate_n = l->rate_n;
+	out->key_mode = l->key_mode;
+	out->action = l->action;
+	out->key_merged = only_slot >= 0 && slot_merged(s, l, (uint32_t)only_slot);
 	out->ncpus = (uint32_t)s->max_cpu + 1 > h->ncpus ? (uint32_t)s->max_cpu + 1 : h->ncpus;
 	out->packets_by_cpu = calloc(out->ncpus, sizeof(uint64_t));
 	out->false_passes_by_cpu = calloc(out->ncpus, sizeof(uint64_t));
@@ -131,8 +196,9 @@ static int auditor_init(struct auditor *au, const struct an_stream *s, struct au
 	au->greedy = malloc(nsrc * sizeof(*au->greedy));
 	au->win_start = calloc(nsrc, sizeof(uint64_t));
 	au->win_count = calloc(nsrc, sizeof(uint64_t));
+	au->key_win = calloc(nsrc, sizeof(uint64_t));
 	if (!out->packets_by_cpu || !out->false_passes_by_cpu || !out->false_drops_by_cpu ||
-	    !au->global || !au->greedy || !au->win_start || !au->win_count)
+	    !au->global || !au->greedy || !au->win_start || !au->win_count || !au->key_win)
 		return -ENOMEM;
 	for (i = 0; i < s->nsrc; i++)
 		au->global[i].last_pkt = au->global[i].virt = au->greedy[i].last_pkt = au->greedy[i].virt = NO_TS;
@@ -146,7 +212,7 @@ static int auditor_init(struct auditor *au, const struct an_stream *s, struct au
 	}
 	span = s->n ? s->last_ts - s->first_ts : 0;
 	out->t0 = s->first_ts;
-	out->bin_ns = h->interval_ns ? h->interval_ns : 1;
+	out->bin_ns = l->interval_ns ? l->interval_ns : 1;
 	if (span / out->bin_ns >= AUDIT_MAX_BINS)
 		out->bin_ns = span / AUDIT_MAX_BINS + 1;
 	out->nbins = s->n ? (uint32_t)(span / out->bin_ns) + 1 : 0;
@@ -160,6 +226,7 @@ static void auditor_free(struct auditor *au)
 	free(au->local);
 	free(au->win_start);
 	free(au->win_count);
+	free(au->key_win);
 	an_map_free(&au->local_index);
 }
 
@@ -204,15 +271,24 @@ static void count_record(struct audit_result *out, struct audit_bin *bin,
 
 /* One verdict against the global guarantee (g: the source's exact view). */
 static void judge(struct auditor *au, struct audit_bin *bin, const struct an_record *a,
-		  const struct view *g, uint64_t interval, uint32_t true_age, int view_known)
+		  const struct audit_limit *l, const struct view *g, uint64_t interval,
+		  uint32_t true_age, int view_known)
 {
 	struct audit_result *out = au->out;
 	int gap_known = g->virt != NO_TS, drop = a->verdict == PACER_REC_DROP;
 	/* Without a packet in view the gap since the start is a lower bound. */
 	uint64_t ref = gap_known ? g->virt : au->start, gap = a->ts_ns > ref ? a->ts_ns - ref : 0;
 
-	if (gap_known ? view_conforms(g, a->ts_ns, au->rate_n, interval)
-		      : (scaled_t)au->rate_n * gap >= (scaled_t)interval) {
+	/*
+	 * Some of the class's records carry their key and some do not: a
+	 * source's recorded stream is then neither one key's nor all of them.
+	 */
+	if (keys_merged(au, l) && au->s->class_keyed[a->class_slot]) {
+		out->unknown++;
+		return;
+	}
+	if (gap_known ? view_conforms(g, a->ts_ns, l->rate_n, interval)
+		      : (scaled_t)l->rate_n * gap >= (scaled_t)interval) {
 		out->eligible++;
 		if (!drop) {
 			out->correct_passes++;
@@ -230,7 +306,8 @@ static void judge(struct auditor *au, struct audit_bin *bin, const struct an_rec
 			bin->false_drops_quant++;
 			example(out, AUDIT_FALSE_DROP_QUANTISATION, a, gap, gap_known, true_age, view_known);
 		}
-	} else if (!gap_known) {
+	} else if (!gap_known || keys_merged(au, l)) {
+		/* A merged key (src+dport, src+dst): its own stream may have owed this packet nothing. */
 		out->unknown++;
 	} else if (drop) {
 		out->correct_drops++;
@@ -239,6 +316,25 @@ static void judge(struct auditor *au, struct audit_bin *bin, const struct an_rec
 		out->false_passes_by_cpu[a->cpu]++;
 		bin->false_passes++;
 		example(out, AUDIT_FALSE_PASS, a, gap, 1, true_age, view_known);
+	}
+}
+
+/* Distinct sources per tumbling window of the audited limit's interval. */
+static void count_key(struct auditor *au, const struct an_record *a)
+{
+	uint64_t w = (a->ts_ns - au->s->first_ts) / (au->out->interval_ns ? au->out->interval_ns : 1) + 1;
+
+	if (w != au->cur_win) {
+		if (!au->first_win)
+			au->first_win = w;
+		au->sum_keys += au->cur_keys;
+		au->cur_win = w;
+		au->cur_keys = 0;
+	}
+	if (au->key_win[a->src] != w) {
+		au->key_win[a->src] = w;
+		if (++au->cur_keys > au->out->keys_per_interval_peak)
+			au->out->keys_per_interval_peak = au->cur_keys;
 	}
 }
 
@@ -257,26 +353,71 @@ static void count_window(struct auditor *au, const struct an_record *a, uint64_t
 		au->out->max_admits_in_interval = *count;
 }
 
+/*
+ * A class whose action is pass or drop: every verdict must be that action
+ * (a wrong one is a false pass or drop, not split by cause: no sketch decides).
+ */
+static void audit_action(struct auditor *au, struct audit_bin *bin, const struct an_record *a,
+			 const struct audit_limit *l)
+{
+	struct audit_result *out = au->out;
+	int drop = a->verdict == PACER_REC_DROP;
+
+	count_record(out, bin, a, a->thresh, drop);
+	au->global[a->src].last_pkt = a->ts_ns; /* counted among the sources */
+	if (l->action == PACER_ACTION_PASS && drop) {
+		out->false_drops++;
+		out->false_drops_by_cpu[a->cpu]++;
+	} else if (l->action == PACER_ACTION_DROP && !drop) {
+		out->false_passes++;
+		out->false_passes_by_cpu[a->cpu]++;
+		bin->false_passes++;
+	} else if (drop) {
+		out->correct_drops++;
+	} else {
+		out->eligible++;
+		out->correct_passes++;
+	}
+}
+
 static int audit_record(struct auditor *au, const struct an_record *a)
 {
 	const struct pacer_file_header *h = au->h;
+	const struct audit_limit *l = &au->lim[a->class_slot];
 	struct audit_result *out = au->out;
 	struct view *g = &au->global[a->src], *v = g;
-	/* With a rate, the rate of the header (a live change is counted in other_thresh). */
-	uint64_t interval = au->rate_n > 1 ? h->interval_ns : audit_interval_for(h, a->thresh);
+	/* With a rate, the class's rate (a live change is counted in other_thresh). */
+	uint64_t interval = l->rate_n > 1 ? l->interval_ns
+					  : interval_for(l->interval_ns, l->thresh_ticks, h->tick_shift, a->thresh);
 	uint64_t tick = pacer_now_tick(a->ts_ns, h->tick_shift);
 	uint64_t start_tick = pacer_now_tick(au->start, h->tick_shift);
 	int view_known, drop = a->verdict == PACER_REC_DROP;
 	struct audit_bin *bin = &out->bins[(a->ts_ns - au->s->first_ts) / out->bin_ns];
 	uint32_t true_age;
 
+	if (au->only_slot >= 0 && a->class_slot != au->only_slot)
+		return 0;
 	if (!(a->flags & PACER_REC_SAMPLED_SOURCE)) {
 		out->packet_only++;
 		return 0;
 	}
+	if (!l->known) {
+		out->unknown_class++;
+		return 0;
+	}
+	if (h->classes_changed_ns && a->ts_ns > h->classes_changed_ns) {
+		out->after_class_change++;
+		return 0;
+	}
+	if (l->action != PACER_ACTION_PACE) {
+		audit_action(au, bin, a, l);
+		return 0;
+	}
 	if (au->percpu && !(v = local_view(au, a)))
 		return -ENOMEM;
-	count_record(out, bin, a, h->thresh_ticks, drop);
+	count_record(out, bin, a, l->thresh_ticks, drop);
+	if (au->only_slot >= 0)
+		count_key(au, a);
 	/* What the datapath's sketch could know: the same view, or the CPU's own. */
 	view_known = v->virt != NO_TS;
 	if (view_known)
@@ -285,39 +426,43 @@ static int audit_record(struct auditor *au, const struct an_record *a)
 		true_age = (uint32_t)(tick > start_tick ? tick - start_tick : 0);
 	if (view_known && a->est_age_ticks != PACER_AGE_NEVER && a->est_age_ticks > true_age)
 		out->est_older_than_truth++;
-	judge(au, bin, a, g, interval, true_age, view_known);
-	if (au->percpu && !drop && view_known &&
-	    !view_conforms(v, a->ts_ns, au->rate_n, interval)) {
+	judge(au, bin, a, l, g, interval, true_age, view_known);
+	if (au->percpu && !drop && view_known && !keys_merged(au, l) &&
+	    !view_conforms(v, a->ts_ns, l->rate_n, interval)) {
 		out->false_passes_local++;
 		example(out, AUDIT_FALSE_PASS_LOCAL, a, a->ts_ns > v->virt ? a->ts_ns - v->virt : 0, 1,
 			true_age, 1);
 	}
-	if (!drop)
+	if (!drop && !keys_merged(au, l))
 		count_window(au, a, interval);
 	/* What the exact GCRA would have admitted: the measure of the limiter's accuracy. */
-	{
+	if (!keys_merged(au, l)) {
 		struct view *x = &au->greedy[a->src];
-		int conforms = view_conforms(x, a->ts_ns, au->rate_n, interval);
+		int conforms = view_conforms(x, a->ts_ns, l->rate_n, interval);
 
 		out->exact_passes += conforms;
-		view_step(x, a->ts_ns, (int64_t)tick, !conforms, h->policy, au->rate_n, interval, &au->rate);
+		view_step(x, a->ts_ns, (int64_t)tick, !conforms, l->policy, l->rate_n, interval, &l->rate);
 	}
-	view_step(g, a->ts_ns, (int64_t)tick, drop, h->policy, au->rate_n, interval, &au->rate);
+	view_step(g, a->ts_ns, (int64_t)tick, drop, l->policy, l->rate_n, interval, &l->rate);
 	if (v != g)
-		view_step(v, a->ts_ns, (int64_t)tick, drop, h->policy, au->rate_n, interval, &au->rate);
+		view_step(v, a->ts_ns, (int64_t)tick, drop, l->policy, l->rate_n, interval, &l->rate);
 	return 0;
 }
 
-int audit_run(const struct an_stream *s, struct audit_result *out)
+static int run(const struct an_stream *s, int only_slot, struct audit_result *out)
 {
 	struct auditor au = { 0 };
 	uint64_t i;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	ret = auditor_init(&au, s, out);
+	ret = auditor_init(&au, s, only_slot, out);
 	for (i = 0; !ret && i < s->n; i++)
 		ret = audit_record(&au, &s->rec[i]);
+	if (au.cur_win) {
+		au.sum_keys += au.cur_keys;
+		out->keys_per_interval_mean = (double)au.sum_keys / (double)(au.cur_win - au.first_win + 1);
+	}
 	for (i = 0; !ret && i < s->nsrc; i++) {
 		if (au.global[i].last_pkt == NO_TS)
 			continue;
@@ -329,4 +474,14 @@ int audit_run(const struct an_stream *s, struct audit_result *out)
 	if (ret)
 		audit_free(out);
 	return ret;
+}
+
+int audit_run(const struct an_stream *s, struct audit_result *out)
+{
+	return run(s, -1, out);
+}
+
+int audit_run_class(const struct an_stream *s, uint32_t class_slot, struct audit_result *out)
+{
+	return run(s, class_slot <= PACER_MAX_CLASSES ? (int)class_slot : -1, out);
 }

@@ -25,6 +25,19 @@
  *     CPUs can get up to k packets per interval: false passes against the
  *     global guarantee are expected there and are reported by CPU, beside
  *     false passes against each CPU's own stream, which must be 0.
+ *
+ * Traffic classes (format 3): every record is judged against its own
+ * class's limit (interval or GCRA bound, policy), and records of different
+ * classes are different sources.  A class whose key adds the destination
+ * port or address (src+dport, src+dst) is audited on its sources alone,
+ * because a record holds only the masked source: the packets of all the
+ * keys one source opens are merged.  A key's admissions are a subset of
+ * its source's, and the GCRA's debt only grows with admissions, so a drop
+ * the merged stream owed a pass is a proven false drop (a lower bound on
+ * them); a pass cannot be shown false (it may be another port's), so
+ * false passes are not judged for such a class, and its packets the merged
+ * stream does not owe a pass are counted as not judged.  A class whose
+ * action is pass or drop is checked verdict by verdict against it.
  */
 #ifndef PACER_ANALYZE_AUDIT_H
 #define PACER_ANALYZE_AUDIT_H
@@ -59,6 +72,16 @@ struct audit_example {
 struct audit_result {
 	uint32_t policy, placement;
 	uint64_t interval_ns;
+	uint32_t rate_n;             /* the limit's N (1: an interval) */
+	uint32_t class_slot;         /* audit_run_class: the class audited; 0: the global limit */
+	uint32_t key_mode;           /* the class's key (PACER_KEY_SRC without classes) */
+	uint32_t action;             /* the class's action (PACER_ACTION_PACE without classes) */
+	int key_merged;              /* keys merged by source: false passes not judged (above) */
+	uint64_t unknown_class;      /* records of a class not in the recording's table: not judged */
+	uint64_t after_class_change; /* records after the class list changed (classes_changed_ns): not judged */
+	/* Distinct sampled sources per interval-long tumbling window: what the table must hold for it. */
+	uint64_t keys_per_interval_peak;
+	double keys_per_interval_mean;
 	uint64_t judged_records;     /* records of source-sampled sources */
 	uint64_t packet_only;        /* chosen by packet sampling only: streams incomplete, not judged */
 	uint64_t passes, drops;
@@ -86,8 +109,13 @@ struct audit_result {
 /* The interval a record is judged against (the header's, or the one its threshold implies). */
 uint64_t audit_interval_for(const struct pacer_file_header *h, uint32_t thresh_ticks);
 
-/* 0 or -ENOMEM.  Free with audit_free(). */
+/*
+ * 0 or -ENOMEM.  Free with audit_free().  audit_run judges every record,
+ * each against its own class's limit; audit_run_class only the records of
+ * one class_slot (0: those paced by the global limit).
+ */
 int audit_run(const struct an_stream *s, struct audit_result *out);
+int audit_run_class(const struct an_stream *s, uint32_t class_slot, struct audit_result *out);
 void audit_free(struct audit_result *r);
 
 /* False-drop rate among packets owed a pass (0 when none were). */

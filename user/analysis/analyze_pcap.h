@@ -7,6 +7,16 @@
  * (the capture has all of them); the verdicts are those of an exact
  * limiter: a last-seen table per key with the datapath's tick arithmetic,
  * i.e. what the pacer does without collisions.
+ *
+ * With traffic classes (pcap_params.classes) every frame goes the
+ * datapath's way, through its own code (include/pacer_pkt.h's parser,
+ * include/pacer_classify.h's match and keys): the exempt and deny lists
+ * (longest source prefix), then the first class whose match fits; a pace
+ * class's packets join the stream under the class's key (the masked
+ * source, the destination port or address for src+dport and src+dst, the
+ * class) and its own limit (interval or GCRA in ticks, as the table runs
+ * it); pass and drop classes, unclassified, exempt and denied frames are
+ * counted.
  */
 #ifndef PACER_ANALYZE_PCAP_H
 #define PACER_ANALYZE_PCAP_H
@@ -15,9 +25,16 @@
 #include <stdio.h>
 #include "analyze_stream.h"
 
+struct conf_prefix;
+
 struct pcap_params {
 	uint64_t interval_ns;
 	uint32_t prefix4, prefix6, policy;
+	/* Traffic classes (n_classes 0: none), their limits in ticks of 2^tick_shift ns. */
+	const struct pacer_class *classes;
+	uint32_t n_classes, tick_shift;
+	const struct conf_prefix *exempt, *deny;
+	size_t n_exempt, n_deny;
 };
 
 struct pcap_summary {
@@ -31,6 +48,10 @@ struct pcap_summary {
 	uint64_t snap_cut;         /* frames captured shorter than they were on the wire */
 	uint64_t snap_unkeyed;     /* ... whose headers the snap length cut: not keyed, not malformed */
 	uint64_t admitted, dropped;        /* the exact limiter's verdicts on the keyed frames */
+	/* With classes: frames the lists decided, that no class matched, and per class_slot. */
+	uint64_t exempt, denied, unclassified;
+	uint64_t class_frames[PACER_MAX_CLASSES + 1], class_admitted[PACER_MAX_CLASSES + 1];
+	uint64_t class_dropped[PACER_MAX_CLASSES + 1];
 	uint64_t dropped_quantisation;     /* drops whose gap was >= the interval (tick rounding, by design) */
 	int truncated;             /* the file ends inside a frame or header */
 	char truncation[256];      /* the reader's words for it */

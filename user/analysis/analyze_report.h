@@ -11,12 +11,21 @@
 #include "analyze_recency.h"
 #include "json_writer.h"
 
+/* One class's audit (a recording of a program with traffic classes). */
+struct an_class_audit {
+	uint32_t slot;                    /* class_slot; 0: paced by the global limit */
+	const struct pacer_class *c;      /* its entry in the recording's table; NULL for slot 0 */
+	const struct audit_result *audit;
+};
+
 struct an_report {
 	const char *path;
 	const struct pacer_file_reader *rd;  /* header, sizes, warnings */
 	const struct an_stream *s;
 	const struct audit_result *audit;    /* NULL: not run (audit_note says why) */
 	const char *audit_note;
+	const struct an_class_audit *classes; /* per class, in match order (format 3); n_classes of them */
+	uint32_t n_classes;
 	const struct t1_result *t1;          /* NULL: not run (t1_note says why) */
 	const char *t1_note;
 	const struct sizing_result *sizing;  /* NULL: not run (sizing_note says why) */

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <time.h>
 #include "analyze_report_fmt.h"
+#include "analyze_sizing.h"
 #include "backend.h"
 #include "cli_values.h"
 
@@ -139,4 +140,61 @@ const struct sizing_point *an_smallest_meeting(const struct sizing_result *z, ui
 		    (!best || z->pts[i].target_bytes < best->target_bytes))
 			best = &z->pts[i];
 	return best;
+}
+
+const char *an_class_limit_str(const struct an_class_audit *ca, char *buf, size_t len)
+{
+	const struct audit_result *au = ca->audit;
+	char a[32];
+
+	if (au->action != PACER_ACTION_PACE)
+		snprintf(buf, len, "action %s", pacer_file_action_name(au->action));
+	else if (au->rate_n > 1)
+		snprintf(buf, len, "rate %u per %s, key %s, policy %s", au->rate_n,
+			 format_duration(au->interval_ns, a, sizeof(a)), pacer_file_key_name(au->key_mode),
+			 policy_name(au->policy));
+	else
+		snprintf(buf, len, "interval %s, key %s, policy %s",
+			 format_duration(au->interval_ns, a, sizeof(a)), pacer_file_key_name(au->key_mode),
+			 policy_name(au->policy));
+	return buf;
+}
+
+const char *an_class_key_note(const struct audit_result *au)
+{
+	if (!au->key_merged)
+		return "";
+	return au->key_mode == PACER_KEY_SRC_DPORT
+		       ? "records hold the source, not the destination port of this class's key: its keys are audited merged by source, so its false drops are proven ones (a lower bound)"
+		       : "records hold the source, not the destination address of this class's key: its keys are audited merged by source, so its false drops are proven ones (a lower bound)";
+}
+
+double an_class_keys_peak(const struct an_report *r)
+{
+	double scale = sizing_scale(r->rd->hdr.sample_src_thresh), sum = 0;
+	uint32_t i;
+
+	for (i = 0; i < r->n_classes; i++)
+		if (r->classes[i].audit->action == PACER_ACTION_PACE)
+			sum += (double)r->classes[i].audit->keys_per_interval_peak;
+	return sum * (scale > 0 ? scale : 1);
+}
+
+const char *an_class_sizing(const struct an_report *r, char *buf, size_t len)
+{
+	const struct pacer_file_header *h = &r->rd->hdr;
+	uint64_t width = sizing_header_width(h);
+	double keys = an_class_keys_peak(r);
+
+	if (r->pcap)
+		snprintf(buf, len,
+			 "sizing: the classes' keys each live for their own class's interval in the one table; at peak about %.0f at once (the sum of the classes' peaks): a table of at least that many entries (--backend table --width, a power of two, with room to spare) holds them",
+			 keys);
+	else
+		snprintf(buf, len,
+			 "sizing: the classes' sources each live for their own class's interval in the one %s; at peak about %.0f at once%s (the sum of the classes' peaks), %.2f%% of its %" PRIu64 " %s",
+			 backend_name(h->backend), keys,
+			 an_source_rate(h) < 1 ? " at full scale" : "", width ? 100.0 * keys / (double)width : 0.0,
+			 width, h->backend == PACER_BACKEND_TABLE ? "entries" : "cells per row");
+	return buf;
 }

@@ -29,6 +29,20 @@ double an_hm_bound_ratio(const struct t1_result *t);
 /* The smallest geometry with this many rows that meets the target, or NULL. */
 const struct sizing_point *an_smallest_meeting(const struct sizing_result *z, uint32_t rows);
 
+/* A class's limit as "rate 20 per 1s, policy pace", "interval 100ms, ..." or "action drop". */
+const char *an_class_limit_str(const struct an_class_audit *ca, char *buf, size_t len);
+/* What a class's audit could check, when its key is more than the source. */
+const char *an_class_key_note(const struct audit_result *au);
+
+/*
+ * Sizing with classes: every class's keys share the one table or sketch,
+ * each for its own interval; the sum of the classes' peaks, scaled to the
+ * full stream, against the loaded width.
+ */
+const char *an_class_sizing(const struct an_report *r, char *buf, size_t len);
+/* The sum of the classes' peak sources per interval, scaled by the source sample. */
+double an_class_keys_peak(const struct an_report *r);
+
 /* The text report's header (recording, limiter, sampling, warnings); the HTML page reuses it. */
 void an_text_header(FILE *f, const struct an_report *r);
 

@@ -41,6 +41,56 @@ static void html_audit(FILE *f, const struct an_report *r)
 	fputs("</table>\n", f);
 }
 
+static void html_classes(FILE *f, const struct an_report *r)
+{
+	static const char *const heads[] = { "class", "limit", "packets", "sources", "admitted", "dropped",
+					      "owed a pass", "false drops", "false passes", "not judged" };
+	char lim[512], b[10][48];
+	uint32_t i, k;
+
+	if (!r->n_classes)
+		return;
+	fputs("<h2>Audit per class</h2>\n<p>Each packet judged against its own class's limit; classes never "
+	      "share a source.</p>\n<table><tr>", f);
+	for (k = 0; k < sizeof(heads) / sizeof(heads[0]); k++)
+		html_cell(f, "th", heads[k]);
+	fputs("</tr>\n", f);
+	for (i = 0; i < r->n_classes; i++) {
+		const struct an_class_audit *ca = &r->classes[i];
+		const struct audit_result *au = ca->audit;
+
+		snprintf(b[0], sizeof(b[0]), "%s", ca->c ? ca->c->name : "(global limit)");
+		snprintf(b[2], sizeof(b[2]), "%" PRIu64, au->judged_records);
+		snprintf(b[3], sizeof(b[3]), "%" PRIu64, au->sources);
+		snprintf(b[4], sizeof(b[4]), "%" PRIu64, au->passes);
+		snprintf(b[5], sizeof(b[5]), "%" PRIu64, au->drops);
+		snprintf(b[6], sizeof(b[6]), "%" PRIu64, au->eligible);
+		snprintf(b[7], sizeof(b[7]), "%" PRIu64 "%s", au->false_drops, au->key_merged ? " (at least)" : "");
+		if (au->key_merged)
+			snprintf(b[8], sizeof(b[8]), "not checked");
+		else
+			snprintf(b[8], sizeof(b[8]), "%" PRIu64, au->false_passes);
+		snprintf(b[9], sizeof(b[9]), "%" PRIu64, au->unknown);
+		fputs("<tr>", f);
+		html_cell(f, "td", b[0]);
+		html_cell(f, "td", an_class_limit_str(ca, lim, sizeof(lim)));
+		for (k = 2; k < 10; k++)
+			html_cell(f, "td", b[k]);
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n<p>", f);
+	html_text(f, an_class_sizing(r, lim, sizeof(lim)));
+	fputs("</p>\n", f);
+	for (i = 0; i < r->n_classes; i++)
+		if (r->classes[i].audit->key_merged) {
+			fputs("<p>", f);
+			html_text(f, r->classes[i].c ? r->classes[i].c->name : "");
+			fputs(": ", f);
+			html_text(f, an_class_key_note(r->classes[i].audit));
+			fputs("</p>\n", f);
+		}
+}
+
 static void html_table1(FILE *f, const struct an_report *r)
 {
 	static const char *const heads[] = { "structure", "memory", "bits/W", "ns/item", "mean err", "max err",
@@ -148,6 +198,7 @@ int an_report_html(FILE *f, const struct an_report *r)
 	fputs("</pre>\n", f);
 	free(text);
 	html_audit(f, r);
+	html_classes(f, r);
 	html_table1(f, r);
 	html_sizing(f, r);
 

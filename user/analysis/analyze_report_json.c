@@ -171,6 +171,7 @@ static const struct jsonw_member audit_passes[] = {
 	AU_U64(est_older_than_truth, "estimates_older_than_truth"),
 	AU_U64(sources_multi_cpu, "sources_on_several_cpus"),
 	AU_U64(max_admits_in_interval, "max_admits_in_one_interval"), AU_U64(packet_only, "packet_only_not_judged"),
+	AU_U64(after_class_change, "after_class_change_not_judged"),
 };
 
 static void json_audit(struct json_writer *w, const struct audit_result *au)
@@ -183,6 +184,51 @@ static void json_audit(struct json_writer *w, const struct audit_result *au)
 	json_audit_by_cpu(w, au);
 	json_audit_timeline(w, au);
 	jsonw_end_object(w);
+}
+
+/* Per class: its limit, and its audit as the "audit" object holds it. */
+static void json_classes(struct json_writer *w, const struct an_report *r)
+{
+	uint32_t i;
+
+	if (!r->n_classes)
+		return;
+	jsonw_start_array_field(w, "classes");
+	for (i = 0; i < r->n_classes; i++) {
+		const struct an_class_audit *ca = &r->classes[i];
+		const struct audit_result *au = ca->audit;
+
+		jsonw_start_object(w);
+		if (ca->c)
+			jsonw_string_field(w, "name", ca->c->name);
+		else
+			jsonw_null_field(w, "name");
+		jsonw_uint_field(w, "class_slot", ca->slot);
+		jsonw_string_field(w, "action", pacer_file_action_name(au->action));
+		jsonw_string_field(w, "key", pacer_file_key_name(au->key_mode));
+		if (au->action == PACER_ACTION_PACE) {
+			jsonw_string_field(w, "policy", policy_name(au->policy));
+			jsonw_uint_field(w, "rate_n", au->rate_n);
+			jsonw_uint_field(w, "interval_ns", au->interval_ns);
+			jsonw_uint_field(w, "thresh_ticks", ca->c ? ca->c->thresh_ticks : r->rd->hdr.thresh_ticks);
+			jsonw_uint_field(w, "burst_ticks", ca->c ? ca->c->burst_ticks : r->rd->hdr.burst_ticks);
+		}
+		if (r->pcap) {
+			jsonw_uint_field(w, "frames", r->pcap->class_frames[ca->slot]);
+			jsonw_uint_field(w, "admitted", r->pcap->class_admitted[ca->slot]);
+			jsonw_uint_field(w, "dropped", r->pcap->class_dropped[ca->slot]);
+		}
+		jsonw_bool_field(w, "false_passes_checked", !au->key_merged);
+		jsonw_float_field(w, "sources_per_interval_mean", au->keys_per_interval_mean);
+		jsonw_uint_field(w, "sources_per_interval_peak", au->keys_per_interval_peak);
+		jsonw_string_field(w, "key_note", an_class_key_note(au));
+		json_audit(w, au);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+	if (r->audit)
+		jsonw_uint_field(w, "unknown_class_packets", r->audit->unknown_class);
+	jsonw_float_field(w, "classes_sources_at_once_peak", an_class_keys_peak(r));
 }
 
 #define ROW_U64(m) JSONW_U64(struct t1_row, m, #m)
@@ -288,6 +334,7 @@ int an_report_json(FILE *f, const struct an_report *r)
 	}
 	json_warnings(&w, r->rd);
 	json_audit(&w, r->audit);
+	json_classes(&w, r);
 	json_table1(&w, r->t1);
 	json_sizing(&w, r);
 	json_notes(&w, r);

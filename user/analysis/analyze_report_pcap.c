@@ -80,6 +80,7 @@ static const struct jsonw_member summary_counts[] = {
 	SUM_U64(nonip), SUM_U64(malformed), SUM_U64(snap_cut), SUM_U64(snap_unkeyed), SUM_U64(admitted),
 	SUM_U64(dropped), SUM_U64(dropped_quantisation), JSONW_INT_BOOL(struct pcap_summary, truncated, "truncated"),
 	SUM_U64(skipped_linktype), SUM_U64(skipped_no_interface), SUM_U64(skipped_corrupt),
+	SUM_U64(exempt), SUM_U64(denied), SUM_U64(unclassified),
 };
 
 void pcap_report_json(struct json_writer *w, const struct an_report *r)

@@ -97,13 +97,22 @@ static void text_audit(FILE *f, const struct an_report *r)
 		au->judged_records, au->sources, au->passes, au->drops);
 	fprintf(f, "  the exact per-source GCRA would admit %" PRIu64 " of them (admitted: %.2f%% of that)\n",
 		au->exact_passes, an_pct(au->passes, au->exact_passes));
-	fprintf(f, "  owed a pass (truth >= interval %s): %" PRIu64 "\n", format_duration(au->interval_ns, a, sizeof(a)),
-		au->eligible);
+	if (h->n_classes)
+		fprintf(f, "  all classes together, each packet against its own class's limit (per class below)\n"
+			   "  owed a pass (truth >= its class's limit): %" PRIu64 "\n", au->eligible);
+	else
+		fprintf(f, "  owed a pass (truth >= interval %s): %" PRIu64 "\n",
+			format_duration(au->interval_ns, a, sizeof(a)), au->eligible);
 	fprintf(f, "  false drops: %" PRIu64 " (%.4f%% of owed passes)\n", au->false_drops,
 		100.0 * audit_false_drop_rate(au));
-	fprintf(f, "    quantisation, by design: %" PRIu64 "  (gap in [interval, interval + 2 ticks): the datapath compares whole\n"
-		   "      ticks of %s against threshold ceil(interval/tick) + 1 = %u, so an exact table would drop these too)\n",
-		au->false_drops_quant, format_duration(pacer_tick_ns(h->tick_shift), b, sizeof(b)), h->thresh_ticks);
+	if (h->n_classes)
+		fprintf(f, "    quantisation, by design: %" PRIu64 "  (gap in [interval, interval + 2 ticks): the datapath compares whole\n"
+			   "      ticks of %s against its class's threshold ceil(interval/tick) + 1, so an exact table would drop these too)\n",
+			au->false_drops_quant, format_duration(pacer_tick_ns(h->tick_shift), b, sizeof(b)));
+	else
+		fprintf(f, "    quantisation, by design: %" PRIu64 "  (gap in [interval, interval + 2 ticks): the datapath compares whole\n"
+			   "      ticks of %s against threshold ceil(interval/tick) + 1 = %u, so an exact table would drop these too)\n",
+			au->false_drops_quant, format_duration(pacer_tick_ns(h->tick_shift), b, sizeof(b)), h->thresh_ticks);
 	text_examples(f, r, AUDIT_FALSE_DROP_QUANTISATION, "quantisation drop");
 	fprintf(f, "    collisions: %" PRIu64 " (%.4f%% of owed passes)  (an exact table would have passed them: other sources share the cells)\n",
 		au->false_drops_collision, an_pct(au->false_drops_collision, au->eligible));
@@ -145,6 +154,102 @@ static void text_audit(FILE *f, const struct an_report *r)
 			h->records_lost ? "records were lost" : "loss count unknown (incomplete file)");
 }
 
+/* A capture's classes: what each class's limit would admit and drop, and who it holds. */
+static void text_capture_classes(FILE *f, const struct an_report *r)
+{
+	const struct pcap_summary *m = r->pcap;
+	char lim[512];
+	uint32_t i;
+
+	fprintf(f, "\nCapture per class (the datapath's classification; each class's limit applied by an exact limiter)\n");
+	fprintf(f, "  exempt list: %" PRIu64 " frames passed; deny list: %" PRIu64 " frames dropped; no class matched: %" PRIu64 " frames passed\n",
+		m->exempt, m->denied, m->unclassified);
+	for (i = 0; i < r->n_classes; i++) {
+		const struct an_class_audit *ca = &r->classes[i];
+		const struct audit_result *au = ca->audit;
+
+		fprintf(f, "  class %s: %s\n", ca->c ? ca->c->name : "(global limit)",
+			an_class_limit_str(ca, lim, sizeof(lim)));
+		if (au->action != PACER_ACTION_PACE) {
+			fprintf(f, "    %" PRIu64 " frames, all %s\n", m->class_frames[ca->slot],
+				au->action == PACER_ACTION_DROP ? "dropped" : "passed");
+			continue;
+		}
+		fprintf(f, "    %" PRIu64 " frames of %" PRIu64 " keys: %" PRIu64 " admitted, %" PRIu64 " dropped (%.2f %%)\n",
+			au->judged_records, au->sources, au->passes, au->drops,
+			an_pct(au->drops, au->judged_records));
+		fprintf(f, "    keys per interval of its limit: mean %.1f, peak %" PRIu64 "\n",
+			au->keys_per_interval_mean, au->keys_per_interval_peak);
+	}
+	an_class_sizing(r, lim, sizeof(lim));
+	fprintf(f, "  %s\n", lim);
+}
+
+/* Each class against its own limit: a recording of a program with traffic classes. */
+static void text_classes(FILE *f, const struct an_report *r)
+{
+	char lim[512], name[40];
+	uint32_t i;
+
+	if (!r->n_classes && r->pcap && (r->pcap->exempt || r->pcap->denied))
+		fprintf(f, "\nCapture: exempt list: %" PRIu64 " frames passed; deny list: %" PRIu64 " frames dropped\n",
+			r->pcap->exempt, r->pcap->denied);
+	if (!r->n_classes)
+		return;
+	if (r->pcap) {
+		text_capture_classes(f, r);
+		return;
+	}
+	fprintf(f, "\nAudit per class (each packet judged against its own class's limit; classes never share a source)\n");
+	for (i = 0; i < r->n_classes; i++) {
+		const struct an_class_audit *ca = &r->classes[i];
+		const struct audit_result *au = ca->audit;
+
+		if (ca->c)
+			snprintf(name, sizeof(name), "%s", ca->c->name);
+		else
+			snprintf(name, sizeof(name), "(global limit)");
+		fprintf(f, "  class %s: %s\n", name, an_class_limit_str(ca, lim, sizeof(lim)));
+		if (!au->judged_records) {
+			fprintf(f, "    no source-sampled packets%s\n",
+				au->packet_only ? " (only packet-sampled ones: incomplete streams)" : "");
+			continue;
+		}
+		fprintf(f, "    %" PRIu64 " packets of %" PRIu64 " sources: %" PRIu64 " admitted, %" PRIu64 " dropped\n",
+			au->judged_records, au->sources, au->passes, au->drops);
+		if (au->action != PACER_ACTION_PACE) {
+			fprintf(f, "    against its action: false passes %" PRIu64 ", false drops %" PRIu64 "\n",
+				au->false_passes, au->false_drops);
+			continue;
+		}
+		fprintf(f, "    owed a pass: %" PRIu64 "; false drops %" PRIu64 " (%.4f%%: quantisation %" PRIu64 ", collisions %" PRIu64 ")\n",
+			au->eligible, au->false_drops, 100.0 * audit_false_drop_rate(au),
+			au->false_drops_quant, au->false_drops_collision);
+		if (au->key_merged)
+			fprintf(f, "    false passes: not checked (%s)\n", an_class_key_note(au));
+		else if (au->placement == PACER_PLACEMENT_PERCPU)
+			fprintf(f, "    false passes: %" PRIu64 " against the global guarantee, %" PRIu64 " against each CPU's own stream (must be 0)\n",
+				au->false_passes, au->false_passes_local);
+		else
+			fprintf(f, "    false passes: %" PRIu64 "\n", au->false_passes);
+		fprintf(f, "    not judged: %" PRIu64 "%s\n", au->unknown,
+			au->key_merged ? " (truth unknown, or not owed a pass by the merged stream)" : " (truth unknown)");
+		fprintf(f, "    sources per interval of its limit: mean %.1f, peak %" PRIu64 "%s\n",
+			au->keys_per_interval_mean, au->keys_per_interval_peak,
+			an_source_rate(&r->rd->hdr) < 1 ? " (of the sampled sources)" : "");
+		if (au->other_thresh)
+			fprintf(f, "    note: %" PRIu64 " packets ran under a limit changed live\n", au->other_thresh);
+	}
+	an_class_sizing(r, lim, sizeof(lim));
+	fprintf(f, "  %s\n", lim);
+	if (r->audit && r->audit->unknown_class)
+		fprintf(f, "  %" PRIu64 " packets of classes not in the recording's table (added live after it started): not judged\n",
+			r->audit->unknown_class);
+	if (r->audit && r->rd->hdr.classes_changed_ns)
+		fprintf(f, "  the class list changed %.3f s into the recording ('set'): the %" PRIu64 " packets after that are not judged\n",
+			(double)(r->rd->hdr.classes_changed_ns - r->rd->hdr.start_mono_ns) / 1e9,
+			r->audit->after_class_change);
+}
 
 static void text_table1(FILE *f, const struct an_report *r)
 {
@@ -269,6 +374,7 @@ int an_report_text(FILE *f, const struct an_report *r)
 	if (r->pcap)
 		pcap_report_text(f, r);
 	text_audit(f, r);
+	text_classes(f, r);
 	text_table1(f, r);
 	text_sizing(f, r);
 	return ferror(f) ? -EIO : 0;

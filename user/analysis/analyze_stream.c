@@ -112,19 +112,21 @@ void an_stream_free(struct an_stream *s)
  * 64-bit digest of it to the source id; distinct sources whose digests
  * collide are told apart by probing digest+1, digest+2, ... (rare).
  */
-static uint64_t source_digest(const struct pacer_record *r)
+static uint64_t source_digest(const struct pacer_record *r, uint64_t key_extra)
 {
 	uint64_t lo, hi;
 
 	memcpy(&lo, r->addr, 8);
 	memcpy(&hi, r->addr + 8, 8);
 	/* Halved: probing upward from it can never reach the map's empty marker. */
-	return pacer_mix64(pacer_mix64(lo ^ ((uint64_t)r->family << 56 | (uint64_t)r->prefix << 48)) ^ hi) >> 1;
+	return pacer_mix64(pacer_mix64(pacer_mix64(lo ^ ((uint64_t)r->family << 56 | (uint64_t)r->prefix << 48 |
+							 (uint64_t)r->class_slot << 40)) ^ hi) ^ key_extra) >> 1;
 }
 
-static int intern_source(struct an_stream *s, const struct pacer_record *r, uint32_t *id)
+static int intern_source(struct an_stream *s, const struct pacer_record *r, uint64_t key_extra,
+			 uint32_t *id)
 {
-	uint64_t d = source_digest(r), *v;
+	uint64_t d = source_digest(r, key_extra), *v;
 	int inserted;
 
 	for (;; d++) {
@@ -135,6 +137,7 @@ static int intern_source(struct an_stream *s, const struct pacer_record *r, uint
 			const struct an_source *o = &s->src[*v];
 
 			if (o->family == r->family && o->prefix == r->prefix &&
+			    o->class_slot == r->class_slot && o->key_extra == key_extra &&
 			    !memcmp(o->addr, r->addr, 16)) {
 				*id = (uint32_t)*v;
 				return 0;
@@ -156,13 +159,45 @@ static int intern_source(struct an_stream *s, const struct pacer_record *r, uint
 		memcpy(s->src[s->nsrc].addr, r->addr, 16);
 		s->src[s->nsrc].family = r->family;
 		s->src[s->nsrc].prefix = r->prefix;
+		s->src[s->nsrc].class_slot = (uint8_t)r->class_slot; /* the reader bounds it */
+		s->src[s->nsrc].key_extra = key_extra;
 		s->src[s->nsrc].first_cpu = r->cpu;
 		*id = s->nsrc++;
 		return 0;
 	}
 }
 
+/* The rest of a class's key a record carries, or 0. */
+static uint64_t record_key_extra(struct an_stream *s, const struct pacer_record *r)
+{
+	const struct pacer_class *c = pacer_file_class_of(&s->hdr, r->class_slot);
+	uint64_t lo, hi;
+	uint32_t v4;
+
+	if (!c || c->key_mode == PACER_KEY_SRC)
+		return 0;
+	if (!(r->flags & PACER_REC_KEY)) {
+		s->class_unkeyed[r->class_slot]++; /* the reader bounds the slot */
+		return 0;
+	}
+	s->class_keyed[r->class_slot]++;
+	if (c->key_mode == PACER_KEY_SRC_DPORT)
+		return (uint64_t)r->key_dport + 1;
+	if (r->family == 4) {
+		memcpy(&v4, r->key_dst, 4);
+		return (uint64_t)v4 << 1 | 1;
+	}
+	memcpy(&lo, r->key_dst, 8);
+	memcpy(&hi, r->key_dst + 8, 8);
+	return pacer_mix64(pacer_mix64(lo ^ 0x6a09e667f3bcc909ULL) ^ hi) | 1;
+}
+
 int an_stream_add(struct an_stream *s, const struct pacer_record *r)
+{
+	return an_stream_add_key(s, r, record_key_extra(s, r));
+}
+
+int an_stream_add_key(struct an_stream *s, const struct pacer_record *r, uint64_t key_extra)
 {
 	struct an_record *a;
 	struct an_source *src;
@@ -180,7 +215,7 @@ int an_stream_add(struct an_stream *s, const struct pacer_record *r)
 		s->rec = n;
 		s->cap = cap;
 	}
-	err = intern_source(s, r, &id);
+	err = intern_source(s, r, key_extra, &id);
 	if (err)
 		return err;
 	src = &s->src[id];
@@ -198,6 +233,7 @@ int an_stream_add(struct an_stream *s, const struct pacer_record *r)
 	a->verdict = r->verdict;
 	a->flags = r->flags;
 	a->thresh = (uint16_t)r->thresh_ticks; /* the reader bounds it (pacer_file_max_thresh) */
+	a->class_slot = (uint8_t)r->class_slot;
 	if (s->n && r->ts_ns < s->rec[s->n - 1].ts_ns) {
 		uint64_t back = s->rec[s->n - 1].ts_ns - r->ts_ns;
 

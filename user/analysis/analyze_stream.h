@@ -24,9 +24,16 @@ uint64_t *an_map_get(struct an_map *m, uint64_t key, uint64_t init, int *inserte
 /* Pointer to the value of key, or NULL if absent. */
 uint64_t *an_map_find(const struct an_map *m, uint64_t key);
 
+/*
+ * A source is a key of the limiter as far as the recording tells it: the
+ * masked address and, in format 3, the class (records of different
+ * classes are different keys, never compared with each other).
+ */
 struct an_source {
 	uint8_t addr[16];
 	uint8_t family, prefix;
+	uint8_t class_slot;    /* the record's class_slot: 0 without classes */
+	uint64_t key_extra;    /* the rest of a class's key where known (a capture's dport or dst digest); 0 */
 	uint32_t first_cpu;
 	uint32_t ncpus_seen;   /* distinct CPUs its packets arrived on (capped at 2: "more than one") */
 	uint64_t packets;
@@ -40,6 +47,7 @@ struct an_record {
 	uint16_t cpu;
 	uint16_t thresh;       /* a rate's reaches the table's 16384 ticks */
 	uint8_t verdict, flags;
+	uint8_t class_slot;    /* the source's, copied here for the per-record loops */
 };
 
 struct an_stream {
@@ -55,6 +63,10 @@ struct an_stream {
 	uint64_t max_backstep_ns;
 	uint64_t first_ts, last_ts;
 	uint16_t max_cpu;
+	int exact_keys;            /* sources are a class's whole keys (a capture), not masked sources only */
+	/* Records of a src+dport or src+dst class without their key (PACER_REC_KEY), by class_slot. */
+	uint64_t class_unkeyed[PACER_MAX_CLASSES + 1];
+	uint64_t class_keyed[PACER_MAX_CLASSES + 1];   /* ... with it */
 };
 
 /* Progress: phase name, work done of total (either may be 0 when unknown). */
@@ -64,6 +76,13 @@ int an_stream_init(struct an_stream *s, const struct pacer_file_header *hdr);
 void an_stream_free(struct an_stream *s);
 /* Append one record (file order).  0, -ENOMEM, or -EFBIG past 2^32 - 1 records. */
 int an_stream_add(struct an_stream *s, const struct pacer_record *r);
+/*
+ * The same, for a key with more than its source: key_extra tells such keys
+ * apart.  an_stream_add takes it from a record that carries its class's key
+ * (the port plus one; an IPv4 destination exactly, an IPv6 one by a 64-bit
+ * digest).
+ */
+int an_stream_add_key(struct an_stream *s, const struct pacer_record *r, uint64_t key_extra);
 /* Put records in timestamp order (stable).  Call once after the last add. */
 int an_stream_finish(struct an_stream *s);
 

@@ -31,10 +31,25 @@ enum {
 	OFF_WRITER = 252, OFF_CRC_V1_1 = 284,
 };
 
-/* Record field offsets (v1). */
+/* Header 3.1: the class table. */
+enum {
+	OFF_N_CLASSES = 284, OFF_CLASS_ENTRY_LEN = 288, OFF_CLASSES_CHANGED = 292,
+};
+
+/* Class entry field offsets (3.1), from the entry's start. */
+enum {
+	COFF_NAME = 0, COFF_ACTION = 16, COFF_KEY_MODE = 20, COFF_PREFIX4 = 24, COFF_PREFIX6 = 28,
+	COFF_POLICY = 32, COFF_THRESH = 36, COFF_BURST = 40, COFF_RATE_N = 44, COFF_INTERVAL = 48,
+	COFF_ID = 56, COFF_STAT_SLOT = 60, COFF_TERMS = 64, COFF_PROTO = 68, COFF_FAMILY = 69,
+	COFF_VLAN = 70, COFF_DPORT_LO = 72, COFF_DPORT_HI = 74, COFF_SPORT_LO = 76,
+	COFF_SPORT_HI = 78, COFF_SRC = 80, COFF_SRC_MASK = 96, COFF_DST = 112, COFF_DST_MASK = 128,
+};
+
+/* Record field offsets (v1; v3 adds the class slot). */
 enum {
 	ROFF_TS = 0, ROFF_ADDR = 8, ROFF_FAMILY = 24, ROFF_PREFIX = 25, ROFF_VERDICT = 26,
-	ROFF_FLAGS = 27, ROFF_AGE = 28, ROFF_CPU = 32, ROFF_THRESH = 36,
+	ROFF_FLAGS = 27, ROFF_AGE = 28, ROFF_CPU = 32, ROFF_THRESH = 36, ROFF_CLASS = 40,
+	ROFF_KEY_DPORT = 44, ROFF_KEY_PAD = 46, ROFF_KEY_DST = 48,
 };
 
 static const char *const problem_names[] = {
@@ -136,17 +151,126 @@ void pacer_file_header_init(struct pacer_file_header *h)
 	snprintf(h->writer, sizeof(h->writer), "xdp-pacer %s", pacer_version);
 }
 
+void pacer_file_header_set_classes(struct pacer_file_header *h, const struct pacer_class *c,
+				   uint32_t n)
+{
+	if (n > PACER_MAX_CLASSES)
+		n = PACER_MAX_CLASSES;
+	memset(h->classes, 0, sizeof(h->classes));
+	if (n)
+		memcpy(h->classes, c, n * sizeof(*c));
+	h->n_classes = n;
+	h->header_len = n ? PACER_FILE_HEADER_CLASSES_LEN(n) : PACER_FILE_HEADER_LEN;
+	h->record_size = n ? PACER_FILE_RECORD_V3_LEN : PACER_FILE_RECORD_V1_LEN;
+}
+
+const struct pacer_class *pacer_file_class_of(const struct pacer_file_header *h, uint32_t class_slot)
+{
+	uint32_t i;
+
+	for (i = 0; class_slot && i < h->n_classes && i < PACER_MAX_CLASSES; i++)
+		if (h->classes[i].stat_slot + 1 == class_slot)
+			return &h->classes[i];
+	return NULL;
+}
+
+static void put_class(uint8_t *b, const struct pacer_class *c)
+{
+	const struct pacer_match *m = &c->m;
+
+	memcpy(b + COFF_NAME, c->name, strnlen(c->name, sizeof(c->name) - 1));
+	put32(b + COFF_ACTION, c->action);
+	put32(b + COFF_KEY_MODE, c->key_mode);
+	put32(b + COFF_PREFIX4, c->prefix4);
+	put32(b + COFF_PREFIX6, c->prefix6);
+	put32(b + COFF_POLICY, c->policy);
+	put32(b + COFF_THRESH, c->thresh_ticks);
+	put32(b + COFF_BURST, c->burst_ticks);
+	put32(b + COFF_RATE_N, c->rate_n);
+	put64(b + COFF_INTERVAL, c->interval_ns);
+	put32(b + COFF_ID, c->id);
+	put32(b + COFF_STAT_SLOT, c->stat_slot);
+	put32(b + COFF_TERMS, m->terms);
+	b[COFF_PROTO] = m->proto;
+	b[COFF_FAMILY] = m->family;
+	put16(b + COFF_VLAN, m->vlan);
+	put16(b + COFF_DPORT_LO, m->dport_lo);
+	put16(b + COFF_DPORT_HI, m->dport_hi);
+	put16(b + COFF_SPORT_LO, m->sport_lo);
+	put16(b + COFF_SPORT_HI, m->sport_hi);
+	/* Addresses and masks as in memory: network byte order, the same on every host. */
+	memcpy(b + COFF_SRC, &m->src_lo, 8);
+	memcpy(b + COFF_SRC + 8, &m->src_hi, 8);
+	memcpy(b + COFF_SRC_MASK, &m->src_mask_lo, 8);
+	memcpy(b + COFF_SRC_MASK + 8, &m->src_mask_hi, 8);
+	memcpy(b + COFF_DST, &m->dst_lo, 8);
+	memcpy(b + COFF_DST + 8, &m->dst_hi, 8);
+	memcpy(b + COFF_DST_MASK, &m->dst_mask_lo, 8);
+	memcpy(b + COFF_DST_MASK + 8, &m->dst_mask_hi, 8);
+}
+
+static void get_class(const uint8_t *b, struct pacer_class *c)
+{
+	struct pacer_match *m = &c->m;
+
+	memset(c, 0, sizeof(*c));
+	memcpy(c->name, b + COFF_NAME, sizeof(c->name) - 1);
+	c->action = get32(b + COFF_ACTION);
+	c->key_mode = get32(b + COFF_KEY_MODE);
+	c->prefix4 = get32(b + COFF_PREFIX4);
+	c->prefix6 = get32(b + COFF_PREFIX6);
+	c->policy = get32(b + COFF_POLICY);
+	c->thresh_ticks = get32(b + COFF_THRESH);
+	c->burst_ticks = get32(b + COFF_BURST);
+	c->rate_n = get32(b + COFF_RATE_N);
+	c->interval_ns = get64(b + COFF_INTERVAL);
+	c->id = get32(b + COFF_ID);
+	c->stat_slot = get32(b + COFF_STAT_SLOT);
+	m->terms = get32(b + COFF_TERMS);
+	m->proto = b[COFF_PROTO];
+	m->family = b[COFF_FAMILY];
+	m->vlan = get16(b + COFF_VLAN);
+	m->dport_lo = get16(b + COFF_DPORT_LO);
+	m->dport_hi = get16(b + COFF_DPORT_HI);
+	m->sport_lo = get16(b + COFF_SPORT_LO);
+	m->sport_hi = get16(b + COFF_SPORT_HI);
+	memcpy(&m->src_lo, b + COFF_SRC, 8);
+	memcpy(&m->src_hi, b + COFF_SRC + 8, 8);
+	memcpy(&m->src_mask_lo, b + COFF_SRC_MASK, 8);
+	memcpy(&m->src_mask_hi, b + COFF_SRC_MASK + 8, 8);
+	memcpy(&m->dst_lo, b + COFF_DST, 8);
+	memcpy(&m->dst_hi, b + COFF_DST + 8, 8);
+	memcpy(&m->dst_mask_lo, b + COFF_DST_MASK, 8);
+	memcpy(&m->dst_mask_hi, b + COFF_DST_MASK + 8, 8);
+}
+
 int pacer_file_header_encode(const struct pacer_file_header *h, uint8_t *buf, size_t len)
 {
-	if ((h->header_len != PACER_FILE_HEADER_V1_LEN && h->header_len != PACER_FILE_HEADER_V1_1_LEN) ||
-	    len < h->header_len || h->record_size != PACER_FILE_RECORD_V1_LEN)
+	uint32_t i;
+
+	if (h->n_classes > PACER_MAX_CLASSES ||
+	    (h->n_classes && (h->header_len != PACER_FILE_HEADER_CLASSES_LEN(h->n_classes) ||
+			      h->record_size != PACER_FILE_RECORD_V3_LEN)) ||
+	    (!h->n_classes && ((h->header_len != PACER_FILE_HEADER_V1_LEN &&
+				h->header_len != PACER_FILE_HEADER_V1_1_LEN) ||
+			       h->record_size != PACER_FILE_RECORD_V1_LEN)) ||
+	    len < h->header_len)
 		return -EINVAL;
 	memset(buf, 0, h->header_len);
 	memcpy(buf + OFF_MAGIC, PACER_FILE_MAGIC, PACER_FILE_MAGIC_LEN);
-	put16(buf + OFF_MAJOR, h->rate_n > 1 ? PACER_FILE_VERSION_RATE : h->version_major);
-	if (h->rate_n > 1) {
-		put16(buf + OFF_RATE_N, (uint16_t)h->rate_n);
+	put16(buf + OFF_MAJOR, h->n_classes ? PACER_FILE_VERSION_CLASSES
+			       : h->rate_n > 1 ? PACER_FILE_VERSION_RATE : h->version_major);
+	if (h->rate_n > 1 || h->n_classes) {
+		put16(buf + OFF_RATE_N, (uint16_t)(h->rate_n ? h->rate_n : 1));
 		put16(buf + OFF_BURST, (uint16_t)h->burst_ticks);
+	}
+	if (h->n_classes) {
+		put32(buf + OFF_N_CLASSES, h->n_classes);
+		put32(buf + OFF_CLASS_ENTRY_LEN, PACER_FILE_CLASS_ENTRY_LEN);
+		put64(buf + OFF_CLASSES_CHANGED, h->classes_changed_ns);
+		for (i = 0; i < h->n_classes; i++)
+			put_class(buf + PACER_FILE_CLASSES_OFF + i * PACER_FILE_CLASS_ENTRY_LEN,
+				  &h->classes[i]);
 	}
 	put16(buf + OFF_MINOR, h->version_minor);
 	put32(buf + OFF_HLEN, h->header_len);
@@ -183,7 +307,7 @@ int pacer_file_header_encode(const struct pacer_file_header *h, uint8_t *buf, si
 	put32(buf + OFF_MAX_THRESH, h->max_thresh);
 	put32(buf + OFF_BACKEND, h->backend);
 	put32(buf + OFF_ON_FULL, h->on_full);
-	if (h->header_len == PACER_FILE_HEADER_V1_1_LEN)
+	if (h->header_len >= PACER_FILE_HEADER_V1_1_LEN)
 		memcpy(buf + OFF_WRITER, h->writer, strnlen(h->writer, sizeof(h->writer) - 1));
 	put32(buf + h->header_len - 4, pacer_crc32(0, buf, h->header_len - 4));
 	return 0;
@@ -202,7 +326,8 @@ static void describe_start(const uint8_t *buf, size_t len, char *out, size_t out
 /* The largest threshold a file's format allows (a rate's reaches the table's ticks). */
 static uint32_t pacer_file_max_thresh(const struct pacer_file_header *h)
 {
-	return h->rate_n > 1 ? PACER_RATE_TBL_MAX_SAT : PACER_MAX_THRESH;
+	return h->rate_n > 1 || h->version_major == PACER_FILE_VERSION_CLASSES
+		       ? PACER_RATE_TBL_MAX_SAT : PACER_MAX_THRESH;
 }
 
 /* A header field out of range: the checksum held, so the writer wrote it. */
@@ -216,17 +341,18 @@ static uint32_t pacer_file_max_thresh(const struct pacer_file_header *h)
  * recordings of earlier versions carry.  Both are one-sided, and the audit
  * judges either against the exact GCRA.
  */
-static int rate_ticks_known(const struct pacer_file_header *h)
+static int rate_ticks_known(uint32_t rate_n, uint64_t interval_ns, uint32_t tick_shift,
+			    uint32_t thresh_ticks, uint32_t burst_ticks)
 {
-	uint64_t q = 1ULL << h->tick_shift, emit, burst;
+	uint64_t q = 1ULL << tick_shift, emit, burst;
 	struct pacer_rate r;
 
-	if (!pacer_rate_ticks(h->rate_n, h->interval_ns, h->tick_shift, PACER_RATE_TBL_MAX_SAT, &r) &&
-	    r.thresh == h->thresh_ticks && r.burst == h->burst_ticks)
+	if (!pacer_rate_ticks(rate_n, interval_ns, tick_shift, PACER_RATE_TBL_MAX_SAT, &r) &&
+	    r.thresh == thresh_ticks && r.burst == burst_ticks)
 		return 1;
-	emit = (h->interval_ns + h->rate_n * q - 1) / (h->rate_n * q);
-	burst = (h->rate_n - 1) * h->interval_ns / h->rate_n / q;
-	return emit + 1 == h->thresh_ticks && burst == h->burst_ticks &&
+	emit = (interval_ns + rate_n * q - 1) / (rate_n * q);
+	burst = (rate_n - 1) * interval_ns / rate_n / q;
+	return emit + 1 == thresh_ticks && burst == burst_ticks &&
 	       emit + (burst ? burst : 1) <= PACER_RATE_TBL_MAX_SAT;
 }
 
@@ -250,8 +376,15 @@ static int check_plausible(const struct pacer_file_header *h, struct pacer_file_
 		return INVALID(OFF_LINES,
 			       "lines_log2 %u gives %" PRIu64 " cells per row; load makes %u to %u",
 			       h->lines_log2, per_row, PACER_MIN_WIDTH, PACER_MAX_WIDTH);
-	if (h->rate_n > 1) {
-		if (!rate_ticks_known(h))
+	/* With classes the tick serves every class's limit: the global one may take the table's ticks. */
+	if (h->version_major == PACER_FILE_VERSION_CLASSES &&
+	    h->thresh_ticks - 1 + (h->burst_ticks ? h->burst_ticks : 1) > pacer_rate_max_sat(h->backend))
+		return INVALID(OFF_THRESH, "threshold %u ticks (burst %u) is more than the %s's cells hold (%u)",
+			       h->thresh_ticks, h->burst_ticks, backend_name(h->backend),
+			       pacer_rate_max_sat(h->backend));
+	if (h->rate_n > 1 || h->version_major == PACER_FILE_VERSION_CLASSES) {
+		if (!rate_ticks_known(h->rate_n, h->interval_ns, h->tick_shift, h->thresh_ticks,
+				      h->burst_ticks))
 			return INVALID(OFF_RATE_N,
 				       "threshold %u and burst %u ticks do not match the rate %u per %" PRIu64 " ns with %" PRIu64 " ns ticks",
 				       h->thresh_ticks, h->burst_ticks, h->rate_n, h->interval_ns,
@@ -290,20 +423,42 @@ static int check_framing(const uint8_t *buf, size_t len, struct pacer_file_heade
 	h->version_major = get16(buf + OFF_MAJOR);
 	h->version_minor = get16(buf + OFF_MINOR);
 	h->header_len = get32(buf + OFF_HLEN);
-	if (h->version_major != PACER_FILE_VERSION_MAJOR && h->version_major != PACER_FILE_VERSION_RATE)
+	if (h->version_major != PACER_FILE_VERSION_MAJOR && h->version_major != PACER_FILE_VERSION_RATE &&
+	    h->version_major != PACER_FILE_VERSION_CLASSES)
 		return fail(err, PACER_FILE_VERSION, -EPROTONOSUPPORT, OFF_MAJOR,
-			    "the file is format version %u.%u; this reader understands versions %d.x and %d.x",
+			    "the file is format version %u.%u; this reader understands versions %d.x, %d.x and %d.x",
 			    h->version_major, h->version_minor, PACER_FILE_VERSION_MAJOR,
-			    PACER_FILE_VERSION_RATE);
+			    PACER_FILE_VERSION_RATE, PACER_FILE_VERSION_CLASSES);
+	/* Format 3 began with the writer field and holds at least one class. */
+	if (h->version_major == PACER_FILE_VERSION_CLASSES &&
+	    (h->version_minor < 1 || h->header_len < PACER_FILE_HEADER_CLASSES_LEN(1) ||
+	     h->header_len > PACER_FILE_HEADER_MAX_LEN || h->header_len % 4))
+		return fail(err, PACER_FILE_HEADER_CORRUPT, -EBADMSG, OFF_HLEN,
+			    "header length %u is impossible for version %u.%u (3.1 headers are %d bytes and %d more per class)",
+			    h->header_len, h->version_major, h->version_minor,
+			    PACER_FILE_CLASSES_OFF + 4, PACER_FILE_CLASS_ENTRY_LEN);
 	/* The checksum sits at header_len - 4: a header_len we cannot trust means corruption. */
-	if (h->header_len < (h->version_minor ? PACER_FILE_HEADER_V1_1_LEN : PACER_FILE_HEADER_V1_LEN) ||
+	if (h->version_major != PACER_FILE_VERSION_CLASSES &&
+	    (h->header_len < (h->version_minor ? PACER_FILE_HEADER_V1_1_LEN : PACER_FILE_HEADER_V1_LEN) ||
 	    h->header_len > PACER_FILE_HEADER_MAX_LEN || h->header_len % 4 ||
 	    (h->version_minor == 0 && h->header_len != PACER_FILE_HEADER_V1_LEN) ||
-	    (h->version_minor == 1 && h->header_len != PACER_FILE_HEADER_V1_1_LEN))
+	    (h->version_minor == 1 && h->header_len != PACER_FILE_HEADER_V1_1_LEN)))
 		return fail(err, PACER_FILE_HEADER_CORRUPT, -EBADMSG, OFF_HLEN,
 			    "header length %u is impossible for version %u.%u (x.0 headers are %d bytes, x.1 ones %d, later ones up to %d)",
 			    h->header_len, h->version_major, h->version_minor, PACER_FILE_HEADER_V1_LEN,
 			    PACER_FILE_HEADER_V1_1_LEN, PACER_FILE_HEADER_MAX_LEN);
+	if (h->version_major == PACER_FILE_VERSION_CLASSES && len >= PACER_FILE_CLASSES_OFF) {
+		uint32_t n = get32(buf + OFF_N_CLASSES), elen = get32(buf + OFF_CLASS_ENTRY_LEN);
+		uint64_t need = PACER_FILE_CLASSES_OFF + (uint64_t)n * elen + 4;
+
+		/* Counts out of range are named after the checksum (get_classes). */
+		if (n >= 1 && n <= PACER_MAX_CLASSES && elen >= PACER_FILE_CLASS_ENTRY_LEN &&
+		    elen <= PACER_FILE_CLASS_ENTRY_MAX_LEN &&
+		    (h->header_len < need || (h->version_minor == 1 && h->header_len != need)))
+			return fail(err, PACER_FILE_HEADER_CORRUPT, -EBADMSG, OFF_HLEN,
+				    "header length %u does not match its %u classes of %u bytes (%" PRIu64 ")",
+				    h->header_len, n, elen, need);
+	}
 	if (len < h->header_len)
 		return fail(err, PACER_FILE_HEADER_TRUNCATED, -ENODATA, len,
 			    "the file ends after %zu bytes, inside the %u-byte header", len,
@@ -377,9 +532,12 @@ static int check_ranges(struct pacer_file_header *h, struct pacer_file_error *er
 	const struct backend_desc *d;
 	char why[160];
 
-	if (h->record_size < PACER_FILE_RECORD_V1_LEN || h->record_size > PACER_FILE_RECORD_MAX_LEN)
-		return INVALID(OFF_RSIZE, "record size %u is outside %d..%d", h->record_size,
-			       PACER_FILE_RECORD_V1_LEN, PACER_FILE_RECORD_MAX_LEN);
+	uint32_t min_rsize = h->version_major == PACER_FILE_VERSION_CLASSES ? PACER_FILE_RECORD_V3_LEN
+									    : PACER_FILE_RECORD_V1_LEN;
+
+	if (h->record_size < min_rsize || h->record_size > PACER_FILE_RECORD_MAX_LEN)
+		return INVALID(OFF_RSIZE, "record size %u is outside %u..%d", h->record_size,
+			       min_rsize, PACER_FILE_RECORD_MAX_LEN);
 	if (h->line_bytes != PACER_LINE_BYTES || h->line_cells != PACER_LINE_CELLS ||
 	    h->cell_bits != 8 || h->epoch_shift != PACER_EPOCH_SHIFT)
 		return INVALID(OFF_LINE_BYTES,
@@ -427,6 +585,130 @@ static int check_ranges(struct pacer_file_header *h, struct pacer_file_error *er
 	return 0;
 }
 
+/* Format 3's class table: its count and entry length, then the entries. */
+static int get_classes(const uint8_t *buf, struct pacer_file_header *h, struct pacer_file_error *err)
+{
+	uint32_t n = get32(buf + OFF_N_CLASSES), elen = get32(buf + OFF_CLASS_ENTRY_LEN), i;
+
+	if (n < 1 || n > PACER_MAX_CLASSES)
+		return INVALID(OFF_N_CLASSES, "%u classes; a program holds 1..%d", n, PACER_MAX_CLASSES);
+	if (elen < PACER_FILE_CLASS_ENTRY_LEN || elen > PACER_FILE_CLASS_ENTRY_MAX_LEN || elen % 4)
+		return INVALID(OFF_CLASS_ENTRY_LEN, "class entries of %u bytes; they are %d (later versions up to %d)",
+			       elen, PACER_FILE_CLASS_ENTRY_LEN, PACER_FILE_CLASS_ENTRY_MAX_LEN);
+	if ((uint64_t)PACER_FILE_CLASSES_OFF + (uint64_t)n * elen + 4 > h->header_len)
+		return INVALID(OFF_N_CLASSES, "%u classes of %u bytes do not fit the %u-byte header", n,
+			       elen, h->header_len);
+	h->n_classes = n;
+	h->classes_changed_ns = get64(buf + OFF_CLASSES_CHANGED);
+	for (i = 0; i < n; i++)
+		get_class(buf + PACER_FILE_CLASSES_OFF + i * elen, &h->classes[i]);
+	h->class_entry_len = elen;
+	return 0;
+}
+
+/* A name as `[class NAME]` allows: 1..15 of [a-zA-Z0-9_-]. */
+static int class_name_ok(const char *name)
+{
+	size_t i, n = strnlen(name, PACER_CLASS_NAME_LEN);
+
+	if (n < 1 || n >= PACER_CLASS_NAME_LEN)
+		return 0;
+	for (i = 0; i < n; i++) {
+		char c = name[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '-'))
+			return 0;
+	}
+	return 1;
+}
+
+/* Does any address bit lie outside its mask (a match `load` never writes)? */
+static int beyond_mask(uint64_t lo, uint64_t hi, uint64_t mlo, uint64_t mhi)
+{
+	return (lo & ~mlo) || (hi & ~mhi);
+}
+
+/* One class of the table: i its position, off its entry's offset in the header. */
+static int check_class(const struct pacer_file_header *h, uint32_t i, struct pacer_file_error *err)
+{
+	const struct pacer_class *c = &h->classes[i];
+	const struct pacer_match *m = &c->m;
+	uint64_t off = PACER_FILE_CLASSES_OFF + (uint64_t)i * h->class_entry_len;
+	uint32_t j;
+
+	if (!class_name_ok(c->name))
+		return INVALID(off + COFF_NAME, "class %u: the name is not 1..15 of a-z, A-Z, 0-9, _ and -", i);
+	for (j = 0; j < i; j++) {
+		if (!strcmp(h->classes[j].name, c->name))
+			return INVALID(off + COFF_NAME, "class %u: the name '%s' is also class %u's", i,
+				       c->name, j);
+		if (h->classes[j].stat_slot == c->stat_slot)
+			return INVALID(off + COFF_STAT_SLOT, "class '%s': stat slot %u is also class '%s''s",
+				       c->name, c->stat_slot, h->classes[j].name);
+	}
+	if (c->stat_slot >= PACER_MAX_CLASSES)
+		return INVALID(off + COFF_STAT_SLOT, "class '%s': stat slot %u is outside 0..%d", c->name,
+			       c->stat_slot, PACER_MAX_CLASSES - 1);
+	if (c->action >= PACER_ACTION_MAX)
+		return INVALID(off + COFF_ACTION, "class '%s': action %u is not pace (0), pass (1) or drop (2)",
+			       c->name, c->action);
+	if (c->key_mode >= PACER_KEY_MAX)
+		return INVALID(off + COFF_KEY_MODE, "class '%s': key mode %u is not src (0), src+dport (1) or src+dst (2)",
+			       c->name, c->key_mode);
+	if (c->prefix4 > 32 || c->prefix6 > 128)
+		return INVALID(off + COFF_PREFIX4, "class '%s': prefix lengths /%u and /%u exceed /32 and /128",
+			       c->name, c->prefix4, c->prefix6);
+	if (m->terms & ~PACER_M_ALL)
+		return INVALID(off + COFF_TERMS, "class '%s': match terms 0x%x are not a set of 0x%x",
+			       c->name, m->terms, PACER_M_ALL);
+	if (m->dport_lo > m->dport_hi || m->sport_lo > m->sport_hi)
+		return INVALID(off + COFF_DPORT_LO, "class '%s': a port range ends before it starts (dport %u-%u, sport %u-%u)",
+			       c->name, m->dport_lo, m->dport_hi, m->sport_lo, m->sport_hi);
+	if (m->family != 0 && m->family != 4 && m->family != 6)
+		return INVALID(off + COFF_FAMILY, "class '%s': family %u is neither 4 nor 6", c->name, m->family);
+	if (beyond_mask(m->src_lo, m->src_hi, m->src_mask_lo, m->src_mask_hi) ||
+	    beyond_mask(m->dst_lo, m->dst_hi, m->dst_mask_lo, m->dst_mask_hi))
+		return INVALID(off + COFF_SRC, "class '%s': a match address has bits beyond its mask", c->name);
+	if (c->action != PACER_ACTION_PACE)
+		return 0;
+	if (c->policy >= PACER_POLICY_MAX)
+		return INVALID(off + COFF_POLICY, "class '%s': policy %u is neither pace (0) nor quiet (1)",
+			       c->name, c->policy);
+	if (c->rate_n < 1 || c->rate_n > PACER_RATE_MAX_N)
+		return INVALID(off + COFF_RATE_N, "class '%s': rate N = %u is outside 1..%d", c->name,
+			       c->rate_n, PACER_RATE_MAX_N);
+	if (c->interval_ns == 0 || c->interval_ns > PACER_RATE_MAX_PERIOD_NS)
+		return INVALID(off + COFF_INTERVAL, "class '%s': interval %" PRIu64 " ns is outside 1..%llu ns",
+			       c->name, (uint64_t)c->interval_ns, PACER_RATE_MAX_PERIOD_NS);
+	/* What the datapath takes: every age the limit needs within the backend's cells. */
+	if (c->thresh_ticks < PACER_MIN_THRESH || c->thresh_ticks > pacer_rate_max_sat(h->backend) ||
+	    c->thresh_ticks - 1 + (c->burst_ticks ? c->burst_ticks : 1) > pacer_rate_max_sat(h->backend))
+		return INVALID(off + COFF_THRESH, "class '%s': threshold %u ticks (burst %u) is outside %d..%u for the %s",
+			       c->name, c->thresh_ticks, c->burst_ticks, PACER_MIN_THRESH,
+			       pacer_rate_max_sat(h->backend), backend_name(h->backend));
+	/* One per interval: ceil(interval / tick) + 1, as for the global limit, up to the backend's ages. */
+	if (!rate_ticks_known(c->rate_n, c->interval_ns, h->tick_shift, c->thresh_ticks, c->burst_ticks))
+		return INVALID(off + COFF_THRESH,
+			       "class '%s': threshold %u and burst %u ticks do not match %u per %" PRIu64 " ns with %" PRIu64 " ns ticks",
+			       c->name, c->thresh_ticks, c->burst_ticks, c->rate_n, (uint64_t)c->interval_ns,
+			       (uint64_t)pacer_tick_ns(h->tick_shift));
+	return 0;
+}
+
+static int check_classes(const struct pacer_file_header *h, struct pacer_file_error *err)
+{
+	uint32_t i;
+	int ret;
+
+	for (i = 0; i < h->n_classes; i++) {
+		ret = check_class(h, i, err);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 int pacer_file_header_decode(const uint8_t *buf, size_t len, struct pacer_file_header *h,
 			     struct pacer_file_error *err)
 {
@@ -443,8 +725,22 @@ int pacer_file_header_decode(const uint8_t *buf, size_t len, struct pacer_file_h
 			return INVALID(OFF_RATE_N, "format 2 with rate N = %u, outside 2..%d", h->rate_n,
 				       PACER_RATE_MAX_N);
 	}
+	if (h->version_major == PACER_FILE_VERSION_CLASSES) {
+		h->rate_n = get16(buf + OFF_RATE_N);
+		h->burst_ticks = get16(buf + OFF_BURST);
+		if (h->rate_n < 1 || h->rate_n > PACER_RATE_MAX_N)
+			return INVALID(OFF_RATE_N, "format 3 with rate N = %u, outside 1..%d", h->rate_n,
+				       PACER_RATE_MAX_N);
+		if (h->rate_n == 1 && h->burst_ticks)
+			return INVALID(OFF_BURST, "burst %u ticks with one packet per interval", h->burst_ticks);
+		ret = get_classes(buf, h, err);
+		if (ret)
+			return ret;
+	}
 	ret = check_ranges(h, err);
-	return ret ? ret : check_plausible(h, err);
+	if (!ret)
+		ret = check_plausible(h, err);
+	return ret ? ret : check_classes(h, err);
 }
 
 void pacer_file_record_encode(const struct pacer_record *r, uint8_t *buf)
@@ -474,6 +770,30 @@ void pacer_file_record_decode(const uint8_t *buf, struct pacer_record *r)
 	r->thresh_ticks = get32(buf + ROFF_THRESH);
 }
 
+void pacer_file_record_encode_v(const struct pacer_file_header *h, const struct pacer_record *r,
+				uint8_t *buf)
+{
+	pacer_file_record_encode(r, buf);
+	if (h->record_size < PACER_FILE_RECORD_V3_LEN)
+		return;
+	put32(buf + ROFF_CLASS, r->class_slot);
+	put16(buf + ROFF_KEY_DPORT, r->key_dport);
+	put16(buf + ROFF_KEY_PAD, 0);
+	memcpy(buf + ROFF_KEY_DST, r->key_dst, 16);
+}
+
+void pacer_file_record_decode_v(const struct pacer_file_header *h, const uint8_t *buf,
+				struct pacer_record *r)
+{
+	pacer_file_record_decode(buf, r);
+	if (h->version_major != PACER_FILE_VERSION_CLASSES)
+		return;
+	r->class_slot = get32(buf + ROFF_CLASS);
+	r->key_dport = get16(buf + ROFF_KEY_DPORT);
+	r->pad = get16(buf + ROFF_KEY_PAD);
+	memcpy(r->key_dst, buf + ROFF_KEY_DST, 16);
+}
+
 /* Any address bit beyond the prefix (or beyond 32 bits for IPv4) set? */
 static int bits_beyond_prefix(const uint8_t *addr, unsigned bytes, unsigned prefix)
 {
@@ -495,12 +815,20 @@ static int bits_beyond_prefix(const uint8_t *addr, unsigned bytes, unsigned pref
 	return 0;
 }
 
+static int zero16(const uint8_t *b)
+{
+	static const uint8_t z[16];
+
+	return !memcmp(b, z, 16);
+}
+
 #define BAD_RECORD(...) fail(err, PACER_FILE_RECORD_INVALID, -EBADMSG, offset, __VA_ARGS__)
 
 int pacer_file_record_check(const struct pacer_file_header *h, const struct pacer_record *r,
 			    uint64_t offset, uint64_t index, struct pacer_file_error *err)
 {
 	unsigned max_prefix = r->family == 4 ? 32 : 128;
+	const struct pacer_class *c;
 
 	if (r->family != 4 && r->family != 6)
 		return BAD_RECORD("record %" PRIu64 ": family %u is neither 4 nor 6", index, r->family);
@@ -513,15 +841,29 @@ int pacer_file_record_check(const struct pacer_file_header *h, const struct pace
 	if (r->verdict > PACER_REC_DROP)
 		return BAD_RECORD("record %" PRIu64 ": verdict %u is neither pass (0) nor drop (1)",
 				  index, r->verdict);
-	if (!r->flags || (r->flags & ~(PACER_REC_SAMPLED_SOURCE | PACER_REC_SAMPLED_PACKET)))
-		return BAD_RECORD("record %" PRIu64 ": sampling flags 0x%x are not a set of 0x1 and 0x2",
-				  index, r->flags);
-	if (r->est_age_ticks > (h->rate_n > 1 ? 0xffffu : 0xffu) && r->est_age_ticks != PACER_AGE_NEVER)
+	if (!(r->flags & (PACER_REC_SAMPLED_SOURCE | PACER_REC_SAMPLED_PACKET)) ||
+	    (r->flags & ~(PACER_REC_SAMPLED_SOURCE | PACER_REC_SAMPLED_PACKET |
+			  (h->n_classes ? PACER_REC_KEY : 0))))
+		return BAD_RECORD("record %" PRIu64 ": flags 0x%x are not a set of 0x1 and 0x2%s", index,
+				  r->flags, h->n_classes ? " (and 0x4)" : "");
+	if (r->pad || (!(r->flags & PACER_REC_KEY) && (r->key_dport || !zero16(r->key_dst))))
+		return BAD_RECORD("record %" PRIu64 ": key bytes set without the key flag 0x4, or padding not zero",
+				  index);
+	if (r->class_slot > (h->n_classes ? PACER_MAX_CLASSES : 0))
+		return BAD_RECORD("record %" PRIu64 ": class slot %u is outside 0..%u", index,
+				  r->class_slot, h->n_classes ? PACER_MAX_CLASSES : 0);
+	if (r->est_age_ticks > (pacer_file_max_thresh(h) > PACER_MAX_THRESH ? 0xffffu : 0xffu) &&
+	    r->est_age_ticks != PACER_AGE_NEVER)
 		return BAD_RECORD("record %" PRIu64 ": estimated age %u ticks is more than a cell holds",
 				  index, r->est_age_ticks);
 	if (r->thresh_ticks < PACER_MIN_THRESH || r->thresh_ticks > pacer_file_max_thresh(h))
 		return BAD_RECORD("record %" PRIu64 ": threshold %u ticks is outside %d..%u", index,
 				  r->thresh_ticks, PACER_MIN_THRESH, pacer_file_max_thresh(h));
+	if (r->class_slot && (c = pacer_file_class_of(h, r->class_slot)) &&
+	    r->prefix != (r->family == 4 ? c->prefix4 : c->prefix6))
+		return BAD_RECORD("record %" PRIu64 ": prefix /%u but its class '%s' keys IPv%u sources by /%u",
+				  index, r->prefix, c->name, r->family,
+				  r->family == 4 ? c->prefix4 : c->prefix6);
 	if (r->cpu >= h->ncpus)
 		return BAD_RECORD("record %" PRIu64 ": CPU %u but the header says %u CPUs", index,
 				  r->cpu, h->ncpus);
@@ -650,7 +992,7 @@ int pacer_file_next(struct pacer_file_reader *r, struct pacer_record *rec,
 	if (fread(r->recbuf, 1, r->hdr.record_size, r->f) != r->hdr.record_size)
 		return fail(err, PACER_FILE_IO, -EIO, off,
 			    "record %" PRIu64 " could not be read (file shrank while reading?)", r->next);
-	pacer_file_record_decode(r->recbuf, rec);
+	pacer_file_record_decode_v(&r->hdr, r->recbuf, rec);
 	if (pacer_file_record_check(&r->hdr, rec, off, r->next, err))
 		return -EBADMSG;
 	r->next++;
@@ -672,7 +1014,7 @@ int pacer_file_writer_open(struct pacer_file_writer *w, const char *path,
 			   enum pacer_file_format format, const struct pacer_file_header *hdr,
 			   struct pacer_file_error *err)
 {
-	uint8_t buf[PACER_FILE_HEADER_LEN];
+	uint8_t buf[PACER_FILE_HEADER_BUF_LEN];
 	char why[200];
 	int ret;
 
@@ -684,7 +1026,7 @@ int pacer_file_writer_open(struct pacer_file_writer *w, const char *path,
 	w->hdr.end_mono_ns = 0;
 	if (pacer_file_header_encode(&w->hdr, buf, sizeof(buf)))
 		return fail(err, PACER_FILE_HEADER_INVALID, -EINVAL, 0,
-			    "header lengths are not those of format version 1.0 or 1.1");
+			    "header lengths are not those of format version 1.0, 1.1 or 3.1");
 	ret = safe_out_open(&w->out, path, ".tmp", SAFE_FILE_MODE, why, sizeof(why));
 	if (ret)
 		return fail(err, PACER_FILE_IO, ret, 0, "%s", why);
@@ -709,7 +1051,7 @@ int pacer_file_writer_open(struct pacer_file_writer *w, const char *path,
 
 int pacer_file_writer_append(struct pacer_file_writer *w, const struct pacer_record *rec)
 {
-	uint8_t buf[PACER_FILE_RECORD_V1_LEN];
+	uint8_t buf[PACER_FILE_RECORD_V3_LEN];
 	int ret;
 
 	if (w->format == PACER_FORMAT_CSV) {
@@ -717,9 +1059,9 @@ int pacer_file_writer_append(struct pacer_file_writer *w, const struct pacer_rec
 		if (ret)
 			return ret;
 	} else {
-		pacer_file_record_encode(rec, buf);
+		pacer_file_record_encode_v(&w->hdr, rec, buf);
 		errno = 0;
-		if (fwrite(buf, sizeof(buf), 1, w->f) != 1)
+		if (fwrite(buf, w->hdr.record_size, 1, w->f) != 1)
 			return write_errno();
 	}
 	w->n_records++;
@@ -734,7 +1076,7 @@ int pacer_file_writer_flush(struct pacer_file_writer *w)
 int pacer_file_writer_finish(struct pacer_file_writer *w, uint64_t end_mono_ns,
 			     uint64_t records_lost, struct pacer_file_error *err)
 {
-	uint8_t buf[PACER_FILE_HEADER_LEN];
+	uint8_t buf[PACER_FILE_HEADER_BUF_LEN];
 	char why[200];
 	int ret = 0;
 
@@ -797,8 +1139,30 @@ const char *pacer_record_source(const struct pacer_record *r, char *buf, size_t 
 	return buf;
 }
 
+const char *pacer_file_action_name(uint32_t action)
+{
+	static const char *const names[] = { "pace", "pass", "drop" };
+
+	return action < PACER_ACTION_MAX ? names[action] : "?";
+}
+
+const char *pacer_file_key_name(uint32_t key_mode)
+{
+	static const char *const names[] = { "src", "src+dport", "src+dst" };
+
+	return key_mode < PACER_KEY_MAX ? names[key_mode] : "?";
+}
+
+const char *pacer_record_class_name(const struct pacer_file_header *h, uint32_t class_slot)
+{
+	const struct pacer_class *c = pacer_file_class_of(h, class_slot);
+
+	return c ? c->name : class_slot ? "?" : "";
+}
+
 int pacer_csv_write_header(FILE *f, const struct pacer_file_header *h)
 {
+	uint32_t i;
 	int n;
 
 	errno = 0;
@@ -824,16 +1188,43 @@ int pacer_csv_write_header(FILE *f, const struct pacer_file_header *h)
 	if (n >= 0 && h->rate_n > 1)
 		n = fprintf(f, "# rate_n: %u (interval_ns is T of --rate N/T)\n# burst_ticks: %u\n",
 			    h->rate_n, h->burst_ticks);
+	for (i = 0; n >= 0 && i < h->n_classes; i++) {
+		const struct pacer_class *c = &h->classes[i];
+
+		n = fprintf(f, "# class %u: %s, slot %u, action %s, key %s, prefix4 %u, prefix6 %u, policy %s, rate %u per %" PRIu64 " ns, thresh_ticks %u, burst_ticks %u\n",
+			    i, c->name, c->stat_slot + 1, pacer_file_action_name(c->action),
+			    pacer_file_key_name(c->key_mode), c->prefix4, c->prefix6, policy_name(c->policy),
+			    c->rate_n, (uint64_t)c->interval_ns, c->thresh_ticks, c->burst_ticks);
+	}
 	if (n >= 0)
-		n = fprintf(f, "index,ts_ns,t_rel_s,source,family,prefix,verdict,sampled_by,est_age_ticks,est_age_ns,cpu,thresh_ticks\n");
+		n = fprintf(f, "index,ts_ns,t_rel_s,source,family,prefix,verdict,sampled_by,est_age_ticks,est_age_ns,cpu,thresh_ticks%s\n",
+			    h->n_classes ? ",class,key" : "");
 	return n < 0 ? write_errno() : 0;
+}
+
+/* A record's key beyond its source: "dport 53", "dst 192.0.2.1", or "" (none, or not recorded). */
+static const char *record_key_text(const struct pacer_file_header *h, const struct pacer_record *r,
+				   char *buf, size_t len)
+{
+	const struct pacer_class *c = pacer_file_class_of(h, r->class_slot);
+	char a[INET6_ADDRSTRLEN];
+
+	buf[0] = 0;
+	if (!c || !(r->flags & PACER_REC_KEY))
+		return buf;
+	if (c->key_mode == PACER_KEY_SRC_DPORT)
+		snprintf(buf, len, "dport %u", r->key_dport);
+	else if (c->key_mode == PACER_KEY_SRC_DST &&
+		 inet_ntop(r->family == 4 ? AF_INET : AF_INET6, r->key_dst, a, sizeof(a)))
+		snprintf(buf, len, "dst %s", a);
+	return buf;
 }
 
 int pacer_csv_write_record(FILE *f, const struct pacer_file_header *h, uint64_t index,
 			   const struct pacer_record *r)
 {
 	static const char *const by[] = { "", "source", "packet", "source+packet" };
-	char src[64], age[24], age_ns[24];
+	char src[64], age[24], age_ns[24], key[64];
 	double rel = ((double)r->ts_ns - (double)h->start_mono_ns) / 1e9;
 	int n;
 
@@ -846,9 +1237,11 @@ int pacer_csv_write_record(FILE *f, const struct pacer_file_header *h, uint64_t 
 			 (uint64_t)pacer_ticks_ns(r->est_age_ticks, h->tick_shift));
 	}
 	errno = 0;
-	n = fprintf(f, "%" PRIu64 ",%" PRIu64 ",%.9f,%s,%u,%u,%s,%s,%s,%s,%u,%u\n", index, (uint64_t)r->ts_ns,
+	n = fprintf(f, "%" PRIu64 ",%" PRIu64 ",%.9f,%s,%u,%u,%s,%s,%s,%s,%u,%u%s%s%s%s\n", index, (uint64_t)r->ts_ns,
 		    rel, pacer_record_source(r, src, sizeof(src)), r->family, r->prefix,
 		    r->verdict == PACER_REC_DROP ? "drop" : "pass", by[r->flags & 3], age, age_ns,
-		    r->cpu, r->thresh_ticks);
+		    r->cpu, r->thresh_ticks, h->n_classes ? "," : "",
+		    h->n_classes ? pacer_record_class_name(h, r->class_slot) : "", h->n_classes ? "," : "",
+		    h->n_classes ? record_key_text(h, r, key, sizeof(key)) : "");
 	return n < 0 ? write_errno() : 0;
 }

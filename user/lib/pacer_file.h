@@ -43,11 +43,43 @@
  *                ASCII, NUL padded (analyze and the CSV header show it)
  *      284    4  CRC-32 (IEEE) of bytes [0, header_len - 4)
  *
+ *   header 3.1, a recording of a program with traffic classes
+ *   (PACER_FILE_HEADER_CLASSES_LEN(n) = 304 + n * 144 bytes): bytes 0..283
+ *   as in x.1, the global limit's rate_n (1 for an interval) and burst at
+ *   248 and 250 as in format 2, then
+ *      284    4  n_classes: 1..PACER_MAX_CLASSES, the list active when the
+ *                recording started
+ *      288    4  class_entry_len (144; a later minor may append fields)
+ *      292    8  classes_changed_ns: 0, or the datapath time after which the
+ *                running class list was no longer this one (`set` changed
+ *                it): records from then on are not judged
+ *      300  n*e  the classes, in match order, each:
+ *                  0  16  name (NUL padded)      16   4  action
+ *                 20   4  key_mode               24   4  prefix4
+ *                 28   4  prefix6                32   4  policy
+ *                 36   4  thresh_ticks           40   4  burst_ticks
+ *                 44   4  rate_n                 48   8  interval_ns
+ *                 56   4  id                     60   4  stat_slot
+ *                 64   4  match terms            68   1  proto
+ *                 69   1  family                 70   2  vlan
+ *                 72   2  dport_lo  74 2 dport_hi  76 2 sport_lo  78 2 sport_hi
+ *                 80  32  src, src_mask (address bytes as in memory: network order)
+ *                112  32  dst, dst_mask
+ *      end-4  4  CRC-32 (IEEE) of bytes [0, header_len - 4)
+ *
  *   record v1 (PACER_FILE_RECORD_V1_LEN = 40 bytes), at header_len + i * record_size:
  *        0    8  ts_ns, datapath clock       8  16  masked source address
  *       24    1  family (4/6)  25 1 prefix   26   1  verdict (0 pass, 1 drop)
  *       27    1  flags (PACER_REC_SAMPLED_*)  28   4  est_age_ticks (PACER_AGE_NEVER)
  *       32    4  cpu                          36   4  thresh_ticks in force
+ *   record v3 (format 3: PACER_FILE_RECORD_V3_LEN = 64 bytes): v1, then
+ *       40    4  class_slot: the deciding class's stat_slot + 1; 0 for a
+ *                packet paced by the global limit (classes removed live)
+ *       44    2  key_dport (flags has PACER_REC_KEY, the class keys src+dport)
+ *       46    2  zero
+ *       48   16  key_dst (flags has PACER_REC_KEY, the class keys src+dst;
+ *                IPv4 in the first 4 bytes)
+ *   and flags may hold PACER_REC_KEY: the record carries its class's key.
  *
  * The hash key is deliberately not stored: whoever holds the file could use
  * it to aim collisions at the live sketch.  Offline simulation draws its own.
@@ -73,12 +105,26 @@
  */
 #define PACER_FILE_VERSION_MAJOR 1
 #define PACER_FILE_VERSION_RATE 2
+/*
+ * Format 3: a program with traffic classes (pacer_class.h): the class
+ * table in the header and each record's class, so a reader of formats 1
+ * and 2 refuses it instead of auditing every class against the global
+ * limit.  Written only while classes are configured.
+ */
+#define PACER_FILE_VERSION_CLASSES 3
 #define PACER_FILE_VERSION_MINOR 1
 #define PACER_FILE_HEADER_V1_LEN 256
 #define PACER_FILE_HEADER_V1_1_LEN 288
 /* What the writer writes: format 1.1 (or 2.1). */
 #define PACER_FILE_HEADER_LEN PACER_FILE_HEADER_V1_1_LEN
 #define PACER_FILE_RECORD_V1_LEN 40
+#define PACER_FILE_RECORD_V3_LEN 64
+#define PACER_FILE_CLASS_ENTRY_LEN 144
+#define PACER_FILE_CLASS_ENTRY_MAX_LEN 1024
+#define PACER_FILE_CLASSES_OFF 300
+#define PACER_FILE_HEADER_CLASSES_LEN(n) (PACER_FILE_CLASSES_OFF + (n) * PACER_FILE_CLASS_ENTRY_LEN + 4)
+/* Room for any header this writer makes. */
+#define PACER_FILE_HEADER_BUF_LEN PACER_FILE_HEADER_CLASSES_LEN(PACER_MAX_CLASSES)
 /* Sanity caps a reader applies before trusting the lengths in a header. */
 #define PACER_FILE_HEADER_MAX_LEN 65536
 #define PACER_FILE_RECORD_MAX_LEN 4096
@@ -103,6 +149,10 @@ struct pacer_file_header {
 	uint32_t backend, on_full;
 	uint32_t rate_n, burst_ticks; /* 1 and 0 in format 1 */
 	char writer[32];   /* release that wrote it, "" before format x.1; NUL-terminated in memory */
+	/* Format 3: the classes in match order (name NUL-terminated in memory); 0 before. */
+	uint32_t n_classes, class_entry_len;
+	uint64_t classes_changed_ns; /* 0: the list held all through; else from when it did not */
+	struct pacer_class classes[PACER_MAX_CLASSES];
 };
 
 /* What went wrong with a file; the reader fills one of these with an offset. */
@@ -140,8 +190,9 @@ void pacer_file_header_init(struct pacer_file_header *h);
 
 /*
  * Encode into h->header_len bytes, checksum included: PACER_FILE_HEADER_V1_LEN
- * (format x.0) or PACER_FILE_HEADER_V1_1_LEN (x.1, with the writer); len
- * must hold them.  0 or -EINVAL.
+ * (format x.0), PACER_FILE_HEADER_V1_1_LEN (x.1, with the writer) or, with
+ * classes, PACER_FILE_HEADER_CLASSES_LEN(n) (3.1); len must hold them.
+ * 0 or -EINVAL.
  */
 int pacer_file_header_encode(const struct pacer_file_header *h, uint8_t *buf, size_t len);
 
@@ -153,9 +204,27 @@ int pacer_file_header_encode(const struct pacer_file_header *h, uint8_t *buf, si
 int pacer_file_header_decode(const uint8_t *buf, size_t len, struct pacer_file_header *h,
 			     struct pacer_file_error *err);
 
-/* Record <-> bytes (PACER_FILE_RECORD_V1_LEN). */
+/*
+ * Record <-> bytes: PACER_FILE_RECORD_V1_LEN bytes; the _v forms the
+ * header's record_size (format 3: the class slot too).
+ */
 void pacer_file_record_encode(const struct pacer_record *r, uint8_t *buf);
 void pacer_file_record_decode(const uint8_t *buf, struct pacer_record *r);
+void pacer_file_record_encode_v(const struct pacer_file_header *h, const struct pacer_record *r,
+				uint8_t *buf);
+void pacer_file_record_decode_v(const struct pacer_file_header *h, const uint8_t *buf,
+				struct pacer_record *r);
+
+/*
+ * Make h a format-3 header carrying these n classes (1..PACER_MAX_CLASSES),
+ * or, with n = 0, the format of a program without classes.  Sets the
+ * header and record lengths.
+ */
+void pacer_file_header_set_classes(struct pacer_file_header *h, const struct pacer_class *c,
+				   uint32_t n);
+
+/* The class a record's class_slot names (NULL: slot 0, or a class not in the table). */
+const struct pacer_class *pacer_file_class_of(const struct pacer_file_header *h, uint32_t class_slot);
 
 /*
  * Is this record possible under header h?  0, or -EBADMSG with *err naming
@@ -250,6 +319,12 @@ void pacer_file_writer_discard(struct pacer_file_writer *w);
 int pacer_csv_write_header(FILE *f, const struct pacer_file_header *h);
 int pacer_csv_write_record(FILE *f, const struct pacer_file_header *h, uint64_t index,
 			   const struct pacer_record *r);
+
+/* A class's action and key mode as the config file writes them ("pace", "src+dport"). */
+const char *pacer_file_action_name(uint32_t action);
+const char *pacer_file_key_name(uint32_t key_mode);
+/* The name of the class a record's slot names: "" for slot 0, "?" for one not in the table. */
+const char *pacer_record_class_name(const struct pacer_file_header *h, uint32_t class_slot);
 
 /* Text of a record's source, "10.1.2.3/32" or "2001:db8::/64". */
 const char *pacer_record_source(const struct pacer_record *r, char *buf, size_t len);

@@ -17,6 +17,9 @@
 #include "live_opts.h"
 #include "cli_values.h"
 #include "safe_file.h"
+#include "classes_cli.h"
+#include "ticks.h"
+#include "pacer_conf.h"
 
 /* Files at least this large get a progress indicator (on a terminal). */
 #define PROGRESS_MIN_BYTES (8u << 20)
@@ -50,7 +53,8 @@ static int eps_opt(const struct opt_spec *s, const char *arg, void *field, char 
 
 struct analyze_opts {
 	struct live_opts live; /* the pacer a capture runs through */
-	const char *path, *pcap, *report;
+	struct class_conf cls; /* --class, --exempt, --deny: the capture's classes and lists */
+	const char *path, *pcap, *report, *config;
 	uint64_t window;
 	uint32_t inv_eps;
 	double target;
@@ -87,6 +91,11 @@ static const struct opt_spec analyze_specs[] = {
 	{ .name = "pcap", .type = OPT_STRING, .arg = "CAPTURE", OPT_FIELD(struct analyze_opts, pcap),
 	  .help = "the capture file" },
 	{ .type = OPT_INCLUDE, .sub = pacing_specs, OPT_FIELD(struct analyze_opts, live) },
+	{ .type = OPT_INCLUDE, .sub = class_specs, OPT_FIELD(struct analyze_opts, cls) },
+	{ .name = "config", .type = OPT_STRING, .arg = "FILE", OPT_FIELD(struct analyze_opts, config),
+	  .help = "the limit, traffic classes and exempt/deny lists of a\n"
+		  "load config file (interval, policy, prefix4, prefix6, [class NAME],\n"
+		  "[exempt], [deny]; its other keys do not change what a class admits)" },
 	{ 0 },
 };
 
@@ -95,7 +104,8 @@ static const struct opt_verb analyze_verb = {
 	.synopsis = "FILE [--eps E] [--window W] [--target-false-drop P]\n"
 		    "                         [--json] [--report report.html]\n"
 		    "       xdp-pacer analyze --pcap CAPTURE [--interval DUR] [--prefix4 N] [--prefix6 N]\n"
-		    "                         [--policy pace|quiet] [same options as above]",
+		    "                         [--policy pace|quiet] [--config FILE] [--class SPEC]...\n"
+		    "                         [--exempt PREFIX] [--deny PREFIX] [same options as above]",
 	.intro = "Analyse a recording made by 'xdp-pacer record':\n"
 		 " - audit: every verdict of a source-sampled source checked against the policy's\n"
 		 "   promise, computed exactly from its complete packet stream (false drops split\n"
@@ -113,6 +123,8 @@ static int check_opts(const struct analyze_opts *o, struct pcap_params *pp)
 {
 	if (!o->pcap && live_opts_any(&o->live))
 		return usage_error("analyze", "--interval, --prefix4, --prefix6 and --policy describe the pacer for --pcap; a recording carries its own");
+	if (!o->pcap && (o->config || o->cls.classes_given || o->cls.exempt.given || o->cls.deny.given))
+		return usage_error("analyze", "--config, --class, --exempt and --deny describe the pacer for --pcap; a recording carries its own classes");
 	if (o->live.rate_set)
 		return usage_error("analyze", "--rate: analyze --pcap models --interval pacing (one packet per interval) only, not N per T");
 	if (!o->pcap && !o->path)
@@ -178,18 +190,64 @@ static int write_report(const char *path, const struct an_report *rep)
 /* What analyze found, each part with a note where it could not run. */
 struct analysis {
 	struct audit_result audit;
+	/* A recording with classes: one audit per class of its table, and slot 0 if it has records. */
+	struct audit_result class_audit[PACER_MAX_CLASSES + 1];
+	struct an_class_audit classes[PACER_MAX_CLASSES + 1];
+	uint32_t n_classes;
+	bool capture_classes; /* the classes of a capture: not an audit, shown per class only */
 	struct t1_result *t1;
 	struct sizing_result sizing, sizing_blocked;
 	bool have_audit, have_sizing, have_blocked;
 	char t1_note[256], sz_note[256], au_note[256];
 };
 
+/* Each class of the table, in match order, then the global limit's packets if any. */
+static int run_class_audits(struct analysis *an, const struct an_stream *s,
+			    const struct pacer_file_header *hdr)
+{
+	bool global = false;
+	uint32_t i, n = 0;
+	int err;
+
+	for (i = 0; i < s->nsrc; i++)
+		global |= s->src[i].class_slot == 0;
+	for (i = 0; i <= hdr->n_classes && hdr->n_classes; i++) {
+		const struct pacer_class *c = i < hdr->n_classes ? &hdr->classes[i] : NULL;
+		uint32_t slot = c ? c->stat_slot + 1 : 0;
+
+		if (!c && !global)
+			break;
+		err = audit_run_class(s, slot, &an->class_audit[n]);
+		if (err) {
+			while (n)
+				audit_free(&an->class_audit[--n]);
+			return err;
+		}
+		an->classes[n].slot = slot;
+		an->classes[n].c = c;
+		an->classes[n].audit = &an->class_audit[n];
+		n++;
+	}
+	an->n_classes = n;
+	return 0;
+}
+
 static void run_audit(struct analysis *an, const struct an_stream *s,
 		      const struct pacer_file_header *hdr, bool capture)
 {
 	int err;
 
-	if (capture)
+	if (capture && hdr->n_classes) {
+		/* Not an audit: each class's exact verdicts, sources and sources per interval. */
+		if ((err = audit_run(s, &an->audit)) || (err = run_class_audits(an, s, hdr))) {
+			snprintf(an->au_note, sizeof(an->au_note), "%s", strerror(-err));
+			return;
+		}
+		an->have_audit = true;
+		an->capture_classes = true;
+		snprintf(an->au_note, sizeof(an->au_note),
+			 "a capture has no datapath verdicts to audit; the exact limiter's are under Capture and per class");
+	} else if (capture)
 		snprintf(an->au_note, sizeof(an->au_note),
 			 "a capture has no datapath verdicts to audit; the exact limiter's are under Capture");
 	else if (!hdr->sample_src_thresh || !s->n_source_sampled)
@@ -197,8 +255,12 @@ static void run_audit(struct analysis *an, const struct an_stream *s,
 			 "no source-sampled packets: only complete per-source streams can be audited (record with --sample-sources 1/N)");
 	else if ((err = audit_run(s, &an->audit)))
 		snprintf(an->au_note, sizeof(an->au_note), "%s", strerror(-err));
-	else
+	else if ((err = run_class_audits(an, s, hdr))) {
+		snprintf(an->au_note, sizeof(an->au_note), "%s", strerror(-err));
+		audit_free(&an->audit);
+	} else {
 		an->have_audit = true;
+	}
 }
 
 /* Table 1: HistoricalMembership against the other structures on the sampled stream. */
@@ -234,6 +296,11 @@ static void run_sizing(struct analysis *an, const struct an_stream *s,
 	struct sizing_params sp;
 	int err;
 
+	if (hdr->n_classes) {
+		snprintf(an->sz_note, sizeof(an->sz_note),
+			 "the replay models one interval for every source; with traffic classes each class has its own (per-class sources per interval and their sum are under Audit per class)");
+		return;
+	}
 	sizing_params_from_header(&sp, hdr);
 	sp.target = target;
 	/*
@@ -263,8 +330,12 @@ static void run_sizing(struct analysis *an, const struct an_stream *s,
 
 static void analysis_free(struct analysis *an)
 {
+	uint32_t i;
+
 	if (an->have_audit)
 		audit_free(&an->audit);
+	for (i = 0; an->have_audit && i < an->n_classes; i++)
+		audit_free(&an->class_audit[i]);
 	if (an->have_sizing)
 		sizing_free(&an->sizing);
 	if (an->have_blocked)
@@ -278,8 +349,10 @@ static int write_reports(struct an_report *rep, const struct analysis *an,
 {
 	int err;
 
-	rep->audit = an->have_audit ? &an->audit : NULL;
+	rep->audit = an->have_audit && !an->capture_classes ? &an->audit : NULL;
 	rep->audit_note = an->au_note;
+	rep->classes = an->have_audit ? an->classes : NULL;
+	rep->n_classes = an->have_audit ? an->n_classes : 0;
 	rep->t1 = an->t1;
 	rep->t1_note = an->t1_note;
 	rep->sizing = an->have_sizing ? &an->sizing : NULL;
@@ -349,8 +422,42 @@ static int load_input(const struct analyze_opts *o, const struct pcap_params *pp
 	return 0;
 }
 
+/*
+ * The capture's classes and lists: the config file's sections with the
+ * command line's over them, limits in ticks of a tick they all fit on the
+ * table (an exact limiter has no cells to fit).  0 or 2 (said why).
+ */
+static int capture_classes(struct pacer_conf *conf, struct analyze_opts *o, struct pcap_params *pp,
+			   struct pacer_class classes[PACER_MAX_CLASSES])
+{
+	struct class_conf *cc = NULL;
+	uint32_t shift;
+	int err;
+
+	err = classes_merge(conf, &o->cls, &cc);
+	if (err)
+		return err;
+	if (!cc->n && !cc->exempt.n && !cc->deny.n)
+		return 0;
+	shift = pacer_default_tick_shift(pp->interval_ns);
+	if (cc->n && classes_choose_tick(cc, 1, pp->interval_ns, 0, PACER_BACKEND_TABLE, &shift))
+		return 2;
+	if (cc->n && classes_build(cc, shift, PACER_BACKEND_TABLE, pp->prefix4, pp->prefix6, NULL, classes))
+		return 2;
+	pp->classes = classes;
+	pp->n_classes = (uint32_t)cc->n;
+	pp->tick_shift = shift;
+	pp->exempt = cc->exempt.p;
+	pp->n_exempt = cc->exempt.n;
+	pp->deny = cc->deny.p;
+	pp->n_deny = cc->deny.n;
+	return 0;
+}
+
 int cmd_analyze(int argc, char **argv)
 {
+	struct pacer_class classes[PACER_MAX_CLASSES];
+	struct pacer_conf conf;
 	struct pacer_file_reader rd = { 0 };
 	struct an_stream s = { 0 };
 	struct analysis an = { 0 };
@@ -362,15 +469,23 @@ int cmd_analyze(int argc, char **argv)
 	bool capture;
 	int err, ret;
 
-	err = parse_verb_opts(&analyze_verb, argc, argv, &o);
-	if (err)
-		return err == OPTS_HELP ? 0 : err;
-	if (check_opts(&o, &pp))
-		return 2;
+	err = conf_expand_argv(&argc, &argv, CONF_KEYS_CAPTURE, &conf);
+	if (!err)
+		err = parse_verb_opts(&analyze_verb, argc, argv, &o);
+	if (err) {
+		ret = err == OPTS_HELP ? 0 : err;
+		goto out_opts;
+	}
+	o.config = conf.path;
+	ret = 2;
+	memset(&pp, 0, sizeof(pp));
+	if (check_opts(&o, &pp) || (o.pcap && capture_classes(&conf, &o, &pp, classes)))
+		goto out_opts;
 	capture = o.pcap != NULL;
 	if (load_input(&o, &pp, &rd, &s, &psum, &prog)) {
 		an_stream_free(&s);
-		return 1;
+		ret = 1;
+		goto out_opts;
 	}
 	run_audit(&an, &s, &rd.hdr, capture);
 	run_table1(&an, &s, &rd.hdr, &o, &prog);
@@ -384,5 +499,8 @@ int cmd_analyze(int argc, char **argv)
 	an_stream_free(&s);
 	if (!capture)
 		pacer_file_close(&rd);
+out_opts:
+	class_conf_free(&o.cls);
+	pacer_conf_free(&conf);
 	return ret;
 }

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "common.h"
+#include "classes_map.h"
 #include "pacer_file.h"
 #include "live_opts.h"
 #include "cli_values.h"
@@ -81,6 +83,7 @@ struct consumer {
 	uint64_t written, limit;
 	uint64_t discarded;     /* drained before the start, or beyond --count */
 	uint64_t short_events;  /* smaller than a record: a foreign datapath */
+	uint64_t class_late;    /* a class's record in a recording begun without classes */
 	bool discard;
 	uint64_t deadline_ns;   /* 0: none; checked while polling (see on_event) */
 	uint64_t last_ts_ns;    /* the latest record's timestamp */
@@ -98,11 +101,28 @@ static int on_event(void *ctx, void *data, size_t size)
 		c->discarded++;
 		return 0;
 	}
-	if (size < sizeof(rec)) {
+	/* A program loaded by an earlier release writes records without the class's key. */
+	if (size < offsetof(struct pacer_record, key_dport)) {
 		c->short_events++;
 		return 0;
 	}
-	memcpy(&rec, data, sizeof(rec));
+	memset(&rec, 0, sizeof(rec));
+	memcpy(&rec, data, size < sizeof(rec) ? size : sizeof(rec));
+	/* What the datapath did not say it wrote is not the key (ring memory is not zeroed). */
+	rec.pad = 0;
+	if (!(rec.flags & PACER_REC_KEY) || size < sizeof(rec) || !c->w->hdr.n_classes) {
+		rec.flags &= (uint8_t)~PACER_REC_KEY;
+		rec.key_dport = 0;
+		memset(rec.key_dst, 0, sizeof(rec.key_dst));
+	}
+	/*
+	 * Classes configured after a classless start: the file has no table to
+	 * judge them by, and under the global limit they would be misjudged.
+	 */
+	if (rec.class_slot && !c->w->hdr.n_classes) {
+		c->class_late++;
+		return 0;
+	}
 	err = pacer_file_writer_append(c->w, &rec);
 	if (err) {
 		c->write_err = err;
@@ -170,6 +190,8 @@ struct recorder {
 	struct sigaction old_int, old_term, old_hup;
 	uint64_t before[PACER_STAT_MAX], lost, prev_src, prev_pkt;
 	uint64_t seen_attached; /* the program's clock when it was last seen attached */
+	uint64_t classes_same_ns; /* ... when its class list was last seen as the header's */
+	uint32_t class_sel;     /* the class_sel that list was read under */
 	bool handle_open, signals_set, sampling_on, counters_ok, gone;
 	char lock_path[64];
 	int lock_fd;
@@ -230,9 +252,29 @@ static int recorder_open(struct recorder *r, const char *ifname)
 	return 0;
 }
 
+/* The running class list, which makes the recording format 3: 0 or 1. */
+static int read_classes(struct pacer_file_header *hdr, const struct pacer_handle *h, uint32_t *sel)
+{
+	struct pacer_class_maps m;
+	struct pacer_class c[PACER_MAX_CLASSES];
+	int n = 0, err;
+
+	pacer_class_maps_of(h, &m);
+	if (m.classes_fd < 0)
+		return 0; /* a program without class maps runs no classes */
+	*sel = __atomic_load_n(&h->cfg->class_sel, __ATOMIC_ACQUIRE);
+	err = pacer_classes_read(&m, c, &n);
+	if (err) {
+		pr_err("cannot read the classes of %s: %s", h->ifname, strerror(-err));
+		return 1;
+	}
+	pacer_file_header_set_classes(hdr, c, (uint32_t)n);
+	return 0;
+}
+
 /* The loaded geometry and live settings, as the audit and the sizing need them. */
-static void fill_header(struct pacer_file_header *hdr, const struct pacer_handle *h,
-			uint64_t src_thresh, uint64_t pkt_thresh)
+static int fill_header(struct pacer_file_header *hdr, const struct pacer_handle *h,
+		       uint64_t src_thresh, uint64_t pkt_thresh, uint32_t *class_sel)
 {
 	pacer_file_header_init(hdr);
 	read_interval(h, hdr);
@@ -255,6 +297,7 @@ static void fill_header(struct pacer_file_header *hdr, const struct pacer_handle
 	snprintf(hdr->ifname, sizeof(hdr->ifname), "%s", h->ifname);
 	if (gethostname(hdr->hostname, sizeof(hdr->hostname) - 1))
 		snprintf(hdr->hostname, sizeof(hdr->hostname), "?");
+	return read_classes(hdr, h, class_sel);
 }
 
 /* Word-sized stores into the live .data, as 'set' does; off puts back what was there. */
@@ -304,6 +347,36 @@ static bool still_attached(struct recorder *r)
 	return false;
 }
 
+/*
+ * Is the running class list still the one in the header?  `set` flips
+ * class_sel even for an unchanged list, so a new selector is compared by
+ * content.  The first time it differs, the header says from when the
+ * records cannot be judged by its table: the last time it was seen the same.
+ */
+static void check_classes(struct recorder *r)
+{
+	struct pacer_class_maps m;
+	struct pacer_class c[PACER_MAX_CLASSES];
+	uint32_t sel = __atomic_load_n(&r->h.cfg->class_sel, __ATOMIC_ACQUIRE);
+	uint64_t now = pacer_clock_now(&r->h);
+	int n = 0;
+
+	if (r->w.hdr.classes_changed_ns || !r->w.hdr.n_classes)
+		return;
+	if (sel != r->class_sel) {
+		pacer_class_maps_of(&r->h, &m);
+		if (pacer_classes_read(&m, c, &n) || (uint32_t)n != r->w.hdr.n_classes ||
+		    memcmp(c, r->w.hdr.classes, (size_t)n * sizeof(c[0]))) {
+			r->w.hdr.classes_changed_ns = r->classes_same_ns;
+			pr_err("warning: the class list of %s changed during the recording: records after it are not audited",
+			       r->h.ifname);
+			return;
+		}
+		r->class_sel = sel;
+	}
+	r->classes_same_ns = now;
+}
+
 #define ATTACH_CHECK_NS 250000000ULL
 
 /* Poll until a signal, the deadline, --count, the program going away or an error. */
@@ -333,6 +406,7 @@ static void record_loop(struct recorder *r, const struct record_opts *ro)
 		if (now >= next_check) {
 			if (!still_attached(r))
 				break;
+			check_classes(r);
 			next_check = now + ATTACH_CHECK_NS;
 		}
 		if (now >= next_flush) {
@@ -355,6 +429,9 @@ static void report_recording(const struct recorder *r, const char *out, uint64_t
 	if (r->cons.discarded)
 		pr_info("%s: %" PRIu64 " records not kept (queued before the start or beyond --count)",
 			r->h.ifname, r->cons.discarded);
+	if (r->cons.class_late)
+		pr_err("warning: %" PRIu64 " records of traffic classes configured after the recording started were skipped (the recording has no class table to judge them by); record again",
+		       r->cons.class_late);
 	if (r->cons.short_events)
 		pr_err("warning: %" PRIu64 " ring buffer events were shorter than a record and skipped",
 		       r->cons.short_events);
@@ -436,7 +513,8 @@ int cmd_record(int argc, char **argv)
 		return err;
 	if (recorder_open(&r, ro.ifname))
 		goto out;
-	fill_header(&r.hdr, &r.h, ro.live.sample_src, ro.live.sample_pkt);
+	if (fill_header(&r.hdr, &r.h, ro.live.sample_src, ro.live.sample_pkt, &r.class_sel))
+		goto out;
 	switch_sampling(&r, true, ro.live.sample_src, ro.live.sample_pkt);
 	/*
 	 * Read the clock after switching sampling on: a packet that saw it off
@@ -444,7 +522,7 @@ int cmd_record(int argc, char **argv)
 	 * start" as "no packet since start".
 	 */
 	r.hdr.start_mono_ns = pacer_clock_now(&r.h);
-	r.seen_attached = r.hdr.start_mono_ns;
+	r.seen_attached = r.classes_same_ns = r.hdr.start_mono_ns;
 	r.hdr.start_real_ns = clock_now_ns(CLOCK_REALTIME);
 	if (pacer_file_writer_open(&r.w, ro.out, ro.csv ? PACER_FORMAT_CSV : PACER_FORMAT_BINARY,
 				   &r.hdr, &ferr)) {
