@@ -6,12 +6,14 @@
 # iperf3 transfer from A, all at once.  Each run attaches one program:
 #   bare    a bare XDP_PASS program (build/bench_pass.bpf.o, attached by
 #           `ip link set dev IF xdpdrv obj`): the baseline
-#   global  the limiter with one global limit, --rate N/T on every IP packet
-#           of a source (what the limiter offered before classes)
+#   global  the limiter with one global limit on every IP packet of a
+#           source (what the limiter offered before classes): by default
+#           --backend table --rate N/T, the class's rate; --global OPTS
+#           (repeatable) runs load OPTS instead, one row each
 #   class   the limiter with a DNS class at that rate (udp dport 53) and B
 #           in the exempt list: everything else passes unpaced
-# The bare and class runs alternate ROUNDS times (medians), the global run
-# comes once.  Prints a table; --json FILE writes the figures
+# The bare and class runs alternate ROUNDS times (medians), each global
+# run comes once.  Prints a table; --json FILE writes the figures
 # (tests/integ_policy_demo.sh asserts on them).  Cleans up on any exit.
 # Needs root; installs what is missing (scripts/deps.sh) and builds.
 set -euo pipefail
@@ -22,11 +24,14 @@ PASS_OBJ=$BUILD/bench_pass.bpf.o
 
 usage() {
 	cat <<TXT
-Usage: scripts/policy-demo.sh [--seconds N] [--rounds N] [--qps N] [--json FILE] [--no-build]
+Usage: scripts/policy-demo.sh [--seconds N] [--rounds N] [--qps N] [--global OPTS]...
+                              [--json FILE] [--no-build]
 
   --seconds N   length of each run, 1..60 (default: 5)
   --rounds N    bare/class pairs, alternated, medians over them, 1..20 (default: 3)
   --qps N       queries per second each dnsperf sends, 1..5000 (default: 200)
+  --global OPTS the global-limit run loads with these options instead of
+                '--backend table --rate 20/1s'; repeatable: one run each
   --json FILE   also write the figures as JSON to FILE
   --no-build    skip scripts/deps.sh and make (the tests' build is used)
 TXT
@@ -36,7 +41,7 @@ int_in() { # value lo hi
 	[[ $1 =~ ^[0-9]+$ ]] && [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]
 }
 
-SECONDS_PER_RUN=5 ROUNDS=3 QPS=200 JSON_OUT='' BUILD_FIRST=1
+SECONDS_PER_RUN=5 ROUNDS=3 QPS=200 JSON_OUT='' BUILD_FIRST=1 GLOBALS=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--seconds) [ $# -ge 2 ] || die_usage "--seconds needs a value"
@@ -48,6 +53,8 @@ while [ $# -gt 0 ]; do
 	--qps) [ $# -ge 2 ] || die_usage "--qps needs a value"
 		int_in "$2" 1 5000 || die_usage "--qps '$2': expected 1..5000"
 		QPS=$2; shift 2 ;;
+	--global) [ $# -ge 2 ] || die_usage "--global needs load's options"
+		GLOBALS+=("$2"); shift 2 ;;
 	--json) [ $# -ge 2 ] || die_usage "--json needs a file"
 		JSON_OUT=$2; shift 2 ;;
 	--no-build) BUILD_FIRST=; shift ;;
@@ -76,6 +83,7 @@ done
 
 # The limit under test: the DNS class's, and the global one of run (b).
 RATE_N=20 RATE_T=1s
+[ ${#GLOBALS[@]} -gt 0 ] || GLOBALS=("--backend table --rate $RATE_N/$RATE_T")
 SRV_ADDR=10.216.0.1 SRC_A=10.216.0.2 SRC_B=10.216.0.3
 NS_SRV=xpdemo-srv-$$ NS_CLI=xpdemo-cli-$$
 IF_SRV=xpds$$ IF_CLI=xpdc$$
@@ -156,7 +164,8 @@ CONF
 attach() { # mode
 	case $1 in
 	bare) srv ip link set dev "$IF_SRV" xdpdrv obj "$PASS_OBJ" sec xdp ;;
-	global) srv "$CLI" load "$IF_SRV" --backend table --rate "$RATE_N/$RATE_T" >"$WORK/load.log" 2>&1 ||
+	global*) # shellcheck disable=SC2086 # load's options are words
+		srv "$CLI" load "$IF_SRV" ${GLOBALS[${1#global}]} >"$WORK/load.log" 2>&1 ||
 		{ cat "$WORK/load.log" >&2; return 1; } ;;
 	class) srv "$CLI" load "$IF_SRV" --config "$WORK/class.conf" >"$WORK/load.log" 2>&1 ||
 		{ cat "$WORK/load.log" >&2; return 1; } ;;
@@ -205,15 +214,16 @@ if ! "$CLI" load --help 2>&1 | grep -q -- '--class'; then
 	MODES=(bare)
 fi
 echo "== runs of $SECONDS_PER_RUN s: dnsperf -Q $QPS from A and from B, iperf3 from A, at once"
-echo "   ${MODES[*]} alternated $ROUNDS times, then global once"
+echo "   ${MODES[*]} alternated $ROUNDS times, then each global limit once"
 [ "${#MODES[@]}" -gt 1 ] && { echo "   class run's --config:"; sed 's/^/     /' "$WORK/class.conf"; }
 order=()
 for r in $(seq "$ROUNDS"); do
 	for m in "${MODES[@]}"; do order+=("$m.$r"); done
 done
-order+=(global.1)
+for g in "${!GLOBALS[@]}"; do order+=("global$g.1"); done
+printf '%s\n' "${GLOBALS[@]}" >"$WORK/globals"
 for tag in "${order[@]}"; do
-	printf '   %-9s' "$tag"
+	printf '   %-10s' "$tag"
 	run_once "${tag%.*}" "$tag"
 	python3 - "$WORK" "$tag" <<'PY'
 import json, re, sys
@@ -225,7 +235,7 @@ def dns(f):
 try:
     bps = json.load(open(f"{work}/{tag}.iperf"))["end"]["sum_received"]["bits_per_second"]
 except (ValueError, KeyError):
-    bps = 0.0
+    bps = 0.0 # no result: the summary names the error
 sa, ca = dns("dns_a"); sb, cb = dns("dns_b")
 print(f"iperf3 {bps / 1e9:7.4f} Gbit/s, DNS A {ca:.0f}/{sa:.0f} answered, B {cb:.0f}/{sb:.0f}")
 PY
@@ -245,11 +255,16 @@ def dns(tag, who):
             "seconds": g("Run time \\(s\\)")}
 
 def iperf(tag):
+    """Received throughput; a run without a result (its error) counts as 0."""
+    text = open(f"{work}/{tag}.iperf").read()
     try:
-        j = json.load(open(f"{work}/{tag}.iperf"))
+        j = json.loads(text)
+    except ValueError:
+        return {"bps": 0.0, "error": text.strip()[-200:] or "no output (timed out)"}
+    try:
         return {"bps": j["end"]["sum_received"]["bits_per_second"], "error": j.get("error")}
-    except (ValueError, KeyError):
-        return {"bps": 0.0, "error": open(f"{work}/{tag}.iperf").read().strip()[-200:] or "no output"}
+    except KeyError:
+        return {"bps": 0.0, "error": j.get("error", "no result")}
 
 def limiter_stats(tag):
     """The limiter's counters at the end of a run (flat integers only)."""
@@ -294,8 +309,12 @@ def summary(mode):
             "dns_b_allowed_by_rate": allowed("dns_b"),
             "limiter_stats": sum_stats([limiter_stats(r["tag"]) for r in rs]) if mode != "bare" else None}
 
+globals_ = open(f"{work}/globals").read().splitlines()
 res = {"seconds_per_run": int(secs), "rate": f"{rate_n}/{rate_t}",
        "modes": {m: summary(m) for m in runs}}
+for m, s in res["modes"].items():
+    if m.startswith("global"):
+        s["load_options"] = globals_[int(m[len("global"):])]
 bare = res["modes"]["bare"]["iperf_bps_median"]
 for m, s in res["modes"].items():
     s["iperf_vs_bare"] = s["iperf_bps_median"] / bare if bare else None
@@ -304,18 +323,21 @@ if out:
         json.dump(res, f, indent=1)
 
 label = {"bare": "(a) bare XDP_PASS",
-         "global": f"(b) limiter, --rate {rate_n}/{rate_t} on all",
          "class": f"(c) limiter, [class dns] {rate_n}/{rate_t}, B exempt"}
+for m, s in res["modes"].items():
+    if m.startswith("global"):
+        label[m] = "(b) limiter, " + s["load_options"].replace("--backend table ", "")
+width = max(40, max(len(v) for v in label.values()) + 4)
 print()
-print(f"{'run':<40} {'iperf3 from A':>22} {'DNS answered, A':>18} {'DNS answered, B':>18}")
-for m in ("bare", "global", "class"):
+print(f"{'run':<{width}} {'iperf3 from A':>22} {'DNS answered, A':>18} {'DNS answered, B':>18}")
+for m in ["bare"] + sorted(k for k in res["modes"] if k.startswith("global")) + ["class"]:
     if m not in res["modes"]:
         continue
     s = res["modes"][m]
     tp = f"{rate_text(s['iperf_bps_median'])} ({100 * s['iperf_vs_bare']:.0f} %)"
     a = f"{s['dns_a_answered'] / s['dns_a_seconds']:.1f}/s ({100 * s['dns_a_answered'] / max(1, s['dns_a_sent']):.0f} %)"
     b = f"{s['dns_b_answered'] / s['dns_b_seconds']:.1f}/s ({100 * s['dns_b_answered'] / max(1, s['dns_b_sent']):.0f} %)"
-    print(f"{label[m] + (' x' + str(s['runs']) if s['runs'] > 1 else ''):<40} {tp:>22} {a:>18} {b:>18}")
+    print(f"{label[m] + (' x' + str(s['runs']) if s['runs'] > 1 else ''):<{width}} {tp:>22} {a:>18} {b:>18}")
 print()
 print(f"iperf3: median of the runs' received throughput, and its share of the bare runs' median;")
 print(f"DNS: answered per second of dnsperf's run time (answered share of the {int(res['modes']['bare']['dns_a_sent'] / res['modes']['bare']['dns_a_seconds'] + 0.5)}/s sent).")

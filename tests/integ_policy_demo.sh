@@ -49,16 +49,16 @@ check "bare: every query of A answered ($(fig 'm["bare"]["dns_a_answered"]') of 
 	holds 'm["bare"]["dns_a_answered"] >= 0.99 * m["bare"]["dns_a_sent"] > 0'
 check "bare: the transfer runs ($(fig 'round(m["bare"]["iperf_bps_median"] / 1e9, 2)') Gbit/s)" \
 	holds 'm["bare"]["iperf_bps_median"] > 1e8'
-check "global --rate 20/1s: the transfer falls below 5 % of bare ($(fig 'round(100 * m["global"]["iperf_vs_bare"], 3)') %)" \
-	holds 'm["global"]["iperf_vs_bare"] < 0.05'
+check "global --rate 20/1s: the transfer falls below 5 % of bare ($(fig 'round(100 * m["global0"]["iperf_vs_bare"], 3)') %)" \
+	holds 'm["global0"]["iperf_vs_bare"] < 0.05'
 # The limiter starts each run fresh: a burst of N, then N per T; at most one
 # more per run where dnsperf's run time and the limiter's clock round apart.
 for who in a b; do
-	check "global: source ${who^^}'s answers within the rate's allowance ($(fig "m['global']['dns_${who}_answered']") <= $(fig "round(m['global']['dns_${who}_allowed_by_rate'])") + 1)" \
-		holds "m['global']['dns_${who}_answered'] <= m['global']['dns_${who}_allowed_by_rate'] + m['global']['runs']"
+	check "global: source ${who^^}'s answers within the rate's allowance ($(fig "m['global0']['dns_${who}_answered']") <= $(fig "round(m['global0']['dns_${who}_allowed_by_rate'])") + 1)" \
+		holds "m['global0']['dns_${who}_answered'] <= m['global0']['dns_${who}_allowed_by_rate'] + m['global0']['runs']"
 done
-check "global: B, not exempt, is paced too (answered $(fig 'm["global"]["dns_b_answered"]') of $(fig 'm["global"]["dns_b_sent"]'))" \
-	holds 'm["global"]["dns_b_answered"] < 0.5 * m["global"]["dns_b_sent"]'
+check "global: B, not exempt, is paced too (answered $(fig 'm["global0"]["dns_b_answered"]') of $(fig 'm["global0"]["dns_b_sent"]'))" \
+	holds 'm["global0"]["dns_b_answered"] < 0.5 * m["global0"]["dns_b_sent"]'
 
 if [ "$(fig '"class" in m')" != True ]; then
 	echo "note: no class runs: this build's load has no --class (runs (a) and (b) only)"
