@@ -58,7 +58,7 @@ TEST_LIB_OBJS := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(wildcard tests/lib_*.
 # captures, configuration files), built again with UBSan over a libpacer.a
 # of their own: undefined behaviour (a misaligned load of a header field)
 # fails them.
-SAN_BINS  := $(patsubst %,$(BUILD)/tests/san/unit_%,pktparse pcapng ops)
+SAN_BINS  := $(patsubst %,$(BUILD)/tests/san/unit_%,pktparse classify pcapng ops classconf)
 SAN_FLAGS  = -fsanitize=undefined -fno-sanitize-recover=all
 SAN_LIB   := $(BUILD)/san/libpacer.a
 SAN_OBJS  := $(patsubst $(BUILD)/%,$(BUILD)/san/%,$(LIB_OBJS))

@@ -27,15 +27,17 @@ _xdp_pacer()
 	--format) COMPREPLY=($(compgen -W "text json prometheus" -- "$cur")); return ;;
 	--dist) COMPREPLY=($(compgen -W "uniform zipf spoofed mix" -- "$cur")); return ;;
 	--family) COMPREPLY=($(compgen -W "4 6" -- "$cur")); return ;;
+	--class) COMPREPLY=($(compgen -W "none \'NAME:" -- "$cur")); return ;;
+	--exempt|--deny) COMPREPLY=($(compgen -W "none" -- "$cur")); return ;;
 	--affinity) COMPREPLY=($(compgen -W "spread source" -- "$cur")); return ;;
 	esac
 	case $verb in
-	load) opts="--interval --rate --policy --prefix4 --prefix6 --malformed --budget --slack-time --slack-count --reserve --horizon --backend --on-full --reserve-cells --rows --width --layout --placement --tick --clock --mode --config --help" ;;
+	load) opts="--interval --rate --policy --prefix4 --prefix6 --malformed --budget --slack-time --slack-count --reserve --horizon --backend --on-full --reserve-cells --rows --width --layout --placement --tick --clock --mode --config --class --exempt --deny --help" ;;
 	unload) opts="--netns --help" ;;
 	status) opts="--help" ;;
-	set) opts="--interval --rate --policy --prefix4 --prefix6 --malformed --sample-sources --sample-packets --config --budget --slack-time --slack-count --reserve --horizon --help" ;;
+	set) opts="--interval --rate --policy --prefix4 --prefix6 --malformed --sample-sources --sample-packets --config --budget --slack-time --slack-count --reserve --horizon --class --exempt --deny --help" ;;
 	stats) opts="--watch --count --format --json --output --help" ;;
-	query) opts="--json --help" ;;
+	query) opts="--class --dport --dst --json --help" ;;
 	model) opts="--sources --rows --width --layout --backend --target-false-drop --json --help" ;;
 	gen) opts="--dist --sources --zipf --good --good-period --family --src-base --dst --dst-mac --src-mac --count --duration --pps --threads --affinity --json --help" ;;
 	record) opts="--output --sample-sources --sample-packets --duration --count --csv --help" ;;

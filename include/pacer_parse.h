@@ -12,7 +12,15 @@
 #include <linux/if_ether.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+/*
+ * Userspace takes only __always_inline from bpf_helpers.h, whose helper
+ * declarations would clash with libbpf's bpf.h in a file that uses both.
+ */
+#ifdef __bpf__
 #include <bpf/bpf_helpers.h>
+#elif !defined(__always_inline)
+#define __always_inline inline __attribute__((always_inline))
+#endif
 #include <bpf/bpf_endian.h>
 #include "pacer_compiler.h"
 
@@ -117,8 +125,8 @@ PACER_UNROLL
 		ver_ihl = *(__u8 *)pos;
 		if (ver_ihl >> 4 != 6)
 			return PACER_PKT_MALFORMED;
-		PACER_HDR_FIELD(src->lo, struct ipv6hdr, pos, saddr.in6_u.u6_addr8[0]);
-		PACER_HDR_FIELD(src->hi, struct ipv6hdr, pos, saddr.in6_u.u6_addr8[8]);
+		PACER_HDR_FIELD(src->lo, struct ipv6hdr, pos, saddr.s6_addr[0]);
+		PACER_HDR_FIELD(src->hi, struct ipv6hdr, pos, saddr.s6_addr[8]);
 		return PACER_PKT_V6;
 	}
 	return PACER_PKT_NONIP;

@@ -102,10 +102,11 @@ check "... the bytes shown escaped, naming file and line" \
 	grep -qF "bytes.conf:1: invalid value '\\xc2\\x9b2J' for rows" "$WORK/err"
 check "... never sent raw to the terminal" \
 	python3 -c "import sys; sys.exit(b'\xc2' in open(sys.argv[1], 'rb').read())" "$WORK/err"
-# Every option of load is a key (reserve-cells included): none is refused as unknown.
+# Every option of load is a key (reserve-cells included): none is refused as
+# unknown; --class, --exempt and --deny are the file's sections instead.
 unknown=
 for o in $(complete_words xdp-pacer load --); do
-	case $o in --config | --help) continue ;; esac
+	case $o in --config | --help | --class | --exempt | --deny) continue ;; esac
 	printf '%s = 1\n' "${o#--}" >"$WORK/key.conf"
 	"$CLI" load nosuchif0 --config "$WORK/key.conf" 2>"$WORK/err"
 	grep -q "unknown key" "$WORK/err" && unknown="$unknown ${o#--}"

@@ -17,6 +17,7 @@
 #include "listen_addr.h"
 #include "pacer_names.h"
 #include "prom.h"
+#include "class_conf.h"
 #include "prom_text.h"
 #include "version.h"
 
@@ -94,6 +95,42 @@ START_TEST(test_verdicts_are_one_family)
 		ck_assert_msg(strstr(t, want) != NULL, "missing %s", want);
 	}
 	ck_assert_uint_eq(count(t, "xdp_pacer_packets_total{"), sizeof(verdicts) / sizeof(verdicts[0]));
+	free(t);
+}
+END_TEST
+
+/* Per traffic class: a class label on each family, grouped over interfaces, escaped. */
+START_TEST(test_class_families)
+{
+	static struct prom_pacer p[2];
+	char err[256], *t;
+
+	memset(p, 0, sizeof(p));
+	snprintf(p[0].ifname, sizeof(p[0].ifname), "eth0");
+	snprintf(p[1].ifname, sizeof(p[1].ifname), "eth1");
+	ck_assert_int_eq(class_match_parse("udp dport 53", &p[0].classes[0].c.m, err, sizeof(err)), 0);
+	snprintf(p[0].classes[0].c.name, sizeof(p[0].classes[0].c.name), "dns");
+	p[0].classes[0].c.rate_n = 20;
+	p[0].classes[0].c.interval_ns = 1000000000ULL;
+	p[0].classes[0].counters[PACER_CSTAT_SEEN] = 30;
+	p[0].classes[0].counters[PACER_CSTAT_PASSED] = 20;
+	p[0].classes[0].counters[PACER_CSTAT_DROPPED] = 10;
+	ck_assert_int_eq(class_match_parse("icmp", &p[0].classes[1].c.m, err, sizeof(err)), 0);
+	snprintf(p[0].classes[1].c.name, sizeof(p[0].classes[1].c.name), "ping");
+	p[0].classes[1].c.action = PACER_ACTION_DROP;
+	p[0].nclasses = 2;
+	p[1].classes[0] = p[0].classes[0];
+	p[1].nclasses = 1;
+	t = prom_text(p, 2);
+	ck_assert_ptr_nonnull(strstr(t, "xdp_pacer_class_seen_total{ifname=\"eth0\",class=\"dns\"} 30\n"));
+	ck_assert_ptr_nonnull(strstr(t, "xdp_pacer_class_packets_total{ifname=\"eth0\",class=\"dns\",verdict=\"passed\"} 20\n"));
+	ck_assert_ptr_nonnull(strstr(t, "xdp_pacer_class_packets_total{ifname=\"eth0\",class=\"dns\",verdict=\"dropped\"} 10\n"));
+	ck_assert_ptr_nonnull(strstr(t, "xdp_pacer_class_packets_total{ifname=\"eth1\",class=\"dns\",verdict=\"dropped_budget\"} 0\n"));
+	ck_assert_ptr_nonnull(strstr(t, "xdp_pacer_class_info{ifname=\"eth0\",class=\"ping\",match=\"icmp\",action=\"drop\",key=\"\"} 2\n"));
+	ck_assert_ptr_nonnull(strstr(t, "xdp_pacer_class_rate_packets{ifname=\"eth0\",class=\"dns\"} 20\n"));
+	ck_assert_ptr_null(strstr(t, "xdp_pacer_class_rate_packets{ifname=\"eth0\",class=\"ping\"}")); /* no limit */
+	ck_assert_uint_eq(count(t, "# TYPE xdp_pacer_class_packets_total counter"), 1);
+	ck_assert_uint_eq(count(t, "xdp_pacer_class_packets_total{"), 3 * 3);
 	free(t);
 }
 END_TEST
@@ -242,6 +279,7 @@ static Suite *suite(void)
 
 	tcase_add_test(tc, test_every_counter_exported_once);
 	tcase_add_test(tc, test_verdicts_are_one_family);
+	tcase_add_test(tc, test_class_families);
 	tcase_add_test(tc, test_table_gauges);
 	tcase_add_test(tc, test_budget_gauges);
 	tcase_add_test(tc, test_build_info);

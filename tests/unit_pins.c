@@ -130,6 +130,8 @@ START_TEST(test_map_and_pin_names_are_distinct)
 		for (j = 0; j < i; j++) {
 			ck_assert_str_ne(pacer_maps[i].pin_name, pacer_maps[j].pin_name);
 			ck_assert_str_ne(pacer_maps[i].map_name, pacer_maps[j].map_name);
+			/* The kernel keeps a map name's first 15 bytes: those must differ too. */
+			ck_assert(strncmp(pacer_maps[i].map_name, pacer_maps[j].map_name, 15));
 		}
 	}
 }

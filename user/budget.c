@@ -41,6 +41,22 @@ int budget_set(const struct pacer_handle *h, const struct budget_opts *o)
 	return rc;
 }
 
+int budget_check(const struct pacer_handle *h, const struct budget_opts *o)
+{
+	struct pacer_budget_cfg *live = cfg_map(h), want;
+	char err[256];
+	int rc = 0;
+
+	if (!live)
+		return 1;
+	if (budget_apply(o, live, &want, err, sizeof(err))) {
+		pr_err("%s", err);
+		rc = 2;
+	}
+	munmap(live, (size_t)sysconf(_SC_PAGESIZE));
+	return rc;
+}
+
 int budget_seen_cells_log2(const struct pacer_handle *h)
 {
 	struct pacer_budget_cfg *live = cfg_map(h);

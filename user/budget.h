@@ -8,6 +8,8 @@
 
 /* Apply o to the running program on h; prints the result.  0, 1 or 2. */
 int budget_set(const struct pacer_handle *h, const struct budget_opts *o);
+/* What budget_set would say of o, storing nothing: 0, 2 (said why) or 1. */
+int budget_check(const struct pacer_handle *h, const struct budget_opts *o);
 
 /* log2 of the running returning-source filter's cells (load --reserve-cells), or -1 if unreadable. */
 int budget_seen_cells_log2(const struct pacer_handle *h);

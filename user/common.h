@@ -56,10 +56,12 @@ char **conf_argv(const struct pacer_conf *conf, char *argv0, int live_only, int 
  * (load.c) Check load options as `load` would (same messages), and list in
  * `differ` the fixed-at-load settings they give that the running layout
  * (and returning-source filter of 2^running_seen_log2 cells; -1: unknown)
- * does not have.  0, or 2 after printing what is wrong.
+ * does not have; cls: the file's classes, whose limits choose the tick (NULL: none).  0, or 2 after printing what is wrong.
  */
-int load_check_fixed(int argc, char **argv, const struct pacer_layout *running,
-		     int running_seen_log2, char *differ, size_t len);
+struct class_conf;
+int load_check_fixed(int argc, char **argv, const struct class_conf *cls,
+		     const struct pacer_layout *running, int running_seen_log2, char *differ,
+		     size_t len);
 
 
 #endif

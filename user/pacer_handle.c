@@ -13,11 +13,14 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
+#include "classes_map.h"
 #include "cli_log.h"
 #include "pacer_budget.h"
 #include "pacer_handle.h"
 #include "pin_ops.h"
 #include "prom.h"
+#include "classes_cli.h"
+#include "classes_map.h"
 #include "time_now.h"
 #include "xdp_query.h"
 
@@ -110,8 +113,13 @@ static int map_slot(const char *name)
 		const char *want = pacer_maps[i].map_name;
 		size_t w = strlen(want);
 
-		/* Global-data maps carry a truncated object-name prefix. */
-		if (want[0] == '.' ? (n >= w && !strcmp(name + n - w, want)) : !strcmp(name, want))
+		/*
+		 * Global-data maps carry a truncated object-name prefix; the
+		 * kernel keeps the first BPF_OBJ_NAME_LEN - 1 bytes of a name.
+		 */
+		if (want[0] == '.' ? (n >= w && !strcmp(name + n - w, want))
+				   : (n == (w < BPF_OBJ_NAME_LEN ? w : BPF_OBJ_NAME_LEN - 1) &&
+				      !strncmp(name, want, n)))
 			return i;
 	}
 	return -1;
@@ -434,9 +442,14 @@ int pacer_prom_fill(const struct pacer_handle *h, struct prom_pacer *out)
 	out->cfg = *h->cfg;
 	out->layout = h->layout;
 	out->map_bytes = pacer_map_bytes(h);
+	struct pacer_class_maps m;
+	int err;
+
 	if (bpf_map_lookup_elem(h->map_fd[PACER_MAP_BUDGET_CFG], &zero, &out->budget))
 		return -errno;
-	return pacer_read_counters(h, out->counters);
+	pacer_class_maps_of(h, &m);
+	err = classes_fill(&m, out->classes, &out->nclasses);
+	return err ? err : pacer_read_counters(h, out->counters);
 }
 
 int ifname_to_index(const char *ifname, int *ifindex)
@@ -454,4 +467,15 @@ int ifname_to_index(const char *ifname, int *ifindex)
 	}
 	*ifindex = (int)idx;
 	return 0;
+}
+
+void pacer_class_maps_of(const struct pacer_handle *h, struct pacer_class_maps *m)
+{
+	m->classes_fd = h->map_fd[PACER_MAP_CLASSES];
+	m->class_stats_fd = h->map_fd[PACER_MAP_CLASS_STATS];
+	m->list4_fd = h->map_fd[PACER_MAP_LIST4];
+	m->list6_fd = h->map_fd[PACER_MAP_LIST6];
+	m->cfg = h->cfg;
+	m->backend = h->layout.backend;
+	m->ncpus = h->ncpus;
 }

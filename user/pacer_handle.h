@@ -57,6 +57,10 @@ uint64_t pacer_clock_now(const struct pacer_handle *h);
  */
 int pacer_for_each(int (*fn)(struct pacer_handle *h, void *ctx), void *ctx);
 
+struct pacer_class_maps;
+/* The class and list maps of an open handle, for classes_map.h. */
+void pacer_class_maps_of(const struct pacer_handle *h, struct pacer_class_maps *m);
+
 struct prom_pacer;
 /* What the Prometheus formatter needs from an open handle.  0 or negative errno. */
 int pacer_prom_fill(const struct pacer_handle *h, struct prom_pacer *out);

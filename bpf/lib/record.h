@@ -22,7 +22,7 @@ static __always_inline int record_wanted(void)
 }
 
 static __always_inline void record(__u64 h, const struct pacer_src *src, int kind, __u32 prefix,
-				   __u64 now_ns, __u32 age, __u32 thresh, int drop,
+				   __u64 now_ns, __u32 age, __u32 thresh, int drop, __u32 class_slot,
 				   struct pacer_counters *st)
 {
 	struct pacer_record *rec;
@@ -51,6 +51,8 @@ static __always_inline void record(__u64 h, const struct pacer_src *src, int kin
 	rec->est_age_ticks = age >= PACER_AGE_STALE ? PACER_AGE_NEVER : age;
 	rec->cpu = bpf_get_smp_processor_id();
 	rec->thresh_ticks = thresh;
+	rec->class_slot = class_slot;
+	rec->pad = 0;
 	bpf_ringbuf_submit(rec, 0);
 	st->c[PACER_STAT_RECORDED]++;
 }

@@ -54,12 +54,13 @@ static __always_inline int sketch_key_of(__u64 h, struct sketch_key *k)
 }
 
 /*
- * Pacing's judgement for a key with hash h (pacer_sketch_judge): 1 to drop,
+ * Pacing's judgement for a key with hash h under rate and policy
+ * (pacer_sketch_judge): 1 to drop,
  * 0 if pacing admits it (nothing written yet: sketch_commit() does, if every
  * later stage admits it too), -1 if a line is missing.
  */
 static __always_inline int sketch_judge(__u64 h, __u64 tick, const struct pacer_rate *rate,
-					__u32 *age, struct sketch_key *k,
+					__u32 policy, __u32 *age, struct sketch_key *k,
 					struct pacer_counters *st)
 {
 	__u32 rebased = 0;
@@ -67,7 +68,7 @@ static __always_inline int sketch_judge(__u64 h, __u64 tick, const struct pacer_
 
 	if (sketch_key_of(h, k) < 0)
 		return -1;
-	drop = pacer_sketch_judge(k->line, k->cell, pacer_layout.rows, tick, rate, pacer_cfg.policy,
+	drop = pacer_sketch_judge(k->line, k->cell, pacer_layout.rows, tick, rate, policy,
 				  age, &rebased);
 	st->c[PACER_STAT_LINE_REFRESH] += rebased;
 	return drop;

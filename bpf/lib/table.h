@@ -34,18 +34,20 @@ static __always_inline int table_key_of(__u64 h, struct table_key *k)
 }
 
 /*
- * Pacing's judgement for a key with hash h (pacer_tbl_judge): 1 to drop,
+ * Pacing's judgement for a key with hash h under rate and policy
+ * (pacer_tbl_judge): 1 to drop,
  * 0 if pacing admits it (nothing written yet: table_commit() does, if every
  * later stage admits it too), -1 if a line is missing.
  */
 static __always_inline int table_judge(__u64 h, __u64 tick, const struct pacer_rate *rate,
-				       __u32 *age, struct table_key *k, struct pacer_counters *st)
+				       __u32 policy, __u32 *age, struct table_key *k,
+				       struct pacer_counters *st)
 {
 	int drop;
 
 	if (table_key_of(h, k) < 0)
 		return -1;
-	drop = pacer_tbl_judge(k->l, k->fp, tick, rate, pacer_cfg.policy, pacer_layout.on_full,
+	drop = pacer_tbl_judge(k->l, k->fp, tick, rate, policy, pacer_layout.on_full,
 			       pacer_layout.placement, record_wanted(), age, &k->event, &k->slot);
 	st->c[PACER_STAT_TABLE_FULL] += k->event == PACER_TBL_EV_FULL;
 	return drop;

@@ -23,7 +23,7 @@ struct send_opts {
 	const char *iface, *dst_mac;
 	struct opt_address src_base, dst;
 	unsigned __int128 stride;
-	uint32_t sources, per_source, rounds, vlan, payload;
+	uint32_t sources, per_source, rounds, vlan, payload, dport;
 	double round_gap;
 	bool iface_set, dst_mac_set, src_base_set, dst_set;
 };
@@ -76,6 +76,8 @@ static const struct opt_spec specs[] = {
 	  OPT_FIELD(struct send_opts, vlan), .help = "one 802.1Q tag with this TCI (0: none)" },
 	{ .name = "payload", .type = OPT_U32, .arg = "BYTES", .max = 1400, .dflt = "6",
 	  OPT_FIELD(struct send_opts, payload), .help = "UDP payload bytes" },
+	{ .name = "dport", .type = OPT_U32, .arg = "PORT", .max = 65535, .dflt = "9",
+	  OPT_FIELD(struct send_opts, dport), .help = "UDP destination port (traffic classes match it)" },
 	{ 0 },
 };
 
@@ -160,6 +162,7 @@ int main(int argc, char **argv)
 	}
 	s.dst = o.dst.addr;
 	s.payload = o.payload;
+	s.dport = (uint16_t)o.dport;
 	s.n_vlans = o.vlan ? 1 : 0;
 	s.vlan_tci[0] = (uint16_t)o.vlan;
 	fd = open_iface(o.iface, s.smac);

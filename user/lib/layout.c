@@ -62,6 +62,11 @@ int layout_build(const struct layout_req *r, struct pacer_layout *lay, struct pa
 	lay->on_full = r->on_full;
 	if (geometry(r, lay, err, len))
 		return 2;
+	if (r->wide_limit && r->tick_ns) {
+		lay->tick_shift = (uint32_t)pacer_tick_shift_of(r->tick_ns); /* bounded by parse */
+		return limit_fit(r->rate_n ? r->rate_n : 1, r->interval_ns, lay->tick_shift, r->backend,
+				 rate, err, len);
+	}
 	return ticks_choose(r->rate_n, r->interval_ns, r->tick_ns, r->backend, &lay->tick_shift, rate,
 			    err, len);
 }

@@ -16,6 +16,7 @@ struct layout_req {
 	uint64_t width;                /* sketch: cells per row; table: entries */
 	uint32_t rows, kind, placement, clock, backend, on_full;
 	uint32_t ncpus;                /* copies of a per-CPU layout */
+	int wide_limit;                /* classes configured: the global limit takes limit_fit()'s range */
 };
 
 /*

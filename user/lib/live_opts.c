@@ -5,6 +5,9 @@
 #include "pacer_names.h"
 #include "live_opts.h"
 #include "pacer_rate.h"
+#include "class_conf.h"
+#include <stdio.h>
+#include <string.h>
 
 static int parse_rate_opt(const struct opt_spec *s, const char *arg, void *field, char *why,
 			  size_t len)
@@ -60,6 +63,36 @@ const struct opt_spec sampling_specs[] = {
 	{ .name = "sample-packets", .type = OPT_SAMPLING, .arg = "1/M|off",
 	  OPT_FIELD(struct live_opts, sample_pkt), OPT_GIVEN(struct live_opts, sample_pkt_set),
 	  .help = "also record 1 in M packets at random" },
+	{ 0 },
+};
+
+/* The reason of class_conf's "--opt 'TEXT': reason", which bad_value() frames itself. */
+static int class_opt(const struct opt_spec *s, const char *arg, void *field, char *why, size_t len)
+{
+	struct class_conf *cc = field;
+	char err[640];
+	int ret;
+
+	if (!strcmp(s->name, "class"))
+		ret = class_conf_add_cli(cc, arg, err, sizeof(err));
+	else
+		ret = class_conf_add_list_cli(cc, s->name[0] == 'd', arg, err, sizeof(err));
+	if (!ret)
+		return 0;
+	snprintf(why, len, "%s", err + strlen("--") + strlen(s->name) + strlen(" '") + strlen(arg) + strlen("': "));
+	return ret;
+}
+
+const struct opt_spec class_specs[] = {
+	{ .name = "class", .type = OPT_CUSTOM, .arg = "'NAME: MATCH LIMIT'", .parse = class_opt,
+	  .help = "a traffic class, repeatable, in order (the first that matches\n"
+		  "decides; unmatched traffic passes): 'dns: udp dport 53 rate 20/1s',\n"
+		  "'syn: tcp flags syn interval 100ms key src+dport', 'ping: icmp drop';\n"
+		  "'none': no classes (docs/operating.md, Traffic classes)" },
+	{ .name = "exempt", .type = OPT_CUSTOM, .arg = "PREFIX[,...]", .parse = class_opt,
+	  .help = "source prefixes that always pass, repeatable ('none': empty)" },
+	{ .name = "deny", .type = OPT_CUSTOM, .arg = "PREFIX[,...]", .parse = class_opt,
+	  .help = "source prefixes that are always dropped, repeatable ('none': empty)" },
 	{ 0 },
 };
 

@@ -27,6 +27,12 @@ extern const struct opt_spec malformed_specs[];
 /* --sample-sources, --sample-packets (no defaults). */
 extern const struct opt_spec sampling_specs[];
 
+/*
+ * --class 'NAME: WORDS', --exempt PREFIX, --deny PREFIX, each repeatable,
+ * into the struct class_conf at the entry's offset (class_conf.h).
+ */
+extern const struct opt_spec class_specs[];
+
 /* Whether any option of these tables was given. */
 bool live_opts_any(const struct live_opts *o);
 

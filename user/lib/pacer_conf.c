@@ -8,6 +8,7 @@
 #include "live_opts.h"
 #include "budget_cfg.h"
 #include "safe_file.h"
+#include "class_conf.h"
 
 /* Live keys take their defaults from the option tables (live_opts.h, budget_cfg.h). */
 const struct pacer_conf_key pacer_conf_keys[] = {
@@ -126,7 +127,34 @@ static int check_key(const struct pacer_conf *c, const char *key, unsigned line,
 static int parse_line(struct pacer_conf *c, char *text, unsigned line, char *err, size_t errlen)
 {
 	char *eq = strchr(text, '='), *key, *value, show[61];
+	size_t tlen = strlen(text);
 	int ret;
+
+	if (text[0] == '[') {
+		if (text[tlen - 1] != ']') {
+			snprintf(err, errlen, "%s:%u: a section header ends with ']': '%s'", c->path,
+				 line, pacer_conf_shown(text, show, sizeof(show)));
+			return -EINVAL;
+		}
+		text[tlen - 1] = 0;
+		return class_conf_section(c->cls, trim(text + 1), line, err, errlen);
+	}
+	if (c->cls->section != CLASS_SEC_NONE) {
+		if (!eq) {
+			snprintf(err, errlen, "%s:%u: expected 'key = value', got '%s'", c->path, line,
+				 pacer_conf_shown(text, show, sizeof(show)));
+			return -EINVAL;
+		}
+		*eq = 0;
+		key = trim(text);
+		value = trim(eq + 1);
+		if (!*value) {
+			snprintf(err, errlen, "%s:%u: '%s' has no value", c->path, line,
+				 pacer_conf_shown(key, show, sizeof(show)));
+			return -EINVAL;
+		}
+		return class_conf_key(c->cls, key, value, line, err, errlen);
+	}
 
 	if (!eq) {
 		snprintf(err, errlen, "%s:%u: expected 'key = value', got '%s'", c->path, line,
@@ -213,8 +241,10 @@ int pacer_conf_parse(FILE *f, const char *path, struct pacer_conf *c, char *err,
 
 	memset(c, 0, sizeof(*c));
 	c->path = strdup(path);
-	if (!c->path)
+	c->cls = malloc(sizeof(*c->cls));
+	if (!c->path || !c->cls)
 		return -ENOMEM;
+	class_conf_init(c->cls, c->path);
 	for (;;) {
 		line++;
 		ret = read_line(f, path, line, buf, &len, err, errlen);
@@ -248,7 +278,7 @@ int pacer_conf_parse(FILE *f, const char *path, struct pacer_conf *c, char *err,
 		snprintf(err, errlen, "%s: read error after line %u", path, line);
 		return -EIO;
 	}
-	return 0;
+	return class_conf_finish(c->cls, err, errlen);
 }
 
 int pacer_conf_read(const char *path, struct pacer_conf *c, char *err, size_t errlen)
@@ -282,6 +312,9 @@ void pacer_conf_free(struct pacer_conf *c)
 		free(c->e[i].key);
 		free(c->e[i].value);
 	}
+	if (c->cls)
+		class_conf_free(c->cls);
+	free(c->cls);
 	free(c->path);
 	memset(c, 0, sizeof(*c));
 }

@@ -6,6 +6,10 @@
  * This layer checks the syntax, that every key is known and that none is
  * given twice; the values are checked by the CLI's own option parser, which
  * names the file and line through pacer_conf_line_of().
+ *
+ * After the global keys, sections: "[class NAME]", "[exempt]", "[deny]",
+ * each followed by its own "key = value" lines, go to class_conf.h's
+ * parser (c->cls): traffic classes and the exempt/deny lists.
  */
 #ifndef PACER_CONF_H
 #define PACER_CONF_H
@@ -32,8 +36,11 @@ struct pacer_conf_entry {
 	unsigned line;
 };
 
+struct class_conf;
+
 struct pacer_conf {
 	char *path;
+	struct class_conf *cls; /* the sections (class_conf.h); NULL until parsed */
 	struct pacer_conf_entry e[PACER_CONF_MAX_ENTRIES];
 	int n;
 };

@@ -40,6 +40,13 @@ static const char *const on_full_names[] = { "drop", "evict-oldest" };
 
 #define NAME_OF(tab, v) ((v) < sizeof(tab) / sizeof(tab[0]) ? tab[v] : "?")
 
+const char *const pacer_class_stat_names[PACER_CSTAT_MAX] = {
+	[PACER_CSTAT_SEEN] = "seen",
+	[PACER_CSTAT_PASSED] = "passed",
+	[PACER_CSTAT_DROPPED] = "dropped",
+	[PACER_CSTAT_DROPPED_BUDGET] = "dropped_budget",
+};
+
 const char *policy_name(uint32_t p) { return NAME_OF(policy_names, p); }
 const char *placement_name(uint32_t p) { return NAME_OF(placement_names, p); }
 const char *layout_name(uint32_t k) { return NAME_OF(layout_names, k); }

@@ -13,6 +13,9 @@
 /* Counter names (stats, --json keys, prometheus labels), indexed by enum pacer_stat. */
 extern const char *const pacer_stat_names[PACER_STAT_MAX];
 
+/* Per-class counter names (stats, --json keys), indexed by enum pacer_class_stat. */
+extern const char *const pacer_class_stat_names[PACER_CSTAT_MAX];
+
 /* The name of a setting's value ("pace", "percpu", ...), "?" when out of range. */
 const char *policy_name(uint32_t p);
 const char *placement_name(uint32_t p);

@@ -11,6 +11,7 @@
 #include "pacer_file.h"
 #include "pacer_names.h"
 #include "version.h"
+#include "class_conf.h"
 
 /* Counter families.  F_NONE marks a counter no family claims: a unit test keeps that from happening. */
 enum family {
@@ -163,6 +164,76 @@ static void write_counters(FILE *f, const struct prom_pacer *p, size_t n)
 	}
 }
 
+/*
+ * Per traffic class: packets it matched, and what became of them, with a
+ * class label; its match, action and key as labels of an info gauge, its
+ * limit as gauges.
+ */
+static void write_classes(FILE *f, const struct prom_pacer *p, size_t n)
+{
+	static const char *const verdicts[] = { [PACER_CSTAT_PASSED] = "passed",
+						[PACER_CSTAT_DROPPED] = "dropped",
+						[PACER_CSTAT_DROPPED_BUDGET] = "dropped_budget" };
+	char mb[160];
+	size_t k;
+	int i, s;
+
+	family_head(f, "xdp_pacer_class_seen_total", "IP packets a traffic class matched (the first class that matches decides).",
+		    "counter");
+	for (k = 0; k < n; k++)
+		for (i = 0; i < p[k].nclasses; i++) {
+			fputs("xdp_pacer_class_seen_total", f);
+			labels(f, &p[k], "class", p[k].classes[i].c.name);
+			fprintf(f, " %llu\n", (unsigned long long)p[k].classes[i].counters[PACER_CSTAT_SEEN]);
+		}
+	family_head(f, "xdp_pacer_class_packets_total",
+		    "Packets a traffic class matched, by verdict: passed (paced and admitted, or action pass), dropped (by its limit or action drop), dropped_budget (admitted by the class, refused by the global budget).",
+		    "counter");
+	for (k = 0; k < n; k++)
+		for (i = 0; i < p[k].nclasses; i++)
+			for (s = PACER_CSTAT_PASSED; s < PACER_CSTAT_MAX; s++) {
+				fputs("xdp_pacer_class_packets_total{ifname=\"", f);
+				prom_label_value(f, p[k].ifname);
+				fputc('"', f);
+				label_pair(f, "class", p[k].classes[i].c.name);
+				label_pair(f, "verdict", verdicts[s]);
+				fprintf(f, "} %llu\n", (unsigned long long)p[k].classes[i].counters[s]);
+			}
+	family_head(f, "xdp_pacer_class_info",
+		    "The traffic classes in order (value: its position from 1), with their match, action and key.", "gauge");
+	for (k = 0; k < n; k++)
+		for (i = 0; i < p[k].nclasses; i++) {
+			const struct pacer_class *c = &p[k].classes[i].c;
+
+			fputs("xdp_pacer_class_info{ifname=\"", f);
+			prom_label_value(f, p[k].ifname);
+			fputc('"', f);
+			label_pair(f, "class", c->name);
+			label_pair(f, "match", class_match_format(&c->m, mb, sizeof(mb)));
+			label_pair(f, "action", class_action_name(c->action));
+			label_pair(f, "key", c->action == PACER_ACTION_PACE ? class_key_name(c->key_mode) : "");
+			fprintf(f, "} %d\n", i + 1);
+		}
+	family_head(f, "xdp_pacer_class_interval_seconds", "A pacing class's interval L, or T of its rate N/T.", "gauge");
+	for (k = 0; k < n; k++)
+		for (i = 0; i < p[k].nclasses; i++) {
+			if (p[k].classes[i].c.action != PACER_ACTION_PACE)
+				continue;
+			fputs("xdp_pacer_class_interval_seconds", f);
+			labels(f, &p[k], "class", p[k].classes[i].c.name);
+			fprintf(f, " %.10g\n", (double)p[k].classes[i].c.interval_ns / 1e9);
+		}
+	family_head(f, "xdp_pacer_class_rate_packets", "A pacing class's N per interval_seconds (1: an interval).", "gauge");
+	for (k = 0; k < n; k++)
+		for (i = 0; i < p[k].nclasses; i++) {
+			if (p[k].classes[i].c.action != PACER_ACTION_PACE)
+				continue;
+			fputs("xdp_pacer_class_rate_packets", f);
+			labels(f, &p[k], "class", p[k].classes[i].c.name);
+			fprintf(f, " %u\n", p[k].classes[i].c.rate_n ? p[k].classes[i].c.rate_n : 1);
+		}
+}
+
 static double ratio_of(uint64_t thresh)
 {
 	return (double)thresh / 4294967296.0;
@@ -278,5 +349,6 @@ int prom_write(FILE *f, const struct prom_pacer *p, size_t n)
 			gauge_samples(f, (enum gauge)g, &p[k]);
 	}
 	write_info(f, p, n);
+	write_classes(f, p, n);
 	return ferror(f) ? -EIO : 0;
 }

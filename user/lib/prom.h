@@ -15,6 +15,12 @@
 
 #define PROM_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
 
+/* A traffic class of a pacer (pacer_class.h) and its counters, summed over CPUs. */
+struct prom_class {
+	struct pacer_class c;
+	uint64_t counters[PACER_CSTAT_MAX];
+};
+
 /* One interface's pacer, as read from its maps. */
 struct prom_pacer {
 	char ifname[16];
@@ -24,6 +30,8 @@ struct prom_pacer {
 	struct pacer_layout layout;
 	struct pacer_budget_cfg budget; /* limit 0: off */
 	uint64_t map_bytes;
+	int nclasses; /* 0: no classes */
+	struct prom_class classes[PACER_MAX_CLASSES];
 };
 
 /* The counter family a counter (enum pacer_stat) is exported under; NULL for none. */

@@ -237,3 +237,136 @@ int gap_below_clock(uint32_t clock, uint32_t n, uint64_t interval_ns, uint64_t c
 {
 	return clock != PACER_CLOCK_PRECISE && interval_ns / (n ? n : 1) < clock_res_ns;
 }
+
+/* Below 4 ticks a limit's quantisation error would exceed 25 % (interval_range). */
+#define LIMIT_MIN_TICKS 4
+
+void limit_range(uint32_t tick_shift, uint32_t backend, uint64_t *min_ns, uint64_t *max_ns)
+{
+	const struct backend_desc *d = backend_of(backend);
+
+	interval_range(tick_shift, min_ns, max_ns);
+	if (d && d->rate_max_sat > PACER_MAX_THRESH)
+		*max_ns = (uint64_t)(d->rate_max_sat - 1) << tick_shift;
+}
+
+int limit_fit(uint32_t n, uint64_t interval_ns, uint32_t tick_shift, uint32_t backend,
+	      struct pacer_rate *rate, char *err, size_t len)
+{
+	const struct backend_desc *d = backend_of(backend);
+	uint64_t min_ns, max_ns;
+	char a[32], b[32], c[64];
+
+	if (n > 1 || !d || d->rate_max_sat <= PACER_MAX_THRESH)
+		return rate_fit(n, interval_ns, tick_shift, backend, rate, err, len);
+	limit_range(tick_shift, backend, &min_ns, &max_ns);
+	if (interval_ns >= min_ns && interval_ns <= max_ns &&
+	    !pacer_rate_ticks(1, interval_ns, tick_shift, d->rate_max_sat, rate))
+		return 0;
+	snprintf(err, len, "interval %s does not fit tick %s on the %s: with this tick an interval must be within %s",
+		 format_duration(interval_ns, a, sizeof(a)), format_duration(1ULL << tick_shift, b, sizeof(b)),
+		 d->name, format_duration_range(min_ns, max_ns, c, sizeof(c)));
+	return 2;
+}
+
+/* The ticks a limit fits at: [*lo, *hi]; 0, or -1 when none. */
+static int limit_ticks(const struct limit_req *l, uint32_t backend, uint32_t *lo, uint32_t *hi)
+{
+	struct pacer_rate r;
+	char e[8];
+	int found = 0;
+	uint32_t s;
+
+	for (s = 0; s <= PACER_TICK_SHIFT_MAX; s++)
+		if (!limit_fit(l->n ? l->n : 1, l->interval_ns, s, backend, &r, e, sizeof(e))) {
+			if (!found)
+				*lo = s;
+			*hi = s;
+			found = 1;
+		}
+	return found ? 0 : -1;
+}
+
+/* "rate 20/1s" or "interval 100ms". */
+static const char *limit_text(const struct limit_req *l, char *buf, size_t len)
+{
+	char d[32];
+
+	if (l->n > 1)
+		snprintf(buf, len, "rate %u/%s", l->n, format_duration(l->interval_ns, d, sizeof(d)));
+	else
+		snprintf(buf, len, "interval %s", format_duration(l->interval_ns, d, sizeof(d)));
+	return buf;
+}
+
+int limits_choose_tick(const struct limit_req *l, int n, uint64_t tick_ns, uint32_t backend,
+		       uint32_t *tick_shift, char *err, size_t len)
+{
+	const struct backend_desc *d = backend_of(backend);
+	uint32_t lo = 0, hi = PACER_TICK_SHIFT_MAX, want = 0, s, best = 0;
+	uint32_t llo = 0, lhi = 0;
+	int i, coarse = 0, fine = 0, found = 0;
+	uint64_t gap, best_gap = UINT64_MAX;
+	struct pacer_rate r;
+	char why[320], a[48], b[48];
+
+	if (!d) {
+		snprintf(err, len, "backend %u is neither sketch (0) nor table (1)", backend);
+		return 2;
+	}
+	if (tick_ns) {
+		*tick_shift = (uint32_t)pacer_tick_shift_of(tick_ns);
+		for (i = 0; i < n; i++)
+			if (limit_fit(l[i].n ? l[i].n : 1, l[i].interval_ns, *tick_shift, backend, &r, why,
+				      sizeof(why))) {
+				snprintf(err, len, "%s: %s", l[i].who, why);
+				return 2;
+			}
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t dflt = pacer_default_rate_tick_shift(l[i].n ? l[i].n : 1, l[i].interval_ns, backend);
+
+		if (limit_ticks(&l[i], backend, &llo, &lhi)) {
+			/* No tick at all: the limit's own reason, at the tick it would want. */
+			limit_fit(l[i].n ? l[i].n : 1, l[i].interval_ns, dflt, backend, &r, why, sizeof(why));
+			snprintf(err, len, "%s: %s", l[i].who, why);
+			return 2;
+		}
+		if (llo > lo || !i) {
+			lo = llo;
+			coarse = i;
+		}
+		if (lhi < hi || !i) {
+			hi = lhi;
+			fine = i;
+		}
+		want = dflt > want ? dflt : want;
+	}
+	for (s = lo; s <= hi; s++) {
+		for (i = 0; i < n; i++)
+			if (limit_fit(l[i].n ? l[i].n : 1, l[i].interval_ns, s, backend, &r, why, sizeof(why)))
+				break;
+		if (i < n)
+			continue;
+		gap = s > want ? s - want : want - s;
+		if (gap < best_gap) {
+			best_gap = gap;
+			best = s;
+			found = 1;
+		}
+	}
+	if (found) {
+		*tick_shift = best;
+		return 0;
+	}
+	snprintf(err, len,
+		 "%s (%s) and %s (%s) need different ticks: at one tick the %s holds limits from %u to %u ticks%s",
+		 l[fine].who, limit_text(&l[fine], a, sizeof(a)), l[coarse].who,
+		 limit_text(&l[coarse], b, sizeof(b)), d->name, LIMIT_MIN_TICKS,
+		 (d->rate_max_sat > PACER_MAX_THRESH ? d->rate_max_sat : PACER_MAX_THRESH) - 1,
+		 d->rate_max_sat > PACER_MAX_THRESH
+			 ? "; bring the limits closer together"
+			 : " (its 8-bit cells); 'backend = table' (--backend table) holds limits 4096x apart");
+	return 2;
+}

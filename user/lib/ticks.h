@@ -45,6 +45,37 @@ int rate_fit(uint32_t n, uint64_t interval_ns, uint32_t tick_shift, uint32_t bac
 int ticks_choose(uint32_t n, uint64_t interval_ns, uint64_t tick_ns, uint32_t backend,
 		 uint32_t *tick_shift, struct pacer_rate *rate, char *err, size_t len);
 
+/*
+ * A traffic class's limit (pacer_class.h), and the global one while
+ * classes are configured: the backend's whole range.  N = 1 on the sketch
+ * and any N > 1 as rate_fit(); N = 1 on the table from 4 ticks up to the
+ * ages its entries tell apart (PACER_RATE_TBL_MAX_SAT - 1 ticks, 4096
+ * times the shortest), so one load holds classes 1000x apart.  0, or 2
+ * with why in err.
+ */
+int limit_fit(uint32_t n, uint64_t interval_ns, uint32_t tick_shift, uint32_t backend,
+	      struct pacer_rate *rate, char *err, size_t len);
+
+/* The intervals limit_fit() accepts at a tick. */
+void limit_range(uint32_t tick_shift, uint32_t backend, uint64_t *min_ns, uint64_t *max_ns);
+
+/* One limit of the set a load must fit: N per T (N = 1: an interval), and who asked for it. */
+struct limit_req {
+	uint32_t n;
+	uint64_t interval_ns;
+	const char *who; /* "FILE:LINE: class 'dns'", "--class 'dns: ...'", "the global interval" */
+};
+
+/*
+ * The tick for several limits (the classes and the global one): --tick's
+ * (tick_ns; 0: none), else the tick every limit fits at nearest to the
+ * default tick of the coarsest (so one limit alone gets today's tick).  0,
+ * or 2 with err naming the limit that does not fit, or the two whose span
+ * no tick of the backend holds (and what would).
+ */
+int limits_choose_tick(const struct limit_req *l, int n, uint64_t tick_ns, uint32_t backend,
+		       uint32_t *tick_shift, char *err, size_t len);
+
 /* "interval 1s (threshold 31 ticks)" or the rate's burst and spacing. */
 const char *rate_describe(const struct pacer_config *c, uint32_t tick_shift, char *buf, size_t len);
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/mman.h>
 #include <sys/utsname.h>
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
@@ -29,6 +30,8 @@
 #include "verifier_log.h"
 #include "xdp_pacer.skel.h"
 #include "pacer_ticks.h"
+#include "classes_cli.h"
+#include "classes_map.h"
 
 /* --placement auto: decided from the interface's RSS hash once the options are read. */
 #define LOAD_PLACEMENT_AUTO UINT32_MAX
@@ -57,6 +60,7 @@ static const struct opt_choice mode_choices[] = {
 
 struct load_opts {
 	struct live_opts live;
+	struct class_conf cls; /* --class, --exempt, --deny */
 	struct budget_opts budget;
 	uint64_t tick_ns, width, reserve_cells;
 	uint32_t rows, kind, placement, clock, backend, on_full, mode;
@@ -73,6 +77,7 @@ static const struct opt_spec load_specs[] = {
 	{ .type = OPT_INCLUDE, .sub = pacing_specs, OPT_FIELD(struct load_opts, live) },
 	{ .type = OPT_INCLUDE, .sub = malformed_specs, OPT_FIELD(struct load_opts, live) },
 	{ .type = OPT_INCLUDE, .sub = budget_specs, OPT_FIELD(struct load_opts, budget) },
+	{ .type = OPT_INCLUDE, .sub = class_specs, OPT_FIELD(struct load_opts, cls) },
 	{ .type = OPT_SECTION, .help = "Fixed at load (change needs unload + load):" },
 	{ .name = "backend", .type = OPT_ENUM, .flags = LOAD_FIXED, .arg = "sketch|table",
 	  .lookup = parse_backend, .dflt = "sketch", OPT_FIELD(struct load_opts, backend),
@@ -124,7 +129,8 @@ static const struct opt_spec load_specs[] = {
 	{ .name = "config", .type = OPT_CUSTOM, .arg = "FILE", .parse = config_again,
 	  .help = "read options from FILE: 'key = value' lines with the option\n"
 		  "names above ('interval = 250ms'); '#' comments; options on\n"
-		  "the command line override the file" },
+		  "the command line override the file; then sections [class NAME],\n"
+		  "[exempt], [deny] (example.conf, docs/operating.md)" },
 	{ 0 },
 };
 
@@ -156,7 +162,13 @@ static int parse_opts(int argc, char **argv, struct load_opts *o)
 	return 0;
 }
 
-static int build_layout(const struct load_opts *o, struct pacer_layout *lay, struct pacer_rate *rate)
+/*
+ * With classes that pace, the tick is the one every class's limit and the
+ * global one fit (classes_cli.h); the global limit then takes the classes'
+ * range.
+ */
+static int build_layout(const struct load_opts *o, const struct class_conf *cc,
+			struct pacer_layout *lay, struct pacer_rate *rate)
 {
 	struct layout_req r = {
 		.tick_ns = o->tick_ns, .width = o->width,
@@ -166,6 +178,14 @@ static int build_layout(const struct load_opts *o, struct pacer_layout *lay, str
 	char err[256];
 
 	live_opts_rate(&o->live, &r.rate_n, &r.interval_ns);
+	if (cc && classes_pace(cc) && backend_of(o->backend)) {
+		uint32_t shift;
+
+		if (classes_choose_tick(cc, r.rate_n, r.interval_ns, o->tick_ns, o->backend, &shift))
+			return 2;
+		r.tick_ns = 1ULL << shift;
+		r.wide_limit = 1;
+	}
 	if (!layout_build(&r, lay, rate, err, sizeof(err)))
 		return 0;
 	pr_err("%s", err);
@@ -237,6 +257,10 @@ static int pin_all(struct xdp_pacer_bpf *skel, const char *dir, bool *created)
 		[PACER_MAP_BUDGET] = skel->maps.pacer_budget,
 		[PACER_MAP_BUDGET_CFG] = skel->maps.data_budget,
 		[PACER_MAP_SEEN] = skel->maps.pacer_seen,
+		[PACER_MAP_CLASSES] = skel->maps.pacer_classes,
+		[PACER_MAP_CLASS_STATS] = skel->maps.pacer_class_stats,
+		[PACER_MAP_LIST4] = skel->maps.pacer_list4,
+		[PACER_MAP_LIST6] = skel->maps.pacer_list6,
 	};
 	char path[300], eb[128], *slash;
 	int i, err;
@@ -306,8 +330,9 @@ static void add_name(char *buf, size_t len, const char *name)
 	snprintf(buf + used, len - used, "%s%s", used ? ", " : "", name);
 }
 
-int load_check_fixed(int argc, char **argv, const struct pacer_layout *running,
-		     int running_seen_log2, char *differ, size_t len)
+int load_check_fixed(int argc, char **argv, const struct class_conf *cls,
+		     const struct pacer_layout *running, int running_seen_log2, char *differ,
+		     size_t len)
 {
 	struct rss_verdict rss;
 	struct load_opts o;
@@ -318,7 +343,7 @@ int load_check_fixed(int argc, char **argv, const struct pacer_layout *running,
 	err = parse_opts(argc, argv, &o);
 	if (!err) {
 		resolve_placement(&o, o.ifname, &rss); /* what a load would pick now */
-		err = build_layout(&o, &lay, &rate);
+		err = build_layout(&o, cls, &lay, &rate);
 	}
 	if (err)
 		return 2;
@@ -344,7 +369,7 @@ int load_check_fixed(int argc, char **argv, const struct pacer_layout *running,
 	return 0;
 }
 
-static int load_main(int argc, char **argv);
+static int load_main(int argc, char **argv, struct pacer_conf *conf);
 
 int cmd_load(int argc, char **argv)
 {
@@ -352,7 +377,7 @@ int cmd_load(int argc, char **argv)
 	int err = conf_expand_argv(&argc, &argv, 0, &conf);
 
 	if (!err)
-		err = load_main(argc, argv);
+		err = load_main(argc, argv, &conf);
 	pacer_conf_free(&conf);
 	return err;
 }
@@ -586,8 +611,38 @@ static void report_live(const struct load_opts *o, const struct pacer_layout *la
 	pr_info("  pins: %s", dir);
 }
 
-static int load_main(int argc, char **argv)
+/*
+ * The class and list maps of the loaded object, for classes_map.h, with
+ * the live configuration mapped from the kernel's map (libxdp loaded the
+ * object, so skel->data is still the image load started from, as
+ * pacer_handle.c maps it for set).  0 or -errno.
+ */
+static int class_maps_of_skel(const struct xdp_pacer_bpf *skel, uint32_t backend,
+			      struct pacer_class_maps *m)
 {
+	void *cfg = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE, MAP_SHARED,
+			 bpf_map__fd(skel->maps.data), 0);
+
+	if (cfg == MAP_FAILED) {
+		m->cfg = NULL;
+		pr_err("cannot map the live configuration: %s", strerror(errno));
+		return -errno;
+	}
+	m->classes_fd = bpf_map__fd(skel->maps.pacer_classes);
+	m->class_stats_fd = bpf_map__fd(skel->maps.pacer_class_stats);
+	m->list4_fd = bpf_map__fd(skel->maps.pacer_list4);
+	m->list6_fd = bpf_map__fd(skel->maps.pacer_list6);
+	m->cfg = cfg;
+	m->backend = backend;
+	m->ncpus = libbpf_num_possible_cpus();
+	return 0;
+}
+
+static int load_main(int argc, char **argv, struct pacer_conf *conf)
+{
+	struct pacer_class want[PACER_MAX_CLASSES];
+	struct pacer_class_maps cmaps = { .cfg = NULL };
+	struct class_conf *cc = NULL;
 	struct load_opts o;
 	struct xdp_pacer_bpf *skel = NULL;
 	struct xdp_program *prog = NULL;
@@ -605,14 +660,20 @@ static int load_main(int argc, char **argv)
 	if (err)
 		return err == OPTS_HELP ? 0 : err;
 	ifname = o.ifname;
+	err = classes_merge(conf, &o.cls, &cc);
+	if (err)
+		goto out_classes;
 	auto_placement = resolve_placement(&o, ifname, &rss);
-	err = build_layout(&o, &lay, &rate);
+	err = build_layout(&o, cc, &lay, &rate);
+	if (!err)
+		err = classes_build(cc, lay.tick_shift, lay.backend, o.live.prefix4, o.live.prefix6,
+				    NULL, want);
 	if (!err)
 		err = check_memory(&o, &lay);
 	if (!err)
 		err = build_budget(&o, &bcfg);
 	if (err)
-		return err;
+		goto out_classes;
 	warn_coarse_clock(&o.live, lay.clock);
 	if (ifname_to_index(ifname, &ifindex))
 		return 1;
@@ -637,12 +698,20 @@ static int load_main(int argc, char **argv)
 	if (err)
 		goto out;
 	attached = true;
+	err = class_maps_of_skel(skel, lay.backend, &cmaps);
+	if (err)
+		goto out;
+	/* Until here the program runs without classes (the global limit), for as long as an attach takes. */
+	err = classes_install(&cmaps, cc, want);
+	if (err)
+		goto out;
 	err = pin_all(skel, dir, &created_dir);
 	if (err)
 		goto out;
 	report_attached(&o, &lay, ifindex, prog);
 	report_placement(o.placement, auto_placement, &rss);
 	report_live(&o, &lay, skel, dir);
+	classes_report(&cmaps, lay.tick_shift, lay.backend);
 out:
 	if (err && attached) {
 		int derr = xdp_program__detach(prog, ifindex, o.mode, 0);
@@ -657,5 +726,11 @@ out:
 	xdp_pacer_bpf__destroy(skel);
 	free(verifier_log);
 	verifier_log = NULL;
+	if (cmaps.cfg)
+		munmap(cmaps.cfg, (size_t)sysconf(_SC_PAGESIZE));
+	class_conf_free(&o.cls);
 	return err ? 1 : 0;
+out_classes:
+	class_conf_free(&o.cls);
+	return err;
 }

@@ -13,11 +13,14 @@
 #include "pacer_place.h"
 #include "pacer_table.h"
 #include "backend.h"
+#include "class_conf.h"
+#include "classes_map.h"
 
 struct query_opts {
-	const char *ifname;
-	struct opt_address addr;
-	bool json;
+	const char *ifname, *class_name;
+	struct opt_address addr, dst;
+	uint32_t dport;
+	bool json, dport_set;
 };
 
 static const struct opt_spec query_specs[] = {
@@ -25,6 +28,13 @@ static const struct opt_spec query_specs[] = {
 	  OPT_FIELD(struct query_opts, ifname) },
 	{ .name = "ADDRESS", .type = OPT_ADDRESS, .flags = OPT_POSITIONAL,
 	  OPT_FIELD(struct query_opts, addr) },
+	{ .name = "class", .type = OPT_STRING, .arg = "NAME", OPT_FIELD(struct query_opts, class_name),
+	  .help = "with traffic classes: this class only (default: every class)" },
+	{ .name = "dport", .type = OPT_U32, .arg = "PORT", .max = 65535,
+	  OPT_FIELD(struct query_opts, dport), OPT_GIVEN(struct query_opts, dport_set),
+	  .help = "the destination port, for a class keyed src+dport" },
+	{ .name = "dst", .type = OPT_ADDRESS, .arg = "ADDR", OPT_FIELD(struct query_opts, dst),
+	  .help = "the destination address, for a class keyed src+dst" },
 	{ .name = "json", .type = OPT_BOOL, OPT_FIELD(struct query_opts, json),
 	  .help = "one JSON object instead of the text" },
 	{ 0 },
@@ -32,12 +42,15 @@ static const struct opt_spec query_specs[] = {
 
 static const struct opt_verb query_verb = {
 	.name = "query",
-	.synopsis = "IFNAME ADDRESS [--json]",
+	.synopsis = "IFNAME ADDRESS [--class NAME] [--dport PORT] [--dst ADDR] [--json]",
 	.intro = "When the sketch on IFNAME last saw ADDRESS's key (the address masked to the\n"
 		 "configured prefix), whether a packet from it would be dropped now, and\n"
 		 "how many packets it may send now (with --rate N/T, up to its burst).\n"
 		 "Per-CPU copies merge by taking each row's most recent cell over CPUs,\n"
-		 "then the oldest over rows, as the datapath would if all CPUs were one.\n",
+		 "then the oldest over rows, as the datapath would if all CPUs were one.\n"
+		 "With traffic classes, the same for each class's key of ADDRESS (a class\n"
+		 "keyed src+dport needs --dport, src+dst needs --dst), and whether ADDRESS\n"
+		 "is on the exempt or deny list.\n",
 	.args = "an interface name and an address",
 	.opts = query_specs,
 };
@@ -46,7 +59,8 @@ static const struct opt_verb query_verb = {
  * Age of the key in ticks over all CPU copies: the youngest copy of each row
  * (per-row max of timestamps), then the oldest row (min over rows).
  */
-static int key_age(const struct pacer_handle *h, uint64_t hash, uint64_t tick, uint32_t *age)
+static int key_age(const struct pacer_handle *h, uint64_t hash, uint64_t tick,
+		   const struct pacer_rate *rate, uint32_t *age)
 {
 	const struct pacer_layout *l = &h->layout;
 	uint32_t lines = (uint32_t)pacer_total_lines(l->kind, l->rows, l->lines_log2);
@@ -54,6 +68,7 @@ static int key_age(const struct pacer_handle *h, uint64_t hash, uint64_t tick, u
 	uint32_t idx[PACER_MAX_ROWS] = { 0 }, cell[PACER_MAX_ROWS] = { 0 }, r, worst = 0;
 	struct pacer_line val;
 
+	(void)rate; /* the sketch's cells hold ages, whatever the rate */
 	pacer_slots(l->kind, l->rows, l->lines_log2, hash, idx, cell);
 	for (r = 0; r < l->rows; r++) {
 		uint32_t best = PACER_AGE_STALE;
@@ -74,11 +89,11 @@ static int key_age(const struct pacer_handle *h, uint64_t hash, uint64_t tick, u
 }
 
 /* Table: the key's youngest entry with its fingerprint over its two lines in every copy. */
-static int table_key_age(const struct pacer_handle *h, uint64_t hash, uint64_t tick, uint32_t *age)
+static int table_key_age(const struct pacer_handle *h, uint64_t hash, uint64_t tick,
+			 const struct pacer_rate *rate, uint32_t *age)
 {
 	const struct pacer_layout *l = &h->layout;
 	uint32_t copies = l->copies ? l->copies : 1, cpu, idx[2], i;
-	struct pacer_rate rate = pacer_rate_of(h->cfg->thresh_ticks, h->cfg->burst_ticks);
 	struct pacer_tbl_line lines[2], *lp[2] = { &lines[0], &lines[1] };
 	struct pacer_tbl_scan s;
 	uint32_t a;
@@ -93,7 +108,7 @@ static int table_key_age(const struct pacer_handle *h, uint64_t hash, uint64_t t
 			if (err)
 				return err;
 		}
-		pacer_tbl_scan(lp, pacer_tbl_fp(hash), tick, &rate, &s);
+		pacer_tbl_scan(lp, pacer_tbl_fp(hash), tick, rate, &s);
 		/* No entry: never seen (the datapath gives it a full burst). */
 		a = s.fresh_mask | s.own_mask ? pacer_tbl_key_age(lp, &s, tick) : UINT32_MAX;
 		*age = a < *age ? a : *age;
@@ -103,21 +118,188 @@ static int table_key_age(const struct pacer_handle *h, uint64_t hash, uint64_t t
 
 /* Each backend's key-age reader of the live map (backend.h); one line per backend. */
 static int (*const key_age_of[PACER_BACKEND_MAX])(const struct pacer_handle *h, uint64_t hash,
-						   uint64_t tick, uint32_t *age) = {
+						   uint64_t tick, const struct pacer_rate *rate,
+						   uint32_t *age) = {
 	[PACER_BACKEND_SKETCH] = key_age,
 	[PACER_BACKEND_TABLE] = table_key_age,
 };
 
+/* What a key's state says, for one limit: text or JSON fields. */
+struct key_view {
+	const char *key;         /* "192.0.2.7/32" */
+	uint32_t age;
+	struct pacer_rate rate;
+};
+
+static void view_json(struct json_writer *w, const struct key_view *v, uint64_t q)
+{
+	bool drop = pacer_is_recent(v->age, v->rate.thresh);
+
+	jsonw_string_field(w, "key", v->key);
+	jsonw_int_field(w, "age_ticks", v->age >= v->rate.sat ? -1 : (int)v->age);
+	jsonw_uint_field(w, "tick_ns", q);
+	jsonw_uint_field(w, "thresh_ticks", v->rate.thresh);
+	jsonw_uint_field(w, "burst_ticks", v->rate.burst);
+	jsonw_uint_field(w, "threshold_ticks", v->rate.thresh); /* thresh_ticks' earlier name, for one release */
+	jsonw_bool_field(w, "would_drop", drop);
+	jsonw_uint_field(w, "may_send_now", pacer_rate_credits(v->age, &v->rate));
+}
+
+static void view_text(const struct pacer_handle *h, const char *lead, const struct key_view *v)
+{
+	uint64_t q = pacer_tick_ns(h->layout.tick_shift);
+	uint32_t age = v->age, credits = pacer_rate_credits(age, &v->rate);
+	bool drop = pacer_is_recent(age, v->rate.thresh);
+	char d1[32], d2[32];
+
+	if (age >= v->rate.sat) {
+		printf("%s%s: not seen within the %s's memory (%u ticks); a packet now would pass%s; it may send %u packet%s now\n",
+		       lead, v->key, backend_of(h->layout.backend)->name, v->rate.sat,
+		       backend_of(h->layout.backend)->unseen_note, credits, credits == 1 ? "" : "s");
+	} else if (v->rate.burst) {
+		printf("%s%s: its cell is %u ticks old (full burst at %u, threshold %u ticks): it may send %u packet%s now\n",
+		       lead, v->key, age, v->rate.sat, v->rate.thresh, credits, credits == 1 ? "" : "s");
+	} else {
+		/* A whole-tick age a means the last update was between a-1 and a+1 ticks ago. */
+		printf("%s%s: last seen %u ticks ago (between %s and %s); threshold %u ticks: a packet now would be %s\n",
+		       lead, v->key, age, format_duration(age ? (age - 1) * q : 0, d1, sizeof(d1)),
+		       format_duration((age + 1) * q, d2, sizeof(d2)), v->rate.thresh,
+		       drop ? "DROPPED" : "passed");
+	}
+}
+
+/* The key's age in the live map, or PACER_AGE_STALE before the hash key is drawn: 0 or 1 (said why). */
+static int age_of(const struct pacer_handle *h, uint64_t hash, const struct pacer_rate *rate,
+		  uint32_t *age)
+{
+	int err;
+
+	*age = PACER_AGE_STALE;
+	if (!h->cfg->hash_key[0] || !h->cfg->hash_key[1])
+		return 0;
+	err = key_age_of[h->layout.backend](h, hash, pacer_now_tick(pacer_clock_now(h), h->layout.tick_shift),
+					    rate, age); /* the handle checked the backend */
+	if (err)
+		pr_err("cannot read the sketch: %s", strerror(-err));
+	return err ? 1 : 0;
+}
+
+/* The longest exempt/deny prefix holding addr: its verdict (0: none), the prefix into buf. */
+static uint32_t list_verdict(const struct pacer_class_maps *m, const struct pacer_addr *a, char *buf,
+			     size_t len)
+{
+	static struct pacer_prefix p[2 * PACER_LIST_MAX_ENTRIES];
+	static uint32_t v[2 * PACER_LIST_MAX_ENTRIES];
+	uint32_t best = 0, best_len = 0, i, bit;
+	int n = 0;
+
+	if (!m->cfg->list_sel || pacer_lists_read(m, p, v, 2 * PACER_LIST_MAX_ENTRIES, &n))
+		return 0;
+	for (i = 0; i < (uint32_t)n; i++) {
+		if ((int)p[i].family != a->family || (best && p[i].len < best_len))
+			continue;
+		for (bit = 0; bit < p[i].len; bit++)
+			if ((p[i].addr[bit / 8] ^ a->bytes[bit / 8]) & (0x80 >> (bit % 8)))
+				break;
+		if (bit < p[i].len)
+			continue;
+		best = v[i];
+		best_len = p[i].len;
+		pacer_prefix_str(&p[i], buf, len);
+	}
+	return best;
+}
+
+/* Each class's view of addr (or the one named): 0, 1 or 2 (said why). */
+static int query_classes(const struct pacer_handle *h, const struct query_opts *o,
+			 const struct pacer_addr *addr, const struct pacer_class *cls, int n,
+			 struct json_writer *w)
+{
+	uint64_t q = pacer_tick_ns(h->layout.tick_shift);
+	char key[160], lead[64], mb[160];
+	struct pacer_addr dst = o->dst.addr;
+	int i, shown = 0;
+
+	if (o->dst.text)
+		pacer_addr_unmap_v4(&dst);
+	if (w)
+		jsonw_start_array_field(w, "classes");
+	for (i = 0; i < n; i++) {
+		const struct pacer_class *c = &cls[i];
+		struct key_view v = { .key = key };
+		uint64_t hash;
+
+		if (o->class_name && strcmp(o->class_name, c->name))
+			continue;
+		shown++;
+		snprintf(lead, sizeof(lead), "class %s: ", c->name);
+		if (c->action != PACER_ACTION_PACE) {
+			if (w) {
+				jsonw_start_object(w);
+				jsonw_string_field(w, "class", c->name);
+				jsonw_string_field(w, "action", class_action_name(c->action));
+				jsonw_end_object(w);
+			} else {
+				printf("%s%s -> always %s\n", lead, class_match_format(&c->m, mb, sizeof(mb)),
+				       class_action_name(c->action));
+			}
+			continue;
+		}
+		if ((c->key_mode == PACER_KEY_SRC_DPORT && !o->dport_set) ||
+		    (c->key_mode == PACER_KEY_SRC_DST && !o->dst.text)) {
+			const char *need = c->key_mode == PACER_KEY_SRC_DPORT ? "--dport" : "--dst";
+
+			if (w) {
+				jsonw_start_object(w);
+				jsonw_string_field(w, "class", c->name);
+				jsonw_string_field(w, "needs", need);
+				jsonw_end_object(w);
+			} else {
+				printf("%skeyed %s: give %s to query it\n", lead, class_key_name(c->key_mode), need);
+			}
+			continue;
+		}
+		if (c->key_mode == PACER_KEY_SRC_DST && dst.family != addr->family) {
+			pr_err("--dst %s and %s differ in family", o->dst.text, o->addr.text);
+			return 2;
+		}
+		hash = class_key_hash_of(h->cfg->hash_key, c, addr, (uint16_t)o->dport,
+					 c->key_mode == PACER_KEY_SRC_DST ? &dst : NULL, key, sizeof(key));
+		v.rate = pacer_rate_of(c->thresh_ticks, c->burst_ticks);
+		if (age_of(h, hash, &v.rate, &v.age))
+			return 1;
+		if (w) {
+			jsonw_start_object(w);
+			jsonw_string_field(w, "class", c->name);
+			view_json(w, &v, q);
+			jsonw_end_object(w);
+		} else {
+			view_text(h, lead, &v);
+		}
+	}
+	if (w)
+		jsonw_end_array(w);
+	if (o->class_name && !shown) {
+		pr_err("no class named '%s' runs on %s", o->class_name, h->ifname);
+		return 2;
+	}
+	return 0;
+}
+
 int cmd_query(int argc, char **argv)
 {
+	static struct pacer_class cls[PACER_MAX_CLASSES];
 	struct query_opts o = { 0 };
-	struct pacer_addr addr;
+	struct pacer_class_maps m;
+	struct pacer_addr addr, masked;
 	struct pacer_handle h;
-	uint64_t hash, now, tick, q;
-	uint32_t age = PACER_AGE_STALE, prefix, credits;
-	struct pacer_rate rate;
-	bool json, keyed, drop;
-	char ab[64], d1[32], d2[32], key[80];
+	struct json_writer w;
+	struct key_view v;
+	uint64_t hash;
+	uint32_t prefix, verdict;
+	int ncls = 0, ret = 0;
+	bool json;
+	char ab[64], key[80], lb[64];
 	int err = parse_verb_opts(&query_verb, argc, argv, &o);
 
 	if (err)
@@ -129,57 +311,51 @@ int cmd_query(int argc, char **argv)
 		       o.addr.text, format_address(&addr, ab, sizeof(ab)));
 	if (pacer_handle_open(o.ifname, &h))
 		return 1;
+	pacer_class_maps_of(&h, &m);
+	if (pacer_classes_read(&m, cls, &ncls)) {
+		pr_err("cannot read the classes of %s", h.ifname);
+		pacer_handle_close(&h);
+		return 1;
+	}
+	if (o.class_name && !ncls) {
+		pr_err("--class %s: no traffic classes run on %s", o.class_name, h.ifname);
+		pacer_handle_close(&h);
+		return 2;
+	}
+	verdict = list_verdict(&m, &addr, lb, sizeof(lb));
 
 	prefix = addr.family == 4 ? h.cfg->prefix4 : h.cfg->prefix6;
-	pacer_addr_mask(&addr, prefix);
-	keyed = h.cfg->hash_key[0] && h.cfg->hash_key[1];
-	now = pacer_clock_now(&h);
-	tick = pacer_now_tick(now, h.layout.tick_shift);
-	q = pacer_tick_ns(h.layout.tick_shift);
-	if (keyed) {
-		hash = addr.family == 4 ? pacer_hash_v4(h.cfg->hash_key, (uint32_t)addr.lo)
-					: pacer_hash_v6(h.cfg->hash_key, addr.lo, addr.hi);
-		err = key_age_of[h.layout.backend](&h, hash, tick, &age); /* the handle checked it */
-		if (err) {
-			pr_err("cannot read the sketch: %s", strerror(-err));
-			pacer_handle_close(&h);
-			return 1;
-		}
+	masked = addr;
+	pacer_addr_mask(&masked, prefix);
+	hash = masked.family == 4 ? pacer_hash_v4(h.cfg->hash_key, (uint32_t)masked.lo)
+				  : pacer_hash_v6(h.cfg->hash_key, masked.lo, masked.hi);
+	snprintf(key, sizeof(key), "%s/%u", format_address(&masked, ab, sizeof(ab)), prefix);
+	v.key = key;
+	v.rate = pacer_rate_of(h.cfg->thresh_ticks, h.cfg->burst_ticks);
+	if (!ncls && age_of(&h, hash, &v.rate, &v.age)) {
+		pacer_handle_close(&h);
+		return 1;
 	}
-	rate = pacer_rate_of(h.cfg->thresh_ticks, h.cfg->burst_ticks);
-	drop = pacer_is_recent(age, rate.thresh);
-	credits = pacer_rate_credits(age, &rate);
-	format_address(&addr, ab, sizeof(ab));
 	if (json) {
-		struct json_writer w;
-
-		snprintf(key, sizeof(key), "%s/%u", ab, prefix);
 		jsonw_init(&w, stdout);
 		jsonw_start_object(&w);
-		jsonw_string_field(&w, "key", key);
-		jsonw_int_field(&w, "age_ticks", age >= PACER_AGE_STALE || age >= rate.sat ? -1 : (int)age);
-		jsonw_uint_field(&w, "tick_ns", q);
-		jsonw_uint_field(&w, "thresh_ticks", rate.thresh);
-		jsonw_uint_field(&w, "burst_ticks", rate.burst);
-		jsonw_uint_field(&w, "threshold_ticks", rate.thresh); /* thresh_ticks' earlier name, for one release */
-		jsonw_bool_field(&w, "would_drop", drop);
-		jsonw_uint_field(&w, "may_send_now", credits);
+		if (!ncls)
+			view_json(&w, &v, pacer_tick_ns(h.layout.tick_shift));
+		if (verdict)
+			jsonw_string_field(&w, verdict == PACER_LIST_EXEMPT ? "exempt" : "deny", lb);
+		if (ncls)
+			ret = query_classes(&h, &o, &addr, cls, ncls, &w);
 		jsonw_end_object(&w);
-	} else if (age >= rate.sat) {
-		printf("%s/%u: not seen within the %s's memory (%u ticks); a packet now would pass%s; it may send %u packet%s now\n",
-		       ab, prefix, backend_of(h.layout.backend)->name, rate.sat,
-		       backend_of(h.layout.backend)->unseen_note,
-		       credits, credits == 1 ? "" : "s");
-	} else if (rate.burst) {
-		printf("%s/%u: its cell is %u ticks old (full burst at %u, threshold %u ticks): it may send %u packet%s now\n",
-		       ab, prefix, age, rate.sat, rate.thresh, credits, credits == 1 ? "" : "s");
 	} else {
-		/* A whole-tick age a means the last update was between a-1 and a+1 ticks ago. */
-		printf("%s/%u: last seen %u ticks ago (between %s and %s); threshold %u ticks: a packet now would be %s\n",
-		       ab, prefix, age, format_duration(age ? (age - 1) * q : 0, d1, sizeof(d1)),
-		       format_duration((age + 1) * q, d2, sizeof(d2)), h.cfg->thresh_ticks,
-		       drop ? "DROPPED" : "passed");
+		if (verdict)
+			printf("%s: on the %s list (%s): %s, whatever the classes say\n", o.addr.text,
+			       verdict == PACER_LIST_EXEMPT ? "exempt" : "deny", lb,
+			       verdict == PACER_LIST_EXEMPT ? "always passes" : "always dropped");
+		if (ncls)
+			ret = query_classes(&h, &o, &addr, cls, ncls, NULL);
+		else
+			view_text(&h, "", &v);
 	}
 	pacer_handle_close(&h);
-	return 0;
+	return ret;
 }

@@ -12,6 +12,8 @@
 #include "budget.h"
 #include "pacer_conf.h"
 #include "live_opts.h"
+#include "classes_cli.h"
+#include "classes_map.h"
 
 static int fixed_at_load(const struct opt_spec *s, const char *arg, void *field, char *why,
 			 size_t len)
@@ -31,6 +33,7 @@ static int config_again(const struct opt_spec *s, const char *arg, void *field, 
 
 struct set_opts {
 	struct live_opts live;
+	struct class_conf cls; /* --class, --exempt, --deny */
 	struct budget_opts budget;
 	const char *ifname, *fixed;
 };
@@ -54,8 +57,10 @@ static const struct opt_spec set_specs[] = {
 	{ .name = "config", .type = OPT_CUSTOM, .arg = "FILE", .parse = config_again,
 	  .help = "make the live settings what FILE says (the file 'load\n"
 		  "--config' reads; live keys it omits go back to their\n"
-		  "defaults); the whole file is checked as load would" },
+		  "defaults, its class sections and lists replace the running\n"
+		  "ones); the whole file is checked as load would" },
 	{ .type = OPT_INCLUDE, .sub = budget_specs, OPT_FIELD(struct set_opts, budget) },
+	{ .type = OPT_INCLUDE, .sub = class_specs, OPT_FIELD(struct set_opts, cls) },
 	{ .type = OPT_INCLUDE, .sub = fixed_specs },
 	{ 0 },
 };
@@ -69,7 +74,10 @@ static const struct opt_verb set_verb = {
 	.args = "an interface name",
 	.opts = set_specs,
 	.hide_defaults = true,
-	.epilog = "A budget change keeps the ring: held buckets stay and are released by the\n"
+	.epilog = "--class replaces the running classes (all of them, in the order given), --exempt\n"
+		  "and --deny each their list; a class whose match, limit and key are unchanged\n"
+		  "keeps its sources' state, and a class keeps its counters while its name does.\n"
+		  "A budget change keeps the ring: held buckets stay and are released by the\n"
 		  "new T; the new K applies to what is in flight (docs/design.md, Global budget).\n"
 		  "Rows, width, layout, placement, tick, clock, mode, backend, on-full and reserve\n"
 		  "cells are fixed at load: changing them needs 'xdp-pacer unload' and\n"
@@ -90,7 +98,8 @@ static int check_config_fixed(const struct pacer_conf *conf, const struct pacer_
 	if (!lv)
 		return 2;
 	lv[n++] = (char *)h->ifname;
-	if (load_check_fixed(n, lv, &h->layout, budget_seen_cells_log2(h), differ, sizeof(differ)))
+	if (load_check_fixed(n, lv, conf->cls, &h->layout, budget_seen_cells_log2(h), differ,
+			     sizeof(differ)))
 		return 2;
 	if (differ[0])
 		pr_err("warning: %s: fixed at load, not applied by set: %s (unload and load again, e.g. systemctl restart)",
@@ -98,7 +107,7 @@ static int check_config_fixed(const struct pacer_conf *conf, const struct pacer_
 	return 0;
 }
 
-static int set_main(int argc, char **argv, const struct pacer_conf *conf);
+static int set_main(int argc, char **argv, struct pacer_conf *conf);
 
 /* A wider key can make a per-CPU pacer inexact: RSS spreads the key's addresses. */
 static void note_rss(const struct pacer_handle *h)
@@ -153,19 +162,41 @@ static int store_live_words(struct pacer_config *cfg, const struct live_opts *l)
 	       store64(&cfg->sample_pkt_thresh, l->sample_pkt, l->sample_pkt_set);
 }
 
-static int set_main(int argc, char **argv, const struct pacer_conf *conf)
+/* Whether a pacer runs classes after this set: the new list's, or the running one's. */
+static bool classes_after(const struct class_conf *cc, const struct pacer_class_maps *m)
 {
-	struct set_opts o = { 0 };
+	struct pacer_class cur[PACER_MAX_CLASSES];
+	int n = 0;
+
+	if (cc->classes_given)
+		return classes_pace(cc);
+	return !pacer_classes_read(m, cur, &n) && n > 0;
+}
+
+static int set_main(int argc, char **argv, struct pacer_conf *conf)
+{
+	static struct set_opts o;
 	const struct live_opts *l = &o.live;
+	struct pacer_class classes[PACER_MAX_CLASSES];
+	struct pacer_class_maps cmaps;
+	struct class_conf *cc;
 	struct pacer_config want;
 	struct pacer_handle h;
 	int err, n_changes = 0;
+	bool class_change;
 	char a[256];
 
 	err = parse_verb_opts(&set_verb, argc, argv, &o);
 	if (err)
 		return err == OPTS_HELP ? 0 : err;
-	if (!live_opts_any(l) && !budget_opts_any(&o.budget))
+	/* The file is the whole live configuration: no sections is no classes and empty lists. */
+	if (conf->path && conf->cls)
+		conf->cls->classes_given = conf->cls->exempt.given = conf->cls->deny.given = true;
+	err = classes_merge(conf, &o.cls, &cc);
+	if (err)
+		return err;
+	class_change = cc->classes_given || cc->exempt.given || cc->deny.given;
+	if (!live_opts_any(l) && !budget_opts_any(&o.budget) && !class_change)
 		return usage_error("set", "set needs at least one option to change");
 	if (live_opts_conflict(l))
 		return conf_conflict("set", "interval", "rate", live_opts_conflict(l));
@@ -177,6 +208,16 @@ static int set_main(int argc, char **argv, const struct pacer_conf *conf)
 	}
 
 	want = *h.cfg;
+	pacer_class_maps_of(&h, &cmaps);
+	if (cc->classes_given &&
+	    classes_build(cc, h.layout.tick_shift, h.layout.backend,
+			  l->prefix4_set ? l->prefix4 : h.cfg->prefix4,
+			  l->prefix6_set ? l->prefix6 : h.cfg->prefix6,
+			  "; the tick is fixed at load: reload ('xdp-pacer unload', 'xdp-pacer load') to change it",
+			  classes)) {
+		pacer_handle_close(&h);
+		return 2;
+	}
 	if (l->interval_set || l->rate_set) {
 		struct pacer_rate rate;
 		uint64_t interval_ns;
@@ -184,7 +225,9 @@ static int set_main(int argc, char **argv, const struct pacer_conf *conf)
 		char why[256];
 
 		live_opts_rate(l, &n, &interval_ns);
-		if (rate_fit(n, interval_ns, h.layout.tick_shift, h.layout.backend, &rate, why, sizeof(why))) {
+		if ((classes_after(cc, &cmaps) ? limit_fit : rate_fit)(n, interval_ns, h.layout.tick_shift,
+									h.layout.backend, &rate, why,
+									sizeof(why))) {
 			pr_err("%s; the tick is fixed at load: reload ('xdp-pacer unload', 'xdp-pacer load') to change it",
 			       why);
 			pacer_handle_close(&h);
@@ -196,10 +239,22 @@ static int set_main(int argc, char **argv, const struct pacer_conf *conf)
 		want.thresh_ticks = rate.thresh;
 		want.burst_ticks = rate.burst;
 	}
+	if (budget_opts_any(&o.budget) && budget_check(&h, &o.budget)) {
+		pacer_handle_close(&h);
+		return 2;
+	}
+	/* Everything is checked: now only the kernel can refuse, and then the classes' maps are unchanged. */
+	if (class_change) {
+		if (classes_install(&cmaps, cc, classes)) {
+			pacer_handle_close(&h);
+			return 1;
+		}
+		n_changes += cc->classes_given + cc->exempt.given + cc->deny.given;
+	}
 	/* The budget last among the checks: it is stored when valid, and nothing else can fail. */
 	if (budget_opts_any(&o.budget)) {
 		err = budget_set(&h, &o.budget);
-		if (err || !live_opts_any(l)) {
+		if (err || (!live_opts_any(l) && !class_change)) {
 			pacer_handle_close(&h);
 			return err;
 		}
@@ -224,6 +279,8 @@ static int set_main(int argc, char **argv, const struct pacer_conf *conf)
 		rate_describe(h.cfg, h.layout.tick_shift, a, sizeof(a)),
 		policy_name(h.cfg->policy), h.cfg->prefix4, h.cfg->prefix6,
 		h.cfg->malformed ? "drop" : "pass");
+	if (class_change)
+		classes_report(&cmaps, h.layout.tick_shift, h.layout.backend);
 	if ((l->prefix4_set || l->prefix6_set) && h.layout.placement == PACER_PLACEMENT_PERCPU)
 		note_rss(&h);
 	pacer_handle_close(&h);

@@ -15,6 +15,8 @@
 #include "safe_file.h"
 #include "time_now.h"
 #include "version.h"
+#include "classes_cli.h"
+#include "classes_map.h"
 
 enum stats_format { FMT_TEXT, FMT_JSON, FMT_PROMETHEUS };
 
@@ -26,7 +28,33 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static void print_totals(const uint64_t *c, const struct pacer_config *cfg, bool json)
+/* Each class's counters: a line each, or the JSON's "classes" array. */
+static void print_classes(const struct prom_class *pc, int n, struct json_writer *w)
+{
+	int i, s;
+
+	if (w) {
+		jsonw_start_array_field(w, "classes");
+		for (i = 0; i < n; i++) {
+			jsonw_start_object(w);
+			jsonw_string_field(w, "class", pc[i].c.name);
+			for (s = 0; s < PACER_CSTAT_MAX; s++)
+				jsonw_uint_field(w, pacer_class_stat_names[s], pc[i].counters[s]);
+			jsonw_end_object(w);
+		}
+		jsonw_end_array(w);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		printf("class %-15s", pc[i].c.name);
+		for (s = 0; s < PACER_CSTAT_MAX; s++)
+			printf(" %s %llu", pacer_class_stat_names[s], (unsigned long long)pc[i].counters[s]);
+		printf("\n");
+	}
+}
+
+static void print_totals(const uint64_t *c, const struct pacer_config *cfg,
+			 const struct prom_class *pc, int nclasses, bool json)
 {
 	int i;
 
@@ -46,14 +74,58 @@ static void print_totals(const uint64_t *c, const struct pacer_config *cfg, bool
 		/* The earlier names of interval_ns and thresh_ticks, kept for one release. */
 		jsonw_uint_field(&w, "rate_period_ns", cfg->interval_ns);
 		jsonw_uint_field(&w, "threshold_ticks", cfg->thresh_ticks);
+		print_classes(pc, nclasses, &w);
 		jsonw_end_object(&w);
 		return;
 	}
 	for (i = 0; i < PACER_STAT_MAX; i++)
 		printf("%-18s %llu\n", pacer_stat_names[i], (unsigned long long)c[i]);
+	print_classes(pc, nclasses, NULL);
 }
 
-static void print_rates(const uint64_t *cur, const uint64_t *prev, double dt, bool json)
+/* The classes' counters now; a class new since the last read (another name in its place) reads from 0. */
+static double class_rate(const struct prom_class *cur, const struct prom_class *prev, int nprev,
+			 int s, double dt)
+{
+	int i;
+
+	for (i = 0; i < nprev; i++)
+		if (!strcmp(prev[i].c.name, cur->c.name) && prev[i].counters[s] <= cur->counters[s])
+			return (double)(cur->counters[s] - prev[i].counters[s]) / dt;
+	return (double)cur->counters[s] / dt;
+}
+
+static void print_class_rates(const struct prom_class *cur, int n, const struct prom_class *prev,
+			      int nprev, double dt, struct json_writer *w)
+{
+	char name[64];
+	int i, s;
+
+	if (w)
+		jsonw_start_array_field(w, "classes");
+	for (i = 0; i < n; i++) {
+		if (w) {
+			jsonw_start_object(w);
+			jsonw_string_field(w, "class", cur[i].c.name);
+			for (s = 0; s < PACER_CSTAT_MAX; s++) {
+				snprintf(name, sizeof(name), "%s_per_s", pacer_class_stat_names[s]);
+				jsonw_float_field_fmt(w, name, "%.1f", class_rate(&cur[i], prev, nprev, s, dt));
+			}
+			jsonw_end_object(w);
+			continue;
+		}
+		printf("  class %s:", cur[i].c.name);
+		for (s = 0; s < PACER_CSTAT_MAX; s++)
+			printf(" %s %.0f/s", pacer_class_stat_names[s], class_rate(&cur[i], prev, nprev, s, dt));
+		printf("\n");
+	}
+	if (w)
+		jsonw_end_array(w);
+}
+
+static void print_rates(const uint64_t *cur, const uint64_t *prev, double dt, bool json,
+			const struct prom_class *ccur, int ncur, const struct prom_class *cprev,
+			int nprev)
 {
 	int i;
 
@@ -68,6 +140,7 @@ static void print_rates(const uint64_t *cur, const uint64_t *prev, double dt, bo
 			snprintf(name, sizeof(name), "%s_per_s", pacer_stat_names[i]);
 			jsonw_float_field_fmt(&w, name, "%.1f", (double)(cur[i] - prev[i]) / dt);
 		}
+		print_class_rates(ccur, ncur, cprev, nprev, dt, &w);
 		jsonw_end_object(&w);
 	} else {
 		printf("seen %.0f/s  passed %.0f/s  dropped %.0f/s  budget-dropped %.0f/s  non-IP %.0f/s  malformed %.0f/s  lost records %.0f/s\n",
@@ -79,6 +152,7 @@ static void print_rates(const uint64_t *cur, const uint64_t *prev, double dt, bo
 		       (double)(cur[PACER_STAT_MALFORMED_PASSED] + cur[PACER_STAT_MALFORMED_DROPPED] -
 				prev[PACER_STAT_MALFORMED_PASSED] - prev[PACER_STAT_MALFORMED_DROPPED]) / dt,
 		       (double)(cur[PACER_STAT_RECORD_LOST] - prev[PACER_STAT_RECORD_LOST]) / dt);
+		print_class_rates(ccur, ncur, cprev, nprev, dt, NULL);
 	}
 	fflush(stdout);
 }
@@ -175,6 +249,9 @@ static int check_opts(struct stats_opts *o)
 int cmd_stats(int argc, char **argv)
 {
 	uint64_t cur[PACER_STAT_MAX], prev[PACER_STAT_MAX], done = 0;
+	static struct prom_class pc[PACER_MAX_CLASSES], pprev[PACER_MAX_CLASSES];
+	struct pacer_class_maps m;
+	int npc = 0, nprev = 0;
 	struct stats_opts o = { 0 };
 	struct pacer_handle h;
 	bool json;
@@ -197,8 +274,14 @@ int cmd_stats(int argc, char **argv)
 		pr_err("cannot read counters: %s", strerror(-err));
 		goto out;
 	}
+	pacer_class_maps_of(&h, &m);
+	err = classes_fill(&m, pc, &npc);
+	if (err) {
+		pr_err("cannot read the classes' counters: %s", strerror(-err));
+		goto out;
+	}
 	if (!o.watch) {
-		print_totals(cur, h.cfg, json);
+		print_totals(cur, h.cfg, pc, npc, json);
 		goto out;
 	}
 	signal(SIGINT, on_signal);
@@ -206,6 +289,8 @@ int cmd_stats(int argc, char **argv)
 	t0 = mono_s();
 	while (!stop && (!o.count || done < o.count)) {
 		memcpy(prev, cur, sizeof(cur));
+		memcpy(pprev, pc, sizeof(pc));
+		nprev = npc;
 		sleep((unsigned)o.watch);
 		if (stop)
 			break;
@@ -217,12 +302,14 @@ int cmd_stats(int argc, char **argv)
 			break;
 		}
 		err = pacer_read_counters(&h, cur);
+		if (!err)
+			err = classes_fill(&m, pc, &npc);
 		if (err) {
 			pr_err("cannot read counters (was the program unloaded?): %s", strerror(-err));
 			break;
 		}
 		t1 = mono_s();
-		print_rates(cur, prev, t1 - t0, json);
+		print_rates(cur, prev, t1 - t0, json, pc, npc, pprev, nprev);
 		t0 = t1;
 		done++;
 	}

@@ -19,6 +19,8 @@
 #include "pacer_table.h"
 #include "version.h"
 #include "pacer_ticks.h"
+#include "classes_cli.h"
+#include "classes_map.h"
 
 struct status_opts {
 	const char *ifname;
@@ -58,9 +60,15 @@ static void show(const struct pacer_handle *h)
 	const struct pacer_config *c = h->cfg;
 	const struct backend_desc *d = backend_of(l->backend);
 	uint64_t min_ns, max_ns;
+	struct pacer_class_maps cm;
 	char a[32], b[256], rng[64], dir[256], shape[96];
 
-	interval_range(l->tick_shift, &min_ns, &max_ns);
+	pacer_class_maps_of(h, &cm);
+	/* With classes the global limit takes theirs (classes_cli.h). */
+	if (PACER_CLASS_SEL_COUNT(c->class_sel))
+		limit_range(l->tick_shift, l->backend, &min_ns, &max_ns);
+	else
+		interval_range(l->tick_shift, &min_ns, &max_ns);
 	if (!h->pinned || pin_dir(h->ifname, dir, sizeof(dir)))
 		snprintf(dir, sizeof(dir), "attached by another loader (no pins)");
 	printf("%s (ifindex %d): program id %u, %s mode, %s%s\n", h->ifname, h->ifindex, h->prog_id,
@@ -83,6 +91,8 @@ static void show(const struct pacer_handle *h)
 	       c->hash_key[0] && c->hash_key[1] ? "set" : "not yet drawn (no packet seen)");
 	printf("  sampling: %s\n", format_sampling(c->sample_src_thresh, c->sample_pkt_thresh, rng, sizeof(rng)));
 	budget_show(h);
+	fflush(stdout);
+	classes_report(&cm, l->tick_shift, l->backend);
 	printf("  map memory: %s (%d CPUs)\n", format_bytes(pacer_map_bytes(h), a, sizeof(a)),
 	       h->ncpus);
 	show_rss(h);

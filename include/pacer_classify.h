@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Classification shared verbatim by the XDP program and userspace (analyze
+ * --pcap, query, the tests): whether a class's match fits a parsed packet
+ * (pacer_pkt.h), a class's key and its hash, and the helpers userspace
+ * fills and checks a match with.
+ *
+ * A class's key is the source masked to the class's prefix4/prefix6,
+ * hashed as the classless key is (pacer_hash.h), then mixed with the
+ * class's id, its key mode and, per mode, the destination port or the
+ * full destination address.  With no classes the key and hash are the
+ * classless ones, unchanged.
+ */
+#ifndef PACER_CLASSIFY_H
+#define PACER_CLASSIFY_H
+
+#include <linux/types.h>
+#include "pacer_compiler.h"
+#include "pacer_abi.h"
+#include "pacer_hash.h"
+#include "pacer_pkt.h"
+
+#define PACER_CLASS_SALT 0x8cb92ba72f3d8dd7ULL
+
+PACER_INLINE __u32 pacer_family_of(int kind)
+{
+	return kind == PACER_PKT_V4 ? 4 : 6;
+}
+
+/* Whether addr lies within want/mask (the words of struct pacer_src). */
+PACER_INLINE int pacer_addr_within(const struct pacer_src *addr, __u64 want_lo, __u64 want_hi,
+				   __u64 mask_lo, __u64 mask_hi)
+{
+	return (addr->lo & mask_lo) == want_lo && (addr->hi & mask_hi) == want_hi;
+}
+
+/*
+ * Every term set must hold.  Port and flags terms need the TCP or UDP
+ * header (p->l4): a non-first fragment fits none of them.  An address term
+ * holds only for the family its prefix was written in.
+ */
+PACER_INLINE int pacer_match_fits(const struct pacer_match *m, const struct pacer_pkt *p)
+{
+	__u32 t = m->terms;
+
+	if ((t & (PACER_M_FAMILY | PACER_M_SRC | PACER_M_DST)) && m->family != pacer_family_of(p->kind))
+		return 0;
+	if ((t & PACER_M_PROTO) && m->proto != p->proto)
+		return 0;
+	if (t & (PACER_M_DPORT | PACER_M_SPORT | PACER_M_SYN)) {
+		if (!p->l4)
+			return 0;
+		if ((t & PACER_M_DPORT) && (p->dport < m->dport_lo || p->dport > m->dport_hi))
+			return 0;
+		if ((t & PACER_M_SPORT) && (p->sport < m->sport_lo || p->sport > m->sport_hi))
+			return 0;
+		if ((t & PACER_M_SYN) &&
+		    (p->proto != PACER_IPPROTO_TCP ||
+		     (p->tcp_flags & (PACER_TCP_SYN | PACER_TCP_ACK)) != PACER_TCP_SYN))
+			return 0;
+	}
+	if ((t & PACER_M_SRC) &&
+	    !pacer_addr_within(&p->src, m->src_lo, m->src_hi, m->src_mask_lo, m->src_mask_hi))
+		return 0;
+	if ((t & PACER_M_DST) &&
+	    !pacer_addr_within(&p->dst, m->dst_lo, m->dst_hi, m->dst_mask_lo, m->dst_mask_hi))
+		return 0;
+	if ((t & PACER_M_VLAN) && m->vlan != p->vlan)
+		return 0;
+	return 1;
+}
+
+/*
+ * The classless key: src (kind PACER_PKT_V4 or _V6) masked in place to
+ * prefix4 or prefix6, which *prefix gets; its keyed hash.
+ */
+PACER_INLINE __u64 pacer_src_key_hash(const __u64 key[2], int kind, struct pacer_src *src,
+				      __u32 prefix4, __u32 prefix6, __u32 *prefix)
+{
+	if (kind == PACER_PKT_V4) {
+		*prefix = prefix4;
+		src->lo &= pacer_mask4(prefix4);
+		src->hi = 0;
+		return pacer_hash_v4(key, (__u32)src->lo);
+	}
+	*prefix = prefix6;
+	src->lo &= pacer_mask6_lo(prefix6);
+	src->hi &= pacer_mask6_hi(prefix6);
+	return pacer_hash_v6(key, src->lo, src->hi);
+}
+
+/*
+ * A class's key from the hash h of its masked source: the class id and
+ * key mode always (classes never share a key), then the destination port
+ * (0 without an L4 header: ICMP, non-first fragments) or the destination
+ * address.  h is keyed, so these words cannot be chosen to collide.
+ */
+PACER_INLINE __u64 pacer_class_key_mix(__u64 h, __u32 id, __u32 key_mode, const struct pacer_pkt *p)
+{
+	__u64 tag = (__u64)id << 32 | (__u64)(key_mode & 0xff) << 16;
+
+	if (key_mode == PACER_KEY_SRC_DPORT)
+		tag |= p->dport;
+	h = pacer_mix64(h ^ tag ^ PACER_CLASS_SALT);
+	if (key_mode == PACER_KEY_SRC_DST)
+		h = pacer_mix64(pacer_mix64(h ^ p->dst.lo) ^ p->dst.hi);
+	return h;
+}
+
+/* The class's key for packet p: its masked source into *masked, prefix into *prefix; the hash. */
+PACER_INLINE __u64 pacer_class_key_hash(const __u64 key[2], const struct pacer_class *c,
+					const struct pacer_pkt *p, struct pacer_src *masked,
+					__u32 *prefix)
+{
+	__u64 h;
+
+	masked->lo = p->src.lo;
+	masked->hi = p->src.hi;
+	h = pacer_src_key_hash(key, p->kind, masked, c->prefix4, c->prefix6, prefix);
+	return pacer_class_key_mix(h, c->id, c->key_mode, p);
+}
+
+#ifndef __bpf__
+/*
+ * Userspace helpers.  An address is its bytes in network order (4 or 16);
+ * the words are loaded as the datapath loads them from a packet.
+ */
+
+/* The masks of a family's prefix, in struct pacer_src's words. */
+PACER_INLINE void pacer_prefix_masks(__u32 family, __u32 prefix, __u64 *mask_lo, __u64 *mask_hi)
+{
+	if (family == 4) {
+		*mask_lo = pacer_mask4(prefix);
+		*mask_hi = 0;
+		return;
+	}
+	*mask_lo = pacer_mask6_lo(prefix);
+	*mask_hi = pacer_mask6_hi(prefix);
+}
+
+/* An address's bytes as struct pacer_src holds them. */
+PACER_INLINE void pacer_src_of_bytes(__u32 family, const __u8 *addr, struct pacer_src *out)
+{
+	__u32 v4;
+
+	if (family == 4) {
+		__builtin_memcpy(&v4, addr, 4);
+		out->lo = v4;
+		out->hi = 0;
+		return;
+	}
+	__builtin_memcpy(&out->lo, addr, 8);
+	__builtin_memcpy(&out->hi, addr + 8, 8);
+}
+
+/*
+ * Set a prefix term (PACER_M_SRC or PACER_M_DST) to addr/prefix, host bits
+ * cleared; it sets the family term too.  0, or -1 when the family is not 4
+ * or 6, the prefix is too long for it, or the match already names the
+ * other family.
+ */
+PACER_INLINE int pacer_match_set_prefix(struct pacer_match *m, __u32 term, __u32 family,
+					const __u8 *addr, __u32 prefix)
+{
+	struct pacer_src a;
+	__u64 mlo, mhi;
+
+	if ((family != 4 && family != 6) || prefix > (family == 4 ? 32u : 128u) ||
+	    (term != PACER_M_SRC && term != PACER_M_DST))
+		return -1;
+	if ((m->terms & (PACER_M_FAMILY | PACER_M_SRC | PACER_M_DST)) && m->family != family)
+		return -1;
+	pacer_src_of_bytes(family, addr, &a);
+	pacer_prefix_masks(family, prefix, &mlo, &mhi);
+	if (term == PACER_M_SRC) {
+		m->src_lo = a.lo & mlo;
+		m->src_hi = a.hi & mhi;
+		m->src_mask_lo = mlo;
+		m->src_mask_hi = mhi;
+	} else {
+		m->dst_lo = a.lo & mlo;
+		m->dst_hi = a.hi & mhi;
+		m->dst_mask_lo = mlo;
+		m->dst_mask_hi = mhi;
+	}
+	m->family = (__u8)family;
+	m->terms |= term | PACER_M_FAMILY;
+	return 0;
+}
+
+/*
+ * Why a match can never fit, or is not one this ABI knows; NULL when it is
+ * sound.  Userspace refuses such a match before it reaches the datapath.
+ */
+PACER_INLINE const char *pacer_match_problem(const struct pacer_match *m)
+{
+	__u32 t = m->terms;
+	int tcp_udp = (t & PACER_M_PROTO) &&
+		      (m->proto == PACER_IPPROTO_TCP || m->proto == PACER_IPPROTO_UDP);
+
+	if (t & ~PACER_M_ALL)
+		return "unknown match terms";
+	if ((t & (PACER_M_DPORT | PACER_M_SPORT)) && !tcp_udp)
+		return "a port needs tcp or udp";
+	if ((t & PACER_M_SYN) && !((t & PACER_M_PROTO) && m->proto == PACER_IPPROTO_TCP))
+		return "flags syn needs tcp";
+	if ((t & PACER_M_DPORT) && m->dport_lo > m->dport_hi)
+		return "dport range is empty";
+	if ((t & PACER_M_SPORT) && m->sport_lo > m->sport_hi)
+		return "sport range is empty";
+	if ((t & (PACER_M_FAMILY | PACER_M_SRC | PACER_M_DST)) && m->family != 4 && m->family != 6)
+		return "family is neither 4 nor 6";
+	if ((t & (PACER_M_SRC | PACER_M_DST)) && !(t & PACER_M_FAMILY))
+		return "an address term needs its family";
+	if ((t & PACER_M_PROTO) && (t & PACER_M_FAMILY) &&
+	    ((m->proto == PACER_IPPROTO_ICMP && m->family != 4) ||
+	     (m->proto == PACER_IPPROTO_ICMPV6 && m->family != 6)))
+		return "icmp is IPv4's, icmpv6 IPv6's";
+	if ((t & PACER_M_SRC) && ((m->src_lo & ~m->src_mask_lo) || (m->src_hi & ~m->src_mask_hi)))
+		return "src has bits outside its prefix";
+	if ((t & PACER_M_DST) && ((m->dst_lo & ~m->dst_mask_lo) || (m->dst_hi & ~m->dst_mask_hi)))
+		return "dst has bits outside its prefix";
+	if ((t & PACER_M_VLAN) && m->vlan > 4095)
+		return "vlan id is above 4095";
+	return 0;
+}
+#endif /* !__bpf__ */
+
+#endif /* PACER_CLASSIFY_H */

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Traffic classes and the exempt/deny lists on a loaded pacer's maps (classes_map.h). */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include "classes_map.h"
+
+int pacer_classes_install(const struct pacer_class_maps *m, const struct pacer_class *c, int n,
+			  char *err, size_t len)
+{
+	volatile __u32 *sel_p = &m->cfg->class_sel;
+	__u32 sel = *sel_p, bank;
+	int i, e;
+
+	e = pacer_classes_check(c, n, m->backend, err, len);
+	if (e)
+		return e;
+	/*
+	 * The bank no packet reads: the other one while classes run; either
+	 * while none do.  A packet reads class_sel once and walks its bank for
+	 * microseconds; the next install writes that bank only after this one
+	 * returned.
+	 */
+	bank = PACER_CLASS_SEL_COUNT(sel) ? !PACER_CLASS_SEL_BANK(sel) : 0;
+	for (i = 0; i < n; i++) {
+		__u32 idx = bank * PACER_MAX_CLASSES + (__u32)i;
+
+		if (bpf_map_update_elem(m->classes_fd, &idx, &c[i], BPF_ANY)) {
+			e = -errno;
+			snprintf(err, len, "cannot write class '%.*s': %s", PACER_CLASS_NAME_LEN - 1,
+				 c[i].name, strerror(errno));
+			return e;
+		}
+	}
+	__atomic_store_n(sel_p, n ? PACER_CLASS_SEL(bank, n) : 0, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int pacer_classes_read(const struct pacer_class_maps *m, struct pacer_class *out, int *n)
+{
+	__u32 sel = __atomic_load_n(&m->cfg->class_sel, __ATOMIC_ACQUIRE);
+	__u32 count = PACER_CLASS_SEL_COUNT(sel), bank = PACER_CLASS_SEL_BANK(sel), i;
+
+	*n = 0;
+	if (count > PACER_MAX_CLASSES)
+		return -EPROTO;
+	for (i = 0; i < count; i++) {
+		__u32 idx = bank * PACER_MAX_CLASSES + i;
+
+		if (bpf_map_lookup_elem(m->classes_fd, &idx, &out[i]))
+			return -errno;
+	}
+	*n = (int)count;
+	return 0;
+}
+
+/* ---- the lists ---- */
+
+/* One trie entry: its key as the map holds it, the verdict. */
+struct list_entry {
+	uint32_t family, verdict;
+	struct pacer_list6_key k; /* a pacer_list4_key is its first 8 bytes */
+};
+
+const char *pacer_prefix_str(const struct pacer_prefix *p, char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	if (!inet_ntop(p->family == 4 ? AF_INET : AF_INET6, p->addr, a, sizeof(a)))
+		snprintf(a, sizeof(a), "?");
+	snprintf(buf, len, "%s/%u", a, p->len);
+	return buf;
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct list_entry *x = a, *y = b;
+
+	if (x->family != y->family)
+		return x->family < y->family ? -1 : 1;
+	if (x->k.prefixlen != y->k.prefixlen)
+		return x->k.prefixlen < y->k.prefixlen ? -1 : 1;
+	return memcmp(x->k.addr, y->k.addr, sizeof(x->k.addr));
+}
+
+/* The entry for prefix p (host bits cleared); -EINVAL for a bad family or length. */
+static int entry_of(const struct pacer_prefix *p, uint32_t verdict, struct list_entry *e)
+{
+	uint32_t bits = p->family == 4 ? 32 : 128, i;
+
+	if ((p->family != 4 && p->family != 6) || p->len > bits)
+		return -EINVAL;
+	memset(e, 0, sizeof(*e));
+	e->family = p->family;
+	e->verdict = verdict;
+	e->k.prefixlen = p->len;
+	for (i = 0; i < bits / 8; i++) {
+		uint32_t keep = p->len >= (i + 1) * 8 ? 8 : p->len > i * 8 ? p->len - i * 8 : 0;
+
+		e->k.addr[i] = (uint8_t)(p->addr[i] & (uint8_t)(0xff00u >> keep));
+	}
+	return 0;
+}
+
+static void prefix_of(const struct list_entry *e, struct pacer_prefix *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->family = e->family;
+	p->len = e->k.prefixlen;
+	memcpy(p->addr, e->k.addr, e->family == 4 ? 4 : 16);
+}
+
+static int list_fd(const struct pacer_class_maps *m, uint32_t family)
+{
+	return family == 4 ? m->list4_fd : m->list6_fd;
+}
+
+/* Every entry of both tries, sorted, into a fresh array (*out, *n).  0 or -errno. */
+static int lists_load(const struct pacer_class_maps *m, struct list_entry **out, size_t *n)
+{
+	size_t cap = 256, count = 0;
+	struct list_entry *v = malloc(cap * sizeof(*v));
+	uint32_t fam;
+
+	if (!v)
+		return -ENOMEM;
+	for (fam = 4; fam <= 6; fam += 2) {
+		struct pacer_list6_key cur, next;
+		int fd = list_fd(m, fam);
+		void *prev = NULL;
+
+		while (!bpf_map_get_next_key(fd, prev, &next)) {
+			struct list_entry *e;
+
+			if (count == cap) {
+				struct list_entry *w = realloc(v, 2 * cap * sizeof(*v));
+
+				if (!w) {
+					free(v);
+					return -ENOMEM;
+				}
+				v = w;
+				cap *= 2;
+			}
+			e = &v[count];
+			memset(e, 0, sizeof(*e));
+			e->family = fam;
+			memcpy(&e->k, &next, fam == 4 ? sizeof(struct pacer_list4_key) : sizeof(next));
+			cur = next;
+			prev = &cur;
+			if (bpf_map_lookup_elem(fd, &e->k, &e->verdict)) {
+				if (errno == ENOENT) /* removed meanwhile */
+					continue;
+				free(v);
+				return -errno;
+			}
+			count++;
+		}
+		if (errno != ENOENT) {
+			free(v);
+			return -errno;
+		}
+	}
+	qsort(v, count, sizeof(*v), entry_cmp);
+	*out = v;
+	*n = count;
+	return 0;
+}
+
+static struct list_entry *entry_find(struct list_entry *v, size_t n, const struct list_entry *k)
+{
+	return bsearch(k, v, n, sizeof(*v), entry_cmp);
+}
+
+/* The wanted entries, sorted, merged, checked.  0 or -EINVAL / -ENOMEM with err. */
+static int lists_want(const struct pacer_prefix *exempt, int ne, const struct pacer_prefix *deny,
+		      int nd, struct list_entry **out, size_t *n, uint32_t *sel, char *err, size_t len)
+{
+	size_t total = (size_t)(ne > 0 ? ne : 0) + (size_t)(nd > 0 ? nd : 0), i, k = 0;
+	struct list_entry *v = calloc(total ? total : 1, sizeof(*v));
+	size_t per_family[2] = { 0, 0 };
+	char pb[64];
+
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < total; i++) {
+		bool is_exempt = i < (size_t)ne;
+		const struct pacer_prefix *p = is_exempt ? &exempt[i] : &deny[i - (size_t)ne];
+
+		if (entry_of(p, is_exempt ? PACER_LIST_EXEMPT : PACER_LIST_DENY, &v[i])) {
+			snprintf(err, len, "%s prefix %u of family %u: bad family or length",
+				 is_exempt ? "exempt" : "deny", p->len, p->family);
+			free(v);
+			return -EINVAL;
+		}
+	}
+	qsort(v, total, sizeof(*v), entry_cmp);
+	*sel = 0;
+	for (i = 0; i < total; i++) {
+		if (k && !entry_cmp(&v[k - 1], &v[i])) {
+			if (v[k - 1].verdict != v[i].verdict) {
+				struct pacer_prefix p;
+
+				prefix_of(&v[i], &p);
+				snprintf(err, len, "%s is on both the exempt and the deny list",
+					 pacer_prefix_str(&p, pb, sizeof(pb)));
+				free(v);
+				return -EINVAL;
+			}
+			continue;
+		}
+		v[k++] = v[i];
+		per_family[v[i].family == 6]++;
+		*sel |= v[i].family == 4 ? PACER_LIST_V4 : PACER_LIST_V6;
+	}
+	for (i = 0; i < 2; i++) {
+		if (per_family[i] > PACER_LIST_MAX_ENTRIES) {
+			snprintf(err, len, "%zu IPv%d prefixes: at most %d", per_family[i], i ? 6 : 4,
+				 PACER_LIST_MAX_ENTRIES);
+			free(v);
+			return -EINVAL;
+		}
+	}
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+int pacer_lists_apply(const struct pacer_class_maps *m, const struct pacer_prefix *exempt, int ne,
+		      const struct pacer_prefix *deny, int nd, char *err, size_t len)
+{
+	struct list_entry *want = NULL, *have = NULL;
+	size_t nw = 0, nh = 0, i, done = 0;
+	uint32_t sel = 0;
+	int e;
+
+	e = lists_want(exempt, ne, deny, nd, &want, &nw, &sel, err, len);
+	if (e)
+		return e;
+	e = lists_load(m, &have, &nh);
+	if (e) {
+		snprintf(err, len, "cannot read the lists: %s", strerror(-e));
+		free(want);
+		return e;
+	}
+	/* Additions and changes: a source on both the old and the new list stays on it. */
+	for (i = 0; i < nw; i++) {
+		struct list_entry *old = entry_find(have, nh, &want[i]);
+
+		if (old && old->verdict == want[i].verdict)
+			continue;
+		if (bpf_map_update_elem(list_fd(m, want[i].family), &want[i].k, &want[i].verdict,
+					BPF_ANY)) {
+			struct pacer_prefix p;
+			char pb[64];
+
+			e = -errno;
+			prefix_of(&want[i], &p);
+			snprintf(err, len, "cannot add %s to the lists: %s",
+				 pacer_prefix_str(&p, pb, sizeof(pb)), strerror(-e));
+			done = i;
+			goto undo;
+		}
+	}
+	__atomic_store_n(&m->cfg->list_sel, sel, __ATOMIC_RELEASE);
+	/* Removals last; a family with no prefixes left is already skipped. */
+	for (i = 0; i < nh; i++) {
+		if (!entry_find(want, nw, &have[i]))
+			bpf_map_delete_elem(list_fd(m, have[i].family), &have[i].k);
+	}
+	free(want);
+	free(have);
+	return 0;
+undo:
+	/* Put back what the additions changed: the old verdict, or no entry. */
+	for (i = 0; i < done; i++) {
+		struct list_entry *old = entry_find(have, nh, &want[i]);
+		int fd = list_fd(m, want[i].family);
+
+		if (old)
+			bpf_map_update_elem(fd, &old->k, &old->verdict, BPF_ANY);
+		else
+			bpf_map_delete_elem(fd, &want[i].k);
+	}
+	free(want);
+	free(have);
+	return e;
+}
+
+int pacer_lists_read(const struct pacer_class_maps *m, struct pacer_prefix *out, uint32_t *verdict,
+		     int max, int *n)
+{
+	struct list_entry *have = NULL;
+	size_t nh = 0, i;
+	int e = lists_load(m, &have, &nh);
+
+	*n = 0;
+	if (e)
+		return e;
+	if (nh > (size_t)(max > 0 ? max : 0)) {
+		free(have);
+		return -ENOSPC;
+	}
+	for (i = 0; i < nh; i++) {
+		prefix_of(&have[i], &out[i]);
+		verdict[i] = have[i].verdict;
+	}
+	*n = (int)nh;
+	free(have);
+	return 0;
+}
+
+/* ---- per-class counters ---- */
+
+int pacer_class_counters_read(const struct pacer_class_maps *m, uint32_t slot,
+			      uint64_t out[PACER_CSTAT_MAX])
+{
+	struct pacer_class_counters *v;
+	int i, j;
+
+	memset(out, 0, sizeof(uint64_t) * PACER_CSTAT_MAX);
+	if (slot >= PACER_MAX_CLASSES || m->ncpus < 1)
+		return -EINVAL;
+	v = calloc((size_t)m->ncpus, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(m->class_stats_fd, &slot, v)) {
+		i = -errno;
+		free(v);
+		return i;
+	}
+	for (i = 0; i < m->ncpus; i++)
+		for (j = 0; j < PACER_CSTAT_MAX; j++)
+			out[j] += v[i].c[j];
+	free(v);
+	return 0;
+}
+
+int pacer_class_counters_reset(const struct pacer_class_maps *m, uint32_t slot)
+{
+	struct pacer_class_counters *v;
+	int e = 0;
+
+	if (slot >= PACER_MAX_CLASSES || m->ncpus < 1)
+		return -EINVAL;
+	v = calloc((size_t)m->ncpus, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	if (bpf_map_update_elem(m->class_stats_fd, &slot, v, BPF_ANY))
+		e = -errno;
+	free(v);
+	return e;
+}
