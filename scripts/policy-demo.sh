@@ -209,16 +209,23 @@ run_once() { # mode tag
 }
 
 MODES=(bare class)
-if ! "$CLI" load --help 2>&1 | grep -q -- '--class'; then
+load_help=$("$CLI" load --help 2>&1 || true)
+if ! grep -q -- '--class' <<<"$load_help"; then
 	echo "== this build's limiter has no traffic classes (load --help has no --class): runs (a) and (b) only"
 	MODES=(bare)
 fi
 echo "== runs of $SECONDS_PER_RUN s: dnsperf -Q $QPS from A and from B, iperf3 from A, at once"
-echo "   ${MODES[*]} alternated $ROUNDS times, then each global limit once"
+echo "   ${MODES[*]} alternated $ROUNDS times (ABBA), then each global limit once"
 [ "${#MODES[@]}" -gt 1 ] && { echo "   class run's --config:"; sed 's/^/     /' "$WORK/class.conf"; }
 order=()
+# Bare and class in the order ABBA ABBA ...: a load that drifts during the
+# runs weighs on both alike.
 for r in $(seq "$ROUNDS"); do
-	for m in "${MODES[@]}"; do order+=("$m.$r"); done
+	if [ $((r % 2)) -eq 1 ]; then
+		for m in "${MODES[@]}"; do order+=("$m.$r"); done
+	else
+		for ((i = ${#MODES[@]} - 1; i >= 0; i--)); do order+=("${MODES[i]}.$r"); done
+	fi
 done
 for g in "${!GLOBALS[@]}"; do order+=("global$g.1"); done
 printf '%s\n' "${GLOBALS[@]}" >"$WORK/globals"
@@ -267,17 +274,33 @@ def iperf(tag):
         return {"bps": 0.0, "error": j.get("error", "no result")}
 
 def limiter_stats(tag):
-    """The limiter's counters at the end of a run (flat integers only)."""
+    """The limiter's counters at the end of a run: its integers, and each
+    class's as "class NAME": {counter: n}."""
     try:
         j = json.load(open(f"{work}/{tag}.stats.json"))
     except (OSError, ValueError):
         return None
-    return {k: v for k, v in j.items() if isinstance(v, int)}
+    settings = {"rate_n", "interval_ns", "thresh_ticks", "burst_ticks", "rate_period_ns",
+                "threshold_ticks"}
+    st = {k: v for k, v in j.items() if isinstance(v, int) and k not in settings}
+    for c in j.get("classes", []):
+        st["class " + c["class"]] = {k: v for k, v in c.items() if isinstance(v, int)}
+    return st
 
 def sum_stats(ss):
+    """Counters summed over runs."""
     if not ss or None in ss:
         return None
-    return {k: sum(s.get(k, 0) for s in ss) for k in ss[0]}
+    out = {}
+    for s in ss:
+        for k, v in s.items():
+            if isinstance(v, dict):
+                d = out.setdefault(k, {})
+                for kk, vv in v.items():
+                    d[kk] = d.get(kk, 0) + vv
+            else:
+                out[k] = out.get(k, 0) + v
+    return out
 
 def rate_text(bps):
     for div, unit in ((1e9, "Gbit/s"), (1e6, "Mbit/s"), (1e3, "kbit/s")):
@@ -318,6 +341,10 @@ for m, s in res["modes"].items():
 bare = res["modes"]["bare"]["iperf_bps_median"]
 for m, s in res["modes"].items():
     s["iperf_vs_bare"] = s["iperf_bps_median"] / bare if bare else None
+if "class" in res["modes"]:
+    # Each round's class run against its bare run (adjacent in time).
+    pairs = list(zip(res["modes"]["bare"]["iperf_bps"], res["modes"]["class"]["iperf_bps"]))
+    res["modes"]["class"]["iperf_pair_ratios"] = [c / b if b else None for b, c in pairs]
 if out:
     with open(out, "w") as f:
         json.dump(res, f, indent=1)
