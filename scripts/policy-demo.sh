@@ -202,6 +202,12 @@ run_once() { # mode tag
 		>"$WORK/$tag.iperf" 2>&1 || true
 	wait "$pa" "$pb" || true
 	CLIENT_PIDS=()
+	for f in "$WORK/$tag.dns_a" "$WORK/$tag.dns_b"; do
+		grep -q '^ *Queries completed:' "$f" && grep -q '^ *Run time (s):' "$f" && continue
+		echo "policy-demo: dnsperf in run $tag gave no statistics:" >&2
+		tail -5 "$f" >&2
+		return 1
+	done
 	kill "$IPERF_SRV_PID" 2>/dev/null || true
 	wait "$IPERF_SRV_PID" 2>/dev/null || true
 	IPERF_SRV_PID=
