@@ -93,6 +93,11 @@ DNSMASQ_PID='' IPERF_SRV_PID='' CLIENT_PIDS=()
 
 srv() { nsenter --net="/run/netns/$NS_SRV" "$@"; }
 cli() { nsenter --net="/run/netns/$NS_CLI" "$@"; }
+# What runs in the background is started by nsenter itself, not through a
+# function: nsenter execs the program, so $! is the program's own pid, which
+# the clean-up kills (a function would run in a subshell, $! that subshell's).
+IN_SRV=(nsenter --net="/run/netns/$NS_SRV")
+IN_CLI=(nsenter --net="/run/netns/$NS_CLI")
 
 cleanup() {
 	local pid pins
@@ -141,7 +146,7 @@ listening() {
 
 # dnsmasq answers the zone demo.test from its own flags: no upstream, no
 # /etc/resolv.conf or /etc/hosts, no configuration file, no DHCP.
-srv "$DNSMASQ" --keep-in-foreground --conf-file=/dev/null --no-resolv --no-hosts --no-poll \
+"${IN_SRV[@]}" "$DNSMASQ" --keep-in-foreground --conf-file=/dev/null --no-resolv --no-hosts --no-poll \
 	--bind-interfaces --listen-address="$SRV_ADDR" --address=/demo.test/"$SRV_ADDR" \
 	--pid-file="$WORK/dnsmasq.pid" --log-facility="$WORK/dnsmasq.log" \
 	--user=nobody --group=nogroup &
@@ -184,20 +189,20 @@ detach() { # mode
 run_once() { # mode tag
 	local mode=$1 tag=$2 pa pb
 	attach "$mode"
-	srv iperf3 -s -1 -B "$SRV_ADDR" >"$WORK/$tag.iperf_srv" 2>&1 &
+	"${IN_SRV[@]}" iperf3 -s -1 -B "$SRV_ADDR" >"$WORK/$tag.iperf_srv" 2>&1 &
 	IPERF_SRV_PID=$!
 	listening "$NS_SRV" tcp 5201 || { echo "policy-demo: the iperf3 server did not start" >&2; return 1; }
 	# -q: outstanding queries are not capped by the drops (each waits out -t).
-	cli dnsperf -s "$SRV_ADDR" -a "$SRC_A" -d "$WORK/queries" -l "$SECONDS_PER_RUN" \
+	"${IN_CLI[@]}" dnsperf -s "$SRV_ADDR" -a "$SRC_A" -d "$WORK/queries" -l "$SECONDS_PER_RUN" \
 		-Q "$QPS" -q 65535 -t 1 -O suppress=timeout >"$WORK/$tag.dns_a" 2>&1 &
 	pa=$!
-	cli dnsperf -s "$SRV_ADDR" -a "$SRC_B" -d "$WORK/queries" -l "$SECONDS_PER_RUN" \
+	"${IN_CLI[@]}" dnsperf -s "$SRV_ADDR" -a "$SRC_B" -d "$WORK/queries" -l "$SECONDS_PER_RUN" \
 		-Q "$QPS" -q 65535 -t 1 -O suppress=timeout >"$WORK/$tag.dns_b" 2>&1 &
 	pb=$!
 	CLIENT_PIDS=("$pa" "$pb")
 	# Under one global limit the transfer's control connection may stall: a
 	# bounded wait, and a run without a result counts as no throughput.
-	timeout $((SECONDS_PER_RUN + 10)) nsenter --net="/run/netns/$NS_CLI" \
+	timeout $((SECONDS_PER_RUN + 10)) "${IN_CLI[@]}" \
 		iperf3 -c "$SRV_ADDR" -B "$SRC_A" -t "$SECONDS_PER_RUN" --connect-timeout 3000 -J \
 		>"$WORK/$tag.iperf" 2>&1 || true
 	wait "$pa" "$pb" || true

@@ -31,11 +31,16 @@ rc=$?
 check "policy-demo.sh --frobnicate: exit 2 naming it" test $rc -eq 2 -a "$(grep -c frobnicate <<<"$err")" -ge 1
 
 ns_before=$(ip netns list | grep -c '^xpdemo-')
+# The demo's programs name its work directory on their command lines.
+demo_procs() { pgrep -fc 'xdp-pacer-policy-demo\.' || true; }
+procs_before=$(demo_procs)
 BUILD=$BUILD scripts/policy-demo.sh --no-build --seconds 3 --rounds 5 --json "$WORK/r.json" >"$WORK/out" 2>&1
 rc=$?
 sed 's/^/    /' "$WORK/out"
 check "policy-demo.sh runs (exit $rc)" test $rc -eq 0
 check "... and removes its namespaces" test "$(ip netns list | grep -c '^xpdemo-')" -eq "$ns_before"
+check "... and leaves none of its programs running ($(demo_procs) after, $procs_before before)" \
+	test "$(demo_procs)" -eq "$procs_before"
 [ -s "$WORK/r.json" ] || { not_ok "no figures written"; finish; exit; }
 
 # fig EXPR: a figure from the JSON (m: the modes), as Python evaluates EXPR.
