@@ -155,6 +155,11 @@ $(BUILD)/tests/tools/%: tests/tools/%.c $(LIB_A) | $(BUILD)/tests/tools
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_INC) $(CPPFLAGS) $(XCFLAGS) -o $@ $< $(LIB_A) -lm
 
+# The benchmark's filler of class and list maps (scripts/bench.py) calls into libbpf.
+$(BUILD)/tests/tools/classes_fill: tests/tools/classes_fill.c $(LIB_A) | $(BUILD)/tests/tools
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_INC) $(CPPFLAGS) $(XCFLAGS) -o $@ $< $(LIB_A) $(LIBS)
+
 # A Check suite with known results: what tests/integ_runner.sh counts.
 $(BUILD)/tests/tools/check_fixture: tests/tools/check_fixture.c | $(BUILD)/tests/tools
 	$(call msg,CC,$@)

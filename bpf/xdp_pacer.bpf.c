@@ -73,10 +73,31 @@ static __always_inline struct pacer_rate rate_checked(__u32 thresh_ticks, __u32 
  * the event) travels in *io.
  */
 struct pacer_stage_io {
+	__u64 now_ns;     /* the packet's time; the budget moves it to the admission's */
 	__u32 age, slot, event;
 	__u32 commit_now; /* no budget: write the admission in the judgement */
 	__u32 policy;     /* enum pacer_policy: the global one, or the deciding class's */
+	__u32 thresh;     /* for the record: the threshold in force */
+	__u32 drop;       /* for the record: refused by pacing or the budget */
+	__u32 pad;
 };
+
+/*
+ * What pacing a key needs besides its hash and source travels as scalars
+ * (a struct in the program's frame would cost stack: Linux 6.1 allows 512
+ * bytes across the chain of calls, each frame rounded up to 32): the
+ * limit, and the policy and what a record says of the key.
+ */
+#define PACER_LIMIT(thresh, burst) ((__u64)(thresh) | (__u64)(burst) << 32)
+#define PACER_META(policy, kind, prefix, slot, key_mode)                               \
+	((__u32)((policy) == PACER_POLICY_QUIET) | (__u32)((kind) == PACER_PKT_V6) << 1 | \
+	 ((__u32)(prefix) & 0xff) << 2 | ((__u32)(slot) & 0x3f) << 10 |                  \
+	 ((__u32)(key_mode) & 3) << 16)
+#define PACER_META_POLICY(m) ((m) & 1 ? PACER_POLICY_QUIET : PACER_POLICY_PACE)
+#define PACER_META_KIND(m) ((m) & 2 ? PACER_PKT_V6 : PACER_PKT_V4)
+#define PACER_META_PREFIX(m) (((m) >> 2) & 0xff)
+#define PACER_META_SLOT(m) (((m) >> 10) & 0x3f) /* record's class_slot: stat_slot + 1, 0 none */
+#define PACER_META_KEY_MODE(m) (((m) >> 16) & 3)
 
 /*
  * 1 to drop, 0 if pacing admits, -1 on a map error.  With no budget to
@@ -134,106 +155,81 @@ __noinline int pacer_budget_stage(__u64 h, __u64 *now_ns, struct pacer_counters 
 	return budget_stage(h, now_ns, st);
 }
 
-/* What a record says besides the source (a global function takes at most five arguments). */
-struct pacer_outcome {
-	__u64 now_ns;
-	__u32 kind, prefix, age, thresh, drop, class_slot;
-};
-
 __noinline int pacer_record_stage(__u64 h, const struct pacer_src *src,
-				  const struct pacer_outcome *o, struct pacer_counters *st)
+				  const struct pacer_stage_io *io, __u32 meta,
+				  struct pacer_counters *st)
 {
-	if (!src || !o || !st)
+	if (!src || !io || !st)
 		return 0;
-	record(h, src, o->kind, o->prefix, o->now_ns, o->age, o->thresh, o->drop, o->class_slot, st);
+	record(h, src, PACER_META_KIND(meta), PACER_META_PREFIX(meta), io->now_ns, io->age,
+	       io->thresh, io->drop, PACER_META_SLOT(meta), PACER_META_KEY_MODE(meta), st);
 	return 0;
 }
 
-/* What pacing a key needs besides its source: the key's hash, its limit, what a record says. */
-struct pacer_pace_in {
-	__u64 h;
-	__u32 thresh_ticks, burst_ticks, policy;
-	__u32 kind, prefix, class_slot;
-};
-
 enum pacer_pace_verdict {
 	PACER_PACE_PASS,
-	PACER_PACE_DROP,        /* its rate refused it (counted by the caller) */
+	PACER_PACE_DROP,        /* its rate refused it */
 	PACER_PACE_DROP_BUDGET, /* the global budget refused it (counted by the budget) */
 	PACER_PACE_DROP_ERROR,  /* a map went missing: failing closed (counted here) */
 };
 
+/* A class's counter row; NULL (nothing counted) if the slot is out of range. */
+static __always_inline struct pacer_class_counters *class_counters(__u32 slot)
+{
+	return bpf_map_lookup_elem(&pacer_class_stats, &slot);
+}
+
 /*
- * Pace the key in->h (src: its masked source, for records): pacing judges,
- * the budget decides, the admission is written; recording.  An enum
- * pacer_pace_verdict.
+ * Pace the key h (src: its masked source, for records) under limit and
+ * meta: pacing judges, the budget decides, the admission is written;
+ * recording; a class's counters.  An enum pacer_pace_verdict.
  */
-__noinline int pacer_pace(const struct pacer_pace_in *in, struct pacer_src *src,
+__noinline int pacer_pace(__u64 h, __u64 limit, __u32 meta, struct pacer_src *src,
 			  struct pacer_counters *st)
 {
-	__u64 h, now_ns, tick;
+	struct pacer_class_counters *cs;
 	struct pacer_rate rate;
 	struct pacer_stage_io io;
 	int drop, budget_drop;
+	__u64 tick;
 
-	if (!in || !src || !st)
+	if (!src || !st)
 		return PACER_PACE_DROP_ERROR;
-	h = in->h;
 	/* Field by field: an initialiser would be a constant in .rodata, which holds the config. */
 	io.age = PACER_AGE_STALE;
 	io.slot = 0;
 	io.event = 0;
 	io.commit_now = !pacer_budget_cfg.limit;
-	io.policy = in->policy;
-	now_ns = clock_now();
-	tick = pacer_now_tick(now_ns, pacer_layout.tick_shift);
-	rate = rate_checked(in->thresh_ticks, in->burst_ticks);
+	io.policy = PACER_META_POLICY(meta);
+	io.now_ns = clock_now();
+	tick = pacer_now_tick(io.now_ns, pacer_layout.tick_shift);
+	rate = rate_checked((__u32)limit, (__u32)(limit >> 32));
 	drop = pacer_judge_stage(h, tick, &rate, &io, st);
 	if (drop < 0) {
 		st->c[PACER_STAT_MAP_ERROR]++;
 		return PACER_PACE_DROP_ERROR;
 	}
 	/* After pacing: the global budget (counts its own drops; sets the admission time). */
-	budget_drop = !drop && !io.commit_now && pacer_budget_stage(h, &now_ns, st);
+	budget_drop = !drop && !io.commit_now && pacer_budget_stage(h, &io.now_ns, st);
 	/* Admitted by both: now the source's state is written, at the admission time. */
 	if (!drop && !budget_drop && !io.commit_now) {
-		tick = pacer_now_tick(now_ns, pacer_layout.tick_shift);
+		tick = pacer_now_tick(io.now_ns, pacer_layout.tick_shift);
 		drop = pacer_commit_stage(h, tick, &rate, &io, st);
 	}
 	if (record_wanted()) {
-		struct pacer_outcome o = {
-			.now_ns = now_ns, .kind = in->kind, .prefix = in->prefix, .age = io.age,
-			.thresh = rate.thresh, .drop = drop | budget_drop,
-			.class_slot = in->class_slot,
-		};
-
-		pacer_record_stage(h, src, &o, st);
+		io.thresh = rate.thresh;
+		io.drop = drop | budget_drop;
+		pacer_record_stage(h, src, &io, meta, st);
 	}
-	if (budget_drop)
+	cs = PACER_META_SLOT(meta) ? class_counters(PACER_META_SLOT(meta) - 1) : NULL;
+	if (budget_drop) {
+		if (cs)
+			cs->c[PACER_CSTAT_DROPPED_BUDGET]++;
 		return PACER_PACE_DROP_BUDGET;
-	return drop ? PACER_PACE_DROP : PACER_PACE_PASS;
-}
-
-/* An IP packet's verdict with no classes: its source, the global limit. */
-static __always_inline int pacer_judge(struct pacer_src *src, int kind, struct pacer_counters *st)
-{
-	struct pacer_pace_in in;
-	int v;
-
-	in.h = source_hash(kind, src, &in.prefix, st);
-	in.thresh_ticks = pacer_cfg.thresh_ticks;
-	in.burst_ticks = pacer_cfg.burst_ticks;
-	in.policy = pacer_cfg.policy;
-	in.kind = kind;
-	in.class_slot = 0;
-	v = pacer_pace(&in, src, st);
-	if (v == PACER_PACE_PASS) {
-		st->c[PACER_STAT_PASSED]++;
-		return XDP_PASS;
 	}
-	if (v == PACER_PACE_DROP)
-		st->c[PACER_STAT_DROPPED_RECENT]++;
-	return XDP_DROP;
+	if (cs)
+		cs->c[drop ? PACER_CSTAT_DROPPED : PACER_CSTAT_PASSED]++;
+	return drop ? PACER_PACE_DROP : PACER_PACE_PASS;
 }
 
 /* The exempt/deny lists' verdict (counted), or -1 when the source is on neither. */
@@ -253,21 +249,17 @@ static __always_inline int lists_verdict(int kind, const struct pacer_src *src,
 	return -1;
 }
 
-/* A class's counter row; NULL (nothing counted) if the slot is out of range. */
-static __always_inline struct pacer_class_counters *class_counters(__u32 slot)
-{
-	return bpf_map_lookup_elem(&pacer_class_stats, &slot);
-}
-
 /*
  * The index in its bank of the first class whose match fits p, or -1.
  * Classes are live data: the verifier accepts this walk for any list.
  */
-static __always_inline int class_find(const struct pacer_pkt *p, __u32 sel)
+__noinline int pacer_class_find(const struct pacer_pkt *p, __u32 sel)
 {
 	__u32 n = PACER_CLASS_SEL_COUNT(sel), base = PACER_CLASS_SEL_BANK(sel) * PACER_MAX_CLASSES;
 	int i;
 
+	if (!p)
+		return -1;
 	for (i = 0; i < PACER_MAX_CLASSES; i++) {
 		__u32 idx = base + i;
 		const struct pacer_class *c;
@@ -283,29 +275,42 @@ static __always_inline int class_find(const struct pacer_pkt *p, __u32 sel)
 	return -1;
 }
 
-#define PACER_CLASS_PACES (-1) /* pacer_class_path: the class paces; *in says how */
+/* lists_verdict() called from the program: the list key's bytes are not in its frame. */
+__noinline int pacer_lists_stage(int kind, const struct pacer_src *src, struct pacer_counters *st)
+{
+	if (!src || !st)
+		return XDP_DROP;
+	return lists_verdict(kind, src, st);
+}
+
+/* The class's key: its hash and limit (pacer_class_path() to pacer_pace()). */
+struct pacer_pace_key {
+	__u64 h, limit;
+};
+
+#define PACER_CLASS_PACES (1u << 30) /* pacer_class_path: the class paces; | its meta */
 
 /*
  * With classes: the full parse, the lists, then the first class that fits
  * decides; no class: pass, unclassified.  class_sel is read once here, so
  * a bank flip mid-packet cannot mix two lists.  An XDP verdict, or
- * PACER_CLASS_PACES with *in and *masked set for pacer_pace() (called by
- * the program itself: a call from here would nest one level deeper than
- * 6.1's 512 bytes of stack across calls allow).
+ * PACER_CLASS_PACES | the key's meta with *k and *masked set for
+ * pacer_pace() (called by the program itself: a call from here would nest
+ * one level deeper than 6.1's 512 bytes of stack across calls allow).
  */
-__noinline int pacer_class_path(struct xdp_md *ctx, struct pacer_pace_in *in,
-				struct pacer_src *masked, struct pacer_counters *st)
+__noinline int pacer_class_path(struct xdp_md *ctx, struct pacer_src *masked,
+				struct pacer_pace_key *k, struct pacer_counters *st)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
 	const struct pacer_class *c;
 	struct pacer_class_counters *cs;
 	struct pacer_pkt p;
-	__u32 sel = pacer_cfg.class_sel, idx;
+	__u32 sel = pacer_cfg.class_sel, idx, prefix;
 	__u64 key[2];
 	int kind, v, i;
 
-	if (!in || !masked || !st)
+	if (!k || !masked || !st)
 		return XDP_DROP;
 	kind = pacer_parse_pkt(data, data_end, &p);
 	if (kind != PACER_PKT_V4 && kind != PACER_PKT_V6)
@@ -316,7 +321,7 @@ __noinline int pacer_class_path(struct xdp_md *ctx, struct pacer_pace_in *in,
 		if (v >= 0)
 			return v;
 	}
-	i = class_find(&p, sel);
+	i = pacer_class_find(&p, sel);
 	if (i < 0) {
 		st->c[PACER_STAT_UNCLASSIFIED]++;
 		return XDP_PASS;
@@ -346,38 +351,21 @@ __noinline int pacer_class_path(struct xdp_md *ctx, struct pacer_pace_in *in,
 	key[1] = pacer_cfg.hash_key[1];
 	if (!key[0] || !key[1])
 		init_hash_key(key, st);
-	in->h = pacer_class_key_hash(key, c, &p, masked, &in->prefix);
-	in->thresh_ticks = c->thresh_ticks;
-	in->burst_ticks = c->burst_ticks;
-	in->policy = c->policy;
-	in->kind = kind;
-	in->class_slot = c->stat_slot + 1;
-	return PACER_CLASS_PACES;
+	k->h = pacer_class_key_hash(key, c, &p, masked, &prefix);
+	k->limit = PACER_LIMIT(c->thresh_ticks, c->burst_ticks);
+	if (record_wanted())
+		record_key_note(k->h, c->key_mode, &p);
+	return PACER_CLASS_PACES | PACER_META(c->policy, kind, prefix, c->stat_slot + 1, c->key_mode);
 }
 
-/* A paced class's packet: its verdict, counted for the class too. */
-static __always_inline int pace_class(struct pacer_pace_in *in, struct pacer_src *masked,
-				      struct pacer_counters *st)
-{
-	struct pacer_class_counters *cs;
-	int v = pacer_pace(in, masked, st);
-
-	cs = class_counters(in->class_slot - 1);
-	if (v == PACER_PACE_PASS) {
-		if (cs)
-			cs->c[PACER_CSTAT_PASSED]++;
-		st->c[PACER_STAT_PASSED]++;
-		return XDP_PASS;
-	}
-	if (v == PACER_PACE_DROP) {
-		st->c[PACER_STAT_DROPPED_RECENT]++;
-		if (cs)
-			cs->c[PACER_CSTAT_DROPPED]++;
-	} else if (v == PACER_PACE_DROP_BUDGET && cs) {
-		cs->c[PACER_CSTAT_DROPPED_BUDGET]++;
-	}
-	return XDP_DROP;
-}
+/*
+ * The program's frame is kept to 32 bytes (one unit of 6.1's rounding): the
+ * source and, with classes, the class's key share one struct.
+ */
+struct pacer_pkt_key {
+	struct pacer_src src; /* the source, masked to its key's prefix */
+	struct pacer_pace_key k;
+};
 
 SEC("xdp")
 int xdp_pacer(struct xdp_md *ctx)
@@ -385,7 +373,8 @@ int xdp_pacer(struct xdp_md *ctx)
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
 	struct pacer_counters *st;
-	struct pacer_src src;
+	struct pacer_pkt_key pk;
+	__u32 meta, prefix;
 	int kind, v;
 
 	st = stats_get();
@@ -393,22 +382,34 @@ int xdp_pacer(struct xdp_md *ctx)
 		return XDP_PASS;
 	st->c[PACER_STAT_SEEN]++;
 	if (pacer_cfg.class_sel) {
-		struct pacer_pace_in in;
-
-		v = pacer_class_path(ctx, &in, &src, st);
-		return v == PACER_CLASS_PACES ? pace_class(&in, &src, st) : v;
-	}
-	kind = pacer_parse(data, data_end, &src);
-	if (kind != PACER_PKT_V4 && kind != PACER_PKT_V6)
-		return not_ip_verdict(kind, st);
-	if (pacer_cfg.list_sel) {
-		v = lists_verdict(kind, &src, st);
-		if (v >= 0) {
-			st->c[kind == PACER_PKT_V4 ? PACER_STAT_IPV4 : PACER_STAT_IPV6]++;
+		v = pacer_class_path(ctx, &pk.src, &pk.k, st);
+		if (!(v & PACER_CLASS_PACES))
 			return v;
+		meta = (__u32)v & ~PACER_CLASS_PACES;
+	} else {
+		kind = pacer_parse(data, data_end, &pk.src);
+		if (kind != PACER_PKT_V4 && kind != PACER_PKT_V6)
+			return not_ip_verdict(kind, st);
+		if (pacer_cfg.list_sel) {
+			v = pacer_lists_stage(kind, &pk.src, st);
+			if (v >= 0) {
+				st->c[kind == PACER_PKT_V4 ? PACER_STAT_IPV4 : PACER_STAT_IPV6]++;
+				return v;
+			}
 		}
+		/* Without classes: the source's key under the global limit. */
+		pk.k.h = source_hash(kind, &pk.src, &prefix, st);
+		pk.k.limit = PACER_LIMIT(pacer_cfg.thresh_ticks, pacer_cfg.burst_ticks);
+		meta = PACER_META(pacer_cfg.policy, kind, prefix, 0, PACER_KEY_SRC);
 	}
-	return pacer_judge(&src, kind, st);
+	v = pacer_pace(pk.k.h, pk.k.limit, meta, &pk.src, st);
+	if (v == PACER_PACE_PASS) {
+		st->c[PACER_STAT_PASSED]++;
+		return XDP_PASS;
+	}
+	if (v == PACER_PACE_DROP)
+		st->c[PACER_STAT_DROPPED_RECENT]++;
+	return XDP_DROP;
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -181,6 +181,7 @@ struct pacer_counters {
 #define PACER_REC_DROP 1
 #define PACER_REC_SAMPLED_SOURCE 0x1 /* flags: chosen by source hash */
 #define PACER_REC_SAMPLED_PACKET 0x2 /* flags: chosen by packet sampling */
+#define PACER_REC_KEY 0x4            /* flags: key_dport and key_dst hold the deciding class's key */
 #define PACER_AGE_NEVER 0xffffffffu  /* est_age_ticks: no recent cell */
 
 struct pacer_record {
@@ -194,7 +195,10 @@ struct pacer_record {
 	__u32 cpu;
 	__u32 thresh_ticks;   /* threshold in force for this packet */
 	__u32 class_slot;     /* the deciding class's stat_slot + 1; 0: no classes */
-	__u32 pad;
+	__u16 key_dport;      /* PACER_KEY_SRC_DPORT: the key's destination port (host order); else 0 */
+	__u16 pad;            /* 0 */
+	__u8 key_dst[16];     /* PACER_KEY_SRC_DST: the key's destination as struct pacer_src holds
+			       * it (IPv4 in the first 4 bytes); else zero */
 };
 
 #endif /* PACER_ABI_H */

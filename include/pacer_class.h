@@ -122,6 +122,19 @@ enum pacer_list_verdict {
 	PACER_LIST_DENY = 2,   /* always drop */
 };
 
+/*
+ * In front of the tries, a bitmap per family ("pacer_list_filter", an
+ * array of __u64 words: IPv4's PACER_LIST_FILTER_WORDS, then IPv6's): a
+ * source whose bit is clear is on neither list, and the trie is not
+ * walked (under a flood of sources off the lists, most packets).  The bit
+ * of an IPv4 source is its top PACER_LIST_FILTER_LOG2 bits; of an IPv6
+ * source, a hash of its top 32 bits (pacer_classify.h).  A bit is set for
+ * every value a listed prefix covers; a set bit only means "walk the trie".
+ */
+#define PACER_LIST_FILTER_LOG2 20
+#define PACER_LIST_FILTER_WORDS (1u << (PACER_LIST_FILTER_LOG2 - 6)) /* per family */
+#define PACER_LIST_FILTER_V6_BITS 32 /* the IPv6 prefix length the filter hashes */
+
 struct pacer_list4_key {
 	__u32 prefixlen;
 	__u8 addr[4];

@@ -120,6 +120,29 @@ PACER_INLINE __u64 pacer_class_key_hash(const __u64 key[2], const struct pacer_c
 	return pacer_class_key_mix(h, c->id, c->key_mode, p);
 }
 
+#define PACER_LIST_FILTER_SALT 0x4f1bbcdcbfa53e0bULL
+
+/* The list filter's bit for an IPv4 address in host byte order. */
+PACER_INLINE __u32 pacer_list_filter_bit4(__u32 addr_host)
+{
+	return addr_host >> (32 - PACER_LIST_FILTER_LOG2);
+}
+
+/* The list filter's bit for an IPv6 address's top 32 bits, in host byte order. */
+PACER_INLINE __u32 pacer_list_filter_bit6(__u32 top32_host)
+{
+	return (__u32)(pacer_mix64(top32_host ^ PACER_LIST_FILTER_SALT) >> (64 - PACER_LIST_FILTER_LOG2));
+}
+
+/* A source's filter bit: its family's word index (IPv6's after IPv4's) and bit. */
+PACER_INLINE __u32 pacer_list_filter_bit(int kind, const struct pacer_src *src)
+{
+	__u32 top = __builtin_bswap32((__u32)src->lo);
+
+	return kind == PACER_PKT_V4 ? pacer_list_filter_bit4(top)
+				    : (1u << PACER_LIST_FILTER_LOG2) + pacer_list_filter_bit6(top);
+}
+
 #ifndef __bpf__
 /*
  * Userspace helpers.  An address is its bytes in network order (4 or 16);
@@ -223,6 +246,51 @@ PACER_INLINE const char *pacer_match_problem(const struct pacer_match *m)
 	if ((t & PACER_M_VLAN) && m->vlan > 4095)
 		return "vlan id is above 4095";
 	return 0;
+}
+/*
+ * Set in words (both families' filters, 2 * PACER_LIST_FILTER_WORDS) the
+ * bits of every address the prefix (family 4 or 6, len bits of addr, host
+ * bits ignored) covers: one bit from the filter's granularity on, each
+ * covered value's below it, every bit of IPv6's filter for a prefix so
+ * short that it covers more than the filter has bits.
+ */
+PACER_INLINE void pacer_list_filter_set(__u64 *words, __u32 family, __u32 len, const __u8 *addr)
+{
+	__u32 top, lo, hi, v;
+
+	__builtin_memcpy(&top, addr, 4);
+	top = __builtin_bswap32(top);
+	if (family == 4) {
+		__u32 span = len >= 32 ? 0 : len == 0 ? 0xffffffffu : 0xffffffffu >> len;
+
+		lo = pacer_list_filter_bit4(top & ~span);
+		hi = pacer_list_filter_bit4(top | span);
+		for (v = lo;; v++) {
+			words[v >> 6] |= 1ULL << (v & 63);
+			if (v == hi)
+				break;
+		}
+		return;
+	}
+	words += PACER_LIST_FILTER_WORDS;
+	if (len + PACER_LIST_FILTER_LOG2 < PACER_LIST_FILTER_V6_BITS) {
+		for (v = 0; v < PACER_LIST_FILTER_WORDS; v++)
+			words[v] = ~0ULL;
+		return;
+	}
+	if (len >= PACER_LIST_FILTER_V6_BITS) {
+		v = pacer_list_filter_bit6(top);
+		words[v >> 6] |= 1ULL << (v & 63);
+		return;
+	}
+	lo = top & ~(0xffffffffu >> len);
+	hi = top | (0xffffffffu >> len);
+	for (top = lo;; top++) {
+		v = pacer_list_filter_bit6(top);
+		words[v >> 6] |= 1ULL << (v & 63);
+		if (top == hi)
+			break;
+	}
 }
 #endif /* !__bpf__ */
 

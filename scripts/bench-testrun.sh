@@ -5,27 +5,37 @@
 # scripts/bench.sh, so small differences between two builds show.  The
 # frame is one IPv4 source, so after the first run every run is a source
 # seen within the interval: the drop path, the one a flood mostly takes.
-#   scripts/bench-testrun.sh [--compare-cli PATH] [--rounds N] [--repeat N]
+#   scripts/bench-testrun.sh [--compare-cli PATH] [--rounds N] [--repeat N] [--classes]
 # With --compare-cli, each configuration is loaded by PATH (a build of
 # another tree, "base") and by this tree's CLI alternately, round by round;
-# the table gives each median and their ratio.
+# the table gives each median and their ratio.  --classes measures instead
+# the shared sketch with no classes, with 1, 8 and 32 classes of which the
+# frame (UDP to port 2000) fits only the last, and with 10 000 exempt
+# prefixes the source is not on (tests/tools/classes_fill writes them
+# after load): the classification's cost with the pacing held the same.
+# With --compare-cli too, PATH must be a build that has the class maps.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
-new=$PWD/$BUILD/xdp-pacer base='' rounds=5 repeat=3000000
+new=$PWD/$BUILD/xdp-pacer base='' rounds=5 repeat=3000000 classes=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--compare-cli) base=$(realpath "${2:?--compare-cli needs a path}"); shift 2 ;;
 	--rounds) rounds=${2:?}; shift 2 ;;
 	--repeat) repeat=${2:?}; shift 2 ;;
+	--classes) classes=1; shift ;;
 	*) echo "bench-testrun: unknown option '$1'" >&2; exit 2 ;;
 	esac
 done
 [ "$(id -u)" -eq 0 ] || { echo "bench-testrun: needs root (XDP, BPF_PROG_TEST_RUN)" >&2; exit 1; }
 [ -z "$base" ] || [ -x "$base" ] || { echo "bench-testrun: --compare-cli: '$base' is not executable" >&2; exit 2; }
-make -s -j"$(nproc)" BUILD="$BUILD" cli
+make -s -j"$(nproc)" BUILD="$BUILD" cli "$BUILD/tests/tools/classes_fill"
 configs=("--placement shared" "--placement percpu" "--backend table --placement shared"
 	 "--backend table --placement percpu")
+# A configuration's options, then after " + " what classes_fill writes once it is loaded.
+[ -z "$classes" ] || configs=("--placement shared" "--placement shared + --classes 1"
+	"--placement shared + --classes 8" "--placement shared + --classes 32"
+	"--placement shared + --exempt 10000")
 ns="bench-testrun-$$"
 work=$(mktemp -d)
 cleanup() {
@@ -49,8 +59,13 @@ for round in $(seq "$rounds"); do
 	for i in "${!configs[@]}"; do
 		for b in "${builds[@]}"; do
 			cli=$new; [ "$b" = base ] && cli=$base
+			opts=${configs[$i]%% + *} fill=
+			[ "$opts" = "${configs[$i]}" ] || fill=${configs[$i]#* + }
 			# shellcheck disable=SC2086 # the options are words
-			in_ns "$cli" load tr1 ${configs[$i]} >/dev/null
+			in_ns "$cli" load tr1 $opts >/dev/null
+			# shellcheck disable=SC2086
+			[ -z "$fill" ] || "$PWD/$BUILD/tests/tools/classes_fill" \
+				"/sys/fs/bpf/xdp-pacer/netns-$(stat -L -c %i "/run/netns/$ns")/tr1" $fill
 			id=$(in_ns ip link show tr1 | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p')
 			ns_per=$(bpftool prog run id "$id" data_in "$work/frame" repeat "$repeat" |
 				sed -n 's/.*duration (average): \([0-9]*\)ns.*/\1/p')

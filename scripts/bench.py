@@ -130,6 +130,24 @@ def floor_of(prog, probe="floor"):
     return f"{probe}-{size_of(prog)}"
 
 
+# Traffic classes and the exempt list (tests/tools/classes_fill, after `load`): N classes
+# of which the traffic fits only the last (the classification's worst case; its pacing is
+# the global limit's, so beside pacer-shared the difference is the classification), and
+# 10 000 exempt /32 prefixes none of the sources is on (the lookup's full cost).
+FILL = {}
+for _n in (1, 8, 32):
+    PROGRAMS[f"pacer-shared-classes{_n}"] = ("cli", ["--placement", "shared"])
+    FILL[f"pacer-shared-classes{_n}"] = ["--classes", str(_n)]
+PROGRAMS["pacer-shared-exempt10k"] = ("cli", ["--placement", "shared"])
+FILL["pacer-shared-exempt10k"] = ["--exempt", "10000"]
+# The list lookup alone (bpf/bench_lists.bpf.c): parse, look the source up, drop; the LPM
+# trie empty and with the same 10 000 prefixes, and a hash of /32 and /24 keys beside it.
+PROGRAMS["lists-lpm-0"] = ("lists", ("bench_lpm", "probe_lpm4", "--probe-lpm", 0))
+PROGRAMS["lists-lpm-10k"] = ("lists", ("bench_lpm", "probe_lpm4", "--probe-lpm", 10000))
+PROGRAMS["lists-hash2-10k"] = ("lists", ("bench_hash2", "probe_hash4", "--probe-hash", 10000))
+CLASS_BASE = "pacer-shared"
+CLASS_RATIO_TARGET, EXEMPT_NS_TARGET = 1.15, 20.0
+
 FLOORS = [p for p in PROGRAMS if PROGRAMS[p][0] == "floor"]
 PACERS = [p for p in PROGRAMS if PROGRAMS[p][0] == "cli"]
 # Not benchmarked: the referee's control, an exact limiter that cannot pass a source twice
@@ -221,6 +239,8 @@ def attach(name):
     info = {}
     if kind == "floor":
         attach_floor(arg)
+    elif kind == "lists":
+        attach_lists(arg)
     elif kind == "obj":
         sh("ip", "link", "set", "dev", IF_RX, "xdp", "obj", f"{BUILD}/{arg}.bpf.o", "sec", "xdp",
            ns=NS_RX)
@@ -230,6 +250,10 @@ def attach(name):
         if m:
             scale = {"s": 1e9, "ms": 1e6, "us": 1e3}[m.group(2)]
             info = {"tick_ns": float(m.group(1)) * scale, "thresh_ticks": int(m.group(3))}
+        if name.removesuffix(BASE_SUFFIX) in FILL:
+            ino = os.stat(f"/run/netns/{NS_RX}").st_ino
+            sh(os.path.abspath(f"{BUILD}/tests/tools/classes_fill"),
+               f"/sys/fs/bpf/xdp-pacer/netns-{ino}/{IF_RX}", *FILL[name.removesuffix(BASE_SUFFIX)])
     link = json.loads(sh("ip", "-j", "-d", "link", "show", "dev", IF_RX, ns=NS_RX))[0]
     return link["xdp"]["prog"]["id"], info
 
@@ -253,8 +277,24 @@ def attach_floor(arg):
     sh("ip", "link", "set", "dev", IF_RX, "xdp", "pinned", f"{p}/{fn}", ns=NS_RX)
 
 
+LISTS_PINS = f"/sys/fs/bpf/xpb-lists-{RUN}"
+
+
+def attach_lists(arg):
+    """A list-lookup probe with its map filled with n prefixes."""
+    prog, map_name, how, n = arg
+    sh("bpftool", "prog", "loadall", f"{BUILD}/bench_lists.bpf.o", LISTS_PINS, "type", "xdp",
+       "pinmaps", f"{LISTS_PINS}/maps")
+    sh(os.path.abspath(f"{BUILD}/tests/tools/classes_fill"), how, f"{LISTS_PINS}/maps/{map_name}",
+       "--exempt", str(n))
+    sh("ip", "link", "set", "dev", IF_RX, "xdp", "pinned", f"{LISTS_PINS}/{prog}", ns=NS_RX)
+
+
 def detach(name):
-    if PROGRAMS[name][0] == "floor":
+    if PROGRAMS[name][0] == "lists":
+        sh("ip", "link", "set", "dev", IF_RX, "xdp", "off", ns=NS_RX)
+        shutil.rmtree(LISTS_PINS, ignore_errors=True)
+    elif PROGRAMS[name][0] == "floor":
         sh("ip", "link", "set", "dev", IF_RX, "xdp", "off", ns=NS_RX)
         shutil.rmtree(FLOOR_PINS, ignore_errors=True)
     elif PROGRAMS[name][0] == "obj":
@@ -809,6 +849,40 @@ def memory_target(r):
             "false_passes": fp, "evict": evict, "met": met}
 
 
+def class_targets(perf):
+    """Classes and the exempt list against the classless pacer of the same run: the median
+    of the per-round ratios (classes) and differences in ns (exempt)."""
+    rows = {(r["workload"], r["program"]): r for r in perf}
+    out = []
+    for (wl, prog), r in rows.items():
+        base = rows.get((wl, CLASS_BASE))
+        if prog not in FILL or not base:
+            continue
+        pairs = list(zip(r["ns_per_packet_runs"], base["ns_per_packet_runs"]))
+        t = {"workload": wl, "program": prog, "ns_per_packet": r["ns_per_packet"],
+             "base_ns_per_packet": base["ns_per_packet"],
+             "ratio": median([a / b for a, b in pairs]),
+             "delta_ns": median([a - b for a, b in pairs])}
+        if prog.endswith("classes8"):
+            t["target"], t["met"] = f"<= {CLASS_RATIO_TARGET}x {CLASS_BASE}", \
+                t["ratio"] <= CLASS_RATIO_TARGET
+        elif "exempt" in prog:
+            t["target"], t["met"] = f"<= +{EXEMPT_NS_TARGET:g} ns over {CLASS_BASE}", \
+                t["delta_ns"] <= EXEMPT_NS_TARGET
+        out.append(t)
+    return out
+
+
+def print_class_targets(ts):
+    print(f"\nClasses and the exempt list against {CLASS_BASE} (medians of per-round ratios "
+          "and differences):")
+    for t in ts:
+        verdict = "" if "met" not in t else \
+            f"  target {t['target']}: {'met' if t['met'] else 'missed'}"
+        print(f"  {t['workload']:8s} {t['program']:25s} {t['ns_per_packet']:7.1f} ns "
+              f"({t['ratio']:.2f}x, {t['delta_ns']:+.1f} ns){verdict}")
+
+
 def fmt_bytes(b):
     for unit, div in (("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
         if b >= div:
@@ -966,6 +1040,7 @@ def main():
                             "met": r["x_floor"] <= SPEED_FLOOR_TARGET
                             and r["x_bare_drop"] <= SPEED_BARE_TARGET and lru_ok})
     results["speed_targets"] = targets
+    results["class_targets"] = class_targets(results["perf"])
     results["memory_target"] = [memory_target(r) for r in results["paced"]
                                 if r["program"].startswith("table-")]
     results["wall_seconds"] = time.time() - t_start
@@ -1057,6 +1132,8 @@ def main():
         print(f"  {t['program']:25s} {t['state_bytes_per_source']:.2f} B/source, "
               f"{100 * t['false_drop_rate']:.3f} % false drops, {fp}: "
               f"{'met' if t['met'] else 'missed'}")
+    if results["class_targets"]:
+        print_class_targets(results["class_targets"])
     if "placement" in results:
         print_placement(results["placement"])
     print(f"\nJSON: {a.out} ({results['wall_seconds']:.0f} s)")

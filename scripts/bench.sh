@@ -36,7 +36,7 @@ cleanup() {
 		sysctl -qw kernel.bpf_stats_enabled="$(cat "$XPB_STATE/sysctl")" || true
 	fi
 	xpb_remove_pair "$XPB_RUN" "$BUILD/xdp-pacer"
-	rm -rf "/sys/fs/bpf/xpb-floor-$XPB_RUN" "$XPB_STATE"
+	rm -rf "/sys/fs/bpf/xpb-floor-$XPB_RUN" "/sys/fs/bpf/xpb-lists-$XPB_RUN" "$XPB_STATE"
 	exit "$rc"
 }
 trap cleanup EXIT
@@ -45,7 +45,7 @@ trap 'exit 143' TERM
 trap 'exit 129' HUP
 
 scripts/deps.sh
-make -s -j"$(nproc)" BUILD="$BUILD" bpf cli "$BUILD/tests/tools/svg_plot"
+make -s -j"$(nproc)" BUILD="$BUILD" bpf cli "$BUILD/tests/tools/svg_plot" "$BUILD/tests/tools/classes_fill"
 out=$BUILD/bench/results.json
 prev=
 for arg in "$@"; do

@@ -202,5 +202,12 @@ send 10.214.3.1 1 --per-source 5 --dport 53 >/dev/null
 sleep 0.1
 check "... it paces by the compiled default: 1 of 5 passed ($(gstat passed))" test "$(gstat passed)" = 1
 check "... no class decided" test "$(gstat unclassified_passed)" = 0
+rx "$CLI" set "$IF_RX" --class 'dns: udp dport 53 interval 500ms' >/dev/null
+check "set --class on the ip link attach" test $? -eq 0
+send 10.214.3.2 1 --per-source 5 --dport 53 >/dev/null
+send 10.214.3.2 1 --per-source 5 --dport 80 >/dev/null
+sleep 0.1
+check "... its class paces: 1 of 5 ($(cstat dns passed)), the rest is unmatched ($(gstat unclassified_passed))" \
+	bash -c '[ "$1" = 1 ] && [ "$2" = 5 ]' _ "$(cstat dns passed)" "$(gstat unclassified_passed)"
 rx "$CLI" unload "$IF_RX" >/dev/null
 finish

@@ -18,11 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <arpa/inet.h>
 #include <linux/if_ether.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "budget_cfg.h"
 #include "classes_map.h"
+#include "lib_opts.h"
 #include "pacer_classify.h"
 #include "pacer_budget.h"
 #include "pacer_rate.h"
@@ -58,6 +61,10 @@ static void set_clock(uint64_t ns)
 					     BPF_ANY), 0);
 }
 
+/* Set before fixture_load(): a global budget ("K/T"), and records of every packet. */
+static const char *fx_budget;
+static int fx_record;
+
 static void fixture_load(uint32_t backend, uint32_t placement)
 {
 	struct pacer_layout lay = {
@@ -85,6 +92,12 @@ static void fixture_load(uint32_t backend, uint32_t placement)
 	cfg->rate_n = 1;
 	cfg->hash_key[0] = test_key[0];
 	cfg->hash_key[1] = test_key[1];
+	if (fx_budget) {
+		fx.skel->data_budget->pacer_budget_cfg.seen_cells_log2 = PACER_BUDGET_DEFAULT_SEEN_LOG2;
+		budget_cfg(&fx.skel->data_budget->pacer_budget_cfg, fx_budget, NULL, NULL, "0");
+	}
+	if (fx_record)
+		cfg->sample_pkt_thresh = 0xffffffffu;
 	ck_assert_int_eq(bpf_map__set_max_entries(fx.skel->maps.pacer_sk, lines * lay.copies), 0);
 	ck_assert_int_eq(xdp_pacer_bpf__load(fx.skel), 0);
 	fx.prog_fd = bpf_program__fd(fx.skel->progs.xdp_pacer);
@@ -93,6 +106,7 @@ static void fixture_load(uint32_t backend, uint32_t placement)
 	fx.m.class_stats_fd = bpf_map__fd(fx.skel->maps.pacer_class_stats);
 	fx.m.list4_fd = bpf_map__fd(fx.skel->maps.pacer_list4);
 	fx.m.list6_fd = bpf_map__fd(fx.skel->maps.pacer_list6);
+	fx.m.list_filter_fd = bpf_map__fd(fx.skel->maps.pacer_list_filter);
 	fx.m.cfg = cfg;
 	fx.m.backend = backend;
 	fx.m.ncpus = libbpf_num_possible_cpus();
@@ -521,6 +535,15 @@ START_TEST(test_lists_before_classes)
 	}
 	ck_assert_int_eq(pacer_lists_apply(&fx.m, NULL, 0, NULL, 0, err, sizeof(err)), 0);
 	ck_assert_uint_eq(fx.m.cfg->list_sel, 0);
+	{
+		/* a trie entry whose filter bit is clear is not looked for: the filter gates the walk */
+		struct pacer_list4_key k = { .prefixlen = 16, .addr = { 10, 4, 0, 0 } };
+		uint32_t v = PACER_LIST_DENY;
+
+		ck_assert_int_eq(bpf_map_update_elem(fx.m.list4_fd, &k, &v, BPF_ANY), 0);
+		fx.m.cfg->list_sel = PACER_LIST_V4;
+		ck_assert_int_eq(run_pk(&exempt4), PASS);
+	}
 	fixture_unload();
 }
 END_TEST
@@ -550,6 +573,19 @@ START_TEST(test_lists_diff_many)
 	ck_assert_int_eq(pacer_lists_apply(&fx.m, ex, 10000, NULL, 0, err, sizeof(err)), 0);
 	ck_assert_int_eq(pacer_lists_read(&fx.m, out, verdict, 20001, &n), 0);
 	ck_assert_int_eq(n, 10000);
+	{
+		/* the filter holds exactly the new lists' bits: the removed prefixes' are gone */
+		static __u64 want[2 * PACER_LIST_FILTER_WORDS];
+		size_t bytes = sizeof(want);
+		__u64 *live = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fx.m.list_filter_fd, 0);
+
+		ck_assert_ptr_ne(live, MAP_FAILED);
+		memset(want, 0, bytes);
+		for (i = 0; i < 10000; i++)
+			pacer_list_filter_set(want, ex[i].family, ex[i].len, ex[i].addr);
+		ck_assert_mem_eq(live, want, bytes);
+		munmap(live, bytes);
+	}
 	{
 		const struct pk in_new = { "172.16.19.135", "192.0.2.1", 17, 1, 53, 0, -1, 0 };
 		const struct pk gone = { "10.0.3.1", "192.0.2.1", 17, 1, 53, 0, -1, 0 };
@@ -656,6 +692,119 @@ START_TEST(test_cut_l4_is_malformed)
 	ck_assert_int_eq(run_len(&f, f.len), PASS);
 	ck_assert_int_eq(run_len(&f, 14 + 20 + 13), DROP);
 	ck_assert_uint_eq(counter(PACER_STAT_MALFORMED_DROPPED), 1);
+	fixture_unload();
+}
+END_TEST
+
+/*
+ * The global budget sees only what a pace class admitted: pass classes,
+ * unclassified and exempt traffic never reach it; a class's admission it
+ * refuses is counted for the class.
+ */
+START_TEST(test_budget_only_after_pace_classes)
+{
+	struct pacer_class c[2];
+	struct pacer_prefix ex = pfx("10.10.9.0", 24);
+	const struct pk dns1 = { "10.10.0.1", "192.0.2.1", 17, 1, 53, 0, -1, 0 };
+	const struct pk dns2 = { "10.10.0.2", "192.0.2.1", 17, 1, 53, 0, -1, 0 };
+	const struct pk ntp = { "10.10.0.3", "192.0.2.1", 17, 1, 123, 0, -1, 0 };
+	const struct pk other = { "10.10.0.4", "192.0.2.1", 17, 1, 5000, 0, -1, 0 };
+	const struct pk exempt = { "10.10.9.9", "192.0.2.1", 17, 1, 53, 0, -1, 0 };
+	char err[160];
+	int k;
+
+	fx_budget = "1/60s";
+	fixture_load(PACER_BACKEND_SKETCH, PACER_PLACEMENT_SHARED);
+	fx_budget = NULL;
+	c[0] = cls("dns", 0, PACER_ACTION_PACE, 20 * MS);
+	proto_port(&c[0], PACER_IPPROTO_UDP, PACER_M_DPORT, 53, 53);
+	c[1] = cls("ntp", 1, PACER_ACTION_PASS, 0);
+	proto_port(&c[1], PACER_IPPROTO_UDP, PACER_M_DPORT, 123, 123);
+	install(c, 2);
+	ck_assert_int_eq(pacer_lists_apply(&fx.m, &ex, 1, NULL, 0, err, sizeof(err)), 0);
+	for (k = 0; k < 10; k++) {
+		ck_assert_int_eq(run_pk(&ntp), PASS);
+		ck_assert_int_eq(run_pk(&other), PASS);
+		ck_assert_int_eq(run_pk(&exempt), PASS);
+	}
+	ck_assert_int_eq(run_pk(&dns1), PASS); /* the budget's one admission */
+	ck_assert_int_eq(run_pk(&dns2), DROP); /* the class admits it, the budget does not */
+	ck_assert_uint_eq(counter(PACER_STAT_DROPPED_BUDGET), 1);
+	ck_assert_uint_eq(class_counter(0, PACER_CSTAT_DROPPED_BUDGET), 1);
+	ck_assert_uint_eq(class_counter(0, PACER_CSTAT_PASSED), 1);
+	ck_assert_uint_eq(class_counter(1, PACER_CSTAT_PASSED), 10);
+	fixture_unload();
+}
+END_TEST
+
+struct recs {
+	struct pacer_record r[16];
+	int n;
+};
+
+static int on_record(void *ctx, void *data, size_t len)
+{
+	struct recs *c = ctx;
+
+	if (len == sizeof(struct pacer_record) && c->n < 16)
+		memcpy(&c->r[c->n++], data, len);
+	return 0;
+}
+
+/*
+ * A record names the class that paced its packet (stat slot + 1), and its
+ * key: prefix, and the dport or destination its key mode adds.
+ */
+START_TEST(test_record_names_the_class)
+{
+	struct pacer_class c[2];
+	const struct pk dns = { "10.11.0.1", "192.0.2.1", 17, 1, 53, 0, -1, 0 };
+	const struct pk syn = { "2001:db8:11::1", "2001:db8::1", 6, 1, 22, PACER_TCP_SYN, -1, 0 };
+	struct ring_buffer *rb;
+	struct recs got = { .n = 0 };
+
+	fx_record = 1;
+	fixture_load(PACER_BACKEND_TABLE, PACER_PLACEMENT_SHARED);
+	fx_record = 0;
+	c[0] = cls("dns", 5, PACER_ACTION_PACE, 20 * MS);
+	proto_port(&c[0], PACER_IPPROTO_UDP, PACER_M_DPORT, 53, 53);
+	c[0].prefix4 = 24;
+	c[0].key_mode = PACER_KEY_SRC_DPORT;
+	c[1] = cls("syn", 9, PACER_ACTION_PACE, 20 * MS);
+	c[1].key_mode = PACER_KEY_SRC_DST;
+	proto_port(&c[1], PACER_IPPROTO_TCP, PACER_M_SYN, 0, 0);
+	c[1].policy = PACER_POLICY_QUIET;
+	c[1].prefix6 = 48;
+	install(c, 2);
+	ck_assert_int_eq(run_pk(&dns), PASS);
+	ck_assert_int_eq(run_pk(&syn), PASS);
+	ck_assert_int_eq(run_pk(&syn), DROP);
+	rb = ring_buffer__new(bpf_map__fd(fx.skel->maps.pacer_events), on_record, &got, NULL);
+	ck_assert_ptr_nonnull(rb);
+	while (ring_buffer__consume(rb) > 0)
+		;
+	ring_buffer__free(rb);
+	ck_assert_int_eq(got.n, 3);
+	ck_assert_uint_eq(got.r[0].class_slot, 6);
+	ck_assert_uint_eq(got.r[0].family, 4);
+	ck_assert_uint_eq(got.r[0].prefix, 24);
+	ck_assert_uint_eq(got.r[0].verdict, PACER_REC_PASS);
+	ck_assert(got.r[0].flags & PACER_REC_KEY);
+	ck_assert_uint_eq(got.r[0].key_dport, 53);
+	ck_assert_mem_eq(got.r[0].key_dst, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 16);
+	ck_assert(got.r[1].flags & PACER_REC_KEY);
+	ck_assert_uint_eq(got.r[1].key_dport, 0);
+	{
+		uint8_t dst[16];
+
+		ck_assert_int_eq(inet_pton(AF_INET6, "2001:db8::1", dst), 1);
+		ck_assert_mem_eq(got.r[1].key_dst, dst, 16);
+	}
+	ck_assert_uint_eq(got.r[1].class_slot, 10);
+	ck_assert_uint_eq(got.r[1].family, 6);
+	ck_assert_uint_eq(got.r[1].prefix, 48);
+	ck_assert_uint_eq(got.r[2].verdict, PACER_REC_DROP);
+	ck_assert_uint_eq(got.r[2].thresh_ticks, c[1].thresh_ticks);
 	fixture_unload();
 }
 END_TEST
@@ -849,6 +998,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_unmatched_never_paced);
 	tcase_add_test(tc, test_live_bank_flip);
 	tcase_add_test(tc, test_cut_l4_is_malformed);
+	tcase_add_test(tc, test_budget_only_after_pace_classes);
+	tcase_add_test(tc, test_record_names_the_class);
 	tcase_add_loop_test(tc, test_property_per_class, 0, 12);
 	suite_add_tcase(s, tc);
 	return s;

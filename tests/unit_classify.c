@@ -548,6 +548,76 @@ START_TEST(test_classes_check)
 }
 END_TEST
 
+static int filter_has(const __u64 *w, int kind, const char *addr)
+{
+	struct pacer_src s;
+	uint8_t a[16];
+	__u32 bit;
+
+	ck_assert_int_eq(inet_pton(kind == PACER_PKT_V4 ? AF_INET : AF_INET6, addr, a), 1);
+	pacer_src_of_bytes(kind == PACER_PKT_V4 ? 4 : 6, a, &s);
+	bit = pacer_list_filter_bit(kind, &s);
+	return (w[bit >> 6] >> (bit & 63)) & 1;
+}
+
+static void filter_add(__u64 *w, const char *addr, __u32 len)
+{
+	uint8_t a[16] = { 0 };
+	__u32 fam = strchr(addr, ':') ? 6 : 4;
+
+	ck_assert_int_eq(inet_pton(fam == 4 ? AF_INET : AF_INET6, addr, a), 1);
+	pacer_list_filter_set(w, fam, len, a);
+}
+
+static size_t filter_bits(const __u64 *w, int family)
+{
+	size_t n = 0, i;
+
+	for (i = 0; i < PACER_LIST_FILTER_WORDS; i++)
+		n += (size_t)__builtin_popcountll(w[(family == 6 ? PACER_LIST_FILTER_WORDS : 0) + i]);
+	return n;
+}
+
+/*
+ * The lists' filter: every address a prefix covers has its bit (no listed
+ * source skips the trie), and a prefix sets only the bits it covers.
+ */
+START_TEST(test_list_filter)
+{
+	static __u64 w[2 * PACER_LIST_FILTER_WORDS];
+
+	memset(w, 0, sizeof(w));
+	filter_add(w, "192.0.2.7", 32);
+	ck_assert(filter_has(w, PACER_PKT_V4, "192.0.2.7"));
+	ck_assert(filter_has(w, PACER_PKT_V4, "192.0.15.255")); /* the same /20 */
+	ck_assert(!filter_has(w, PACER_PKT_V4, "192.0.16.0"));
+	ck_assert(!filter_has(w, PACER_PKT_V4, "10.0.2.7"));
+	ck_assert_uint_eq(filter_bits(w, 4), 1);
+	filter_add(w, "10.0.0.0", 8);
+	ck_assert_uint_eq(filter_bits(w, 4), 1 + 4096);
+	ck_assert(filter_has(w, PACER_PKT_V4, "10.255.255.255"));
+	ck_assert(filter_has(w, PACER_PKT_V4, "10.0.0.0"));
+	ck_assert(!filter_has(w, PACER_PKT_V4, "11.0.0.0"));
+	ck_assert(!filter_has(w, PACER_PKT_V4, "9.255.255.255"));
+	ck_assert_uint_eq(filter_bits(w, 6), 0);
+	filter_add(w, "2001:db8:5:6::", 64);
+	ck_assert(filter_has(w, PACER_PKT_V6, "2001:db8:ffff::1")); /* the same /32 */
+	ck_assert(!filter_has(w, PACER_PKT_V6, "2001:db9::1") ||
+		  !filter_has(w, PACER_PKT_V6, "2001:dba::1")); /* a hash: one may collide, not both */
+	ck_assert_uint_eq(filter_bits(w, 6), 1);
+	filter_add(w, "2001:db0::", 28); /* 16 values of the top 32 bits */
+	ck_assert(filter_has(w, PACER_PKT_V6, "2001:db0::1"));
+	ck_assert(filter_has(w, PACER_PKT_V6, "2001:dbf:ffff::1"));
+	ck_assert_uint_le(filter_bits(w, 6), 17);
+	ck_assert_uint_ge(filter_bits(w, 6), 12);
+	/* a prefix covering more than the filter has bits fills it; so does 0.0.0.0/0 */
+	filter_add(w, "2000::", 3);
+	ck_assert_uint_eq(filter_bits(w, 6), 64 * PACER_LIST_FILTER_WORDS);
+	filter_add(w, "0.0.0.0", 0);
+	ck_assert_uint_eq(filter_bits(w, 4), 64 * PACER_LIST_FILTER_WORDS);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("classify");
@@ -559,6 +629,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_match_problems);
 	tcase_add_test(tc, test_class_key);
 	tcase_add_test(tc, test_classes_check);
+	tcase_add_test(tc, test_list_filter);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -28,14 +28,27 @@ static __noinline void init_hash_key(__u64 *key, struct pacer_counters *st)
 	}
 }
 
+/* Draw the key's missing words (init_hash_key) into pacer_cfg; its frame is its own. */
+static __noinline void hash_key_draw(struct pacer_counters *st)
+{
+	__u64 key[2] = { pacer_cfg.hash_key[0], pacer_cfg.hash_key[1] };
+
+	init_hash_key(key, st);
+}
+
 /* Mask src (PACER_PKT_V4 or _V6) to its prefix, which *prefix gets; returns its hash. */
 static __always_inline __u64 source_hash(int kind, struct pacer_src *src, __u32 *prefix,
 					 struct pacer_counters *st)
 {
-	__u64 key[2] = { pacer_cfg.hash_key[0], pacer_cfg.hash_key[1] };
+	/*
+	 * The words are read where the hash uses them, not copied to the
+	 * stack first: the program's frame stays small (6.1's stack limit
+	 * across calls).  Once drawn, they do not change.
+	 */
+	const __u64 *key = (const __u64 *)pacer_cfg.hash_key;
 
 	if (!key[0] || !key[1])
-		init_hash_key(key, st);
+		hash_key_draw(st);
 	if (kind == PACER_PKT_V4) {
 		*prefix = pacer_cfg.prefix4;
 		src->lo &= pacer_mask4(*prefix);

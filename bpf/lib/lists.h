@@ -3,7 +3,8 @@
  * The exempt/deny lists (include/pacer_class.h): one longest-prefix-match
  * trie per family, keyed by source prefix, valued enum pacer_list_verdict.
  * pacer_cfg.list_sel says which tries hold prefixes, so an empty list
- * costs no lookup.
+ * costs no lookup; the filter in front of them (pacer_class.h) lets most
+ * sources off the lists skip the trie's walk.
  */
 #ifndef PACER_BPF_LISTS_H
 #define PACER_BPF_LISTS_H
@@ -11,7 +12,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include "config.h"
-#include "pacer_parse.h"
+#include "pacer_classify.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
@@ -29,6 +30,23 @@ struct {
 	__type(value, __u32);
 } pacer_list6 SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2 * PACER_LIST_FILTER_WORDS);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, __u64);
+} pacer_list_filter SEC(".maps");
+
+/* Whether src's filter bit is set: it may be on a list. */
+static __always_inline int list_filter_hit(int kind, const struct pacer_src *src)
+{
+	__u32 bit = pacer_list_filter_bit(kind, src), w = bit >> 6;
+	__u64 *word = bpf_map_lookup_elem(&pacer_list_filter, &w);
+
+	return word && ((*word >> (bit & 63)) & 1);
+}
+
 /* The lists' verdict for src (kind PACER_PKT_V4 or _V6): 0 when on neither, or its family's list is empty. */
 static __always_inline __u32 list_verdict(int kind, const struct pacer_src *src)
 {
@@ -37,7 +55,7 @@ static __always_inline __u32 list_verdict(int kind, const struct pacer_src *src)
 	if (kind == PACER_PKT_V4) {
 		struct pacer_list4_key k4;
 
-		if (!(sel & PACER_LIST_V4))
+		if (!(sel & PACER_LIST_V4) || !list_filter_hit(kind, src))
 			return 0;
 		k4.prefixlen = 32;
 		__builtin_memcpy(k4.addr, &src->lo, 4);
@@ -45,7 +63,7 @@ static __always_inline __u32 list_verdict(int kind, const struct pacer_src *src)
 	} else {
 		struct pacer_list6_key k6;
 
-		if (!(sel & PACER_LIST_V6))
+		if (!(sel & PACER_LIST_V6) || !list_filter_hit(kind, src))
 			return 0;
 		k6.prefixlen = 128;
 		__builtin_memcpy(k6.addr, &src->lo, 8);

@@ -8,13 +8,49 @@
 #define PACER_BPF_RECORD_H
 
 #include "config.h"
-#include "pacer_parse.h"
+#include "pacer_pkt.h"
 #include "pacer_sketch.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, PACER_DEFAULT_RINGBUF_BYTES);
 } pacer_events SEC(".maps");
+
+/*
+ * The deciding class's key beyond its source (its dport or destination),
+ * noted by the class path for the record stage of the same packet: a
+ * per-CPU slot, since the program's frame has no room to carry it and a
+ * CPU runs one packet at a time.
+ */
+struct pacer_rec_key {
+	__u64 h; /* the key's hash: a note left by an earlier packet is not this one's */
+	__u32 key_mode;
+	__u16 dport;
+	__u16 pad;
+	struct pacer_src dst;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pacer_rec_key);
+} pacer_rec_key SEC(".maps");
+
+static __always_inline void record_key_note(__u64 h, __u32 key_mode, const struct pacer_pkt *p)
+{
+	__u32 zero = 0;
+	struct pacer_rec_key *k = bpf_map_lookup_elem(&pacer_rec_key, &zero);
+
+	if (!k)
+		return;
+	k->h = h;
+	k->key_mode = key_mode;
+	k->dport = key_mode == PACER_KEY_SRC_DPORT ? p->dport : 0;
+	k->pad = 0;
+	k->dst.lo = key_mode == PACER_KEY_SRC_DST ? p->dst.lo : 0;
+	k->dst.hi = key_mode == PACER_KEY_SRC_DST ? p->dst.hi : 0;
+}
 
 static __always_inline int record_wanted(void)
 {
@@ -23,9 +59,11 @@ static __always_inline int record_wanted(void)
 
 static __always_inline void record(__u64 h, const struct pacer_src *src, int kind, __u32 prefix,
 				   __u64 now_ns, __u32 age, __u32 thresh, int drop, __u32 class_slot,
-				   struct pacer_counters *st)
+				   __u32 key_mode, struct pacer_counters *st)
 {
 	struct pacer_record *rec;
+	const struct pacer_rec_key *k = NULL;
+	__u32 zero = 0;
 	__u8 flags = 0;
 
 	if (pacer_cfg.sample_src_thresh &&
@@ -47,12 +85,25 @@ static __always_inline void record(__u64 h, const struct pacer_src *src, int kin
 	rec->family = kind == PACER_PKT_V4 ? 4 : 6;
 	rec->prefix = prefix;
 	rec->verdict = drop ? PACER_REC_DROP : PACER_REC_PASS;
-	rec->flags = flags;
 	rec->est_age_ticks = age >= PACER_AGE_STALE ? PACER_AGE_NEVER : age;
 	rec->cpu = bpf_get_smp_processor_id();
 	rec->thresh_ticks = thresh;
 	rec->class_slot = class_slot;
 	rec->pad = 0;
+	rec->key_dport = 0;
+	__builtin_memset(rec->key_dst, 0, sizeof(rec->key_dst));
+	/* A class's key: its dport or destination, as the class path noted it for this packet. */
+	if (class_slot)
+		k = bpf_map_lookup_elem(&pacer_rec_key, &zero);
+	if (k && k->h == h && k->key_mode == key_mode) {
+		rec->key_dport = key_mode == PACER_KEY_SRC_DPORT ? k->dport : 0;
+		if (key_mode == PACER_KEY_SRC_DST) {
+			__builtin_memcpy(&rec->key_dst[0], &k->dst.lo, 8);
+			__builtin_memcpy(&rec->key_dst[8], &k->dst.hi, 8);
+		}
+		flags |= PACER_REC_KEY;
+	}
+	rec->flags = flags;
 	bpf_ringbuf_submit(rec, 0);
 	st->c[PACER_STAT_RECORDED]++;
 }

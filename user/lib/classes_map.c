@@ -6,8 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <bpf/bpf.h>
 #include "classes_map.h"
+#include "pacer_classify.h"
 
 int pacer_classes_install(const struct pacer_class_maps *m, const struct pacer_class *c, int n,
 			  char *err, size_t len)
@@ -230,23 +232,49 @@ static int lists_want(const struct pacer_prefix *exempt, int ne, const struct pa
 	return 0;
 }
 
+#define FILTER_BYTES (2 * PACER_LIST_FILTER_WORDS * sizeof(__u64))
+
+/* Write words into the live filter where they differ; with or_in, only add bits. */
+static void filter_store(volatile __u64 *live, const __u64 *words, bool or_in)
+{
+	uint32_t i;
+
+	for (i = 0; i < 2 * PACER_LIST_FILTER_WORDS; i++) {
+		__u64 cur = live[i], next = or_in ? cur | words[i] : words[i];
+
+		if (next != cur)
+			__atomic_store_n(&live[i], next, __ATOMIC_RELEASE);
+	}
+}
+
 int pacer_lists_apply(const struct pacer_class_maps *m, const struct pacer_prefix *exempt, int ne,
 		      const struct pacer_prefix *deny, int nd, char *err, size_t len)
 {
 	struct list_entry *want = NULL, *have = NULL;
 	size_t nw = 0, nh = 0, i, done = 0;
+	__u64 *bits = NULL;
+	void *live;
 	uint32_t sel = 0;
 	int e;
 
 	e = lists_want(exempt, ne, deny, nd, &want, &nw, &sel, err, len);
 	if (e)
 		return e;
-	e = lists_load(m, &have, &nh);
-	if (e) {
-		snprintf(err, len, "cannot read the lists: %s", strerror(-e));
+	live = mmap(NULL, FILTER_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, m->list_filter_fd, 0);
+	if (live == MAP_FAILED) {
+		e = -errno;
+		snprintf(err, len, "cannot map the lists' filter: %s", strerror(-e));
 		free(want);
 		return e;
 	}
+	bits = calloc(2 * PACER_LIST_FILTER_WORDS, sizeof(*bits));
+	e = bits ? lists_load(m, &have, &nh) : -ENOMEM;
+	if (e) {
+		snprintf(err, len, "cannot read the lists: %s", strerror(-e));
+		goto out;
+	}
+	for (i = 0; i < nw; i++)
+		pacer_list_filter_set(bits, want[i].family, want[i].k.prefixlen, want[i].k.addr);
 	/* Additions and changes: a source on both the old and the new list stays on it. */
 	for (i = 0; i < nw; i++) {
 		struct list_entry *old = entry_find(have, nh, &want[i]);
@@ -266,15 +294,17 @@ int pacer_lists_apply(const struct pacer_class_maps *m, const struct pacer_prefi
 			goto undo;
 		}
 	}
+	/* The new prefixes' bits before anything looks for them; the old ones' stay. */
+	filter_store(live, bits, true);
 	__atomic_store_n(&m->cfg->list_sel, sel, __ATOMIC_RELEASE);
 	/* Removals last; a family with no prefixes left is already skipped. */
 	for (i = 0; i < nh; i++) {
 		if (!entry_find(want, nw, &have[i]))
 			bpf_map_delete_elem(list_fd(m, have[i].family), &have[i].k);
 	}
-	free(want);
-	free(have);
-	return 0;
+	filter_store(live, bits, false);
+	e = 0;
+	goto out;
 undo:
 	/* Put back what the additions changed: the old verdict, or no entry. */
 	for (i = 0; i < done; i++) {
@@ -286,6 +316,9 @@ undo:
 		else
 			bpf_map_delete_elem(fd, &want[i].k);
 	}
+out:
+	munmap(live, FILTER_BYTES);
+	free(bits);
 	free(want);
 	free(have);
 	return e;

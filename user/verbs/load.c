@@ -261,6 +261,7 @@ static int pin_all(struct xdp_pacer_bpf *skel, const char *dir, bool *created)
 		[PACER_MAP_CLASS_STATS] = skel->maps.pacer_class_stats,
 		[PACER_MAP_LIST4] = skel->maps.pacer_list4,
 		[PACER_MAP_LIST6] = skel->maps.pacer_list6,
+		[PACER_MAP_LIST_FILTER] = skel->maps.pacer_list_filter,
 	};
 	char path[300], eb[128], *slash;
 	int i, err;
@@ -632,6 +633,7 @@ static int class_maps_of_skel(const struct xdp_pacer_bpf *skel, uint32_t backend
 	m->class_stats_fd = bpf_map__fd(skel->maps.pacer_class_stats);
 	m->list4_fd = bpf_map__fd(skel->maps.pacer_list4);
 	m->list6_fd = bpf_map__fd(skel->maps.pacer_list6);
+	m->list_filter_fd = bpf_map__fd(skel->maps.pacer_list_filter);
 	m->cfg = cfg;
 	m->backend = backend;
 	m->ncpus = libbpf_num_possible_cpus();
