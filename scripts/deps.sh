@@ -31,6 +31,12 @@ have_cmd promtool || need_pkgs+=(prometheus)       # Debian ships promtool in it
 have_cmd systemd-analyze || need_pkgs+=(systemd)
 have_cmd groff || need_pkgs+=(groff-base)          # man page check
 have_cmd man || need_pkgs+=(man-db)
+# The policy demonstration's real programs (scripts/policy-demo.sh).  The
+# DNS server from dnsmasq-base: the binary alone, with no system service and
+# no hook on the host's resolver (the dnsmasq package has both).
+have_cmd dnsmasq || [ -x /usr/sbin/dnsmasq ] || need_pkgs+=(dnsmasq-base)
+have_cmd dnsperf || need_pkgs+=(dnsperf)
+have_cmd iperf3 || need_pkgs+=(iperf3)
 # make deb and its test: dependencies of the binary, the package's checker.
 have_cmd dpkg-shlibdeps || need_pkgs+=(dpkg-dev)
 have_cmd lintian || need_pkgs+=(lintian)
@@ -50,5 +56,9 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 echo "xdp-pacer: installing ${need_pkgs[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
+# iperf3's package asks whether to run a server at boot: no.
+if [[ " ${need_pkgs[*]} " == *" iperf3 "* ]]; then
+	echo "iperf3 iperf3/start_daemon boolean false" | debconf-set-selections
+fi
 apt-get update -qq >&2
 apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >&2

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Integration: the policy demonstration with real programs
+# (scripts/policy-demo.sh: dnsmasq and an iperf3 server behind the limiter
+# in native XDP on a veth, dnsperf from sources A and B and iperf3 from A).
+# Bare XDP_PASS and the DNS class alternate five times (ABBA), 3 s each,
+# the global limit runs once; the figures come back as JSON.  Asserts: behind the
+# bare program everything is answered; under one global --rate 20/1s the
+# transfer falls below 5 % of bare and each source's DNS answers stay within
+# what the rate admits; with a DNS class at 20/1s and B exempt, A's answers
+# stay within the class's allowance and above half of it, every query of B
+# is answered and counted exempt, the limiter drops nothing but A's DNS
+# queries, and the transfer keeps >= 80 % of bare (medians of the
+# alternated runs).
+. "$(dirname "$0")/lib.sh"
+WORK=$(mktemp -d /tmp/xpd-policy.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+
+for tool in dnsperf iperf3; do
+	command -v "$tool" >/dev/null || { echo "FAIL - $tool is not installed: run sudo scripts/deps.sh"; exit 1; }
+done
+command -v dnsmasq >/dev/null || [ -x /usr/sbin/dnsmasq ] ||
+	{ echo "FAIL - dnsmasq is not installed: run sudo scripts/deps.sh"; exit 1; }
+
+# Usage errors exit 2 and name the value, before anything is set up.
+err=$(scripts/policy-demo.sh --seconds 0 2>&1)
+rc=$?
+check "policy-demo.sh --seconds 0: exit 2 naming the value ($(head -1 <<<"$err"))" \
+	test $rc -eq 2 -a "$(grep -c "'0'" <<<"$err")" -ge 1
+err=$(scripts/policy-demo.sh --frobnicate 2>&1)
+rc=$?
+check "policy-demo.sh --frobnicate: exit 2 naming it" test $rc -eq 2 -a "$(grep -c frobnicate <<<"$err")" -ge 1
+
+ns_before=$(ip netns list | grep -c '^xpdemo-')
+# The demo's programs name its work directory on their command lines.
+demo_procs() { pgrep -fc 'xdp-pacer-policy-demo\.' || true; }
+procs_before=$(demo_procs)
+BUILD=$BUILD scripts/policy-demo.sh --no-build --seconds 3 --rounds 5 --json "$WORK/r.json" >"$WORK/out" 2>&1
+rc=$?
+sed 's/^/    /' "$WORK/out"
+check "policy-demo.sh runs (exit $rc)" test $rc -eq 0
+check "... and removes its namespaces" test "$(ip netns list | grep -c '^xpdemo-')" -eq "$ns_before"
+check "... and leaves none of its programs running ($(demo_procs) after, $procs_before before)" \
+	test "$(demo_procs)" -eq "$procs_before"
+[ -s "$WORK/r.json" ] || { not_ok "no figures written"; finish; exit; }
+
+# fig EXPR: a figure from the JSON (m: the modes), as Python evaluates EXPR.
+fig() {
+	python3 -c 'import json, sys; m = json.load(open(sys.argv[1]))["modes"]; print(eval(sys.argv[2]))' \
+		"$WORK/r.json" "$1"
+}
+# holds EXPR: true when the Python expression over m is true.
+holds() { test "$(fig "bool($1)")" = True; }
+
+check "bare: every query of A answered ($(fig 'm["bare"]["dns_a_answered"]') of $(fig 'm["bare"]["dns_a_sent"]'))" \
+	holds 'm["bare"]["dns_a_answered"] >= 0.99 * m["bare"]["dns_a_sent"] > 0'
+check "bare: the transfer runs ($(fig 'round(m["bare"]["iperf_bps_median"] / 1e9, 2)') Gbit/s)" \
+	holds 'm["bare"]["iperf_bps_median"] > 1e8'
+check "global --rate 20/1s: the transfer falls below 5 % of bare ($(fig 'round(100 * m["global0"]["iperf_vs_bare"], 3)') %)" \
+	holds 'm["global0"]["iperf_vs_bare"] < 0.05'
+# The limiter starts each run fresh: a burst of N, then N per T; at most one
+# more per run where dnsperf's run time and the limiter's clock round apart.
+for who in a b; do
+	check "global: source ${who^^}'s answers within the rate's allowance ($(fig "m['global0']['dns_${who}_answered']") <= $(fig "round(m['global0']['dns_${who}_allowed_by_rate'])") + 1)" \
+		holds "m['global0']['dns_${who}_answered'] <= m['global0']['dns_${who}_allowed_by_rate'] + m['global0']['runs']"
+done
+check "global: B, not exempt, is paced too (answered $(fig 'm["global0"]["dns_b_answered"]') of $(fig 'm["global0"]["dns_b_sent"]'))" \
+	holds 'm["global0"]["dns_b_answered"] < 0.5 * m["global0"]["dns_b_sent"]'
+
+if [ "$(fig '"class" in m')" != True ]; then
+	not_ok "the class runs did not run (this build's load --help has no --class)"
+	finish
+	exit
+fi
+a=$(fig 'm["class"]["dns_a_answered"]') allowed=$(fig 'round(m["class"]["dns_a_allowed_by_rate"])')
+check "class dns 20/1s: it passes A's queries within its allowance ($(fig 'm["class"]["limiter_stats"]["class dns"]["passed"]') <= $allowed + 1 per run)" \
+	holds 'm["class"]["limiter_stats"]["class dns"]["passed"] <= m["class"]["dns_a_allowed_by_rate"] + m["class"]["runs"]'
+check "... and at least half of it ($a >= $allowed / 2; $(fig 'round(m["class"]["dns_a_answered"] / m["class"]["dns_a_seconds"], 1)')/s)" \
+	holds 'm["class"]["dns_a_answered"] >= 0.5 * m["class"]["dns_a_allowed_by_rate"]'
+check "class: exempt B gets every query answered ($(fig 'm["class"]["dns_b_answered"]') of $(fig 'm["class"]["dns_b_sent"]'))" \
+	holds 'm["class"]["dns_b_answered"] >= 0.99 * m["class"]["dns_b_sent"] > 0'
+# Counted by the limiter: at least each answered query, at most each sent
+# (the veth may drop a frame before XDP runs when the transfer fills its ring).
+check "class: the limiter counts B's queries exempt (answered $(fig 'm["class"]["dns_b_answered"]') <= exempt_passed $(fig 'm["class"]["limiter_stats"]["exempt_passed"]') <= sent $(fig 'm["class"]["dns_b_sent"]'))" \
+	holds 'm["class"]["dns_b_answered"] <= m["class"]["limiter_stats"]["exempt_passed"] <= m["class"]["dns_b_sent"]'
+check "class: class dns sees A's queries (sent $(fig 'm["class"]["dns_a_sent"]'), seen $(fig 'm["class"]["limiter_stats"]["class dns"]["seen"]'), passed $(fig 'm["class"]["limiter_stats"]["class dns"]["passed"]'), answered $(fig 'm["class"]["dns_a_answered"]'))" \
+	holds 'm["class"]["dns_a_answered"] <= m["class"]["limiter_stats"]["class dns"]["passed"] <= m["class"]["limiter_stats"]["class dns"]["seen"] <= m["class"]["dns_a_sent"]'
+check "class: its drops are the limiter's only drops, the transfer is never paced (dropped_recent $(fig 'm["class"]["limiter_stats"]["dropped_recent"]'), class dns dropped $(fig 'm["class"]["limiter_stats"]["class dns"]["dropped"]'))" \
+	holds 'm["class"]["limiter_stats"]["dropped_recent"] == m["class"]["limiter_stats"]["class dns"]["dropped"] and m["class"]["limiter_stats"]["dropped_class"] == m["class"]["limiter_stats"]["dropped_budget"] == 0'
+check "class: the transfer's packets pass unclassified ($(fig 'm["class"]["limiter_stats"]["unclassified_passed"]'))" \
+	holds 'm["class"]["limiter_stats"]["unclassified_passed"] > 10000'
+check "class: the transfer from A keeps >= 80 % of bare ($(fig 'round(100 * m["class"]["iperf_vs_bare"], 1)') %: medians $(fig 'round(m["class"]["iperf_bps_median"] / 1e9, 2)') vs $(fig 'round(m["bare"]["iperf_bps_median"] / 1e9, 2)') Gbit/s)" \
+	holds 'm["class"]["iperf_vs_bare"] >= 0.8'
+finish
