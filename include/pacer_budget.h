@@ -385,6 +385,47 @@ PACER_INLINE __u64 pacer_budget_cfg_batch(const struct pacer_budget_cfg *c)
 }
 
 /*
+ * The datapath's steps on the shared value, the lock left to the caller
+ * (bpf/lib/budget.h; tests/unit_budget.c runs them on simulated CPUs).
+ *
+ * Without the lock: whether a draw under `slot`'s limit at time t must be
+ * refused, from what the last locked operation under configuration `seq`
+ * left.  Reads may race with a draw on another CPU: what they read was
+ * true of the ring at some point, and the ring only refuses more until
+ * full_until passes.
+ */
+PACER_INLINE int pacer_budget_full(const struct pacer_budget_state *s, __u64 seq, __u32 slot,
+				   __u64 t)
+{
+	__u64 rt = *(volatile const __u64 *)&s->ring.clock_ns;
+
+	if (rt < t)
+		rt = t;
+	return *(volatile const __u64 *)&s->full_seq == seq &&
+	       rt < *(volatile const __u64 *)&s->full_until[slot & 1];
+}
+
+/* Under the lock: a draw of the configured batch, then full_until for both limits. */
+PACER_INLINE int pacer_budget_draw_locked(struct pacer_budget_state *s,
+					  const struct pacer_budget_cfg *c, __u64 limit, __u64 *now,
+					  __u64 *got)
+{
+	struct pacer_budget_params p;
+	int verdict;
+
+	pacer_budget_params_of(c, &p);
+	verdict = pacer_budget_draw(&s->ring, &p, limit, pacer_budget_cfg_batch(c), now, got);
+	s->full_until[PACER_BUDGET_NEW] = pacer_budget_full_until(&s->ring, c->new_limit,
+								   c->window_ns);
+	s->full_until[PACER_BUDGET_RETURNING] = pacer_budget_full_until(&s->ring, c->limit,
+									 c->window_ns);
+	s->full_seq = c->seq;
+	s->locked++;
+	s->draws += *got != 0;
+	return verdict;
+}
+
+/*
  * The returning-source filter: 16-bit time stamps (quanta of 2^26 ns,
  * 67 ms) in lines of 32; a source is hashed to PACER_SEEN_PROBES cells and
  * is "returning" when every one of them was stamped within the horizon.

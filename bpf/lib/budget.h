@@ -123,9 +123,8 @@ static __always_inline int budget_stage(__u64 h, __u64 *now_ns, struct pacer_cou
 	const struct pacer_clock_state *clk;
 	struct pacer_budget_local *loc;
 	struct pacer_budget_cfg c;
-	struct pacer_budget_params p;
 	struct pacer_budget_state *s;
-	__u64 limit, got = 0, rt, t = *now_ns;
+	__u64 limit, got = 0, inflight, t = *now_ns;
 	__u32 zero = 0, slot;
 	int returning = 0, verdict;
 
@@ -159,29 +158,17 @@ static __always_inline int budget_stage(__u64 h, __u64 *now_ns, struct pacer_cou
 		if (clk && clk->armed == CLOCK_RUNNING && *(volatile const __u64 *)&clk->now_ns > t)
 			t = *(volatile const __u64 *)&clk->now_ns;
 		/* full until a later time under this configuration: refuse without the lock */
-		rt = *(volatile const __u64 *)&s->ring.clock_ns;
-		if (rt < t)
-			rt = t;
-		if (*(volatile const __u64 *)&s->full_seq == c.seq &&
-		    rt < *(volatile const __u64 *)&s->full_until[slot & 1])
+		if (pacer_budget_full(s, c.seq, slot, t))
 			return budget_refuse(st, PACER_BUDGET_EMPTY);
-		pacer_budget_params_of(&c, &p);
 		bpf_spin_lock(&s->lock);
 		if (clk && clk->armed == CLOCK_RUNNING && *(volatile const __u64 *)&clk->now_ns > t)
 			t = *(volatile const __u64 *)&clk->now_ns;
-		verdict = pacer_budget_draw(&s->ring, &p, limit, pacer_budget_cfg_batch(&c), &t, &got);
-		s->full_until[PACER_BUDGET_NEW] =
-			pacer_budget_full_until(&s->ring, c.new_limit, c.window_ns);
-		s->full_until[PACER_BUDGET_RETURNING] =
-			pacer_budget_full_until(&s->ring, c.limit, c.window_ns);
-		s->full_seq = c.seq;
-		s->locked++;
-		s->draws += got != 0;
-		rt = s->ring.inflight;
+		verdict = pacer_budget_draw_locked(s, &c, limit, &t, &got);
+		inflight = s->ring.inflight;
 		bpf_spin_unlock(&s->lock);
 		if (verdict != PACER_BUDGET_ADMIT)
 			return budget_refuse(st, verdict);
-		pacer_budget_keep(loc, c.seq, got, rt <= c.new_limit, t);
+		pacer_budget_keep(loc, c.seq, got, inflight <= c.new_limit, t);
 	}
 	if (c.new_limit < c.limit) {
 		seen_probe(h, &c, t, 1);
