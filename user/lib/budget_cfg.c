@@ -29,7 +29,8 @@ const struct opt_spec budget_specs[] = {
 	  .parse = parse_budget, .dflt = "off", .off = 0, OPT_GIVEN(struct budget_opts, set_budget),
 	  .why = "expected K/T with K from 1 to 4294967296 and T a positive duration (50000/1s), or off",
 	  .help = "global budget: at most K admitted packets in any window T, over\n"
-		  "all sources and CPUs, after per-source pacing (e.g. 50000/1s)" },
+		  "all sources and CPUs, after per-source pacing (e.g. 50000/1s);\n"
+		  "plus under K/64 for CPUs' batches (status shows it)" },
 	{ .name = "slack-time", .type = OPT_DURATION, .flags = OPT_OFF | OPT_CONF | OPT_LIVE,
 	  .arg = "DUR|off",
 	  OPT_FIELD(struct budget_opts, slack_ns), OPT_GIVEN(struct budget_opts, set_slack_time),
