@@ -3,7 +3,8 @@
  * The global budget: at most K admitted packets in any window of length T,
  * over all sources and CPUs, kept with O(buckets) state (the bucket
  * throttler of docs/bucket-throttler.md).  Shared verbatim by the XDP
- * program (which runs it under a bpf_spin_lock), the CLI and the tests.
+ * program (which draws from it under a bpf_spin_lock, in batches: below),
+ * the CLI and the tests.
  *
  * Buckets.  Admissions go into the newest ("active") bucket.  A bucket is
  * sealed once it holds slack_count admissions (requirement B), or once
@@ -34,6 +35,20 @@
  * a CPU whose clock reading is older than another's admission is treated as
  * admitting at that later time, so the guarantee holds in the ring's time,
  * which the datapath records for each admitted packet.
+ *
+ * Batches across CPUs.  The datapath does not take the ring's lock for each
+ * admission: a CPU draws a batch of up to `batch` (B) admissions at once
+ * (pacer_budget_draw(), one ring admission each, at the time of the draw)
+ * and spends them alone (struct pacer_budget_local).  The ring still holds
+ * at most K drawn in any window of length T, so the admissions in a window
+ * are those drawn in it plus what CPUs still held when it began: at most
+ * B - 1 per CPU (a draw spends one at once).  Slack: at most
+ * ncpus * (B - 1) admissions above K in any window; pacer_budget_batch()
+ * keeps that under K / PACER_BUDGET_BATCH_SHARE, and B = 1 (small K) is
+ * exact.  Refusals take no lock either: after each locked operation the
+ * ring leaves, per limit, the time until which it must refuse
+ * (pacer_budget_full_until()), and a CPU that reads a time before it
+ * refuses without writing anything shared.
  */
 #ifndef PACER_BUDGET_H
 #define PACER_BUDGET_H
@@ -64,11 +79,36 @@ struct pacer_budget_ring {
 	struct pacer_budget_bucket b[PACER_BUDGET_MAX_BUCKETS];
 };
 
-/* The map value: one ring for all CPUs, behind a lock (bpf/lib/budget.h). */
+/* full_until[] slots: which limit a request is under */
+#define PACER_BUDGET_NEW 0       /* new sources: new_limit (K - reserve) */
+#define PACER_BUDGET_RETURNING 1 /* returning sources: K */
+
+/*
+ * The map value: one ring for all CPUs, behind a lock (bpf/lib/budget.h).
+ * full_until and full_seq are written under the lock and read without it,
+ * next to the ring's header so that a refusal reads one cache line.
+ */
 struct pacer_budget_state {
 	struct bpf_spin_lock lock;
 	__u32 pad;
+	__u64 full_until[2]; /* per limit: draws before this ring time are refused; 0: none */
+	__u64 full_seq;      /* the configuration (its seq) full_until was computed under */
 	struct pacer_budget_ring ring;
+	__u64 draws;         /* batches drawn */
+	__u64 locked;        /* critical sections (draws and refusals that took the lock) */
+};
+
+/*
+ * One CPU's batch (a per-CPU map value): admissions drawn from the ring
+ * and not yet spent, valid only under the configuration they were drawn
+ * under (a live change drops them).
+ */
+struct pacer_budget_local {
+	__u64 seq;      /* the configuration's seq at the draw */
+	__u64 credits;  /* admissions left */
+	__u64 time_ns;  /* latest admission on this CPU: its time never runs back */
+	__u32 open;     /* drawn within new_limit: new sources may spend them too */
+	__u32 pad;
 };
 
 /*
@@ -87,7 +127,7 @@ struct pacer_budget_cfg {
 	__u32 buckets;      /* ring size in force (pacer_budget_ring_size) */
 	__u32 reserve_pct;  /* the reserve as asked: new_limit = K - floor(K * pct / 100) */
 	__u32 seen_cells_log2; /* size of the returning-source filter (fixed at load) */
-	__u32 pad;
+	__u32 batch;        /* B: admissions a CPU draws at once (pacer_budget_batch); 0 reads as 1 */
 };
 
 #define PACER_BUDGET_DEFAULT_SEEN_LOG2 18 /* 2^18 cells of 2 bytes: 512 KiB */
@@ -208,16 +248,21 @@ PACER_INLINE int pacer_budget_sealed(const struct pacer_budget_bucket *b, __u64 
 }
 
 /*
- * One admission decision at time *now (moved up to the ring's time if it is
- * behind; the time used is written back).  `limit` is K for returning
- * sources and K - reserve for new ones.  Returns PACER_BUDGET_*.
+ * A draw of up to `want` admissions at time *now (moved up to the ring's
+ * time if it is behind; the time used is written back): *got of them
+ * (at least 1 on PACER_BUDGET_ADMIT) go into the active bucket as
+ * admissions at that time, never past `limit` in flight nor past the
+ * bucket's slack count, so the ring's rule and its size are those of
+ * single admissions.  `limit` is K for returning sources and K - reserve
+ * for new ones.  Returns PACER_BUDGET_*.
  */
-PACER_INLINE int pacer_budget_take(struct pacer_budget_ring *r, const struct pacer_budget_params *p,
-				   __u64 limit, __u64 *now)
+PACER_INLINE int pacer_budget_draw(struct pacer_budget_ring *r, const struct pacer_budget_params *p,
+				   __u64 limit, __u64 want, __u64 *now, __u64 *got)
 {
 	struct pacer_budget_bucket *tail;
-	__u64 t = *now;
+	__u64 t = *now, n;
 
+	*got = 0;
 	if (t < r->clock_ns)
 		t = r->clock_ns;
 	r->clock_ns = t;
@@ -234,10 +279,93 @@ PACER_INLINE int pacer_budget_take(struct pacer_budget_ring *r, const struct pac
 		tail->open_ns = t;
 		tail->count = 0;
 	}
-	tail->count++;
+	n = want ? want : 1;
+	if (n > limit - r->inflight)
+		n = limit - r->inflight;
+	if (p->slack_count && n > p->slack_count - tail->count) /* not sealed: count < C */
+		n = p->slack_count - tail->count;
+	tail->count += n;
 	tail->last_ns = t;
-	r->inflight++;
+	r->inflight += n;
+	*got = n;
 	return PACER_BUDGET_ADMIT;
+}
+
+/* One admission decision: a draw of one. */
+PACER_INLINE int pacer_budget_take(struct pacer_budget_ring *r, const struct pacer_budget_params *p,
+				   __u64 limit, __u64 *now)
+{
+	__u64 got;
+
+	return pacer_budget_draw(r, p, limit, 1, now, &got);
+}
+
+/*
+ * After a draw or refusal (the release done at the ring's time): the ring
+ * time before which every draw under `limit` is refused, 0 if none is.
+ * Until the oldest held bucket is released nothing leaves the ring, and
+ * draws only add to it, so while inflight >= limit that holds until then.
+ */
+PACER_INLINE __u64 pacer_budget_full_until(const struct pacer_budget_ring *r, __u64 limit,
+					   __u64 window_ns)
+{
+	if (!r->len || r->inflight < limit)
+		return 0;
+	return r->b[r->head & PACER_BUDGET_MASK].last_ns + window_ns;
+}
+
+/*
+ * Admissions a CPU draws at once: K / (PACER_BUDGET_BATCH_SHARE * ncpus),
+ * at least 1, at most PACER_BUDGET_MAX_BATCH (the lock is then amortised
+ * well enough) and at most the slack count (a bucket never takes more).
+ * The slack ncpus * (B - 1) is then below K / PACER_BUDGET_BATCH_SHARE.
+ */
+#define PACER_BUDGET_BATCH_SHARE 64u
+#define PACER_BUDGET_MAX_BATCH 64u
+
+PACER_INLINE __u32 pacer_budget_batch(__u64 limit, __u64 slack_count, __u32 ncpus)
+{
+	__u64 b = limit / ((__u64)PACER_BUDGET_BATCH_SHARE * (ncpus ? ncpus : 1));
+
+	if (b > PACER_BUDGET_MAX_BATCH)
+		b = PACER_BUDGET_MAX_BATCH;
+	if (slack_count && b > slack_count)
+		b = slack_count;
+	return b ? (__u32)b : 1;
+}
+
+/* The most admissions above K in any window of length T, batches of B on ncpus CPUs. */
+PACER_INLINE __u64 pacer_budget_batch_slack(__u32 batch, __u32 ncpus)
+{
+	return batch > 1 ? (__u64)ncpus * (batch - 1) : 0;
+}
+
+/*
+ * Spend one of this CPU's drawn admissions: 1 if there was one valid under
+ * configuration `seq` that this request may use (new sources only from a
+ * batch drawn within new_limit), *now moved up to the CPU's latest
+ * admission; 0 if the CPU must draw.
+ */
+PACER_INLINE int pacer_budget_spend(struct pacer_budget_local *l, __u64 seq, int returning,
+				    __u64 *now)
+{
+	if (l->seq != seq || !l->credits || (!returning && !l->open))
+		return 0;
+	l->credits--;
+	if (*now < l->time_ns)
+		*now = l->time_ns;
+	l->time_ns = *now;
+	return 1;
+}
+
+/* After a draw of got >= 1 at ring time now: one spent at once, the rest kept. */
+PACER_INLINE void pacer_budget_keep(struct pacer_budget_local *l, __u64 seq, __u64 got, int open,
+				    __u64 now)
+{
+	l->seq = seq;
+	l->credits = got - 1;
+	l->open = (__u32)open;
+	l->time_ns = now;
 }
 
 PACER_INLINE void pacer_budget_params_of(const struct pacer_budget_cfg *c,
@@ -248,6 +376,53 @@ PACER_INLINE void pacer_budget_params_of(const struct pacer_budget_cfg *c,
 	p->slack_ns = c->slack_ns;
 	p->slack_count = c->slack_count;
 	p->buckets = c->buckets;
+}
+
+/* The batch a CPU draws under c (0 in a configuration written without one reads as 1). */
+PACER_INLINE __u64 pacer_budget_cfg_batch(const struct pacer_budget_cfg *c)
+{
+	return c->batch ? c->batch : 1;
+}
+
+/*
+ * The datapath's steps on the shared value, the lock left to the caller
+ * (bpf/lib/budget.h; tests/unit_budget.c runs them on simulated CPUs).
+ *
+ * Without the lock: whether a draw under `slot`'s limit at time t must be
+ * refused, from what the last locked operation under configuration `seq`
+ * left.  Reads may race with a draw on another CPU: what they read was
+ * true of the ring at some point, and the ring only refuses more until
+ * full_until passes.
+ */
+PACER_INLINE int pacer_budget_full(const struct pacer_budget_state *s, __u64 seq, __u32 slot,
+				   __u64 t)
+{
+	__u64 rt = *(volatile const __u64 *)&s->ring.clock_ns;
+
+	if (rt < t)
+		rt = t;
+	return *(volatile const __u64 *)&s->full_seq == seq &&
+	       rt < *(volatile const __u64 *)&s->full_until[slot & 1];
+}
+
+/* Under the lock: a draw of the configured batch, then full_until for both limits. */
+PACER_INLINE int pacer_budget_draw_locked(struct pacer_budget_state *s,
+					  const struct pacer_budget_cfg *c, __u64 limit, __u64 *now,
+					  __u64 *got)
+{
+	struct pacer_budget_params p;
+	int verdict;
+
+	pacer_budget_params_of(c, &p);
+	verdict = pacer_budget_draw(&s->ring, &p, limit, pacer_budget_cfg_batch(c), now, got);
+	s->full_until[PACER_BUDGET_NEW] = pacer_budget_full_until(&s->ring, c->new_limit,
+								   c->window_ns);
+	s->full_until[PACER_BUDGET_RETURNING] = pacer_budget_full_until(&s->ring, c->limit,
+									 c->window_ns);
+	s->full_seq = c->seq;
+	s->locked++;
+	s->draws += *got != 0;
+	return verdict;
 }
 
 /*

@@ -4,8 +4,11 @@
  *  - two threads pinned to CPU 0 and CPU 1 send new sources at once, every
  *    packet recorded through the ring buffer with the time the budget
  *    admitted it; no window of length T may hold more than K admissions,
- *    and the budget must have been used (refusals and admissions on both
- *    CPUs);
+ *    plus the slack of the CPUs' batches (none with a batch of 1), the
+ *    budget must have been used (refusals and admissions on both CPUs), the
+ *    lock taken once per batch and refusals mostly without it;
+ *  - the reserve with batches on two CPUs: returning sources pass after a
+ *    flood of new ones from both CPUs took the new sources' share;
  *  - off by default; budget drops counted apart from pacing drops; the
  *    reserve lets a returning source in when new ones are refused; a live
  *    change through the sequence count takes effect on the next packet;
@@ -170,6 +173,14 @@ static int by_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static const struct {
+	const char *rate, *slack_time, *slack_count;
+	uint64_t K, T;
+} two_cpu_cases[] = {
+	{ "40/1ms", "100us", "4", 40, 1000000ULL },            /* batch 1: exact */
+	{ "1280/5ms", "500us", "128", 1280, 5000000ULL },      /* batches of 10 on 2 CPUs */
+};
+
 START_TEST(test_budget_two_cpus)
 {
 	struct xdp_pacer_bpf *skel = open_pacer(PACER_CLOCK_PRECISE, 16, 1000000ULL);
@@ -177,14 +188,20 @@ START_TEST(test_budget_two_cpus)
 	struct race r = { 0 };
 	struct recs c = { 0 };
 	struct ring_buffer *rb;
-	uint64_t st[PACER_STAT_MAX];
+	struct pacer_budget_state bs;
+	uint64_t st[PACER_STAT_MAX], K = two_cpu_cases[_i].K, T = two_cpu_cases[_i].T, slack;
 	unsigned long i, j, worst = 0, windows_full = 0;
+	uint32_t zero = 0, batch;
 	pthread_t t[2];
 	int k;
 
 	skel->data->pacer_cfg.sample_src_thresh = 1ULL << 32; /* record every packet */
 	skel->data_budget->pacer_budget_cfg.seen_cells_log2 = PACER_BUDGET_DEFAULT_SEEN_LOG2;
-	budget_cfg(&skel->data_budget->pacer_budget_cfg, "40/1ms", "100us", "4", "0");
+	budget_cfg(&skel->data_budget->pacer_budget_cfg, two_cpu_cases[_i].rate,
+		   two_cpu_cases[_i].slack_time, two_cpu_cases[_i].slack_count, "0");
+	batch = skel->data_budget->pacer_budget_cfg.batch;
+	slack = pacer_budget_batch_slack(batch, (uint32_t)libbpf_num_possible_cpus());
+	ck_assert_uint_eq(batch, _i ? pacer_budget_batch(K, 128, (uint32_t)libbpf_num_possible_cpus()) : 1);
 	ck_assert_int_eq(xdp_pacer_bpf__load(skel), 0);
 	r.prog_fd = bpf_program__fd(skel->progs.xdp_pacer);
 	ck_assert_int_eq(pthread_barrier_init(&r.start, NULL, 2), 0);
@@ -196,6 +213,8 @@ START_TEST(test_budget_two_cpus)
 		pthread_join(t[k], NULL);
 	ck_assert_msg(s[0].err == 0 && s[1].err == 0, "sender failed: %d %d", s[0].err, s[1].err);
 	counters(skel, st);
+	ck_assert_int_eq(bpf_map_lookup_elem_flags(bpf_map__fd(skel->maps.pacer_budget), &zero, &bs,
+						   BPF_F_LOCK), 0);
 
 	c.cap = 2 * PACKETS_PER_CPU;
 	c.ts = calloc(c.cap, sizeof(*c.ts));
@@ -208,16 +227,20 @@ START_TEST(test_budget_two_cpus)
 	qsort(c.ts, c.n, sizeof(*c.ts), by_u64);
 	/* every window (ts[j] - T, ts[j]] */
 	for (i = 0, j = 0; j < c.n; j++) {
-		while (c.ts[j] - c.ts[i] >= RACE_T_NS)
+		while (c.ts[j] - c.ts[i] >= T)
 			i++;
 		if (j - i + 1 > worst)
 			worst = j - i + 1;
-		windows_full += j - i + 1 == RACE_K;
+		windows_full += j - i + 1 >= K;
 	}
-	printf("    %llu packets, %lu admitted on CPU 0 + %lu on CPU 1, %llu budget drops, "
-	       "%lu windows at K, fullest window %lu of K = %d\n",
-	       (unsigned long long)st[PACER_STAT_SEEN], s[0].passed, s[1].passed,
-	       (unsigned long long)st[PACER_STAT_DROPPED_BUDGET], windows_full, worst, RACE_K);
+	printf("    %s, batch %u: %llu packets, %lu admitted on CPU 0 + %lu on CPU 1, %llu budget drops, "
+	       "%llu batches drawn, %llu under the lock; %lu windows at K or more, fullest window "
+	       "%lu of K = %llu + slack %llu\n",
+	       two_cpu_cases[_i].rate, batch, (unsigned long long)st[PACER_STAT_SEEN], s[0].passed,
+	       s[1].passed, (unsigned long long)st[PACER_STAT_DROPPED_BUDGET],
+	       (unsigned long long)bs.draws, (unsigned long long)bs.locked, windows_full, worst,
+	       (unsigned long long)K, (unsigned long long)slack);
+	fflush(stdout);
 	ck_assert_uint_eq(st[PACER_STAT_RECORD_LOST], 0);
 	ck_assert_uint_eq(c.records, 2 * PACKETS_PER_CPU);
 	ck_assert_uint_eq(c.n, s[0].passed + s[1].passed);
@@ -227,9 +250,108 @@ START_TEST(test_budget_two_cpus)
 	ck_assert_uint_gt(s[1].passed, 100);
 	ck_assert_uint_gt(st[PACER_STAT_DROPPED_BUDGET], 1000);
 	ck_assert_uint_gt(windows_full, 10);
-	ck_assert_msg(worst <= RACE_K, "a window of 1 ms held %lu admissions, budget %d", worst, RACE_K);
+	ck_assert_msg(worst <= K + slack, "a window of %llu ns held %lu admissions, budget %llu + slack %llu",
+		      (unsigned long long)T, worst, (unsigned long long)K, (unsigned long long)slack);
+	/* one lock per batch drawn, and refusals mostly without it */
+	if (batch > 1)
+		ck_assert_uint_lt(bs.draws * (batch / 2), s[0].passed + s[1].passed);
+	else
+		ck_assert_uint_eq(bs.draws, s[0].passed + s[1].passed);
+	ck_assert_uint_lt(bs.locked * 10, st[PACER_STAT_SEEN]);
 	free(c.ts);
 	pthread_barrier_destroy(&r.start);
+	xdp_pacer_bpf__destroy(skel);
+}
+END_TEST
+
+/* Sources base .. base + n - 1 from a thread pinned to cpu, once each. */
+struct burst {
+	int prog_fd, cpu, err;
+	uint32_t base, n;
+	unsigned long passed;
+};
+
+static void *burst_loop(void *arg)
+{
+	struct burst *b = arg;
+	cpu_set_t set;
+	uint32_t i;
+
+	CPU_ZERO(&set);
+	CPU_SET(b->cpu, &set);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set))
+		b->err = -1;
+	for (i = 0; i < b->n && !b->err; i++) {
+		int v = send_one(b->prog_fd, b->base + i);
+
+		if (v < 0)
+			b->err = v;
+		b->passed += v == 2;
+	}
+	return NULL;
+}
+
+/* Both CPUs at once: sources base0.. on CPU 0 and base1.. on CPU 1; the admissions. */
+static unsigned long burst_two_cpus(int fd, uint32_t base0, uint32_t base1, uint32_t n)
+{
+	struct burst b[2] = { { .prog_fd = fd, .cpu = 0, .base = base0, .n = n },
+			      { .prog_fd = fd, .cpu = 1, .base = base1, .n = n } };
+	pthread_t t[2];
+	int k;
+
+	for (k = 0; k < 2; k++)
+		ck_assert_int_eq(pthread_create(&t[k], NULL, burst_loop, &b[k]), 0);
+	for (k = 0; k < 2; k++)
+		pthread_join(t[k], NULL);
+	ck_assert_msg(b[0].err == 0 && b[1].err == 0, "sender failed: %d %d", b[0].err, b[1].err);
+	return b[0].passed + b[1].passed;
+}
+
+/*
+ * The reserve with batches on two CPUs: returning sources, then a flood of
+ * new ones from both CPUs takes the new sources' share (K - reserve, less
+ * what is in flight, plus at most the batches' slack), and every returning
+ * source passes after it, on either CPU.
+ */
+#define RES_GOOD 20 /* per CPU */
+#define RES_FLOOD 6000
+START_TEST(test_reserve_with_batches_two_cpus)
+{
+	struct xdp_pacer_bpf *skel = open_pacer(PACER_CLOCK_PRECISE, 24, 1000000000ULL);
+	struct pacer_budget_cfg want;
+	uint64_t st[PACER_STAT_MAX], slack, share;
+	unsigned long good, flood, back;
+	int fd;
+
+	skel->data_budget->pacer_budget_cfg.seen_cells_log2 = PACER_BUDGET_DEFAULT_SEEN_LOG2;
+	ck_assert_int_eq(bpf_map__set_max_entries(skel->maps.pacer_seen,
+						  PACER_BUDGET_DEFAULT_SEEN_LINES), 0);
+	ck_assert_int_eq(xdp_pacer_bpf__load(skel), 0);
+	fd = bpf_program__fd(skel->progs.xdp_pacer);
+	want = skel->data_budget->pacer_budget_cfg;
+	budget_cfg(&want, "2560/60s", NULL, NULL, "50");
+	budget_cfg_store(&skel->data_budget->pacer_budget_cfg, &want);
+	ck_assert_uint_gt(want.batch, 1);
+	slack = pacer_budget_batch_slack(want.batch, (uint32_t)libbpf_num_possible_cpus());
+
+	good = burst_two_cpus(fd, 0x0f000000u, 0x0f100000u, RES_GOOD);
+	ck_assert_uint_eq(good, 2 * RES_GOOD);
+	usleep(1100000); /* the interval: the good sources may send again */
+	flood = burst_two_cpus(fd, 0xa0000000u, 0xa1000000u, RES_FLOOD);
+	/* the good sources come back on the other CPU */
+	back = burst_two_cpus(fd, 0x0f100000u, 0x0f000000u, RES_GOOD);
+	counters(skel, st);
+	share = want.new_limit - 2 * RES_GOOD;
+	printf("    reserve 50 %% of 2560, batch %u: %lu of %d new sources admitted (share %llu + "
+	       "slack %llu), then %lu of %d returning sources; %llu returning admissions\n",
+	       want.batch, flood, 2 * RES_FLOOD, (unsigned long long)share,
+	       (unsigned long long)slack, back, 2 * RES_GOOD,
+	       (unsigned long long)st[PACER_STAT_BUDGET_RETURNING]);
+	fflush(stdout);
+	ck_assert_uint_eq(back, 2 * RES_GOOD);
+	ck_assert_uint_le(flood, share + slack);
+	ck_assert_uint_ge(flood + 2 * want.batch, share);
+	ck_assert_uint_eq(st[PACER_STAT_BUDGET_RETURNING], 2 * RES_GOOD);
 	xdp_pacer_bpf__destroy(skel);
 }
 END_TEST
@@ -432,7 +554,8 @@ int main(void)
 	suite_add_tcase(s, one);
 	if (sysconf(_SC_NPROCESSORS_ONLN) >= 2) {
 		tcase_set_timeout(two, 120);
-		tcase_add_test(two, test_budget_two_cpus);
+		tcase_add_loop_test(two, test_budget_two_cpus, 0, 2);
+		tcase_add_test(two, test_reserve_with_batches_two_cpus);
 		suite_add_tcase(s, two);
 	} else {
 		printf("two-CPU test skipped: this machine has %ld CPU\n",

@@ -11,6 +11,10 @@
  *    equals pacer_budget_ring_size(), and is compared with the document's
  *    guess (buckets_A + buckets_B) and one less, also under the document's
  *    own release rule;
+ *  - batches across CPUs: the batch size and its slack, a draw's limits,
+ *    and simulated CPUs running the datapath's steps (spend, refuse without
+ *    the lock, draw under it) against the exact window: never more than
+ *    K + slack, refusals without the lock only where the ring refuses;
  *  - the options (budget_cfg.c) and the returning-source stamps.
  */
 #include <check.h>
@@ -195,6 +199,244 @@ START_TEST(test_exact_when_slack_is_one)
 	t = 105; /* a CPU behind: admitted at the ring's time, never before */
 	ck_assert_int_eq(pacer_budget_take(&r, &p, 3, &t), PACER_BUDGET_EMPTY);
 	ck_assert_uint_eq(t, 110);
+}
+END_TEST
+
+/* ---- batches across CPUs ---- */
+
+START_TEST(test_batch_size)
+{
+	uint64_t K;
+	uint32_t n;
+
+	/* small K: one admission per draw, exact */
+	ck_assert_uint_eq(pacer_budget_batch(40, 4, 2), 1);
+	ck_assert_uint_eq(pacer_budget_batch(1000, 100, 16), 1);
+	ck_assert_uint_eq(pacer_budget_batch(2000, 200, 2), 15);
+	ck_assert_uint_eq(pacer_budget_batch(20000, 2000, 16), 19);
+	/* capped, and never more than a bucket takes */
+	ck_assert_uint_eq(pacer_budget_batch(100000, 10000, 16), PACER_BUDGET_MAX_BATCH);
+	ck_assert_uint_eq(pacer_budget_batch(1ULL << 32, 0, 1), PACER_BUDGET_MAX_BATCH);
+	ck_assert_uint_eq(pacer_budget_batch(100000, 5, 2), 5);
+	ck_assert_uint_eq(pacer_budget_batch(100000, 1, 2), 1);
+	ck_assert_uint_eq(pacer_budget_batch(100000, 10000, 0), PACER_BUDGET_MAX_BATCH);
+	ck_assert_uint_eq(pacer_budget_batch_slack(1, 16), 0);
+	ck_assert_uint_eq(pacer_budget_batch_slack(19, 16), 16 * 18);
+	/* the slack stays below K / PACER_BUDGET_BATCH_SHARE */
+	for (n = 1; n <= 512; n = n * 2 + 1)
+		for (K = 1; K < (1ULL << 33); K = K * 3 + 1)
+			ck_assert_msg(pacer_budget_batch_slack(pacer_budget_batch(K, 0, n), n) * PACER_BUDGET_BATCH_SHARE <= K,
+				      "K %llu on %u CPUs: slack %llu", (unsigned long long)K, n,
+				      (unsigned long long)pacer_budget_batch_slack(pacer_budget_batch(K, 0, n), n));
+}
+END_TEST
+
+START_TEST(test_draw_stops_at_limit_and_bucket)
+{
+	struct pacer_budget_ring r = { 0 };
+	struct pacer_budget_params p = { .limit = 10, .window_ns = 100, .slack_count = 4 };
+	struct pacer_budget_local l = { 0 };
+	__u64 t = 1000, got;
+
+	p.buckets = (uint32_t)pacer_budget_ring_size(10, 100, 0, 4);
+	/* a bucket never takes more than C: 3 of 3 asked, then 1 of 3 fills it to 4 */
+	ck_assert_int_eq(pacer_budget_draw(&r, &p, 10, 3, &t, &got), PACER_BUDGET_ADMIT);
+	ck_assert_uint_eq(got, 3);
+	ck_assert_int_eq(pacer_budget_draw(&r, &p, 10, 3, &t, &got), PACER_BUDGET_ADMIT);
+	ck_assert_uint_eq(got, 1);
+	ck_assert_uint_eq(r.len, 1);
+	ck_assert_int_eq(pacer_budget_draw(&r, &p, 10, 3, &t, &got), PACER_BUDGET_ADMIT);
+	ck_assert_uint_eq(got, 3);
+	ck_assert_uint_eq(r.len, 2);
+	/* never past the limit: 7 in flight, a new source's limit of 8 leaves 1 */
+	ck_assert_int_eq(pacer_budget_draw(&r, &p, 8, 3, &t, &got), PACER_BUDGET_ADMIT);
+	ck_assert_uint_eq(got, 1);
+	ck_assert_int_eq(pacer_budget_draw(&r, &p, 8, 3, &t, &got), PACER_BUDGET_EMPTY);
+	ck_assert_uint_eq(got, 0);
+	ck_assert_uint_eq(pacer_budget_full_until(&r, 8, 100), 1100);
+	ck_assert_uint_eq(pacer_budget_full_until(&r, 10, 100), 0);
+	ck_assert_uint_eq(r.inflight, 8);
+
+	/* a CPU's batch: one spent at the draw, the rest alone; a live change drops them */
+	pacer_budget_keep(&l, 6, 3, 0, 1000);
+	t = 990; /* a reading behind the CPU's last admission */
+	ck_assert(!pacer_budget_spend(&l, 6, 0, &t)); /* drawn past new_limit: not for new sources */
+	ck_assert(pacer_budget_spend(&l, 6, 1, &t));
+	ck_assert_uint_eq(t, 1000);
+	ck_assert(!pacer_budget_spend(&l, 8, 1, &t));
+	ck_assert(pacer_budget_spend(&l, 6, 1, &t));
+	ck_assert(!pacer_budget_spend(&l, 6, 1, &t));
+}
+END_TEST
+
+/* Admission times in order: counts in (from, now] with a moving start. */
+struct window {
+	const struct oracle *o;
+	size_t first;
+};
+
+static uint64_t window_count(struct window *w, uint64_t from)
+{
+	while (w->first < w->o->n && w->o->t[w->first] <= from)
+		w->first++;
+	return w->o->n - w->first;
+}
+
+struct cpus_case {
+	uint64_t K, T, S, C;
+	uint32_t reserve_pct, ncpus;
+};
+
+struct cpus_stats {
+	unsigned long admitted, spent, draws, locked, refused_unlocked, refused_locked;
+	uint64_t slack, worst;
+};
+
+/*
+ * The datapath's steps (include/pacer_budget.h) on ncpus simulated CPUs that
+ * take turns at random, each with its own batch, in overload, light load
+ * and pauses; a live change every so often (reserve cases).  Checks every
+ * admission against the exact window (never more than K + slack), every
+ * refusal without the lock against a draw on a copy of the ring (which must
+ * refuse too), and, without a reserve or live change, every refusal against
+ * the bounds of A and B counted with what CPUs still hold.
+ */
+static void run_cpus(const struct cpus_case *cc, unsigned seed, unsigned long requests,
+		     struct cpus_stats *out)
+{
+	struct pacer_budget_state *s = calloc(1, sizeof(*s)), *copy = malloc(sizeof(*s));
+	struct pacer_budget_local *l = calloc(cc->ncpus, sizeof(*l));
+	struct pacer_budget_cfg c = { .seq = 2, .limit = cc->K, .window_ns = cc->T,
+				      .slack_ns = cc->S, .slack_count = cc->C };
+	struct oracle o = { 0 };
+	struct window w = { &o, 0 }, wa = { &o, 0 };
+	uint64_t now = 4 * (cc->T + cc->S), x = seed * 0x9e3779b97f4a7c15ULL + 7, gap = cc->T / cc->K;
+	int live_changes = cc->reserve_pct != 0;
+	unsigned long i;
+
+	ck_assert_ptr_nonnull(s);
+	ck_assert_ptr_nonnull(copy);
+	ck_assert_ptr_nonnull(l);
+	c.buckets = (uint32_t)pacer_budget_ring_size(cc->K, cc->T, cc->S, cc->C);
+	c.new_limit = cc->K - cc->K * cc->reserve_pct / 100;
+	c.batch = pacer_budget_batch(cc->K, cc->C, cc->ncpus);
+	memset(out, 0, sizeof(*out));
+	out->slack = pacer_budget_batch_slack(c.batch, cc->ncpus);
+	for (i = 0; i < requests; i++) {
+		uint32_t cpu, slot;
+		__u64 lim, t, got, in_window, held = 0;
+		int returning, v;
+
+		x = pacer_mix64(x);
+		/* phases of 3 K requests: overload (2 K per T), light (K/2 per T), pauses */
+		switch ((i / (3 * cc->K)) % 3) {
+		case 0: now += (x >> 8) % (gap + 1); break;
+		case 1: now += (x >> 8) % (4 * gap + 1); break;
+		default:
+			if (x % 500 == 0)
+				now += (x >> 8) % (2 * cc->T);
+			else if (x % 16 == 0)
+				now += (x >> 8) % (cc->S ? 2 * cc->S : cc->T / 4 + 1);
+			else
+				now += (x >> 8) % (gap + 1);
+		}
+		if (live_changes && i % 5000 == 4999)
+			c.seq += 2; /* a `set` that changes nothing: every batch is dropped */
+		cpu = (uint32_t)(x >> 32) % cc->ncpus;
+		returning = c.new_limit == c.limit || ((x >> 40) & 3) == 0;
+		slot = returning ? PACER_BUDGET_RETURNING : PACER_BUDGET_NEW;
+		lim = returning ? c.limit : c.new_limit;
+		t = now;
+		if (pacer_budget_spend(&l[cpu], c.seq, returning, &t)) {
+			out->spent++;
+			v = PACER_BUDGET_ADMIT;
+		} else if (pacer_budget_full(s, c.seq, slot, t)) {
+			/* the ring under its lock would refuse too */
+			memcpy(copy, s, sizeof(*s));
+			ck_assert_int_ne(pacer_budget_draw_locked(copy, &c, lim, &t, &got),
+					 PACER_BUDGET_ADMIT);
+			out->refused_unlocked++;
+			v = PACER_BUDGET_EMPTY;
+		} else {
+			v = pacer_budget_draw_locked(s, &c, lim, &t, &got);
+			if (v == PACER_BUDGET_ADMIT)
+				pacer_budget_keep(&l[cpu], c.seq, got, s->ring.inflight <= c.new_limit, t);
+			else
+				out->refused_locked++;
+		}
+		ck_assert_int_ne(v, PACER_BUDGET_NO_BUCKET);
+		ck_assert_uint_eq(t, now); /* one clock: nothing is behind */
+		in_window = window_count(&w, now - cc->T);
+		if (v == PACER_BUDGET_ADMIT) {
+			ck_assert_msg(in_window + 1 <= cc->K + out->slack,
+				      "admitted with %llu in the window, K %llu + slack %llu",
+				      (unsigned long long)in_window, (unsigned long long)cc->K,
+				      (unsigned long long)out->slack);
+			if (in_window + 1 > out->worst)
+				out->worst = in_window + 1;
+			oracle_add(&o, now);
+			out->admitted++;
+			continue;
+		}
+		if (live_changes)
+			continue;
+		/* drawn in the window = spent in it + still held (nothing is dropped here) */
+		for (cpu = 0; cpu < cc->ncpus; cpu++)
+			held += l[cpu].seq == c.seq ? l[cpu].credits : 0;
+		if (in_window + held >= lim)
+			continue;
+		if (cc->S)
+			ck_assert_msg(window_count(&wa, now - cc->T - cc->S) + held >= lim,
+				      "refusal at %llu outside A: %llu within T + S, %llu in T, %llu held, limit %llu, inflight %llu, len %u, head last %llu, unlocked %lu",
+				      (unsigned long long)now, (unsigned long long)window_count(&wa, now - cc->T - cc->S),
+				      (unsigned long long)in_window, (unsigned long long)held, (unsigned long long)lim,
+				      (unsigned long long)s->ring.inflight, s->ring.len,
+				      (unsigned long long)s->ring.b[s->ring.head & PACER_BUDGET_MASK].last_ns, out->refused_unlocked);
+		if (cc->C)
+			ck_assert_msg(lim - in_window - held < cc->C,
+				      "refusal outside B: %llu free", (unsigned long long)(lim - in_window - held));
+	}
+	out->draws = s->draws;
+	out->locked = s->locked;
+	free(o.t);
+	free(l);
+	free(copy);
+	free(s);
+}
+
+START_TEST(test_batches_across_cpus)
+{
+	static const struct cpus_case cases[] = {
+		{ 200, 1000000, 100000, 20, 0, 2 },        /* B = 1: exact */
+		{ 2000, 1000000, 100000, 200, 0, 2 },      /* B = 15 */
+		{ 2000, 1000000, 0, 200, 0, 2 },           /* B alone */
+		{ 2000, 1000000, 100000, 0, 0, 2 },        /* A alone */
+		{ 2000, 1000000, 100000, 200, 30, 4 },     /* reserve, live changes */
+		{ 20000, 10000000, 1000000, 2000, 0, 16 }, /* B = 19 on 16 CPUs */
+	};
+	struct cpus_stats st;
+	unsigned k;
+
+	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		const struct cpus_case *cc = &cases[k];
+		uint32_t b = pacer_budget_batch(cc->K, cc->C, cc->ncpus);
+
+		run_cpus(cc, k + 1, 30 * cc->K, &st);
+		printf("    K %llu, %u CPUs, batch %u, reserve %u %%: %lu admitted (%lu from held batches), "
+		       "%lu draws, %lu locked, %lu refused without the lock and %lu with it; "
+		       "fullest window %llu, bound K + %llu\n",
+		       (unsigned long long)cc->K, cc->ncpus, b, cc->reserve_pct, st.admitted, st.spent,
+		       st.draws, st.locked, st.refused_unlocked, st.refused_locked,
+		       (unsigned long long)st.worst, (unsigned long long)st.slack);
+		ck_assert_uint_le(st.worst, cc->K + st.slack);
+		ck_assert_uint_ge(st.worst, cc->K); /* overloaded: windows filled */
+		/* the lock is taken once per batch and once per change of state, not per packet */
+		ck_assert_uint_gt(st.refused_unlocked, 10 * st.refused_locked);
+		if (b > 1)
+			ck_assert_uint_lt(st.draws * (b / 2), st.admitted);
+		else
+			ck_assert_uint_eq(st.draws, st.admitted);
+	}
 }
 END_TEST
 
@@ -583,6 +825,9 @@ int main(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_exact_when_slack_is_one);
+	tcase_add_test(tc, test_batch_size);
+	tcase_add_test(tc, test_draw_stops_at_limit_and_bucket);
+	tcase_add_test(tc, test_batches_across_cpus);
 	tcase_add_test(tc, test_options);
 	tcase_add_test(tc, test_seen_stamps);
 	suite_add_tcase(s, tc);

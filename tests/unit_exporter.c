@@ -171,7 +171,7 @@ START_TEST(test_budget_gauges)
 	p.budget = (struct pacer_budget_cfg){ .limit = 50000, .window_ns = 1000000000,
 					      .slack_ns = 100000000, .slack_count = 5000,
 					      .new_limit = 40000, .horizon_ns = 10000000000ULL,
-					      .buckets = 12, .seen_cells_log2 = 18 };
+					      .buckets = 12, .seen_cells_log2 = 18, .batch = 39 };
 	t = prom_text(&p, 1);
 	ck_assert_ptr_nonnull(strstr(t, "xdp_pacer_budget_limit_packets{ifname=\"eth0\"} 50000\n"));
 	ck_assert_ptr_nonnull(strstr(t, "xdp_pacer_budget_window_seconds{ifname=\"eth0\"} 1\n"));
@@ -181,6 +181,7 @@ START_TEST(test_budget_gauges)
 	ck_assert_ptr_nonnull(strstr(t, "xdp_pacer_budget_horizon_seconds{ifname=\"eth0\"} 10\n"));
 	ck_assert_ptr_nonnull(strstr(t, "xdp_pacer_budget_buckets{ifname=\"eth0\"} 12\n"));
 	ck_assert_ptr_nonnull(strstr(t, "xdp_pacer_budget_filter_cells{ifname=\"eth0\"} 262144\n"));
+	ck_assert_ptr_nonnull(strstr(t, "xdp_pacer_budget_batch_packets{ifname=\"eth0\"} 39\n"));
 	free(t);
 }
 END_TEST

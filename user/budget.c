@@ -111,4 +111,6 @@ void budget_show(const struct pacer_handle *h)
 	}
 	/* Buckets that have cooled but wait for the next packet to release them read as held. */
 	show_ring(&s.ring, c.limit, now > s.ring.clock_ns ? now : s.ring.clock_ns);
+	printf("  budget batches: %llu drawn, %llu lock round trips (draws and refusals that took the lock)\n",
+	       (unsigned long long)s.draws, (unsigned long long)s.locked);
 }

@@ -4,14 +4,15 @@
  * the ring logic): runs after per-source pacing judged a packet admissible,
  * before its source's state is written (only if this stage admits it too).
  *
- * Across CPUs the ring is one map value guarded by a bpf_spin_lock: the
- * release, the check and the admission are one critical section, so the
- * guarantee (at most K admissions in any window of length T of the ring's
- * time) is exact on any number of CPUs.  Cost per packet that reaches the
- * stage: one lock round trip on a cache line every CPU writes, plus the
- * release loop (amortised one bucket per admission).  Packets the pacer
- * drops never reach it.  The cached clock is read inside the lock, so the
- * ring's time is the clock itself unless a CPU's reading was behind.
+ * Across CPUs the ring is one map value guarded by a bpf_spin_lock, but a
+ * CPU takes the lock only to draw a batch of admissions (include/
+ * pacer_budget.h: the batch B and the slack it adds, ncpus * (B - 1) above
+ * K in any window) and spends them from its own per-CPU value.  A refusal
+ * takes no lock while the ring's full_until says it is full: it reads that
+ * cache line and writes nothing shared, so a flood the budget refuses
+ * costs each CPU its own work.  Release, check and draw are one critical
+ * section.  The cached clock is read inside the lock, so the ring's time is
+ * the clock itself unless a CPU's reading was behind.
  */
 #ifndef PACER_BPF_BUDGET_H
 #define PACER_BPF_BUDGET_H
@@ -25,6 +26,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct pacer_budget_state);
 } pacer_budget SEC(".maps");
+
+/* Each CPU's batch of drawn admissions. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pacer_budget_local);
+} pacer_budget_local SEC(".maps");
 
 /* The returning-source filter; the loader sizes it (--reserve-cells). */
 struct {
@@ -54,6 +63,7 @@ static __always_inline int budget_cfg_read(struct pacer_budget_cfg *out)
 	out->horizon_ns = c->horizon_ns;
 	out->buckets = c->buckets;
 	out->seen_cells_log2 = c->seen_cells_log2;
+	out->batch = c->batch;
 	asm volatile("" ::: "memory");
 	return (seq & 1) || c->seq != seq ? -1 : 0;
 }
@@ -92,19 +102,30 @@ static __always_inline int seen_probe(__u64 h, const struct pacer_budget_cfg *c,
 	return recent;
 }
 
+static __always_inline int budget_refuse(struct pacer_counters *st, int verdict)
+{
+	st->c[PACER_STAT_DROPPED_BUDGET]++;
+	if (verdict == PACER_BUDGET_NO_BUCKET)
+		st->c[PACER_STAT_BUDGET_NO_BUCKET]++;
+	return 1;
+}
+
 /*
  * 0: admitted (or budget off), *now_ns set to the ring time of the
  * admission; 1: dropped, counted.  A reserve (new_limit < limit) makes
  * sources not admitted within the horizon wait once new_limit are in flight.
+ * An admission spends one of this CPU's drawn admissions, or draws a batch
+ * under the lock; a refusal reads full_until, or finds the ring full under
+ * the lock.
  */
 static __always_inline int budget_stage(__u64 h, __u64 *now_ns, struct pacer_counters *st)
 {
 	const struct pacer_clock_state *clk;
+	struct pacer_budget_local *loc;
 	struct pacer_budget_cfg c;
-	struct pacer_budget_params p;
 	struct pacer_budget_state *s;
-	__u64 limit, t = *now_ns;
-	__u32 zero = 0;
+	__u64 limit, got = 0, inflight, t = *now_ns;
+	__u32 zero = 0, slot;
 	int returning = 0, verdict;
 
 	if (!pacer_budget_cfg.limit)
@@ -116,28 +137,38 @@ static __always_inline int budget_stage(__u64 h, __u64 *now_ns, struct pacer_cou
 	if (!c.limit)
 		return 0;
 	s = bpf_map_lookup_elem(&pacer_budget, &zero);
-	if (!s) {
+	loc = bpf_map_lookup_elem(&pacer_budget_local, &zero);
+	if (!s || !loc) {
 		st->c[PACER_STAT_MAP_ERROR]++;
 		return 1;
 	}
 	limit = c.limit;
+	slot = PACER_BUDGET_RETURNING;
 	if (c.new_limit < c.limit) {
 		returning = seen_probe(h, &c, t, 0);
-		if (!returning)
+		if (!returning) {
 			limit = c.new_limit;
+			slot = PACER_BUDGET_NEW;
+		}
+	} else {
+		returning = 1; /* no reserve: every batch serves every source */
 	}
-	pacer_budget_params_of(&c, &p);
-	clk = clock_cached();
-	bpf_spin_lock(&s->lock);
-	if (clk && clk->armed == CLOCK_RUNNING && *(volatile const __u64 *)&clk->now_ns > t)
-		t = *(volatile const __u64 *)&clk->now_ns;
-	verdict = pacer_budget_take(&s->ring, &p, limit, &t);
-	bpf_spin_unlock(&s->lock);
-	if (verdict != PACER_BUDGET_ADMIT) {
-		st->c[PACER_STAT_DROPPED_BUDGET]++;
-		if (verdict == PACER_BUDGET_NO_BUCKET)
-			st->c[PACER_STAT_BUDGET_NO_BUCKET]++;
-		return 1;
+	if (!pacer_budget_spend(loc, c.seq, returning, &t)) {
+		clk = clock_cached();
+		if (clk && clk->armed == CLOCK_RUNNING && *(volatile const __u64 *)&clk->now_ns > t)
+			t = *(volatile const __u64 *)&clk->now_ns;
+		/* full until a later time under this configuration: refuse without the lock */
+		if (pacer_budget_full(s, c.seq, slot, t))
+			return budget_refuse(st, PACER_BUDGET_EMPTY);
+		bpf_spin_lock(&s->lock);
+		if (clk && clk->armed == CLOCK_RUNNING && *(volatile const __u64 *)&clk->now_ns > t)
+			t = *(volatile const __u64 *)&clk->now_ns;
+		verdict = pacer_budget_draw_locked(s, &c, limit, &t, &got);
+		inflight = s->ring.inflight;
+		bpf_spin_unlock(&s->lock);
+		if (verdict != PACER_BUDGET_ADMIT)
+			return budget_refuse(st, verdict);
+		pacer_budget_keep(loc, c.seq, got, inflight <= c.new_limit, t);
 	}
 	if (c.new_limit < c.limit) {
 		seen_probe(h, &c, t, 1);

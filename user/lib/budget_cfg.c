@@ -29,7 +29,8 @@ const struct opt_spec budget_specs[] = {
 	  .parse = parse_budget, .dflt = "off", .off = 0, OPT_GIVEN(struct budget_opts, set_budget),
 	  .why = "expected K/T with K from 1 to 4294967296 and T a positive duration (50000/1s), or off",
 	  .help = "global budget: at most K admitted packets in any window T, over\n"
-		  "all sources and CPUs, after per-source pacing (e.g. 50000/1s)" },
+		  "all sources and CPUs, after per-source pacing (e.g. 50000/1s);\n"
+		  "plus under K/64 for CPUs' batches (status shows it)" },
 	{ .name = "slack-time", .type = OPT_DURATION, .flags = OPT_OFF | OPT_CONF | OPT_LIVE,
 	  .arg = "DUR|off",
 	  OPT_FIELD(struct budget_opts, slack_ns), OPT_GIVEN(struct budget_opts, set_slack_time),
@@ -56,6 +57,33 @@ bool budget_opts_any(const struct budget_opts *o)
 {
 	return o->set_budget || o->set_slack_time || o->set_slack_count || o->set_reserve ||
 	       o->set_horizon;
+}
+
+/* The kernel's possible-CPU list ("0-15", "0,2-3"), as libbpf counts it for per-CPU maps. */
+uint32_t budget_cpus(void)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
+	unsigned a, b;
+	uint32_t n = 0;
+	int k;
+	char sep;
+
+	if (!f)
+		return 1;
+	while ((k = fscanf(f, "%u", &a)) == 1) {
+		b = a;
+		sep = (char)fgetc(f);
+		if (sep == '-') {
+			if (fscanf(f, "%u", &b) != 1 || b < a)
+				break;
+			sep = (char)fgetc(f);
+		}
+		n += b - a + 1;
+		if (sep != ',')
+			break;
+	}
+	fclose(f);
+	return n ? n : 1;
 }
 
 int budget_apply(const struct budget_opts *o, const struct pacer_budget_cfg *cur,
@@ -109,12 +137,15 @@ int budget_apply(const struct budget_opts *o, const struct pacer_budget_cfg *cur
 	}
 	out->buckets = (uint32_t)ring;
 	out->new_limit = out->limit - out->limit * out->reserve_pct / 100;
+	out->batch = pacer_budget_batch(out->limit, out->slack_count, budget_cpus());
 	return 0;
 }
 
 const char *budget_describe(const struct pacer_budget_cfg *c, char *buf, size_t len)
 {
 	char t[32], s[32], h[32], sc[32];
+	uint32_t ncpus = budget_cpus();
+	uint64_t b = pacer_budget_cfg_batch(c);
 
 	if (!c->limit) {
 		snprintf(buf, len, "off");
@@ -123,11 +154,13 @@ const char *budget_describe(const struct pacer_budget_cfg *c, char *buf, size_t 
 	if (c->slack_count)
 		snprintf(sc, sizeof(sc), "%llu", (unsigned long long)c->slack_count);
 	snprintf(buf, len,
-		 "%llu per %s, slack time %s, slack count %s, ring of %u buckets; reserve %u%% (new sources stop at %llu in flight), horizon %s",
+		 "%llu per %s, slack time %s, slack count %s, ring of %u buckets; reserve %u%% (new sources stop at %llu in flight), horizon %s; batches of %llu per CPU (at most %llu above K in a window on %u CPUs)",
 		 (unsigned long long)c->limit, format_duration(c->window_ns, t, sizeof(t)),
 		 c->slack_ns ? format_duration(c->slack_ns, s, sizeof(s)) : "off",
 		 c->slack_count ? sc : "off", c->buckets, c->reserve_pct,
-		 (unsigned long long)c->new_limit, format_duration(c->horizon_ns, h, sizeof(h)));
+		 (unsigned long long)c->new_limit, format_duration(c->horizon_ns, h, sizeof(h)),
+		 (unsigned long long)b,
+		 (unsigned long long)pacer_budget_batch_slack((uint32_t)b, ncpus), ncpus);
 	return buf;
 }
 
@@ -147,6 +180,7 @@ void budget_cfg_store(struct pacer_budget_cfg *live, const struct pacer_budget_c
 	d->buckets = cfg->buckets;
 	d->reserve_pct = cfg->reserve_pct;
 	d->seen_cells_log2 = cfg->seen_cells_log2;
+	d->batch = cfg->batch;
 	__sync_synchronize();
 	d->seq = (seq | 1) + 1;
 }

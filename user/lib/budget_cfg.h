@@ -27,10 +27,14 @@ extern const struct opt_spec budget_specs[];
 /* "K/T": K admissions per window T ("50000/1s"). 0 or -EINVAL / -ERANGE. */
 int budget_parse_rate(const char *s, uint64_t *limit, uint64_t *window_ns);
 
+/* The CPUs the datapath can run on (possible CPUs): the batch and its slack scale with them. */
+uint32_t budget_cpus(void);
+
 /*
  * The configuration that results from applying o to cur (seq is left to the
  * writer).  --budget without slack options resets them to T/10 and
- * ceil(K/10), and the horizon to 10 T unless given.  0, or 2 with the error
+ * ceil(K/10), and the horizon to 10 T unless given; the batch follows K,
+ * the slack count and budget_cpus().  0, or 2 with the error
  * in err (e.g. a ring larger than PACER_BUDGET_MAX_BUCKETS).
  */
 int budget_apply(const struct budget_opts *o, const struct pacer_budget_cfg *cur,

@@ -79,7 +79,7 @@ enum gauge {
 	G_INTERVAL, G_RATE, G_BURST, G_THRESH, G_TICK, G_PREFIX, G_ROWS, G_WIDTH, G_TABLE_ENTRIES,
 	G_MAP_BYTES, G_SAMPLE_SOURCES, G_SAMPLE_PACKETS, G_BUDGET_LIMIT, G_BUDGET_WINDOW,
 	G_BUDGET_SLACK_TIME, G_BUDGET_SLACK_COUNT, G_BUDGET_NEW_LIMIT, G_BUDGET_HORIZON,
-	G_BUDGET_BUCKETS, G_BUDGET_FILTER_CELLS, G_MAX,
+	G_BUDGET_BUCKETS, G_BUDGET_FILTER_CELLS, G_BUDGET_BATCH, G_MAX,
 };
 
 static const struct {
@@ -104,6 +104,7 @@ static const struct {
 	[G_BUDGET_NEW_LIMIT] = { "xdp_pacer_budget_new_sources_limit_packets", "Admissions in flight up to which new sources are admitted (K minus the reserve)." },
 	[G_BUDGET_HORIZON] = { "xdp_pacer_budget_horizon_seconds", "A source admitted within this time counts as returning (--horizon)." },
 	[G_BUDGET_BUCKETS] = { "xdp_pacer_budget_buckets", "Buckets in the budget ring." },
+	[G_BUDGET_BATCH] = { "xdp_pacer_budget_batch_packets", "Admissions a CPU draws from the budget ring at once; at most CPUs x (batch - 1) above K in a window." },
 	[G_BUDGET_FILTER_CELLS] = { "xdp_pacer_budget_filter_cells", "Cells of the returning-source filter (fixed at load; --reserve-cells)." },
 };
 
@@ -286,6 +287,7 @@ static void gauge_samples(FILE *f, enum gauge g, const struct prom_pacer *p)
 	case G_BUDGET_FILTER_CELLS:
 		v = b->seen_cells_log2 < 64 ? (double)(1ULL << b->seen_cells_log2) : 0;
 		break;
+	case G_BUDGET_BATCH: v = (double)pacer_budget_cfg_batch(b); break;
 	case G_MAX: return;
 	}
 	fputs(name, f);
