@@ -5,14 +5,13 @@
 # Bare XDP_PASS and the DNS class alternate five times (ABBA), 3 s each,
 # the global limit runs once; the figures come back as JSON.  Asserts: bad
 # options and a limiter that does not load stop it before any run, leaving
-# nothing behind; behind the
-# bare program everything is answered; under one global --rate 20/1s the
-# transfer falls below 5 % of bare and each source's DNS answers stay within
-# what the rate admits; with a DNS class at 20/1s and B exempt, A's answers
-# stay within the class's allowance and above half of it, every query of B
-# is answered and counted exempt, the limiter drops nothing but A's DNS
-# queries, and the transfer keeps >= 80 % of bare (medians of the
-# alternated runs).
+# nothing behind; behind the bare program everything is answered; under one
+# global --rate 20/1s the transfer falls below 5 % of bare and each source's
+# DNS answers stay within what the rate admits; with a DNS class at 20/1s
+# and B exempt, A's answers stay within the class's allowance and above half
+# of it, every query of B is answered and counted exempt, the limiter drops
+# nothing but A's DNS queries, and the transfer keeps >= 80 % of bare
+# (medians of the alternated runs).
 . "$(dirname "$0")/lib.sh"
 WORK=$(mktemp -d /tmp/xpd-policy.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
