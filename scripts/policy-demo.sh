@@ -7,12 +7,12 @@
 #   bare    a bare XDP_PASS program (build/bench_pass.bpf.o, attached by
 #           `ip link set dev IF xdpdrv obj`): the baseline
 #   global  the limiter with one global limit on every IP packet of a
-#           source (what the limiter offered before classes): by default
+#           source (the limiter without classes): by default
 #           --backend table --rate N/T, the class's rate; --global OPTS
 #           (repeatable) runs load OPTS instead, one row each
 #   class   the limiter with a DNS class at that rate (udp dport 53) and B
 #           in the exempt list: everything else passes unpaced
-# The bare and class runs alternate ROUNDS times (medians), each global
+# The bare and class runs alternate ROUNDS times (ABBA; medians), each global
 # run comes once.  Prints a table; --json FILE writes the figures
 # (tests/integ_policy_demo.sh asserts on them).  Cleans up on any exit.
 # Needs root; installs what is missing (scripts/deps.sh) and builds.
