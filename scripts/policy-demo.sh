@@ -7,12 +7,12 @@
 #   bare    a bare XDP_PASS program (build/bench_pass.bpf.o, attached by
 #           `ip link set dev IF xdpdrv obj`): the baseline
 #   global  the limiter with one global limit on every IP packet of a
-#           source (what the limiter offered before classes): by default
+#           source (the limiter without classes): by default
 #           --backend table --rate N/T, the class's rate; --global OPTS
 #           (repeatable) runs load OPTS instead, one row each
 #   class   the limiter with a DNS class at that rate (udp dport 53) and B
 #           in the exempt list: everything else passes unpaced
-# The bare and class runs alternate ROUNDS times (medians), each global
+# The bare and class runs alternate ROUNDS times (ABBA; medians), each global
 # run comes once.  Prints a table; --json FILE writes the figures
 # (tests/integ_policy_demo.sh asserts on them).  Cleans up on any exit.
 # Needs root; installs what is missing (scripts/deps.sh) and builds.
@@ -56,6 +56,9 @@ while [ $# -gt 0 ]; do
 	--global) [ $# -ge 2 ] || die_usage "--global needs load's options"
 		GLOBALS+=("$2"); shift 2 ;;
 	--json) [ $# -ge 2 ] || die_usage "--json needs a file"
+		if ! [ -d "$(dirname -- "$2")" ] || ! [ -w "$(dirname -- "$2")" ]; then
+			die_usage "--json '$2': its directory does not exist or is not writable"
+		fi
 		JSON_OUT=$2; shift 2 ;;
 	--no-build) BUILD_FIRST=; shift ;;
 	-h|--help) usage; exit 0 ;;
@@ -220,14 +223,17 @@ run_once() { # mode tag
 }
 
 MODES=(bare class)
-load_help=$("$CLI" load --help 2>&1 || true)
-if ! grep -q -- '--class' <<<"$load_help"; then
-	echo "== this build's limiter has no traffic classes (load --help has no --class): runs (a) and (b) only"
-	MODES=(bare)
-fi
+# Each limiter configuration loads before any run does: a bad --global
+# stops the demo here, naming it, rather than after minutes of runs.
+for mode in class "${!GLOBALS[@]}"; do
+	[ "$mode" = class ] || mode=global$mode
+	attach "$mode" || { echo "policy-demo: the $mode run's limiter does not load (above)" >&2; exit 1; }
+	srv "$CLI" unload "$IF_SRV" >/dev/null
+done
 echo "== runs of $SECONDS_PER_RUN s: dnsperf -Q $QPS from A and from B, iperf3 from A, at once"
 echo "   ${MODES[*]} alternated $ROUNDS times (ABBA), then each global limit once"
-[ "${#MODES[@]}" -gt 1 ] && { echo "   class run's --config:"; sed 's/^/     /' "$WORK/class.conf"; }
+echo "   class run's --config:"
+sed 's/^/     /' "$WORK/class.conf"
 order=()
 # Bare and class in the order ABBA ABBA ...: a load that drifts during the
 # runs weighs on both alike.

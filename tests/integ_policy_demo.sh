@@ -3,14 +3,15 @@
 # (scripts/policy-demo.sh: dnsmasq and an iperf3 server behind the limiter
 # in native XDP on a veth, dnsperf from sources A and B and iperf3 from A).
 # Bare XDP_PASS and the DNS class alternate five times (ABBA), 3 s each,
-# the global limit runs once; the figures come back as JSON.  Asserts: behind the
-# bare program everything is answered; under one global --rate 20/1s the
-# transfer falls below 5 % of bare and each source's DNS answers stay within
-# what the rate admits; with a DNS class at 20/1s and B exempt, A's answers
-# stay within the class's allowance and above half of it, every query of B
-# is answered and counted exempt, the limiter drops nothing but A's DNS
-# queries, and the transfer keeps >= 80 % of bare (medians of the
-# alternated runs).
+# the global limit runs once; the figures come back as JSON.  Asserts: bad
+# options and a limiter that does not load stop it before any run, leaving
+# nothing behind; behind the bare program everything is answered; under one
+# global --rate 20/1s the transfer falls below 5 % of bare and each source's
+# DNS answers stay within what the rate admits; with a DNS class at 20/1s
+# and B exempt, A's answers stay within the class's allowance and above half
+# of it, every query of B is answered and counted exempt, the limiter drops
+# nothing but A's DNS queries, and the transfer keeps >= 80 % of bare
+# (medians of the alternated runs).
 . "$(dirname "$0")/lib.sh"
 WORK=$(mktemp -d /tmp/xpd-policy.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
@@ -30,10 +31,22 @@ err=$(scripts/policy-demo.sh --frobnicate 2>&1)
 rc=$?
 check "policy-demo.sh --frobnicate: exit 2 naming it" test $rc -eq 2 -a "$(grep -c frobnicate <<<"$err")" -ge 1
 
+err=$(scripts/policy-demo.sh --no-build --json /nonexistent/r.json 2>&1)
+rc=$?
+check "policy-demo.sh --json into a missing directory: exit 2 naming it" \
+	test $rc -eq 2 -a "$(grep -c "/nonexistent/r.json" <<<"$err")" -ge 1
+
 ns_before=$(ip netns list | grep -c '^xpdemo-')
 # The demo's programs name its work directory on their command lines.
 demo_procs() { pgrep -fc 'xdp-pacer-policy-demo\.' || true; }
 procs_before=$(demo_procs)
+# A limiter configuration that does not load stops the demo before any run.
+err=$(BUILD=$BUILD scripts/policy-demo.sh --no-build --seconds 1 --rounds 1 --global '--rate 0/1s' 2>&1)
+rc=$?
+check "policy-demo.sh --global '--rate 0/1s': exit 1 before any run, naming the value" \
+	test $rc -eq 1 -a "$(grep -c "'0/1s'" <<<"$err")" -ge 1 -a "$(grep -c 'bare\.1' <<<"$err")" -eq 0
+check "... and removes its namespaces and programs" \
+	test "$(ip netns list | grep -c '^xpdemo-')" -eq "$ns_before" -a "$(demo_procs)" -eq "$procs_before"
 BUILD=$BUILD scripts/policy-demo.sh --no-build --seconds 3 --rounds 5 --json "$WORK/r.json" >"$WORK/out" 2>&1
 rc=$?
 sed 's/^/    /' "$WORK/out"
