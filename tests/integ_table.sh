@@ -94,8 +94,8 @@ d = json.loads(sys.argv[1])
 assert d['bytes'] == 4 << 20, d
 assert d['opposite_false_drop'] < d['false_drop'] < 0.01, d
 assert 0.0003 < d['opposite_false_drop'] < 0.001, d" "$m"
-"$CLI" model --backend table --sources 1000000 --target-false-drop 0.01 | grep -q "table of 2097152 entries"
-check "model --backend table --target-false-drop: 1M sources need 2^21 entries (2^20 overflow)" test $? -eq 0
+"$CLI" model --backend table --sources 1000000 --target-false-drop 0.01 | grep -q "table of 2097152 words"
+check "model --backend table --target-false-drop: 1M sources need 2^21 words (2^20 overflow)" test $? -eq 0
 m=$("$CLI" model --backend table --sources 1048576 --width 1048576 --arrivals paced --json)
 check "model --arrivals paced: strictly paced sources fill the table, below the steady state" python3 -c "
 import json, subprocess, sys
