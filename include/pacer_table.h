@@ -577,14 +577,23 @@ PACER_INLINE void pacer_tbl_rebase_line(struct pacer_tbl_line *l, __u64 tick, __
 					__u32 shared)
 {
 	__u64 snap[PACER_TBL_WAYS / 2], clear[PACER_TBL_WAYS / 2], stale;
-	__u32 head = *(volatile __u32 *)&l->e[0], i, j;
+	__u32 head, i, j;
 
+	/*
+	 * The epoch word is read with its neighbour, in the snapshot: the swap
+	 * below succeeds only if neither moved, so no entry in the snapshot
+	 * was written under a current epoch (a writer first makes the epoch
+	 * current, and epochs never go back).
+	 */
+	snap[0] = *(volatile __u64 *)&l->w[0];
+	head = (__u32)snap[0];
 	if (!pacer_tbl_needs_rebase(head, tick))
 		return;
 	stale = pacer_tbl_stale(head, tick);
 	PACER_UNROLL
 	for (i = 0; i < PACER_TBL_WAYS / 2; i++) {
-		snap[i] = *(volatile __u64 *)&l->w[i];
+		if (i)
+			snap[i] = *(volatile __u64 *)&l->w[i];
 		clear[i] = 0;
 		PACER_UNROLL
 		for (j = 0; j < 2; j++) {
