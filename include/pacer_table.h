@@ -3,15 +3,14 @@
  * The recency table: the second backend (`load --backend table`), shared
  * verbatim by the XDP program and userspace (simulation, tests, query).
  *
- * Structure.  Buckets are 64-byte lines of 16 32-bit words: the line's
- * epoch (word 0), then 15 entries; a key has two candidate lines
- * (cuckoo-filter style, chosen by disjoint bits of its hash) and a 16-bit
- * fingerprint.  An entry is 32 bits: the low 16 bits of the tick at which
- * its key was last admitted (pace) or seen (quiet), and the fingerprint in
- * the high 16 (0: never written).  A whole entry is one aligned 32-bit
- * word, so shared placement claims it with one compare-and-swap.  No entry
- * is ever moved (no cuckoo kicks): entries expire instead, and an expired
- * entry is a free slot.
+ * Structure.  Buckets are 64-byte lines of 16 entries; a key has two
+ * candidate lines (cuckoo-filter style, chosen by disjoint bits of its hash)
+ * and a 16-bit fingerprint.  An entry is 32 bits: the low 16 bits of the
+ * tick at which its key was last admitted (pace) or seen (quiet), and the
+ * fingerprint in the high 16 (0: never written).  A whole entry is one
+ * aligned 32-bit word, so shared placement claims it with one
+ * compare-and-swap.  No entry is ever moved (no cuckoo kicks): entries
+ * expire instead, and an expired entry is a free slot.
  *
  * Rate.  With --rate N/T an entry's tick is the key's GCRA cell
  * (pacer_rate.h): the key is admitted at an age of thresh or more, but its
@@ -21,21 +20,15 @@
  * fingerprint collisions or a race) the youngest decides: the estimate errs
  * towards "more limited", as the sketch's minimum does.
  *
- * Time.  Ages are (now - tick) mod 2^16, exact while the true age is below
- * 2^16 - PACER_TBL_FUTURE; an age from there up is an entry written by a
- * CPU whose clock is slightly ahead: fresh (age 0), as pacer_cell_age()
- * does.  The line's epoch word (a written flag and tick >> 14, 31 bits)
- * keeps every age in range, as the sketch's line epochs do: a write into
- * a line whose epoch is not now's first re-bases it, clearing the entries
- * from sat up (all of them if the line is two or more epochs behind) and
- * setting the epoch.  Every entry of a line of epoch e then holds a tick
- * after (e - 1) * 2^14 (sat <= 2^14) and before (e + 1) * 2^14, so while
- * the line is at most one epoch behind its ages are below 3 * 2^14, exact;
- * from two epochs behind they are all above 2^14 >= sat, and the scan
- * reads the whole line as free without looking at its entries.  Without
- * this, an entry idle a multiple of 2^16 ticks read fresh for up to sat
- * ticks (a long-idle source got fewer than N).  The epoch wraps after
- * 2^45 ticks.
+ * Time.  Ages are (now - tick) mod 2^16.  Modular age is never larger than
+ * the true age, so wrap-around can only make an entry look fresh (an
+ * entry idle a multiple of 2^16 ticks, 36 minutes at the default tick, for
+ * fewer than sat ticks): the safe side, as with the sketch's cells.  An
+ * age from 2^16 - PACER_TBL_FUTURE up is an entry written by a CPU whose
+ * clock is slightly ahead: fresh (age 0), as pacer_cell_age() does.  No
+ * epoch and no re-base: 16 bits of tick leave the aliasing window at
+ * sat / 2^16 of idle entries (<= 0.1 % with --interval, up to 25 % at the
+ * largest burst a rate may have).
  *
  * Verdict.  A key is recent (dropped) if either line holds a fresh entry
  * with its fingerprint.  Otherwise it is admitted if an entry can be
@@ -59,13 +52,8 @@
 #include "pacer_sketch.h" /* PACER_AGE_STALE, the age reported for "no entry" */
 #include "pacer_rate.h"
 
-#define PACER_TBL_WAYS 16           /* 32-bit words per line: its epoch, then its entries */
-#define PACER_TBL_ENTRIES (PACER_TBL_WAYS - 1) /* entries per line */
+#define PACER_TBL_WAYS 16           /* entries per line */
 #define PACER_TBL_SLOTS (2 * PACER_TBL_WAYS)
-#define PACER_TBL_LINE_ENTRIES 0xfffeu /* a line's slot bits less its epoch's (slot 0) */
-#define PACER_TBL_EPOCH_SHIFT 14    /* an epoch is 2^14 ticks, >= PACER_RATE_TBL_MAX_SAT */
-#define PACER_TBL_EPOCH_MASK 0x7fffffffu
-#define PACER_TBL_EPOCH_WRITTEN 0x80000000u
 #define PACER_TBL_MAX_LINES_LOG2 24 /* line bits of the two indexes are disjoint */
 #define PACER_TBL_FUTURE 1024       /* ages from 2^16 - this up are fresh */
 #define PACER_TBL_NONE 0xffu
@@ -142,39 +130,6 @@ PACER_INLINE __u64 pacer_nz(__u64 x)
 
 PACER_INLINE __u64 pacer_max(__u64 a, __u64 b) { return a ^ ((a ^ b) & (0 - pacer_lt(a, b))); }
 
-/* The epoch word of a line written at this tick (see "Time" at the top). */
-PACER_INLINE __u32 pacer_tbl_epoch(__u64 tick)
-{
-	return ((__u32)(tick >> PACER_TBL_EPOCH_SHIFT) & PACER_TBL_EPOCH_MASK) |
-	       PACER_TBL_EPOCH_WRITTEN;
-}
-
-/* Epochs from a line's epoch word to now, modulo 2^31. */
-PACER_INLINE __u64 pacer_tbl_behind(__u32 head, __u64 tick)
-{
-	return (pacer_tbl_epoch(tick) - head) & PACER_TBL_EPOCH_MASK;
-}
-
-/*
- * 1 if every entry of a line with this epoch word is free: never written,
- * or two or more epochs behind.  An epoch ahead of now (written by a CPU
- * whose clock is slightly ahead) is current.  No branches (the scan's).
- */
-PACER_INLINE __u64 pacer_tbl_stale(__u32 head, __u64 tick)
-{
-	__u64 behind = pacer_tbl_behind(head, tick);
-
-	return (1 - (head >> 31)) | (pacer_lt(1, behind) & pacer_lt(behind, 1ULL << 30));
-}
-
-/* 1 if a write into a line with this epoch word must re-base it first. */
-PACER_INLINE int pacer_tbl_needs_rebase(__u32 head, __u64 tick)
-{
-	__u64 behind = pacer_tbl_behind(head, tick);
-
-	return !(head & PACER_TBL_EPOCH_WRITTEN) || (behind && behind < (1ULL << 30));
-}
-
 /*
  * Two entries at once: an aligned 8-byte word holds two 32-bit lanes, each
  * a 16-bit tick under a 16-bit fingerprint.  Every lane value stays below
@@ -220,7 +175,7 @@ PACER_INLINE void pacer_tbl_scan_line(const struct pacer_tbl_line *l, __u32 line
 	 */
 	__u64 now = pacer_tbl_lane_now(tick);
 	__u64 fp = (__u64)s->fp * PACER_TBL_LANES, conform = 0, expired = 0, unwritten = 0;
-	__u64 match = 0, stale;
+	__u64 match = 0;
 	__u64 th0 = (s->thresh + PACER_TBL_FUTURE) * PACER_TBL_LANES;
 	__u64 th1 = (s->sat + PACER_TBL_FUTURE) * PACER_TBL_LANES;
 	__u32 i;
@@ -234,16 +189,11 @@ PACER_INLINE void pacer_tbl_scan_line(const struct pacer_tbl_line *l, __u32 line
 		unwritten |= pacer_tbl_zero(f) << i;
 		match |= pacer_tbl_zero(f ^ fp) << i;
 	}
-	/*
-	 * Word i's lanes land on bits i and 32 + i: slot i and slot 8 + i of
-	 * the line.  Slot 0 is the line's epoch, never an entry; a stale line
-	 * (its epoch two or more behind) reads as unwritten.
-	 */
-	stale = (0 - pacer_tbl_stale((__u32)l->w[0], tick)) & 0xffff;
-	unwritten = ((unwritten | unwritten >> 24) & 0xffff) | stale;
+	/* Word i's lanes land on bits i and 32 + i: slot i and slot 8 + i of the line. */
+	unwritten = (unwritten | unwritten >> 24) & 0xffff;
 	conform = ((conform | conform >> 24) & 0xffff) | unwritten;
-	expired = ((expired | expired >> 24) | unwritten) & PACER_TBL_LINE_ENTRIES;
-	match = (match | match >> 24) & ~stale & PACER_TBL_LINE_ENTRIES;
+	expired = ((expired | expired >> 24) & 0xffff) | unwritten;
+	match = (match | match >> 24) & 0xffff;
 	line *= PACER_TBL_WAYS;
 	s->fresh_mask |= (__u32)(~conform & match) << line;
 	s->own_mask |= (__u32)(conform & match) << line;
@@ -269,8 +219,7 @@ PACER_INLINE __u32 pacer_tbl_idle_line(const struct pacer_tbl_line *l, __u32 lin
 
 		idle |= ((((a - th2) >> 31) & PACER_TBL_LANES) | pacer_tbl_zero(f)) << i;
 	}
-	idle |= (0 - pacer_tbl_stale((__u32)l->w[0], tick)) & 0xffff;
-	return (__u32)((idle | idle >> 24) & PACER_TBL_LINE_ENTRIES) << (line * PACER_TBL_WAYS);
+	return (__u32)((idle | idle >> 24) & 0xffff) << (line * PACER_TBL_WAYS);
 }
 
 PACER_INLINE void pacer_tbl_scan_init(struct pacer_tbl_scan *s, __u16 fp,
@@ -305,14 +254,12 @@ PACER_INLINE __u32 pacer_tbl_held_line(const struct pacer_tbl_line *l, __u32 lin
 	PACER_NO_UNROLL
 	for (i = 0; i < PACER_TBL_WAYS / 2; i++) {
 		__u64 f, a = pacer_tbl_lane_ages(l->w[i], now, &f);
-
-		/* Bit 0 of a lane: its age is below sat (bit 31 borrowed) and its fingerprint is fp. */
+		/* Bit 0 of a lane: its age is below sat (bit 31 borrowed). */
 		__u64 young = (((a - th1) >> 31) & PACER_TBL_LANES) ^ PACER_TBL_LANES;
 
 		held |= (young & pacer_tbl_zero(f ^ fpl)) << i;
 	}
-	held &= ~(0 - pacer_tbl_stale((__u32)l->w[0], tick));
-	return (__u32)((held | held >> 24) & PACER_TBL_LINE_ENTRIES) << (line * PACER_TBL_WAYS);
+	return (__u32)((held | held >> 24) & 0xffff) << (line * PACER_TBL_WAYS);
 }
 
 /* Index of the lowest set bit of a non-zero mask, by halving (no branches). */
@@ -364,9 +311,7 @@ PACER_INLINE __u64 pacer_tbl_oldest_line(const struct pacer_tbl_line *l, __u32 l
 	PACER_NO_UNROLL
 	for (i = 0; i < PACER_TBL_WAYS / 2; i++) {
 		__u64 w = l->w[i], f = (w >> 16) & PACER_TBL_LO16;
-		/* f != 0 per lane; lane 0 of word 0 is the epoch, never a candidate */
-		__u64 written = ((f + PACER_TBL_LO16) >> 16) & PACER_TBL_LANES &
-				(PACER_TBL_LANES - 1 + pacer_nz(i));
+		__u64 written = ((f + PACER_TBL_LO16) >> 16) & PACER_TBL_LANES; /* f != 0 per lane */
 		__u64 a = (now - (w & PACER_TBL_LO16)) & PACER_TBL_LO16 & (written * 0xffff);
 		__u64 slot = line * PACER_TBL_WAYS + i; /* lane h of word i is slot 8h + i */
 
@@ -542,84 +487,6 @@ PACER_INLINE int pacer_tbl_entry_swap(struct pacer_tbl_line *const l[2], __u32 s
 	return -1;
 }
 
-/* Lanes of two words that differ, as whole 32-bit lane masks. */
-PACER_INLINE __u64 pacer_tbl_lanes_differ(__u64 a, __u64 b)
-{
-	__u64 x = a ^ b;
-
-	return (0xffffffffULL * pacer_nz(x & 0xffffffffULL)) |
-	       (0xffffffff00000000ULL * pacer_nz(x >> 32));
-}
-
-/*
- * Clear the lanes of `clear` in word *w that still hold their value in
- * snap, by one swap; 1 if the swap failed (the word moved meanwhile).
- */
-PACER_INLINE int pacer_tbl_clear_lanes(__u64 *w, __u64 snap, __u64 clear)
-{
-	__u64 cur = *(volatile __u64 *)w, mask = clear & ~pacer_tbl_lanes_differ(cur, snap);
-
-	return mask && __sync_val_compare_and_swap(w, cur, cur & ~mask) != cur;
-}
-
-/*
- * Before a write into a line whose epoch is not now's: its free entries
- * (from sat up; all of a stale line's) are cleared to unwritten and its
- * epoch word set to now's, so that until it is two epochs behind every
- * age in it is exact ("Time", at the top).  Shared placement: the epoch
- * word moves by a swap of the line's first word, which one CPU wins; the
- * winner clears only the entries that still hold what it read before that
- * swap (another value was written since by a CPU that found the epoch
- * current: a live entry).  A swap that fails twice leaves its entries as
- * they are, to be read younger than they are: false drops at worst.
- */
-PACER_INLINE void pacer_tbl_rebase_line(struct pacer_tbl_line *l, __u64 tick, __u32 sat,
-					__u32 shared)
-{
-	__u64 snap[PACER_TBL_WAYS / 2], clear[PACER_TBL_WAYS / 2], stale;
-	__u32 head, i, j;
-
-	/*
-	 * The epoch word is read with its neighbour, in the snapshot: the swap
-	 * below succeeds only if neither moved, so no entry in the snapshot
-	 * was written under a current epoch (a writer first makes the epoch
-	 * current, and epochs never go back).
-	 */
-	snap[0] = *(volatile __u64 *)&l->w[0];
-	head = (__u32)snap[0];
-	if (!pacer_tbl_needs_rebase(head, tick))
-		return;
-	stale = pacer_tbl_stale(head, tick);
-	PACER_UNROLL
-	for (i = 0; i < PACER_TBL_WAYS / 2; i++) {
-		if (i)
-			snap[i] = *(volatile __u64 *)&l->w[i];
-		clear[i] = 0;
-		PACER_UNROLL
-		for (j = 0; j < 2; j++) {
-			__u32 e = (__u32)(snap[i] >> (32 * j));
-			__u64 old = stale | !pacer_lt(pacer_tbl_age(e, tick), sat);
-
-			clear[i] |= (0xffffffffULL << (32 * j)) * (old & pacer_nz(e >> 16));
-		}
-	}
-	clear[0] |= 0xffffffffULL; /* the epoch word, replaced below */
-	if (!shared) {
-		l->w[0] = (snap[0] & ~clear[0]) | pacer_tbl_epoch(tick);
-		PACER_UNROLL
-		for (i = 1; i < PACER_TBL_WAYS / 2; i++)
-			l->w[i] = snap[i] & ~clear[i];
-		return;
-	}
-	if (__sync_val_compare_and_swap(&l->w[0], snap[0],
-					(snap[0] & ~clear[0]) | pacer_tbl_epoch(tick)) != snap[0])
-		return; /* another CPU re-bases it, or has already */
-	PACER_UNROLL
-	for (i = 1; i < PACER_TBL_WAYS / 2; i++)
-		if (pacer_tbl_clear_lanes(&l->w[i], snap[i], clear[i]))
-			pacer_tbl_clear_lanes(&l->w[i], snap[i], clear[i]);
-}
-
 PACER_INLINE int pacer_tbl_claim_shared(struct pacer_tbl_line *const l[2], __u32 slot, __u16 fp,
 					__u64 tick, const struct pacer_rate *rate, __u32 nage,
 					int evict)
@@ -645,12 +512,9 @@ PACER_INLINE int pacer_tbl_claim_shared(struct pacer_tbl_line *const l[2], __u32
  * means another CPU just wrote it.
  */
 PACER_INLINE void pacer_tbl_refresh(struct pacer_tbl_line *const l[2], __u32 slot, __u16 fp,
-				    __u64 tick, __u32 sat, int shared)
+				    __u64 tick, int shared)
 {
-	__u32 old;
-
-	pacer_tbl_rebase_line(slot < PACER_TBL_WAYS ? l[0] : l[1], tick, sat, shared);
-	old = *(volatile __u32 *)pacer_tbl_slot(l, slot);
+	__u32 old = *(volatile __u32 *)pacer_tbl_slot(l, slot);
 
 	if ((__u16)(old >> 16) != fp || pacer_tbl_age(old, tick) == 0)
 		return;
@@ -691,7 +555,7 @@ PACER_INLINE int pacer_tbl_judge(struct pacer_tbl_line *const l[2], __u16 fp, __
 	*event = PACER_TBL_EV_NONE;
 	if (s.fresh_mask) {
 		if (policy == PACER_POLICY_QUIET)
-			pacer_tbl_refresh(l, pacer_tbl_first(s.fresh_mask), fp, tick, rate->sat,
+			pacer_tbl_refresh(l, pacer_tbl_first(s.fresh_mask), fp, tick,
 					  placement == PACER_PLACEMENT_SHARED);
 		return 1;
 	}
@@ -719,12 +583,8 @@ PACER_INLINE int pacer_tbl_commit(struct pacer_tbl_line *const l[2], __u16 fp, _
 				  const struct pacer_rate *rate, __u32 placement, __u32 slot,
 				  __u32 *event)
 {
-	__u32 e, nage;
+	__u32 e = *(volatile __u32 *)pacer_tbl_slot(l, slot), nage;
 
-	/* Every write goes into a line of the current epoch (the "Time" invariant). */
-	pacer_tbl_rebase_line(slot < PACER_TBL_WAYS ? l[0] : l[1], tick, rate->sat,
-			      placement == PACER_PLACEMENT_SHARED);
-	e = *(volatile __u32 *)pacer_tbl_slot(l, slot);
 	/* An entry of the key that still holds credit spends it; any other starts a full burst. */
 	nage = pacer_rate_next_age((e >> 16) == fp && pacer_tbl_age(e, tick) < rate->sat
 				   ? pacer_tbl_age(e, tick) : rate->sat, rate);

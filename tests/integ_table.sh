@@ -15,9 +15,9 @@ for placement in percpu shared; do
 		base=$((base + 1))
 		out=$(rx "$CLI" load "$IF_RX" --backend table --on-full "$mode" --placement "$placement" --width 65536 2>&1)
 		check "load --backend table --on-full $mode --placement $placement" test $? -eq 0
-		check "load reports the table" grep -q "table: 61440 entries.*on full: $mode" <<<"$out"
+		check "load reports the table" grep -q "table: 65536 entries.*on full: $mode" <<<"$out"
 		check "status shows the table ($placement, $mode)" \
-			grep -q "table (fixed at load): 61440 entries, on full: $mode, $placement" \
+			grep -q "table (fixed at load): 65536 entries, on full: $mode, $placement" \
 			<<<"$(rx "$CLI" status "$IF_RX")"
 		sent=$(send "10.214.$base.1" 100 --per-source 3)
 		check "sender sent 300 frames" test "$sent" = 300
@@ -72,7 +72,7 @@ assert l['backend'] == 'table' and l['on_full'] == 'evict-oldest', l
 assert l['width_cells'] == 256, l
 assert d['audit']['packets'] > 0, d['audit']" "$WORK/a.json"
 rx "$CLI" analyze "$WORK/t.xpr" >"$WORK/a.txt" 2>&1
-check "analyze text: the table and its mode" grep -q "table of 240 entries, on full: evict-oldest" "$WORK/a.txt"
+check "analyze text: the table and its mode" grep -q "table of 256 entries, on full: evict-oldest" "$WORK/a.txt"
 check "analyze text: false passes expected in evict-oldest" grep -q "evict-oldest: expected" "$WORK/a.txt"
 check "analyze text: sizing counts evictions" grep -q "collision drops plus evictions" "$WORK/a.txt"
 check "analyze: the recommendation loads a table in the same mode" \
@@ -94,8 +94,8 @@ d = json.loads(sys.argv[1])
 assert d['bytes'] == 4 << 20, d
 assert d['opposite_false_drop'] < d['false_drop'] < 0.01, d
 assert 0.0003 < d['opposite_false_drop'] < 0.001, d" "$m"
-"$CLI" model --backend table --sources 1000000 --target-false-drop 0.01 | grep -q "table of 2097152 words"
-check "model --backend table --target-false-drop: 1M sources need 2^21 words (2^20 overflow)" test $? -eq 0
+"$CLI" model --backend table --sources 1000000 --target-false-drop 0.01 | grep -q "table of 2097152 entries"
+check "model --backend table --target-false-drop: 1M sources need 2^21 entries (2^20 overflow)" test $? -eq 0
 m=$("$CLI" model --backend table --sources 1048576 --width 1048576 --arrivals paced --json)
 check "model --arrivals paced: strictly paced sources fill the table, below the steady state" python3 -c "
 import json, subprocess, sys

@@ -57,11 +57,11 @@ START_TEST(test_geometry_and_lines)
 	ck_assert_str_eq(s->report_str(4, PACER_LAYOUT_ROWS, 14, 0, buf, sizeof(buf)),
 			 "4 rows x 1048576 cells (rows layout)");
 	ck_assert_str_eq(t->report_str(1, PACER_LAYOUT_ROWS, 4, PACER_TBL_FULL_EVICT, buf, sizeof(buf)),
-			 "table of 240 entries, on full: evict-oldest");
+			 "table of 256 entries, on full: evict-oldest");
 	ck_assert_str_eq(s->live_str(2, PACER_LAYOUT_ROWS, 6, 0, buf, sizeof(buf)),
 			 "2 rows x 4096 cells, rows layout");
 	ck_assert_str_eq(t->live_str(1, PACER_LAYOUT_ROWS, 12, PACER_TBL_FULL_DROP, buf, sizeof(buf)),
-			 "61440 entries, on full: drop");
+			 "65536 entries, on full: drop");
 	ck_assert_str_eq(t->load_args(1, PACER_LAYOUT_ROWS, 4096, PACER_TBL_FULL_DROP, buf, sizeof(buf)),
 			 "--backend table --width 4096 --on-full drop");
 	ck_assert_str_eq(s->load_args(8, PACER_LAYOUT_BLOCKED, 4096, 0, buf, sizeof(buf)),

@@ -297,7 +297,7 @@ START_TEST(test_error_rates_follow_model)
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		double entries = (double)(PACER_TBL_ENTRIES << cases[i].lines_log2);
+		double entries = (double)(PACER_TBL_WAYS << cases[i].lines_log2);
 		/*
 		 * A source keeps its entry between its packets (its own expired
 		 * entry is rewritten first, others take the longest idle), so the
@@ -377,7 +377,7 @@ START_TEST(test_steady_state_follows_model)
 	size_t i;
 
 	for (i = 0; i < sizeof(loads) / sizeof(loads[0]); i++) {
-		double entries = (double)(PACER_TBL_ENTRIES << lines_log2), fresh = loads[i] * entries;
+		double entries = (double)(PACER_TBL_WAYS << lines_log2), fresh = loads[i] * entries;
 		/* A source at rate 1/interval is fresh half the time: 2 x fresh sources. */
 		uint32_t n = (uint32_t)(2 * fresh);
 		double overflow, collision, ev, one_sided;
@@ -429,13 +429,11 @@ START_TEST(test_oldest_is_the_oldest)
 				e = 0; /* unwritten */
 			*pacer_tbl_slot(l, slot) = e;
 		}
-		lines[0].e[0] = lines[1].e[0] = pacer_tbl_epoch(tick); /* slots 0 and 16 */
 		for (slot = 0; slot < PACER_TBL_SLOTS; slot++) {
 			uint32_t e = *pacer_tbl_slot(l, slot);
 			/* Rank: unwritten 0, future 1, otherwise 2 + age. */
 			uint32_t age = (uint16_t)((uint16_t)tick - (uint16_t)e);
-			uint32_t rank = !(e >> 16) || slot % PACER_TBL_WAYS == 0 ? 0
-					: age >= 0x10000 - PACER_TBL_FUTURE ? 1 : 2 + age;
+			uint32_t rank = !(e >> 16) ? 0 : age >= 0x10000 - PACER_TBL_FUTURE ? 1 : 2 + age;
 
 			if (rank > best || (rank == best && slot > want && rank != 1)) {
 				best = rank;
@@ -537,13 +535,12 @@ START_TEST(test_claim_rescan_catches_a_different_pick)
 	pacer_tbl_lines(h, sim.lines_log2, idx);
 	l[0] = &sim.lines[idx[0]];
 	l[1] = &sim.lines[idx[1]];
-	l[0]->e[0] = l[1]->e[0] = pacer_tbl_epoch(tick); /* both lines written this epoch */
 	/* A: scan and pick, not yet swapped. */
 	pacer_tbl_scan(l, fp, tick, &rate, &s);
 	a_slot = pacer_tbl_pick(l, &s, tick, 0, PACER_TBL_FULL_DROP, &evicted);
 	ck_assert_uint_lt(a_slot, PACER_TBL_WAYS); /* equal room: line 0 */
 	/* Two other keys take other entries of line 0. */
-	for (i = 1; i < PACER_TBL_WAYS && filled < 2; i++)
+	for (i = 0; i < PACER_TBL_WAYS && filled < 2; i++)
 		if (i != a_slot) {
 			*pacer_tbl_slot(l, i) = pacer_tbl_entry((uint16_t)(fp ^ 0x5a5a), tick);
 			filled++;
@@ -558,7 +555,6 @@ START_TEST(test_claim_rescan_catches_a_different_pick)
 	ck_assert_uint_eq(*pacer_tbl_slot(l, a_slot), pacer_tbl_entry(fp, tick));
 	/* Without B, the same claim admits. */
 	memset(sim.lines, 0, table_bytes(sim.lines_log2));
-	l[0]->e[0] = l[1]->e[0] = pacer_tbl_epoch(tick);
 	ck_assert_int_eq(pacer_tbl_claim_shared(l, a_slot, fp, tick, &rate, 0, 0), 0);
 	table_sim_free(&sim);
 }

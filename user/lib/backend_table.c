@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/*
- * The recency table's descriptor (backend.h): one row of lines of PACER_TBL_WAYS
- * 32-bit words, the line's epoch and PACER_TBL_ENTRIES entries; --width counts words.
- */
+/* The recency table's descriptor (backend.h): one row of lines of PACER_TBL_WAYS entries. */
 #include <inttypes.h>
 #include <stdio.h>
 #include "backend.h"
@@ -57,18 +54,16 @@ static int table_evicts(uint32_t on_full)
 static const char *table_report_str(uint32_t rows, uint32_t kind, uint32_t lines_log2,
 				    uint32_t on_full, char *buf, size_t len)
 {
-	(void)rows, (void)kind;
 	snprintf(buf, len, "table of %" PRIu64 " entries, on full: %s",
-		 (uint64_t)PACER_TBL_ENTRIES << lines_log2, on_full_name(on_full));
+		 table_width(kind, rows, lines_log2), on_full_name(on_full));
 	return buf;
 }
 
 static const char *table_live_str(uint32_t rows, uint32_t kind, uint32_t lines_log2,
 				  uint32_t on_full, char *buf, size_t len)
 {
-	(void)rows, (void)kind;
-	snprintf(buf, len, "%" PRIu64 " entries, on full: %s",
-		 (uint64_t)PACER_TBL_ENTRIES << lines_log2, on_full_name(on_full));
+	snprintf(buf, len, "%" PRIu64 " entries, on full: %s", table_width(kind, rows, lines_log2),
+		 on_full_name(on_full));
 	return buf;
 }
 

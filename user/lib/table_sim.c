@@ -98,22 +98,22 @@ static double fp_collision(double occ)
 void table_model_fill(uint32_t lines_log2, double n, double *overflow, double *collision)
 {
 	/* s[i]: share of lines holding at least i entries, as keys arrive. */
-	double s[PACER_TBL_ENTRIES + 1] = { 1.0 }, m = n / (double)(1ULL << lines_log2);
+	double s[PACER_TBL_WAYS + 1] = { 1.0 }, m = n / (double)(1ULL << lines_log2);
 	double dt = m / 20000.0 + 1e-12, t, lost = 0, occ = 0;
 	int i;
 
 	for (t = 0; t < m; t += dt) {
 		double prev = s[0] * s[0];
 
-		for (i = 1; i <= PACER_TBL_ENTRIES; i++) {
+		for (i = 1; i <= PACER_TBL_WAYS; i++) {
 			double cur = s[i] * s[i];
 
 			s[i] += (prev - cur) * dt; /* a key lands in the less full of two lines */
 			prev = cur;
 		}
-		lost += s[PACER_TBL_ENTRIES] * s[PACER_TBL_ENTRIES] * dt;
+		lost += s[PACER_TBL_WAYS] * s[PACER_TBL_WAYS] * dt;
 	}
-	for (i = 1; i <= PACER_TBL_ENTRIES; i++)
+	for (i = 1; i <= PACER_TBL_WAYS; i++)
 		occ += s[i]; /* mean entries per line */
 	*overflow = m > 0 ? lost / m : 0;
 	*collision = fp_collision(occ);
@@ -129,21 +129,21 @@ void table_model(uint32_t lines_log2, double n, double *overflow, double *collis
 	 *   ds_i/dt = a (s_{i-1}^2 - s_i^2) - i (s_i - s_{i+1}),
 	 * integrated from an empty table to its fixed point.
 	 */
-	double s[PACER_TBL_ENTRIES + 2] = { 1.0 }, a = n / (double)(1ULL << lines_log2);
-	double dt = 0.25 / (2 * a + PACER_TBL_ENTRIES + 1), t, occ = 0;
+	double s[PACER_TBL_WAYS + 2] = { 1.0 }, a = n / (double)(1ULL << lines_log2);
+	double dt = 0.25 / (2 * a + PACER_TBL_WAYS + 1), t, occ = 0;
 	int i;
 
 	/* Settled well within 20 intervals at every load (relaxation rate >= 1). */
 	for (t = 0; t < 30; t += dt) {
-		double ds[PACER_TBL_ENTRIES + 1];
+		double ds[PACER_TBL_WAYS + 1];
 
-		for (i = 1; i <= PACER_TBL_ENTRIES; i++)
+		for (i = 1; i <= PACER_TBL_WAYS; i++)
 			ds[i] = a * (s[i - 1] * s[i - 1] - s[i] * s[i]) - i * (s[i] - s[i + 1]);
-		for (i = 1; i <= PACER_TBL_ENTRIES; i++)
+		for (i = 1; i <= PACER_TBL_WAYS; i++)
 			s[i] += ds[i] * dt;
 	}
-	for (i = 1; i <= PACER_TBL_ENTRIES; i++)
+	for (i = 1; i <= PACER_TBL_WAYS; i++)
 		occ += s[i]; /* mean fresh entries per line */
-	*overflow = s[PACER_TBL_ENTRIES] * s[PACER_TBL_ENTRIES];
+	*overflow = s[PACER_TBL_WAYS] * s[PACER_TBL_WAYS];
 	*collision = fp_collision(occ);
 }

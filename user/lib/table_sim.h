@@ -46,7 +46,7 @@ int table_sim_verdict(const struct table_sim *s, uint64_t h, uint64_t now_ns, ui
  * The table's error model for n distinct sources admitted per interval at
  * random times over 2^lines_log2 lines: two-choice balls-into-bins with
  * expiry (the fluid limit of Mitzenmacher's "power of two choices" as a
- * loss system: bins of PACER_TBL_ENTRIES, each fresh entry leaving after about
+ * loss system: bins of PACER_TBL_WAYS, each fresh entry leaving after about
  * an interval), at its steady state.  *overflow is the share of admissions
  * that find both lines full of fresh entries: false drops in one-sided
  * mode, evictions of a fresh entry (each at most one false pass) in

@@ -94,8 +94,7 @@ static const struct opt_spec load_specs[] = {
 	  .min = PACER_MIN_WIDTH, .max = PACER_MAX_WIDTH, .dflt = PACER_DEFAULT_WIDTH_TEXT,
 	  OPT_FIELD(struct load_opts, width),
 	  .help = "sketch: cells per row, power of two, >= 64, 1 byte each;\n"
-		  "table: 4-byte words, power of two, 32..268435456 (15 of a line's 16 hold\n"
-		  "an entry)" },
+		  "table: entries, power of two, 32..268435456, 4 bytes each" },
 	{ .name = "layout", .type = OPT_ENUM, .flags = LOAD_FIXED, .arg = "rows|blocked",
 	  .lookup = parse_layout, .dflt = "rows", OPT_FIELD(struct load_opts, kind),
 	  OPT_GIVEN(struct load_opts, layout_set),

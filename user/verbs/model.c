@@ -33,7 +33,7 @@ static const struct opt_spec model_specs[] = {
 	  OPT_FIELD(struct model_opts, rows), .help = "sketch rows" },
 	{ .name = "width", .type = OPT_U64, .flags = OPT_POW2, .arg = "W", .min = PACER_MIN_WIDTH,
 	  .max = PACER_MAX_WIDTH, .dflt = "1048576", OPT_FIELD(struct model_opts, width),
-	  .help = "sketch: cells per row; table: 32-bit words (15 of a line's 16 are entries)" },
+	  .help = "sketch: cells per row; table: entries" },
 	{ .name = "layout", .type = OPT_ENUM, .arg = "rows|blocked", .lookup = parse_layout,
 	  .dflt = "rows", OPT_FIELD(struct model_opts, kind), .help = "sketch layout" },
 	{ .name = "backend", .type = OPT_ENUM, .arg = "sketch|table", .lookup = parse_backend,
@@ -60,9 +60,8 @@ static const struct opt_verb model_verb = {
 		 "sketch of D rows x W cells (the layout's own formula; see docs/design.md).\n"
 		 "With --target-false-drop P, list for each row count the smallest width that\n"
 		 "meets P.  --backend table: N sources admitted per interval at random times on\n"
-		 "a table of W words (W/16 lines of 15 entries), at its steady state (entries\n"
-		 "live until they expire): false drops in one-sided mode (overflow +\n"
-		 "fingerprint collisions), and in\n"
+		 "a table of W entries, at its steady state (entries live until they expire):\n"
+		 "false drops in one-sided mode (overflow + fingerprint collisions), and in\n"
 		 "opposite mode (collisions) with the share of admissions that evict a fresh\n"
 		 "entry; --arrivals paced: N strictly paced sources, each keeping its entry\n"
 		 "(all N held at once).  With --target-false-drop P, the smallest power-of-two\n"
@@ -134,11 +133,10 @@ static void table_line(uint64_t n, uint64_t entries, uint32_t arrivals, bool jso
 	if (json)
 		print_table_json(n, entries, lg, overflow, collision);
 	else
-		printf("%llu sources, table of %llu words (%llu entries): one-sided false drops %.4f%%; "
+		printf("%llu sources, table of %llu entries: one-sided false drops %.4f%%; "
 		       "evict-oldest false drops %.4f%% and %.4f%% of admissions evict a fresh entry; "
 		       "%s per copy, %.2f bytes per source\n",
-		       (unsigned long long)n, (unsigned long long)entries,
-		       (unsigned long long)PACER_TBL_ENTRIES << lg, 100 * (overflow + collision),
+		       (unsigned long long)n, (unsigned long long)entries, 100 * (overflow + collision),
 		       100 * collision, 100 * overflow, format_bytes(table_bytes(lg), mb, sizeof(mb)),
 		       (double)table_bytes(lg) / (double)n);
 }
