@@ -222,15 +222,44 @@ PACER_INLINE __u32 pacer_tbl_idle_line(const struct pacer_tbl_line *l, __u32 lin
 	return (__u32)((idle | idle >> 24) & 0xffff) << (line * PACER_TBL_WAYS);
 }
 
-PACER_INLINE void pacer_tbl_scan(struct pacer_tbl_line *const l[2], __u16 fp, __u64 tick,
-				 const struct pacer_rate *rate, struct pacer_tbl_scan *s)
+PACER_INLINE void pacer_tbl_scan_init(struct pacer_tbl_scan *s, __u16 fp,
+				      const struct pacer_rate *rate)
 {
 	s->fp = fp;
 	s->thresh = rate->thresh;
 	s->sat = rate->sat;
 	s->fresh_mask = s->own_mask = s->held_mask = s->free_mask = 0;
+}
+
+PACER_INLINE void pacer_tbl_scan(struct pacer_tbl_line *const l[2], __u16 fp, __u64 tick,
+				 const struct pacer_rate *rate, struct pacer_tbl_scan *s)
+{
+	pacer_tbl_scan_init(s, fp, rate);
 	pacer_tbl_scan_line(l[0], 0, tick, s);
 	pacer_tbl_scan_line(l[1], 1, tick, s);
+}
+
+/*
+ * The entries of one line with fingerprint fp younger than sat (credit
+ * held), as slot bits: what shared placement's check after a claim needs,
+ * at about half the scan's work per word.
+ */
+PACER_INLINE __u32 pacer_tbl_held_line(const struct pacer_tbl_line *l, __u32 line, __u64 tick,
+				       __u16 fp, __u32 sat)
+{
+	__u64 now = pacer_tbl_lane_now(tick), fpl = (__u64)fp * PACER_TBL_LANES, held = 0;
+	__u64 th1 = (sat + PACER_TBL_FUTURE) * PACER_TBL_LANES;
+	__u32 i;
+
+	PACER_NO_UNROLL
+	for (i = 0; i < PACER_TBL_WAYS / 2; i++) {
+		__u64 f, a = pacer_tbl_lane_ages(l->w[i], now, &f);
+		/* Bit 0 of a lane: its age is below sat (bit 31 borrowed). */
+		__u64 young = (((a - th1) >> 31) & PACER_TBL_LANES) ^ PACER_TBL_LANES;
+
+		held |= (young & pacer_tbl_zero(f ^ fpl)) << i;
+	}
+	return (__u32)((held | held >> 24) & 0xffff) << (line * PACER_TBL_WAYS);
 }
 
 /* Index of the lowest set bit of a non-zero mask, by halving (no branches). */
@@ -462,8 +491,7 @@ PACER_INLINE int pacer_tbl_claim_shared(struct pacer_tbl_line *const l[2], __u32
 					__u64 tick, const struct pacer_rate *rate, __u32 nage,
 					int evict)
 {
-	__u32 old = *(volatile __u32 *)pacer_tbl_slot(l, slot), a = pacer_tbl_age(old, tick);
-	struct pacer_tbl_scan s;
+	__u32 old = *(volatile __u32 *)pacer_tbl_slot(l, slot), a = pacer_tbl_age(old, tick), held;
 
 	/* Another key's entry (or none) counts as a full burst once it is free. */
 	if ((old >> 16) != fp && (a >= rate->sat || !(old >> 16)))
@@ -472,9 +500,10 @@ PACER_INLINE int pacer_tbl_claim_shared(struct pacer_tbl_line *const l[2], __u32
 		return -1; /* taken since we looked */
 	if (pacer_tbl_entry_swap(l, slot, old, pacer_tbl_entry(fp, tick - nage)))
 		return -1;
-	pacer_tbl_scan(l, fp, tick, rate, &s);
 	/* Another entry of the key holding credit: admitted elsewhere meanwhile. */
-	return s.held_mask & ~(1u << slot) ? -1 : 0;
+	held = pacer_tbl_held_line(l[0], 0, tick, fp, rate->sat) |
+	       pacer_tbl_held_line(l[1], 1, tick, fp, rate->sat);
+	return held & ~(1u << slot) ? -1 : 0;
 }
 
 /*
@@ -513,7 +542,15 @@ PACER_INLINE int pacer_tbl_judge(struct pacer_tbl_line *const l[2], __u16 fp, __
 	struct pacer_tbl_scan s;
 	int evicted;
 
-	pacer_tbl_scan(l, fp, tick, rate, &s);
+	/*
+	 * A fresh entry in the first line drops the packet whatever the second
+	 * holds: its scan is skipped, unless the key's age (the youngest of
+	 * both lines) is wanted.
+	 */
+	pacer_tbl_scan_init(&s, fp, rate);
+	pacer_tbl_scan_line(l[0], 0, tick, &s);
+	if (!s.fresh_mask || want_age)
+		pacer_tbl_scan_line(l[1], 1, tick, &s);
 	*age = want_age ? pacer_tbl_key_age(l, &s, tick) : PACER_AGE_STALE;
 	*event = PACER_TBL_EV_NONE;
 	if (s.fresh_mask) {
