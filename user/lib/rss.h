@@ -38,6 +38,7 @@ enum rss_reason {
 struct rss_verdict {
 	bool exact; /* per-CPU placement admits a key on one CPU only */
 	enum rss_reason reason;
+	uint32_t rx_queues; /* as the driver reported them; 0: unknown */
 	char text[768];
 };
 

@@ -22,6 +22,7 @@
 #include "backend.h"
 #include "ticks.h"
 #include "rss_probe.h"
+#include "place_cost.h"
 #include "pacer_budget.h"
 #include "pacer_defaults.h"
 #include "pacer_table.h"
@@ -156,17 +157,25 @@ static int parse_opts(int argc, char **argv, struct load_opts *o)
 	return 0;
 }
 
-static int build_layout(const struct load_opts *o, struct pacer_layout *lay, struct pacer_rate *rate)
+/* The layout of o's options with this placement: 0, or 2 with why in err. */
+static int layout_of(const struct load_opts *o, uint32_t placement, struct pacer_layout *lay,
+		     struct pacer_rate *rate, char *err, size_t len)
 {
 	struct layout_req r = {
 		.tick_ns = o->tick_ns, .width = o->width,
-		.rows = o->rows, .kind = o->kind, .placement = o->placement, .clock = o->clock,
+		.rows = o->rows, .kind = o->kind, .placement = placement, .clock = o->clock,
 		.backend = o->backend, .on_full = o->on_full, .ncpus = (uint32_t)num_cpus(),
 	};
-	char err[256];
 
 	live_opts_rate(&o->live, &r.rate_n, &r.interval_ns);
-	if (!layout_build(&r, lay, rate, err, sizeof(err)))
+	return layout_build(&r, lay, rate, err, len);
+}
+
+static int build_layout(const struct load_opts *o, struct pacer_layout *lay, struct pacer_rate *rate)
+{
+	char err[256];
+
+	if (!layout_of(o, o->placement, lay, rate, err, sizeof(err)))
 		return 0;
 	pr_err("%s", err);
 	return 2;
@@ -279,23 +288,51 @@ static const char *attach_kind(int ifindex)
 	return kind;
 }
 
-/* Which placement, who chose it, and whether per-CPU placement is exact here. */
-static void report_placement(uint32_t placement, bool chosen_by_auto, const struct rss_verdict *v)
+/* Which placement, who chose it, whether per-CPU placement is exact here, and which costs less. */
+static void report_placement(uint32_t placement, bool chosen_by_auto, const struct rss_verdict *v,
+			     const struct place_cost_verdict *cost)
 {
-	pr_info("  placement %s (%s): %s%s", placement_name(placement),
+	pr_info("  placement %s (%s): %s%s; %s", placement_name(placement),
 		chosen_by_auto ? "--placement auto" : "as asked", v->text,
 		placement == PACER_PLACEMENT_SHARED && !v->exact
 			? "; shared placement is exact whichever CPU receives"
-			: "");
+			: "",
+		cost->text);
 }
 
-/* Read the RSS verdict for ifname; --placement auto becomes its choice.  True if it was auto. */
-static bool resolve_placement(struct load_opts *o, const char *ifname, struct rss_verdict *v)
+/*
+ * Per-CPU placement's cost against shared on this machine: the copies the
+ * receiving CPUs (ifname's RX queues, at most the online CPUs) would touch
+ * against the last-level cache.  A geometry load refuses is judged as shared.
+ */
+static void judge_cost(const struct load_opts *o, const struct rss_verdict *v,
+		       struct place_cost_verdict *cost)
+{
+	struct place_cost c = { 0 };
+	struct pacer_layout lay;
+	struct pacer_rate rate;
+	char err[256];
+
+	if (!layout_of(o, PACER_PLACEMENT_SHARED, &lay, &rate, err, sizeof(err)))
+		c.copy_bytes = pacer_total_lines(lay.kind, lay.rows, lay.lines_log2) * PACER_LINE_BYTES;
+	c.receiving_cpus = place_receiving_cpus(v->rx_queues, sysconf(_SC_NPROCESSORS_ONLN));
+	c.cache_bytes = place_cache_bytes("/sys/devices/system/cpu/cpu0/cache", &c.cache_level);
+	place_cost_judge(&c, cost);
+}
+
+/*
+ * Read the RSS verdict for ifname and the cost of per-CPU placement;
+ * --placement auto becomes per-CPU where it is exact and cheaper, shared
+ * otherwise.  True if it was auto.
+ */
+static bool resolve_placement(struct load_opts *o, const char *ifname, struct rss_verdict *v,
+			      struct place_cost_verdict *cost)
 {
 	rss_verdict_for(ifname, o->mode == XDP_MODE_SKB, o->live.prefix4, o->live.prefix6, v);
+	judge_cost(o, v, cost);
 	if (o->placement != LOAD_PLACEMENT_AUTO)
 		return false;
-	o->placement = rss_auto_placement(v);
+	o->placement = place_auto(v->exact, cost);
 	return true;
 }
 
@@ -309,6 +346,7 @@ static void add_name(char *buf, size_t len, const char *name)
 int load_check_fixed(int argc, char **argv, const struct pacer_layout *running,
 		     int running_seen_log2, char *differ, size_t len)
 {
+	struct place_cost_verdict cost;
 	struct rss_verdict rss;
 	struct load_opts o;
 	struct pacer_layout lay;
@@ -317,7 +355,7 @@ int load_check_fixed(int argc, char **argv, const struct pacer_layout *running,
 
 	err = parse_opts(argc, argv, &o);
 	if (!err) {
-		resolve_placement(&o, o.ifname, &rss); /* what a load would pick now */
+		resolve_placement(&o, o.ifname, &rss, &cost); /* what a load would pick now */
 		err = build_layout(&o, &lay, &rate);
 	}
 	if (err)
@@ -592,6 +630,7 @@ static int load_main(int argc, char **argv)
 	struct xdp_pacer_bpf *skel = NULL;
 	struct xdp_program *prog = NULL;
 	struct pacer_layout lay;
+	struct place_cost_verdict cost;
 	struct rss_verdict rss;
 	bool auto_placement;
 	struct pacer_budget_cfg bcfg;
@@ -605,7 +644,7 @@ static int load_main(int argc, char **argv)
 	if (err)
 		return err == OPTS_HELP ? 0 : err;
 	ifname = o.ifname;
-	auto_placement = resolve_placement(&o, ifname, &rss);
+	auto_placement = resolve_placement(&o, ifname, &rss, &cost);
 	err = build_layout(&o, &lay, &rate);
 	if (!err)
 		err = check_memory(&o, &lay);
@@ -641,7 +680,7 @@ static int load_main(int argc, char **argv)
 	if (err)
 		goto out;
 	report_attached(&o, &lay, ifindex, prog);
-	report_placement(o.placement, auto_placement, &rss);
+	report_placement(o.placement, auto_placement, &rss, &cost);
 	report_live(&o, &lay, skel, dir);
 out:
 	if (err && attached) {
