@@ -262,6 +262,17 @@ make_pair() { # queues
 		rx ip link set "$IF_RX" up && tx ip link set "$IF_TX" up
 }
 
+# Until both ends report carrier (a veth drops redirected frames before), at most 5 s.
+wait_up() {
+	local i
+	for ((i = 0; i < 50; i++)); do
+		rx ip -o link show dev "$IF_RX" | grep -q 'state UP' &&
+			tx ip -o link show dev "$IF_TX" | grep -q 'state UP' && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 prog_id() {
 	rx ip -d link show dev "$IF_RX" | awk '{ for (i = 1; i < NF; i++) if ($i ~ /^prog\/xdp/ && $(i + 1) == "id") { print $(i + 2); exit } }'
 }
@@ -365,7 +376,20 @@ for k in "${KS[@]}"; do
 		failed=1
 		continue
 	fi
+	if ! wait_up; then
+		log "K=$k: the veth pair of $k queues did not come up; skipped"
+		failed=1
+		continue
+	fi
 	log "K=$k: generator and receive on CPUs $cpus, veth of $k queues"
+	# A first run, not counted: warms the path, and shows that frames arrive.
+	if attach bare-drop && id=$(prog_id) && [ -n "$id" ]; then
+		tx taskset -c "$cpus" "$CLI" gen "$IF_TX" --dst "$DST" --duration 300ms --threads "$k" \
+			--dist spoofed >/dev/null 2>&1
+		got=$(prog_stats "$id" | cut -d' ' -f2)
+		log "K=$k: warm-up run received $got frames"
+	fi
+	detach bare-drop 2>/dev/null
 	auto_picks "$k"
 	n=${#PROGS[@]}
 	for ((round = 1; round <= REPS; round++)); do
@@ -379,6 +403,7 @@ for k in "${KS[@]}"; do
 	done
 done
 remove_pair
+rm -f "$OUT/.err"
 render "$OUT" || failed=1
 log "done in $(($(date +%s) - T0)) s; runs in $OUT/multicore-runs.tsv"
 exit "$failed"
