@@ -31,7 +31,7 @@
 #include "xdp_pacer.skel.h"
 #include "pacer_ticks.h"
 
-/* --placement auto: decided from the interface's RSS hash once the options are read. */
+/* --placement auto: decided from the interface's RSS hash and the cost once the options are read. */
 #define LOAD_PLACEMENT_AUTO UINT32_MAX
 
 static int parse_placement_opt(const char *s, uint32_t *out)
@@ -107,7 +107,9 @@ static const struct opt_spec load_specs[] = {
 		  "where the NIC's RSS hash sends all of a source's packets to\n"
 		  "one CPU; shared: one sketch for all CPUs, exact everywhere;\n"
 		  "auto: percpu where the RSS hash (ethtool rx-flow-hash)\n"
-		  "or a single RX queue makes it exact, else shared" },
+		  "or a single RX queue makes it exact and it is the cheaper\n"
+		  "(one receiving CPU, or the receiving CPUs' copies within\n"
+		  "1/16 of the last-level cache), else shared" },
 	{ .name = "tick", .type = OPT_DURATION, .flags = LOAD_FIXED, .arg = "DUR",
 	  .max = PACER_TICK_MAX_NS, OPT_FIELD(struct load_opts, tick_ns),
 	  .help = "clock quantum, rounded down to a power of two ns, at most 2^40 ns\n"
