@@ -3,7 +3,7 @@
 # project's libraries or tools, in one call of a few minutes
 # (docs/benchmark.md, "Many cores").  Here, build and pack:
 #
-#   make bpf cli && scripts/bench-device.sh --bundle     # -> build/device
+#   make bpf cli && scripts/bench-device.sh --bundle [--compare-cli PATH]  # -> build/device
 #
 # carry build/device with the tree, and there, from the repository root:
 #
@@ -13,10 +13,14 @@
 # failure, each writing into OUT as it goes: machine (what the machine is),
 # smoke (the CLI loads and unloads a pacer on a veth there), rows (the
 # multi-core rows: scripts/bench-multicore.sh over CPU counts 1, 4, 8 and
-# all but one, or $CPUS).  OUT gets progress.log (time-stamped lines),
+# all but one, or $CPUS), and compare where the bundle holds a second CLI
+# (--bundle --compare-cli PATH, e.g. a build of the base branch): the
+# pacer programs of this build against it at K = 2, interleaved, in
+# OUT/compare/.  OUT gets progress.log (time-stamped lines),
 # device-machine.txt, sections.tsv (name, exit status, seconds), and from the rows
 # multicore-runs.tsv, multicore-auto.tsv, multicore.md and multicore.json.
-# The whole run stays under 7 minutes: $ROWS_SECONDS (330) for the rows,
+# The whole run stays under 7 minutes: $ROWS_SECONDS (280) for the rows,
+# $COMPARE_SECONDS (60) for compare,
 # $SECONDS_RUN (1) per generator run, $REPS (3) interleaved rounds.
 set -u
 cd "$(dirname "$0")/.."
@@ -29,12 +33,23 @@ if [ "${1:-}" = --bundle ]; then
 	for f in "$build/xdp-pacer" "$build/bench_drop.bpf.o" "$build/bench_lru.bpf.o"; do
 		[ -f "$f" ] || { echo "bench-device: no $f: run make bpf cli first" >&2; exit 2; }
 	done
+	extra=()
+	rm -f "$build/xdp-pacer-base"
+	if [ "${2:-}" = --compare-cli ]; then
+		[ -f "${3:-}" ] && [ -x "$3" ] ||
+			{ echo "bench-device: --compare-cli: '${3:-}' is not an executable file" >&2; exit 2; }
+		# its own name: the bundle names a program's wrapper by its file's name
+		cp "$3" "$build/xdp-pacer-base" && extra=("$build/xdp-pacer-base")
+	elif [ $# -gt 1 ]; then
+		echo "bench-device: --bundle takes only --compare-cli PATH" >&2
+		exit 2
+	fi
 	exec "${DEVICE_BUNDLE:-../shared/tools/device-bundle.sh}" "$build/device" "$build/xdp-pacer" \
-		"$build/bench_drop.bpf.o" "$build/bench_lru.bpf.o" \
+		"$build/bench_drop.bpf.o" "$build/bench_lru.bpf.o" "${extra[@]}" \
 		"$(readlink -f "$(command -v taskset)")" "$(readlink -f "$(command -v awk)")"
 fi
 
-[ $# -eq 1 ] || { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[ $# -eq 1 ] || { sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 OUT=$1
 mkdir -p "$OUT" || { echo "bench-device: cannot make $OUT" >&2; exit 2; }
 OUT=$(cd "$OUT" && pwd)
@@ -48,7 +63,7 @@ if [ "$(id -u)" -ne 0 ]; then
 		log "not root: again under sudo"
 		exec sudo -n env PATH="$PATH" LIBXDP_OBJECT_PATH="${LIBXDP_OBJECT_PATH:-}" \
 			BUNDLE="${BUNDLE:-}" CPUS="${CPUS:-}" REPS="${REPS:-}" SECONDS_RUN="${SECONDS_RUN:-}" \
-			ROWS_SECONDS="${ROWS_SECONDS:-}" "$0" "$OUT"
+			ROWS_SECONDS="${ROWS_SECONDS:-}" COMPARE_SECONDS="${COMPARE_SECONDS:-}" "$0" "$OUT"
 	fi
 	log "needs root (namespaces, XDP, BPF statistics), and sudo -n is not available"
 	exit 1
@@ -146,13 +161,23 @@ log "out $OUT; bundle $BUNDLE; $ncpus CPUs; rows at K = $CPUS"
 
 section machine 30 machine
 section smoke 60 smoke
-section rows "$((${ROWS_SECONDS:-330} + 40))" scripts/bench-multicore.sh --cpus "$CPUS" \
-	--seconds "${SECONDS_RUN:-1}" --reps "${REPS:-3}" --out "$OUT" --deadline "${ROWS_SECONDS:-330}"
-# A rows section cut off by its limit rendered nothing: render what it measured.
+section rows "$((${ROWS_SECONDS:-280} + 40))" scripts/bench-multicore.sh --cpus "$CPUS" \
+	--seconds "${SECONDS_RUN:-1}" --reps "${REPS:-3}" --out "$OUT" --deadline "${ROWS_SECONDS:-280}"
+# A section cut off by its limit rendered nothing: render what it measured.
 if [ ! -s "$OUT/multicore.md" ] && [ -s "$OUT/multicore-runs.tsv" ]; then
 	section render 30 scripts/bench-multicore.sh --render "$OUT"
+fi
+if [ -x "$BUNDLE/bin/xdp-pacer-base" ] && [ "$ncpus" -ge 2 ]; then
+	section compare "$((${COMPARE_SECONDS:-60} + 30))" scripts/bench-multicore.sh --cpus 2 \
+		--programs pacer-percpu,pacer-shared,table-percpu,table-shared --workloads spoofed,zipf-1m \
+		--seconds 0.5 --reps "${REPS:-3}" --compare-cli "$BUNDLE/bin/xdp-pacer-base" \
+		--out "$OUT/compare" --deadline "${COMPARE_SECONDS:-60}"
+	if [ ! -s "$OUT/compare/multicore.md" ] && [ -s "$OUT/compare/multicore-runs.tsv" ]; then
+		section render-compare 30 scripts/bench-multicore.sh --render "$OUT/compare"
+	fi
 fi
 log "done in $(($(date +%s) - T0)) s: $(awk -F'\t' 'NR > 1 { printf "%s %s  ", $1, ($2 == 0 ? "ok" : "exit " $2) }' "$OUT/sections.tsv")"
 rm -rf "$OUT/.bin"
 [ -s "$OUT/multicore.md" ] && cat "$OUT/multicore.md"
+[ -s "$OUT/compare/multicore.md" ] && sed -n '/^Against/,$p' "$OUT/compare/multicore.md"
 exit 0

@@ -13,13 +13,16 @@
 #
 #   scripts/bench-multicore.sh [--cpus 1,4,8,15] [--seconds S] [--reps N]
 #       [--programs A,B] [--workloads spoofed,zipf-1m] [--out DIR] [--deadline S]
+#       [--compare-cli PATH]
 #   scripts/bench-multicore.sh --render DIR     # the table again from DIR's runs
 #
 # Writes, as it goes: DIR/multicore-runs.tsv (one line per generator run),
 # DIR/multicore-auto.tsv (what --placement auto picks by cost at each K), and
 # at the end (or on --render) DIR/multicore.md and DIR/multicore.json.
 # --deadline S: stop starting runs S seconds after the start; what was
-# measured is rendered.  Progress on stderr, one time-stamped line per run.
+# measured is rendered.  --compare-cli PATH: every selected pacer program
+# also loaded by PATH (a build of another tree) as NAME@base, next to NAME
+# in each round; the table then gives NAME over NAME@base.  Progress on stderr, one time-stamped line per run.
 # Needs root.  The environment may name the tools: CLI (xdp-pacer), OBJDIR
 # (bench_drop.bpf.o and bench_lru.bpf.o; default the build directory).
 set -u
@@ -27,7 +30,6 @@ cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 CLI=${CLI:-$BUILD/xdp-pacer}
 OBJDIR=${OBJDIR:-$BUILD}
-HERE=$(pwd)
 
 CPUS_ARG=1,2
 SECONDS_RUN=1
@@ -37,6 +39,7 @@ WORKLOADS_ARG=
 OUT=$BUILD/bench/multicore
 DEADLINE=0
 RENDER_ONLY=
+BASE_CLI=
 
 # Program name -> how it is attached: "obj FILE" or "cli LOAD-ARGS".
 declare -A HOW=(
@@ -66,7 +69,8 @@ while [ $# -gt 0 ]; do
 	case $opt in
 	--*=*) set -- "${opt%%=*}" "${opt#*=}" "${@:2}"; continue ;;
 	-h | --help) usage; exit 0 ;;
-	--cpus | --seconds | --reps | --programs | --workloads | --out | --deadline | --render)
+	--cpus | --seconds | --reps | --programs | --workloads | --out | --deadline | --render | \
+		--compare-cli)
 		[ $# -ge 2 ] || die "$opt needs a value"
 		case $opt in
 		--cpus) CPUS_ARG=$2 ;;
@@ -77,6 +81,7 @@ while [ $# -gt 0 ]; do
 		--out) OUT=$2 ;;
 		--deadline) DEADLINE=$2 ;;
 		--render) RENDER_ONLY=1; OUT=$2 ;;
+		--compare-cli) BASE_CLI=$2 ;;
 		esac
 		shift 2 ;;
 	*) die "unknown argument '$opt' (--help lists the options)" ;;
@@ -162,6 +167,29 @@ render() {
 		}
 		if (ncells)
 			printf "\nauto within 10 %% of the better placement: %d of %d cells.\n", nmet, ncells > mdout
+		# Against the compared build (--compare-cli): NAME over NAME@base, paired by round.
+		nbase = 0
+		for (key in ns) {
+			split(key, kk, SUBSEP)
+			if (kk[3] ~ /@base$/ || !((kk[1] SUBSEP kk[2] SUBSEP kk[3] "@base") in ns))
+				continue
+			pairs = ""
+			for (r = 1; r <= rounds[kk[1], kk[2]]; r++)
+				if ((kk[1] SUBSEP kk[2] SUBSEP kk[3] SUBSEP r) in by_round && (kk[1] SUBSEP kk[2] SUBSEP kk[3] "@base" SUBSEP r) in by_round && by_round[kk[1], kk[2], kk[3] "@base", r] > 0)
+					pairs = pairs " " by_round[kk[1], kk[2], kk[3], r] / by_round[kk[1], kk[2], kk[3] "@base", r]
+			if (pairs == "")
+				continue
+			n = split(pairs, pr, " "); lo = hi = pr[1]
+			for (i = 2; i <= n; i++) { lo = pr[i] < lo ? pr[i] : lo; hi = pr[i] > hi ? pr[i] : hi }
+			base_rows[++nbase] = sprintf("| %s | %s | %s | %.1f | %.1f | %.3f [%.2f, %.2f] |", kk[1], kk[2], kk[3], median(ns[key]), median(ns[kk[1], kk[2], kk[3] "@base"]), median(pairs), lo, hi)
+			base_json[nbase] = sprintf("{\"cpus\": %s, \"workload\": %s, \"program\": %s, \"over_base_paired\": %.4f, \"lowest\": %.4f, \"highest\": %.4f}", kk[1], jstr(kk[2]), jstr(kk[3]), median(pairs), lo, hi)
+		}
+		if (nbase) {
+			print "\nAgainst the compared build (--compare-cli), this build over it, the median of the ratios within a round [lowest, highest]:\n" > mdout
+			print "| K | workload | program | ns/packet | ns/packet compared | this / compared |" > mdout
+			print "|---|---|---|---:|---:|---:|" > mdout
+			for (i = 1; i <= nbase; i++) print base_rows[i] > mdout
+		}
 		for (key in pick) {
 			split(key, kk, SUBSEP)
 			autos[++nauto] = sprintf("{\"cpus\": %s, \"structure\": %s, \"picks\": %s, \"why\": %s}", kk[1], jstr(kk[2]), jstr(pick[key]), jstr(why[key]))
@@ -183,6 +211,8 @@ render() {
 		for (i = 1; i <= nauto; i++) printf "%s\n  %s", (i > 1 ? "," : ""), autos[i] > jsout
 		printf "\n ],\n \"auto_against_best\": [" > jsout
 		for (i = 1; i <= ncells; i++) printf "%s\n  %s", (i > 1 ? "," : ""), cells[i] > jsout
+		printf "\n ],\n \"against_compared_build\": [" > jsout
+		for (i = 1; i <= nbase; i++) printf "%s\n  %s", (i > 1 ? "," : ""), base_json[i] > jsout
 		printf "\n ]}\n" > jsout
 	}' "$auto" "$runs" || return 1
 	cat "$dir/multicore.md"
@@ -206,6 +236,16 @@ IFS=, read -r -a PROGS <<<"${PROGRAMS_ARG:-$(IFS=,; echo "${ALL_PROGRAMS[*]}")}"
 for p in "${PROGS[@]}"; do
 	[ -n "${HOW[$p]:-}" ] || die "--programs: unknown name '$p' (known: ${ALL_PROGRAMS[*]})"
 done
+if [ -n "$BASE_CLI" ]; then
+	[ -x "$BASE_CLI" ] && [ -f "$BASE_CLI" ] ||
+		die "--compare-cli: '$BASE_CLI' is not an executable file"
+	twins=()
+	for p in "${PROGS[@]}"; do
+		twins+=("$p")
+		case ${HOW[$p]} in cli\ *) HOW[$p@base]=${HOW[$p]}; twins+=("$p@base") ;; esac
+	done
+	PROGS=("${twins[@]}")
+fi
 IFS=, read -r -a WLS <<<"${WORKLOADS_ARG:-$(IFS=,; echo "${ALL_WORKLOADS[*]}")}"
 for w in "${WLS[@]}"; do
 	[ -n "${WL[$w]:-}" ] || die "--workloads: unknown name '$w' (known: ${ALL_WORKLOADS[*]})"
@@ -289,18 +329,20 @@ prog_stats() {
 	bpftool prog show id "$1" | awk '{ for (i = 1; i < NF; i++) { if ($i == "run_time_ns") t = $(i + 1); if ($i == "run_cnt") c = $(i + 1) } } END { print t + 0, c + 0 }'
 }
 
+cli_of() { case $1 in *@base) echo "$BASE_CLI" ;; *) echo "$CLI" ;; esac; }
+
 attach() { # program
 	local how=${HOW[$1]}
 	case $how in
 	obj\ *) rx ip link set dev "$IF_RX" xdp obj "$OBJDIR/${how#obj }" sec xdp ;;
-	cli\ *) rx "$CLI" load "$IF_RX" ${how#cli } >/dev/null ;;
+	cli\ *) rx "$(cli_of "$1")" load "$IF_RX" ${how#cli } >/dev/null ;;
 	esac
 }
 
 detach() { # program
 	case ${HOW[$1]} in
 	obj\ *) rx ip link set dev "$IF_RX" xdp off ;;
-	cli\ *) rx "$CLI" unload "$IF_RX" >/dev/null ;;
+	cli\ *) rx "$(cli_of "$1")" unload "$IF_RX" >/dev/null ;;
 	esac
 }
 
