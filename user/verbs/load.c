@@ -305,7 +305,8 @@ static void report_placement(uint32_t placement, bool chosen_by_auto, const stru
 /*
  * Per-CPU placement's cost against shared on this machine: the copies the
  * receiving CPUs (ifname's RX queues, at most the online CPUs) would touch
- * against the last-level cache.  A geometry load refuses is judged as shared.
+ * against the last-level cache.  A geometry load refuses leaves the copy's
+ * bytes 0: build_layout() then refuses the load, saying why.
  */
 static void judge_cost(const struct load_opts *o, const struct rss_verdict *v,
 		       struct place_cost_verdict *cost)
