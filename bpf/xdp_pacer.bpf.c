@@ -118,7 +118,7 @@ __noinline int pacer_judge_stage(__u64 h, __u64 tick, const struct pacer_rate *r
 		drop = sketch_judge(h, tick, rate, io->policy, &io->age, &sk, st);
 		if (drop || !io->commit_now)
 			return drop;
-		return sketch_commit(&sk, tick, rate, st) ? 1 : 0;
+		return sketch_commit_judged(&sk, tick, rate, io->age, st) ? 1 : 0;
 	}
 	drop = table_judge(h, tick, rate, io->policy, &io->age, &tk, st);
 	if (drop || !io->commit_now) {

@@ -155,6 +155,25 @@ PACER_INLINE int pacer_sketch_commit(struct pacer_line *const line[PACER_MAX_ROW
 }
 
 /*
+ * pacer_sketch_commit() right after pacer_sketch_judge() admitted the key
+ * at the same tick with age, no stage between: per-CPU, nothing wrote the
+ * key's cells since the judgement read them, so they are raised from the
+ * judged age without being read again (one read of the cells per packet);
+ * shared placement re-checks on the cells as pacer_sketch_commit() does.
+ * 0 admitted, 1 to drop.
+ */
+PACER_INLINE int pacer_sketch_commit_judged(struct pacer_line *const line[PACER_MAX_ROWS],
+					    const __u32 cell[PACER_MAX_ROWS], __u32 rows,
+					    __u64 tick, const struct pacer_rate *rate,
+					    __u32 placement, __u32 age, __u32 *rebased)
+{
+	if (placement == PACER_PLACEMENT_SHARED)
+		return pacer_admit_exclusive(line, cell, rows, tick, rate, rebased) < 0;
+	*rebased += pacer_key_update(line, cell, rows, tick, pacer_rate_next_age(age, rate));
+	return 0;
+}
+
+/*
  * One packet with no stage after pacing: judge, then commit at once.
  * 1 to drop, 0 to admit; *age gets the key's age; *rebased counts the
  * lines re-based.
@@ -166,7 +185,7 @@ PACER_INLINE int pacer_sketch_packet(struct pacer_line *const line[PACER_MAX_ROW
 {
 	if (pacer_sketch_judge(line, cell, rows, tick, rate, policy, age, rebased))
 		return 1;
-	return pacer_sketch_commit(line, cell, rows, tick, rate, placement, rebased);
+	return pacer_sketch_commit_judged(line, cell, rows, tick, rate, placement, *age, rebased);
 }
 
 #endif /* PACER_VERDICT_H */

@@ -7,6 +7,7 @@
 #                    [--no-placement | --placement-only]
 #                    [--programs A,B] [--workloads X,Y] [--perf-only] [--paced]
 #                    [--compare-cli PATH] [--out FILE]
+#   scripts/bench.sh --cpus LIST [...]   # the multi-core rows: scripts/bench-multicore.sh
 # This script owns clean-up: whatever happens to the run (error, Ctrl-C,
 # kill), the trap deletes the namespaces and pins it made and puts
 # kernel.bpf_stats_enabled back if the run had to change it.
@@ -46,6 +47,12 @@ trap 'exit 129' HUP
 
 scripts/deps.sh
 make -s -j"$(nproc)" BUILD="$BUILD" bpf cli "$BUILD/tests/tools/svg_plot" "$BUILD/tests/tools/classes_fill"
+for arg in "$@"; do
+	case $arg in --cpus | --cpus=*)
+		scripts/bench-multicore.sh "$@"
+		exit $? ;;
+	esac
+done
 out=$BUILD/bench/results.json
 prev=
 for arg in "$@"; do

@@ -163,13 +163,16 @@ START_TEST(test_no_rss_has_its_own_message)
 	assert_has(&v, "eth9 reports no RSS hash (ETHTOOL_GRXFH: Operation not supported) and 1 RX "
 		       "queue:");
 	assert_has(&v, "veth");
+	ck_assert_uint_eq(v.rx_queues, 1);
 	in.queues_err = -EOPNOTSUPP;
 	v = judge(&in);
 	assert_has(&v, "an unknown number of RX queues");
+	ck_assert_uint_eq(v.rx_queues, 0); /* unknown, for the cost rule */
 	in.queues_err = 0;
 	in.rx_queues = 2;
 	v = judge(&in);
 	assert_has(&v, "and 2 RX queues:");
+	ck_assert_uint_eq(v.rx_queues, 2);
 }
 END_TEST
 

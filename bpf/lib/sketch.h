@@ -87,4 +87,21 @@ static __always_inline int sketch_commit(const struct sketch_key *k, __u64 tick,
 	return drop;
 }
 
+/*
+ * Write an admission sketch_judge() just allowed at the same tick, with no
+ * stage between (pacer_sketch_commit_judged): 0 admitted, 1 lost to another CPU.
+ */
+static __always_inline int sketch_commit_judged(const struct sketch_key *k, __u64 tick,
+						const struct pacer_rate *rate, __u32 age,
+						struct pacer_counters *st)
+{
+	__u32 rebased = 0;
+	int drop;
+
+	drop = pacer_sketch_commit_judged(k->line, k->cell, pacer_layout.rows, tick, rate,
+					  pacer_layout.placement, age, &rebased);
+	st->c[PACER_STAT_LINE_REFRESH] += rebased;
+	return drop;
+}
+
 #endif /* PACER_BPF_SKETCH_H */

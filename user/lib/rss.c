@@ -192,6 +192,7 @@ void rss_judge(const char *ifname, const struct rss_info *in, bool skb_mode, uin
 	int f, unread = 0;
 
 	memset(v, 0, sizeof(*v));
+	v->rx_queues = in->queues_err ? 0 : in->rx_queues;
 	for (f = 0; f < RSS_NFLOWS; f++)
 		unread += in->hash_err[f] != 0;
 	if (skb_mode) {

@@ -38,6 +38,7 @@ enum rss_reason {
 struct rss_verdict {
 	bool exact; /* per-CPU placement admits a key on one CPU only */
 	enum rss_reason reason;
+	uint32_t rx_queues; /* as the driver reported them; 0: unknown */
 	char text[768];
 };
 
@@ -55,7 +56,8 @@ void rss_fields_text(uint64_t fields, char *buf, size_t len);
 void rss_judge(const char *ifname, const struct rss_info *in, bool skb_mode, uint32_t prefix4,
 	       uint32_t prefix6, struct rss_verdict *v);
 
-/* --placement auto: PACER_PLACEMENT_PERCPU where it is exact, SHARED otherwise. */
+/* Exactness alone: PACER_PLACEMENT_PERCPU where it is exact, SHARED otherwise (--placement
+ * auto also asks place_cost.h whether per-CPU is the cheaper). */
 uint32_t rss_auto_placement(const struct rss_verdict *v);
 
 #endif

@@ -23,6 +23,7 @@
 #include "backend.h"
 #include "ticks.h"
 #include "rss_probe.h"
+#include "place_cost.h"
 #include "pacer_budget.h"
 #include "pacer_defaults.h"
 #include "pacer_table.h"
@@ -33,7 +34,7 @@
 #include "classes_cli.h"
 #include "classes_map.h"
 
-/* --placement auto: decided from the interface's RSS hash once the options are read. */
+/* --placement auto: decided from the interface's RSS hash and the cost once the options are read. */
 #define LOAD_PLACEMENT_AUTO UINT32_MAX
 
 static int parse_placement_opt(const char *s, uint32_t *out)
@@ -111,7 +112,9 @@ static const struct opt_spec load_specs[] = {
 		  "where the NIC's RSS hash sends all of a source's packets to\n"
 		  "one CPU; shared: one sketch for all CPUs, exact everywhere;\n"
 		  "auto: percpu where the RSS hash (ethtool rx-flow-hash)\n"
-		  "or a single RX queue makes it exact, else shared" },
+		  "or a single RX queue makes it exact and it is the cheaper\n"
+		  "(one receiving CPU, or the receiving CPUs' copies within\n"
+		  "1/16 of the last-level cache), else shared" },
 	{ .name = "tick", .type = OPT_DURATION, .flags = LOAD_FIXED, .arg = "DUR",
 	  .max = PACER_TICK_MAX_NS, OPT_FIELD(struct load_opts, tick_ns),
 	  .help = "clock quantum, rounded down to a power of two ns, at most 2^40 ns\n"
@@ -163,32 +166,43 @@ static int parse_opts(int argc, char **argv, struct load_opts *o)
 }
 
 /*
- * With classes that pace, the tick is the one every class's limit and the
- * global one fit (classes_cli.h); the global limit then takes the classes'
- * range.
+ * The layout of o's options with this placement: 0, or non-zero with why in
+ * err (empty when already said).  With classes that pace, the tick is the
+ * one every class's limit and the global one fit (classes_cli.h); the
+ * global limit then takes the classes' range.
  */
-static int build_layout(const struct load_opts *o, const struct class_conf *cc,
-			struct pacer_layout *lay, struct pacer_rate *rate)
+static int layout_of(const struct load_opts *o, const struct class_conf *cc, uint32_t placement,
+		     struct pacer_layout *lay, struct pacer_rate *rate, char *err, size_t len)
 {
 	struct layout_req r = {
 		.tick_ns = o->tick_ns, .width = o->width,
-		.rows = o->rows, .kind = o->kind, .placement = o->placement, .clock = o->clock,
+		.rows = o->rows, .kind = o->kind, .placement = placement, .clock = o->clock,
 		.backend = o->backend, .on_full = o->on_full, .ncpus = (uint32_t)num_cpus(),
 	};
-	char err[256];
 
 	live_opts_rate(&o->live, &r.rate_n, &r.interval_ns);
 	if (cc && classes_pace(cc) && backend_of(o->backend)) {
 		uint32_t shift;
 
-		if (classes_choose_tick(cc, r.rate_n, r.interval_ns, o->tick_ns, o->backend, &shift))
+		if (classes_choose_tick(cc, r.rate_n, r.interval_ns, o->tick_ns, o->backend, &shift)) {
+			err[0] = 0;
 			return 2;
+		}
 		r.tick_ns = 1ULL << shift;
 		r.wide_limit = 1;
 	}
-	if (!layout_build(&r, lay, rate, err, sizeof(err)))
+	return layout_build(&r, lay, rate, err, len);
+}
+
+static int build_layout(const struct load_opts *o, const struct class_conf *cc,
+			struct pacer_layout *lay, struct pacer_rate *rate)
+{
+	char err[256];
+
+	if (!layout_of(o, cc, o->placement, lay, rate, err, sizeof(err)))
 		return 0;
-	pr_err("%s", err);
+	if (err[0])
+		pr_err("%s", err);
 	return 2;
 }
 
@@ -304,23 +318,52 @@ static const char *attach_kind(int ifindex)
 	return kind;
 }
 
-/* Which placement, who chose it, and whether per-CPU placement is exact here. */
-static void report_placement(uint32_t placement, bool chosen_by_auto, const struct rss_verdict *v)
+/* Which placement, who chose it, whether per-CPU placement is exact here, and which costs less. */
+static void report_placement(uint32_t placement, bool chosen_by_auto, const struct rss_verdict *v,
+			     const struct place_cost_verdict *cost)
 {
-	pr_info("  placement %s (%s): %s%s", placement_name(placement),
+	pr_info("  placement %s (%s): %s%s; %s", placement_name(placement),
 		chosen_by_auto ? "--placement auto" : "as asked", v->text,
 		placement == PACER_PLACEMENT_SHARED && !v->exact
 			? "; shared placement is exact whichever CPU receives"
-			: "");
+			: "",
+		cost->text);
 }
 
-/* Read the RSS verdict for ifname; --placement auto becomes its choice.  True if it was auto. */
-static bool resolve_placement(struct load_opts *o, const char *ifname, struct rss_verdict *v)
+/*
+ * Per-CPU placement's cost against shared on this machine: the copies the
+ * receiving CPUs (ifname's RX queues, at most the online CPUs) would touch
+ * against the last-level cache.  A geometry load refuses leaves the copy's
+ * bytes 0: build_layout() then refuses the load, saying why.
+ */
+static void judge_cost(const struct load_opts *o, const struct rss_verdict *v,
+		       struct place_cost_verdict *cost)
+{
+	struct place_cost c = { 0 };
+	struct pacer_layout lay;
+	struct pacer_rate rate;
+	char err[256];
+
+	if (!layout_of(o, NULL, PACER_PLACEMENT_SHARED, &lay, &rate, err, sizeof(err)))
+		c.copy_bytes = pacer_total_lines(lay.kind, lay.rows, lay.lines_log2) * PACER_LINE_BYTES;
+	c.receiving_cpus = place_receiving_cpus(v->rx_queues, sysconf(_SC_NPROCESSORS_ONLN));
+	c.cache_bytes = place_cache_bytes("/sys/devices/system/cpu/cpu0/cache", &c.cache_level);
+	place_cost_judge(&c, cost);
+}
+
+/*
+ * Read the RSS verdict for ifname and the cost of per-CPU placement;
+ * --placement auto becomes per-CPU where it is exact and cheaper, shared
+ * otherwise.  True if it was auto.
+ */
+static bool resolve_placement(struct load_opts *o, const char *ifname, struct rss_verdict *v,
+			      struct place_cost_verdict *cost)
 {
 	rss_verdict_for(ifname, o->mode == XDP_MODE_SKB, o->live.prefix4, o->live.prefix6, v);
+	judge_cost(o, v, cost);
 	if (o->placement != LOAD_PLACEMENT_AUTO)
 		return false;
-	o->placement = rss_auto_placement(v);
+	o->placement = place_auto(v->exact, cost);
 	return true;
 }
 
@@ -335,6 +378,7 @@ int load_check_fixed(int argc, char **argv, const struct class_conf *cls,
 		     const struct pacer_layout *running, int running_seen_log2, char *differ,
 		     size_t len)
 {
+	struct place_cost_verdict cost;
 	struct rss_verdict rss;
 	struct load_opts o;
 	struct pacer_layout lay;
@@ -343,7 +387,7 @@ int load_check_fixed(int argc, char **argv, const struct class_conf *cls,
 
 	err = parse_opts(argc, argv, &o);
 	if (!err) {
-		resolve_placement(&o, o.ifname, &rss); /* what a load would pick now */
+		resolve_placement(&o, o.ifname, &rss, &cost); /* what a load would pick now */
 		err = build_layout(&o, cls, &lay, &rate);
 	}
 	if (err)
@@ -649,6 +693,7 @@ static int load_main(int argc, char **argv, struct pacer_conf *conf)
 	struct xdp_pacer_bpf *skel = NULL;
 	struct xdp_program *prog = NULL;
 	struct pacer_layout lay;
+	struct place_cost_verdict cost;
 	struct rss_verdict rss;
 	bool auto_placement;
 	struct pacer_budget_cfg bcfg;
@@ -665,7 +710,7 @@ static int load_main(int argc, char **argv, struct pacer_conf *conf)
 	err = classes_merge(conf, &o.cls, &cc);
 	if (err)
 		goto out_classes;
-	auto_placement = resolve_placement(&o, ifname, &rss);
+	auto_placement = resolve_placement(&o, ifname, &rss, &cost);
 	err = build_layout(&o, cc, &lay, &rate);
 	if (!err)
 		err = classes_build(cc, lay.tick_shift, lay.backend, o.live.prefix4, o.live.prefix6,
@@ -711,7 +756,7 @@ static int load_main(int argc, char **argv, struct pacer_conf *conf)
 	if (err)
 		goto out;
 	report_attached(&o, &lay, ifindex, prog);
-	report_placement(o.placement, auto_placement, &rss);
+	report_placement(o.placement, auto_placement, &rss, &cost);
 	report_live(&o, &lay, skel, dir);
 	classes_report(&cmaps, lay.tick_shift, lay.backend);
 out:
