@@ -13,7 +13,8 @@
 # failure, each writing into OUT as it goes: machine (what the machine is),
 # smoke (the CLI loads and unloads a pacer on a veth there), rows (the
 # multi-core rows: scripts/bench-multicore.sh over CPU counts 1, 4, 8 and
-# all but one, or $CPUS), and compare where the bundle holds a second CLI
+# all but one, or $CPUS; the programs of $PROGRAMS, comma-separated, else the
+# default set), and compare where the bundle holds a second CLI
 # (--bundle --compare-cli PATH, e.g. a build of the base branch): the
 # pacer programs of this build against it at K = 2, interleaved, in
 # OUT/compare/.  OUT gets progress.log (time-stamped lines),
@@ -63,7 +64,7 @@ if [ "$(id -u)" -ne 0 ]; then
 		log "not root: again under sudo"
 		exec sudo -n env PATH="$PATH" LIBXDP_OBJECT_PATH="${LIBXDP_OBJECT_PATH:-}" \
 			BUNDLE="${BUNDLE:-}" CPUS="${CPUS:-}" REPS="${REPS:-}" SECONDS_RUN="${SECONDS_RUN:-}" \
-			ROWS_SECONDS="${ROWS_SECONDS:-}" COMPARE_SECONDS="${COMPARE_SECONDS:-}" "$0" "$OUT"
+			ROWS_SECONDS="${ROWS_SECONDS:-}" COMPARE_SECONDS="${COMPARE_SECONDS:-}" PROGRAMS="${PROGRAMS:-}" "$0" "$OUT"
 	fi
 	log "needs root (namespaces, XDP, BPF statistics), and sudo -n is not available"
 	exit 1
@@ -162,7 +163,8 @@ log "out $OUT; bundle $BUNDLE; $ncpus CPUs; rows at K = $CPUS"
 section machine 30 machine
 section smoke 60 smoke
 section rows "$((${ROWS_SECONDS:-280} + 40))" scripts/bench-multicore.sh --cpus "$CPUS" \
-	--seconds "${SECONDS_RUN:-1}" --reps "${REPS:-3}" --out "$OUT" --deadline "${ROWS_SECONDS:-280}"
+	--seconds "${SECONDS_RUN:-1}" --reps "${REPS:-3}" --out "$OUT" --deadline "${ROWS_SECONDS:-280}" \
+	${PROGRAMS:+--programs "$PROGRAMS"}
 # A section cut off by its limit rendered nothing: render what it measured.
 if [ ! -s "$OUT/multicore.md" ] && [ -s "$OUT/multicore-runs.tsv" ]; then
 	section render 30 scripts/bench-multicore.sh --render "$OUT"
