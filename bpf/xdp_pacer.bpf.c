@@ -255,25 +255,33 @@ static __always_inline int lists_verdict(int kind, const struct pacer_src *src,
 
 /*
  * The index in its bank of the first class whose match fits p, or -1.
- * Classes are live data: the verifier accepts this walk for any list.
+ * The walk reads the bank's index (pacer_class.h) and a class's entry only
+ * for its address terms.  Classes are live data: the verifier accepts this
+ * walk for any list.
  */
 __noinline int pacer_class_find(const struct pacer_pkt *p, __u32 sel)
 {
-	__u32 n = PACER_CLASS_SEL_COUNT(sel), base = PACER_CLASS_SEL_BANK(sel) * PACER_MAX_CLASSES;
+	__u32 n = PACER_CLASS_SEL_COUNT(sel), bank = PACER_CLASS_SEL_BANK(sel);
+	const struct pacer_class_index *ix;
 	int i;
 
 	if (!p)
 		return -1;
+	ix = bpf_map_lookup_elem(&pacer_class_index, &bank);
+	if (!ix)
+		return -1;
 	for (i = 0; i < PACER_MAX_CLASSES; i++) {
-		__u32 idx = base + i;
+		__u32 idx = bank * PACER_MAX_CLASSES + i;
 		const struct pacer_class *c;
 
 		if (i >= n)
 			break;
+		if (!pacer_match_quick_fits(&ix->q[i], p))
+			continue;
+		if (!(ix->q[i].terms & (PACER_M_SRC | PACER_M_DST)))
+			return i;
 		c = bpf_map_lookup_elem(&pacer_classes, &idx);
-		if (!c)
-			break;
-		if (pacer_match_fits(&c->m, p))
+		if (c && pacer_match_addr_fits(&c->m, p))
 			return i;
 	}
 	return -1;

@@ -78,6 +78,27 @@ struct pacer_match {
 	__u64 dst_lo, dst_hi, dst_mask_lo, dst_mask_hi;
 };
 
+/*
+ * The walk's index ("pacer_class_index", an array of PACER_CLASS_BANKS
+ * values): per bank, the first 16 bytes of each class's match (its terms,
+ * protocol, family, VLAN and port ranges), so the walk reads them from a
+ * few cache lines instead of one class entry each, and looks a class up
+ * only for its address terms or once it fits.  The installer writes a
+ * bank's index with its classes, before the flip.
+ */
+struct pacer_match_quick {
+	__u32 terms;
+	__u8 proto;
+	__u8 family;
+	__u16 vlan;
+	__u16 dport_lo, dport_hi;
+	__u16 sport_lo, sport_hi;
+};
+
+struct pacer_class_index {
+	struct pacer_match_quick q[PACER_MAX_CLASSES];
+};
+
 struct pacer_class {
 	struct pacer_match m;
 	__u32 action;       /* enum pacer_class_action */

@@ -35,17 +35,18 @@ PACER_INLINE int pacer_addr_within(const struct pacer_src *addr, __u64 want_lo, 
 }
 
 /*
- * Every term set must hold.  Port and flags terms need the TCP or UDP
- * header (p->l4): a non-first fragment fits none of them.  An address term
- * holds only for the family its prefix was written in.
+ * The terms of a match's first 16 bytes (all but the address compares):
+ * every one set must hold.  Port and flags terms need the TCP or UDP
+ * header (p->l4): a non-first fragment fits none of them.  An address
+ * term holds only for the family its prefix was written in.
  */
-PACER_INLINE int pacer_match_fits(const struct pacer_match *m, const struct pacer_pkt *p)
+PACER_INLINE int pacer_match_quick_fits(const struct pacer_match_quick *m, const struct pacer_pkt *p)
 {
 	__u32 t = m->terms;
 
-	if ((t & (PACER_M_FAMILY | PACER_M_SRC | PACER_M_DST)) && m->family != pacer_family_of(p->kind))
-		return 0;
 	if ((t & PACER_M_PROTO) && m->proto != p->proto)
+		return 0;
+	if ((t & (PACER_M_FAMILY | PACER_M_SRC | PACER_M_DST)) && m->family != pacer_family_of(p->kind))
 		return 0;
 	if (t & (PACER_M_DPORT | PACER_M_SPORT | PACER_M_SYN)) {
 		if (!p->l4)
@@ -59,15 +60,45 @@ PACER_INLINE int pacer_match_fits(const struct pacer_match *m, const struct pace
 		     (p->tcp_flags & (PACER_TCP_SYN | PACER_TCP_ACK)) != PACER_TCP_SYN))
 			return 0;
 	}
+	if ((t & PACER_M_VLAN) && m->vlan != p->vlan)
+		return 0;
+	return 1;
+}
+
+/* The address terms of a match: every one set must hold. */
+PACER_INLINE int pacer_match_addr_fits(const struct pacer_match *m, const struct pacer_pkt *p)
+{
+	__u32 t = m->terms;
+
 	if ((t & PACER_M_SRC) &&
 	    !pacer_addr_within(&p->src, m->src_lo, m->src_hi, m->src_mask_lo, m->src_mask_hi))
 		return 0;
 	if ((t & PACER_M_DST) &&
 	    !pacer_addr_within(&p->dst, m->dst_lo, m->dst_hi, m->dst_mask_lo, m->dst_mask_hi))
 		return 0;
-	if ((t & PACER_M_VLAN) && m->vlan != p->vlan)
-		return 0;
 	return 1;
+}
+
+/* A match's terms but the address compares, as the walk's index holds them. */
+PACER_INLINE void pacer_match_quick_of(const struct pacer_match *m, struct pacer_match_quick *q)
+{
+	q->terms = m->terms;
+	q->proto = m->proto;
+	q->family = m->family;
+	q->vlan = m->vlan;
+	q->dport_lo = m->dport_lo;
+	q->dport_hi = m->dport_hi;
+	q->sport_lo = m->sport_lo;
+	q->sport_hi = m->sport_hi;
+}
+
+/* Whether match m fits packet p: every term set holds. */
+PACER_INLINE int pacer_match_fits(const struct pacer_match *m, const struct pacer_pkt *p)
+{
+	struct pacer_match_quick q;
+
+	pacer_match_quick_of(m, &q);
+	return pacer_match_quick_fits(&q, p) && pacer_match_addr_fits(m, p);
 }
 
 /*

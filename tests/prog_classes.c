@@ -107,6 +107,7 @@ static void fixture_load(uint32_t backend, uint32_t placement)
 	fx.m.list4_fd = bpf_map__fd(fx.skel->maps.pacer_list4);
 	fx.m.list6_fd = bpf_map__fd(fx.skel->maps.pacer_list6);
 	fx.m.list_filter_fd = bpf_map__fd(fx.skel->maps.pacer_list_filter);
+	fx.m.class_index_fd = bpf_map__fd(fx.skel->maps.pacer_class_index);
 	fx.m.cfg = cfg;
 	fx.m.backend = backend;
 	fx.m.ncpus = libbpf_num_possible_cpus();

@@ -476,6 +476,7 @@ void pacer_class_maps_of(const struct pacer_handle *h, struct pacer_class_maps *
 	m->list4_fd = h->map_fd[PACER_MAP_LIST4];
 	m->list6_fd = h->map_fd[PACER_MAP_LIST6];
 	m->list_filter_fd = h->map_fd[PACER_MAP_LIST_FILTER];
+	m->class_index_fd = h->map_fd[PACER_MAP_CLASS_INDEX];
 	m->cfg = h->cfg;
 	m->backend = h->layout.backend;
 	m->ncpus = h->ncpus;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Traffic classes (include/pacer_class.h): the two banks of classes the
- * loader writes and pacer_cfg.class_sel selects, and the per-class
- * counters.
+ * loader writes and pacer_cfg.class_sel selects, the walk's index of each
+ * bank, and the per-class counters.
  */
 #ifndef PACER_BPF_CLASS_H
 #define PACER_BPF_CLASS_H
@@ -17,6 +17,13 @@ struct {
 	__type(key, __u32);
 	__type(value, struct pacer_class);
 } pacer_classes SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, PACER_CLASS_BANKS);
+	__type(key, __u32);
+	__type(value, struct pacer_class_index);
+} pacer_class_index SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

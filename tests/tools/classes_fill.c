@@ -144,9 +144,10 @@ int main(int argc, char **argv)
 	m.list4_fd = open_pin(dir, "list4");
 	m.list6_fd = open_pin(dir, "list6");
 	m.list_filter_fd = open_pin(dir, "list_filter");
+	m.class_index_fd = open_pin(dir, "class_index");
 	cfg_fd = open_pin(dir, "config");
 	if (m.classes_fd < 0 || m.class_stats_fd < 0 || m.list4_fd < 0 || m.list6_fd < 0 ||
-	    m.list_filter_fd < 0 || cfg_fd < 0)
+	    m.list_filter_fd < 0 || m.class_index_fd < 0 || cfg_fd < 0)
 		return 1;
 	cfg = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE, MAP_SHARED, cfg_fd, 0);
 	if (cfg == MAP_FAILED) {

@@ -38,6 +38,18 @@ int pacer_classes_install(const struct pacer_class_maps *m, const struct pacer_c
 			return e;
 		}
 	}
+	if (n) {
+		struct pacer_class_index ix;
+
+		memset(&ix, 0, sizeof(ix));
+		for (i = 0; i < n; i++)
+			pacer_match_quick_of(&c[i].m, &ix.q[i]);
+		if (bpf_map_update_elem(m->class_index_fd, &bank, &ix, BPF_ANY)) {
+			e = -errno;
+			snprintf(err, len, "cannot write the classes' index: %s", strerror(errno));
+			return e;
+		}
+	}
 	__atomic_store_n(sel_p, n ? PACER_CLASS_SEL(bank, n) : 0, __ATOMIC_RELEASE);
 	return 0;
 }

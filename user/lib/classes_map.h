@@ -18,6 +18,7 @@
 struct pacer_class_maps {
 	int classes_fd, class_stats_fd, list4_fd, list6_fd;
 	int list_filter_fd;       /* mmappable: the lists' filter (pacer_class.h) */
+	int class_index_fd;       /* the walk's index of each bank (pacer_class.h) */
 	struct pacer_config *cfg; /* the live .data, mapped */
 	uint32_t backend;         /* the loaded layout's: the limits its cells hold */
 	int ncpus;                /* possible CPUs: the per-CPU counters' rows */
@@ -43,7 +44,7 @@ int pacer_classes_check(const struct pacer_class *c, int n, uint32_t backend, ch
 
 /*
  * Install c[0..n) (checked as above): written into the bank not in use,
- * then selected by one 32-bit store of class_sel, so a packet runs the old
+ * with the bank's index, then selected by one 32-bit store of class_sel, so a packet runs the old
  * list or the new one.  n = 0 selects no classes (the classless limit).
  * 0, or a negative errno with why in err; on error the running list is
  * unchanged.

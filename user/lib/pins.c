@@ -67,6 +67,7 @@ const struct pacer_map_info pacer_maps[PACER_MAP_MAX] = {
 	[PACER_MAP_LIST4] = { "pacer_list4", "list4", sizeof(__u32) },
 	[PACER_MAP_LIST6] = { "pacer_list6", "list6", sizeof(__u32) },
 	[PACER_MAP_LIST_FILTER] = { "pacer_list_filter", "list_filter", sizeof(__u64) },
+	[PACER_MAP_CLASS_INDEX] = { "pacer_class_index", "class_index", sizeof(struct pacer_class_index) },
 };
 
 int pacer_remove_pin_dir(const char *dir)

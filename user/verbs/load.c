@@ -276,6 +276,7 @@ static int pin_all(struct xdp_pacer_bpf *skel, const char *dir, bool *created)
 		[PACER_MAP_LIST4] = skel->maps.pacer_list4,
 		[PACER_MAP_LIST6] = skel->maps.pacer_list6,
 		[PACER_MAP_LIST_FILTER] = skel->maps.pacer_list_filter,
+		[PACER_MAP_CLASS_INDEX] = skel->maps.pacer_class_index,
 	};
 	char path[300], eb[128], *slash;
 	int i, err;
