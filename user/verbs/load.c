@@ -679,6 +679,7 @@ static int class_maps_of_skel(const struct xdp_pacer_bpf *skel, uint32_t backend
 	m->list4_fd = bpf_map__fd(skel->maps.pacer_list4);
 	m->list6_fd = bpf_map__fd(skel->maps.pacer_list6);
 	m->list_filter_fd = bpf_map__fd(skel->maps.pacer_list_filter);
+	m->class_index_fd = bpf_map__fd(skel->maps.pacer_class_index);
 	m->cfg = cfg;
 	m->backend = backend;
 	m->ncpus = libbpf_num_possible_cpus();
