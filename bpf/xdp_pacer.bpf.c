@@ -207,6 +207,10 @@ __noinline int pacer_pace(__u64 h, __u64 limit, __u32 meta, struct pacer_src *sr
 	drop = pacer_judge_stage(h, tick, &rate, &io, st);
 	if (drop < 0) {
 		st->c[PACER_STAT_MAP_ERROR]++;
+		/* A class counts it dropped: its seen stays passed + dropped + dropped by the budget. */
+		cs = PACER_META_SLOT(meta) ? class_counters(PACER_META_SLOT(meta) - 1) : NULL;
+		if (cs)
+			cs->c[PACER_CSTAT_DROPPED]++;
 		return PACER_PACE_DROP_ERROR;
 	}
 	/* After pacing: the global budget (counts its own drops; sets the admission time). */
@@ -292,13 +296,14 @@ struct pacer_pace_key {
 
 /*
  * With classes: the full parse, the lists, then the first class that fits
- * decides; no class: pass, unclassified.  class_sel is read once here, so
- * a bank flip mid-packet cannot mix two lists.  An XDP verdict, or
+ * decides; no class: pass, unclassified.  sel is class_sel as the program
+ * read it, once, so a bank flip mid-packet cannot mix two lists (nor a
+ * switch to no classes leave the packet unclassified).  An XDP verdict, or
  * PACER_CLASS_PACES | the key's meta with *k and *masked set for
  * pacer_pace() (called by the program itself: a call from here would nest
  * one level deeper than 6.1's 512 bytes of stack across calls allow).
  */
-__noinline int pacer_class_path(struct xdp_md *ctx, struct pacer_src *masked,
+__noinline int pacer_class_path(struct xdp_md *ctx, __u32 sel, struct pacer_src *masked,
 				struct pacer_pace_key *k, struct pacer_counters *st)
 {
 	void *data = (void *)(long)ctx->data;
@@ -306,7 +311,7 @@ __noinline int pacer_class_path(struct xdp_md *ctx, struct pacer_src *masked,
 	const struct pacer_class *c;
 	struct pacer_class_counters *cs;
 	struct pacer_pkt p;
-	__u32 sel = pacer_cfg.class_sel, idx, prefix;
+	__u32 idx, prefix;
 	__u64 key[2];
 	int kind, v, i;
 
@@ -374,15 +379,16 @@ int xdp_pacer(struct xdp_md *ctx)
 	void *data_end = (void *)(long)ctx->data_end;
 	struct pacer_counters *st;
 	struct pacer_pkt_key pk;
-	__u32 meta, prefix;
+	__u32 meta, prefix, sel;
 	int kind, v;
 
 	st = stats_get();
 	if (!st)
 		return XDP_PASS;
 	st->c[PACER_STAT_SEEN]++;
-	if (pacer_cfg.class_sel) {
-		v = pacer_class_path(ctx, &pk.src, &pk.k, st);
+	sel = *(volatile __u32 *)&pacer_cfg.class_sel; /* once: userspace flips it live */
+	if (sel) {
+		v = pacer_class_path(ctx, sel, &pk.src, &pk.k, st);
 		if (!(v & PACER_CLASS_PACES))
 			return v;
 		meta = (__u32)v & ~PACER_CLASS_PACES;

@@ -39,7 +39,7 @@ int pacer_classes_check(const struct pacer_class *c, int n, uint32_t backend, ch
 {
 	int i, j;
 
-	if (n < 0 || n > PACER_MAX_CLASSES) {
+	if (n < 0 || n > PACER_MAX_CLASSES || (n && !c)) {
 		snprintf(err, len, "%d classes: at most %d", n, PACER_MAX_CLASSES);
 		return -EINVAL;
 	}

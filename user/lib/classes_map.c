@@ -257,6 +257,10 @@ int pacer_lists_apply(const struct pacer_class_maps *m, const struct pacer_prefi
 	uint32_t sel = 0;
 	int e;
 
+	if (ne < 0 || nd < 0 || (ne && !exempt) || (nd && !deny)) {
+		snprintf(err, len, "lists of %d exempt and %d deny prefixes: bad counts", ne, nd);
+		return -EINVAL;
+	}
 	e = lists_want(exempt, ne, deny, nd, &want, &nw, &sel, err, len);
 	if (e)
 		return e;
