@@ -161,6 +161,17 @@ rx "$CLI" set "$IF_RX" --config "$WORK/other.conf" >/dev/null 2>&1
 check "set --config with other classes" grep -qE "^    dns +udp dport 53" <<<"$(rx "$CLI" status "$IF_RX")"
 rx "$CLI" set "$IF_RX" --class none --exempt none --deny none >/dev/null
 check "set --class none --exempt none --deny none" bash -c '! grep -q "classes\|exempt:" <<<"$1"' _ "$(rx "$CLI" status "$IF_RX")"
+rx "$CLI" set "$IF_RX" --config "$WORK/live.conf" >/dev/null 2>&1
+printf 'backend = table\ninterval = 1s\n' >"$WORK/plain.conf"
+rx "$CLI" set "$IF_RX" --config "$WORK/plain.conf" >/dev/null 2>&1
+check "set --config with no sections: no classes, empty lists" \
+	bash -c '! grep -q "classes\|exempt:" <<<"$1"' _ "$(rx "$CLI" status "$IF_RX")"
+p0=$(gstat passed)
+u0=$(gstat unclassified_passed)
+send 10.214.1.9 1 --per-source 3 --dport 5353 >/dev/null
+sleep 0.1
+check "... classless pacing again: 1 of 3 passed, none unclassified" \
+	bash -c '[ $(($1 - $2)) = 1 ] && [ "$3" = "$4" ]' _ "$(gstat passed)" "$p0" "$(gstat unclassified_passed)" "$u0"
 rx "$CLI" unload "$IF_RX" >/dev/null
 
 # --- 10 000 prefixes a list ---

@@ -633,6 +633,7 @@ static int class_maps_of_skel(const struct xdp_pacer_bpf *skel, uint32_t backend
 	m->class_stats_fd = bpf_map__fd(skel->maps.pacer_class_stats);
 	m->list4_fd = bpf_map__fd(skel->maps.pacer_list4);
 	m->list6_fd = bpf_map__fd(skel->maps.pacer_list6);
+	m->list_filter_fd = bpf_map__fd(skel->maps.pacer_list_filter);
 	m->cfg = cfg;
 	m->backend = backend;
 	m->ncpus = libbpf_num_possible_cpus();
