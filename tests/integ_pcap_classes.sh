@@ -88,8 +88,10 @@ src = 192.0.2.0/24
 src = 203.0.113.0/24
 EOF
 
-"$CLI" analyze --pcap "$WORK/cap.pcap" --config "$WORK/pacer.conf" --json >"$WORK/a.json" 2>"$WORK/a.err"
+"$CLI" analyze --pcap "$WORK/cap.pcap" --config "$WORK/pacer.conf" --json --report "$WORK/a.html" >"$WORK/a.json" 2>"$WORK/a.err"
 check "analyze --pcap --config exits 0" test $? -eq 0
+check "HTML: the capture per class" \
+	bash -c "grep -q '<h2>Capture per class</h2>' '$WORK/a.html' && grep -q '<td>ports</td>' '$WORK/a.html'"
 cat "$WORK/a.err"
 j() { python3 -c "
 import json, sys

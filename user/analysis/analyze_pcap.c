@@ -85,14 +85,13 @@ static void addr_words(uint8_t family, const uint8_t *a, uint64_t *hi, uint64_t 
 
 static void mask_words(uint8_t family, uint8_t len, uint64_t *hi, uint64_t *lo)
 {
-	unsigned bits = family == 4 ? 32 : 128, l = len;
+	unsigned l = len;
 
 	if (family == 4) {
 		*hi = 0;
 		*lo = l ? (0xffffffffULL << (32 - l)) & 0xffffffffULL : 0;
 		return;
 	}
-	(void)bits;
 	*hi = l >= 64 ? ~0ULL : l ? ~0ULL << (64 - l) : 0;
 	*lo = l >= 128 ? ~0ULL : l > 64 ? ~0ULL << (128 - l) : 0;
 }

@@ -41,6 +41,47 @@ static void html_audit(FILE *f, const struct an_report *r)
 	fputs("</table>\n", f);
 }
 
+/* A capture's classes: frames, keys, what each limit admits and drops, keys per interval. */
+static void html_capture_classes(FILE *f, const struct an_report *r)
+{
+	static const char *const heads[] = { "class", "limit", "frames", "keys", "admitted", "dropped",
+					      "keys per interval (peak)" };
+	const struct pcap_summary *m = r->pcap;
+	char lim[512], b[7][48];
+	uint32_t i, k;
+
+	fputs("<h2>Capture per class</h2>\n<p>", f);
+	snprintf(lim, sizeof(lim),
+		 "The datapath's classification; each class's limit applied by an exact limiter. Exempt list: %" PRIu64
+		 " frames passed; deny list: %" PRIu64 " dropped; no class matched: %" PRIu64 " passed.",
+		 m->exempt, m->denied, m->unclassified);
+	html_text(f, lim);
+	fputs("</p>\n<table><tr>", f);
+	for (k = 0; k < sizeof(heads) / sizeof(heads[0]); k++)
+		html_cell(f, "th", heads[k]);
+	fputs("</tr>\n", f);
+	for (i = 0; i < r->n_classes; i++) {
+		const struct an_class_audit *ca = &r->classes[i];
+		const struct audit_result *au = ca->audit;
+
+		snprintf(b[0], sizeof(b[0]), "%s", ca->c ? ca->c->name : "(global limit)");
+		snprintf(b[2], sizeof(b[2]), "%" PRIu64, m->class_frames[ca->slot]);
+		snprintf(b[3], sizeof(b[3]), "%" PRIu64, au->sources);
+		snprintf(b[4], sizeof(b[4]), "%" PRIu64, m->class_admitted[ca->slot]);
+		snprintf(b[5], sizeof(b[5]), "%" PRIu64, m->class_dropped[ca->slot]);
+		snprintf(b[6], sizeof(b[6]), "%" PRIu64, au->keys_per_interval_peak);
+		fputs("<tr>", f);
+		html_cell(f, "td", b[0]);
+		html_cell(f, "td", an_class_limit_str(ca, lim, sizeof(lim)));
+		for (k = 2; k < 7; k++)
+			html_cell(f, "td", b[k]);
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n<p>", f);
+	html_text(f, an_class_sizing(r, lim, sizeof(lim)));
+	fputs("</p>\n", f);
+}
+
 static void html_classes(FILE *f, const struct an_report *r)
 {
 	static const char *const heads[] = { "class", "limit", "packets", "sources", "admitted", "dropped",
@@ -50,6 +91,10 @@ static void html_classes(FILE *f, const struct an_report *r)
 
 	if (!r->n_classes)
 		return;
+	if (r->pcap) {
+		html_capture_classes(f, r);
+		return;
+	}
 	fputs("<h2>Audit per class</h2>\n<p>Each packet judged against its own class's limit; classes never "
 	      "share a source.</p>\n<table><tr>", f);
 	for (k = 0; k < sizeof(heads) / sizeof(heads[0]); k++)

@@ -357,8 +357,9 @@ static void check_classes(struct recorder *r)
 {
 	struct pacer_class_maps m;
 	struct pacer_class c[PACER_MAX_CLASSES];
-	uint32_t sel = __atomic_load_n(&r->h.cfg->class_sel, __ATOMIC_ACQUIRE);
+	/* The time first: a list read after it and found the same held at it. */
 	uint64_t now = pacer_clock_now(&r->h);
+	uint32_t sel = __atomic_load_n(&r->h.cfg->class_sel, __ATOMIC_ACQUIRE);
 	int n = 0;
 
 	if (r->w.hdr.classes_changed_ns || !r->w.hdr.n_classes)
@@ -461,6 +462,8 @@ static int record_finish(struct recorder *r, const struct record_opts *ro)
 			   : pacer_clock_now(&r->h);
 	if (r->counters_ok && !pacer_read_counters(&r->h, after))
 		r->lost = after[PACER_STAT_RECORD_LOST] - r->before[PACER_STAT_RECORD_LOST];
+	if (!r->gone)
+		check_classes(r); /* a change since the last look: its records are not judged */
 	if (r->cons.write_err) {
 		pr_err("writing %s.tmp failed: %s; the records written so far stay in %s.tmp", ro->out,
 		       strerror(-r->cons.write_err), ro->out);
