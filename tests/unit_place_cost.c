@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Unit tests of --placement auto's cost rule (user/lib/place_cost.c): per-CPU
- * where one CPU receives or the receiving CPUs' copies fit in 1/16 of the
+ * where one CPU receives or the receiving CPUs' copies fit in 1/32 of the
  * last-level cache, shared otherwise or where the cache is unknown; per-CPU
  * only where it is also exact; the sysfs cache reader on a tree made here.
  */
@@ -50,26 +50,27 @@ END_TEST
 
 START_TEST(test_fit_boundary)
 {
-	/* 300 MiB / 16 = 18.75 MiB: 4 copies of 4 MiB fit, 5 do not */
-	struct place_cost_verdict v = judge(4 * MiB, 4, 300 * MiB);
+	/* 300 MiB / 32 = 9.4 MiB: 2 copies of 4 MiB fit, 3 do not */
+	struct place_cost_verdict v = judge(4 * MiB, 2, 300 * MiB);
 
 	ck_assert(v.percpu_cheaper);
-	assert_has(&v, "by cost: per-CPU is cheaper: the 4 receiving CPUs' copies (4 x 4.0 MiB = "
-		       "16.0 MiB) fit in 1/16 of the 300.0 MiB L3 cache (18.8 MiB)");
-	v = judge(4 * MiB, 5, 300 * MiB);
+	assert_has(&v, "by cost: per-CPU is cheaper: the 2 receiving CPUs' copies (2 x 4.0 MiB = "
+		       "8.0 MiB) fit in 1/32 of the 300.0 MiB L3 cache (9.4 MiB)");
+	v = judge(4 * MiB, 3, 300 * MiB);
 	ck_assert(!v.percpu_cheaper);
-	assert_has(&v, "by cost: shared is cheaper: the 5 receiving CPUs' copies (5 x 4.0 MiB = "
-		       "20.0 MiB) exceed 1/16 of the 300.0 MiB L3 cache (18.8 MiB)");
-	/* exactly 1/16 fits */
-	ck_assert(judge(2 * MiB, 8, 256 * MiB).percpu_cheaper);
-	ck_assert(!judge(2 * MiB + 64, 8, 256 * MiB).percpu_cheaper);
+	assert_has(&v, "by cost: shared is cheaper: the 3 receiving CPUs' copies (3 x 4.0 MiB = "
+		       "12.0 MiB) exceed 1/32 of the 300.0 MiB L3 cache (9.4 MiB)");
+	/* exactly 1/32 fits */
+	ck_assert(judge(1 * MiB, 8, 256 * MiB).percpu_cheaper);
+	ck_assert(!judge(1 * MiB + 64, 8, 256 * MiB).percpu_cheaper);
 }
 END_TEST
 
 START_TEST(test_issue_machine)
 {
-	/* the 16-CPU machine's 300 MiB L3, 4 MiB copies: per-CPU up to K = 4, shared at 8 and 15 */
-	ck_assert(judge(4 * MiB, 4, 300 * MiB).percpu_cheaper);
+	/* the 16-CPU machine's 300 MiB L3, 4 MiB copies: per-CPU up to K = 2, shared at 4, 8 and 15 */
+	ck_assert(judge(4 * MiB, 2, 300 * MiB).percpu_cheaper);
+	ck_assert(!judge(4 * MiB, 4, 300 * MiB).percpu_cheaper);
 	ck_assert(!judge(4 * MiB, 8, 300 * MiB).percpu_cheaper);
 	ck_assert(!judge(4 * MiB, 15, 300 * MiB).percpu_cheaper);
 	/* small copies stay per-CPU on many CPUs */

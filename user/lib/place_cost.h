@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 /* The share of the last-level cache the receiving CPUs' copies may take. */
-#define PLACE_CACHE_SHARE 16
+#define PLACE_CACHE_SHARE 32
 
 struct place_cost {
 	uint64_t copy_bytes;     /* one copy of the state */

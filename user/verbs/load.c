@@ -114,7 +114,7 @@ static const struct opt_spec load_specs[] = {
 		  "auto: percpu where the RSS hash (ethtool rx-flow-hash)\n"
 		  "or a single RX queue makes it exact and it is the cheaper\n"
 		  "(one receiving CPU, or the receiving CPUs' copies within\n"
-		  "1/16 of the last-level cache), else shared" },
+		  "1/32 of the last-level cache), else shared" },
 	{ .name = "tick", .type = OPT_DURATION, .flags = LOAD_FIXED, .arg = "DUR",
 	  .max = PACER_TICK_MAX_NS, OPT_FIELD(struct load_opts, tick_ns),
 	  .help = "clock quantum, rounded down to a power of two ns, at most 2^40 ns\n"
