@@ -568,9 +568,13 @@ static int explain_load_failure(const char *ifname)
 	return 0;
 }
 
-/* Open and configure the object, then load and attach it (libxdp loads on attach). */
+/*
+ * Open and configure the object, let preload fill its maps, then load and
+ * attach it (libxdp loads on attach).
+ */
 static int attach_object(const struct load_opts *o, const struct pacer_layout *lay,
 			 const struct pacer_rate *rate, const struct pacer_budget_cfg *bcfg, int ifindex,
+			 int (*preload)(struct xdp_pacer_bpf *skel, void *arg), void *preload_arg,
 			 struct xdp_pacer_bpf **skel, struct xdp_program **prog)
 {
 	uint64_t processed, limit;
@@ -584,6 +588,8 @@ static int attach_object(const struct load_opts *o, const struct pacer_layout *l
 		return err;
 	}
 	err = configure_object(*skel, o, lay, rate, bcfg);
+	if (!err && preload)
+		err = preload(*skel, preload_arg);
 	if (err)
 		return err;
 	verifier_log = calloc(1, verbose >= 2 ? VERIFIER_TRACE_BYTES : VERIFIER_LOG_BYTES);
@@ -686,11 +692,72 @@ static int class_maps_of_skel(const struct xdp_pacer_bpf *skel, uint32_t backend
 	return 0;
 }
 
+/*
+ * The class and list maps, made here and filled before the object loads
+ * (libbpf then takes them instead of making its own), with class_sel and
+ * list_sel written into the object's initial .data: the program runs its
+ * classes and lists from its first packet, never classless for the moment
+ * an attach takes.
+ */
+struct class_preload {
+	const struct class_conf *cc;
+	struct pacer_class *want;
+	uint32_t backend;
+};
+
+static int premade_map(struct bpf_map *map, int *fd)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = bpf_map__map_flags(map));
+	int err;
+
+	*fd = bpf_map_create(bpf_map__type(map), bpf_map__name(map), bpf_map__key_size(map),
+			     bpf_map__value_size(map), bpf_map__max_entries(map), &opts);
+	if (*fd < 0) {
+		err = -errno;
+		pr_err("cannot make the map %s: %s", bpf_map__name(map), strerror(-err));
+		return err;
+	}
+	err = bpf_map__reuse_fd(map, *fd);
+	if (err)
+		pr_err("cannot give the map %s to the object: %s", bpf_map__name(map), strerror(-err));
+	return err;
+}
+
+static int preload_classes(struct xdp_pacer_bpf *skel, void *arg)
+{
+	const struct class_preload *pl = arg;
+	struct pacer_class_maps m = { .cfg = &skel->data->pacer_cfg, .backend = pl->backend,
+				      .ncpus = libbpf_num_possible_cpus() };
+	struct { struct bpf_map *map; int *fd; } maps[] = {
+		{ skel->maps.pacer_classes, &m.classes_fd },
+		{ skel->maps.pacer_class_index, &m.class_index_fd },
+		{ skel->maps.pacer_class_stats, &m.class_stats_fd },
+		{ skel->maps.pacer_list4, &m.list4_fd },
+		{ skel->maps.pacer_list6, &m.list6_fd },
+		{ skel->maps.pacer_list_filter, &m.list_filter_fd },
+	};
+	size_t i, made = 0;
+	int err = 0;
+
+	for (i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
+		*maps[i].fd = -1;
+	for (i = 0; i < sizeof(maps) / sizeof(maps[0]) && !err; i++, made++)
+		err = premade_map(maps[i].map, maps[i].fd);
+	if (!err && classes_install(&m, pl->cc, pl->want))
+		err = -EINVAL;
+	/* The object holds its own references now (or the load fails anyway). */
+	for (i = 0; i < made; i++)
+		if (*maps[i].fd >= 0)
+			close(*maps[i].fd);
+	return err;
+}
+
 static int load_main(int argc, char **argv, struct pacer_conf *conf)
 {
 	struct pacer_class want[PACER_MAX_CLASSES];
 	struct pacer_class_maps cmaps = { .cfg = NULL };
 	struct class_conf *cc = NULL;
+	struct class_preload pl;
 	struct load_opts o;
 	struct xdp_pacer_bpf *skel = NULL;
 	struct xdp_program *prog = NULL;
@@ -743,15 +810,14 @@ static int load_main(int argc, char **argv, struct pacer_conf *conf)
 	err = check_interface_free(ifindex, ifname, dir);
 	if (err)
 		goto out;
-	err = attach_object(&o, &lay, &rate, &bcfg, ifindex, &skel, &prog);
+	pl.cc = cc;
+	pl.want = want;
+	pl.backend = lay.backend;
+	err = attach_object(&o, &lay, &rate, &bcfg, ifindex, preload_classes, &pl, &skel, &prog);
 	if (err)
 		goto out;
 	attached = true;
 	err = class_maps_of_skel(skel, lay.backend, &cmaps);
-	if (err)
-		goto out;
-	/* Until here the program runs without classes (the global limit), for as long as an attach takes. */
-	err = classes_install(&cmaps, cc, want);
 	if (err)
 		goto out;
 	err = pin_all(skel, dir, &created_dir);
