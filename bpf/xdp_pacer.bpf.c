@@ -21,6 +21,7 @@
 #include "lib/clock.h"
 #include "lib/sketch.h"
 #include "lib/table.h"
+#include "lib/sweep.h"
 #include "lib/budget.h"
 #include "lib/record.h"
 
@@ -37,17 +38,6 @@ static __always_inline int not_ip_verdict(int kind, struct pacer_counters *st)
 	}
 	st->c[PACER_STAT_MALFORMED_PASSED]++;
 	return XDP_PASS;
-}
-
-/* The rate in force; a corrupt one must not open the gate: use the strictest the cells hold. */
-static __always_inline struct pacer_rate rate_now(void)
-{
-	__u32 max_sat = pacer_rate_max_sat(pacer_layout.backend);
-	struct pacer_rate r = pacer_rate_of(pacer_cfg.thresh_ticks, pacer_cfg.burst_ticks);
-
-	if (r.thresh < PACER_MIN_THRESH || r.thresh > max_sat || r.burst > max_sat || r.sat > max_sat)
-		return pacer_rate_of(max_sat, 0);
-	return r;
 }
 
 /*
@@ -163,6 +153,8 @@ __noinline int pacer_judge(struct pacer_src *src, int kind, struct pacer_counter
 	io.commit_now = !pacer_budget_cfg.limit;
 	h = source_hash(kind, src, &prefix, st);
 	now_ns = clock_now();
+	if (pacer_layout.backend == PACER_BACKEND_TABLE)
+		sweep_check();
 	tick = pacer_now_tick(now_ns, pacer_layout.tick_shift);
 	rate = rate_now();
 	drop = pacer_judge_stage(h, tick, &rate, &io, st);
@@ -212,6 +204,24 @@ int xdp_pacer(struct xdp_md *ctx)
 	if (kind != PACER_PKT_V4 && kind != PACER_PKT_V6)
 		return not_ip_verdict(kind, st);
 	return pacer_judge(&src, kind, st);
+}
+
+/*
+ * One sweep round at the datapath's time, on demand: not loaded unless a
+ * test asks for it (the "?"), which runs it with BPF_PROG_TEST_RUN to
+ * check and time the round the timer runs.  XDP_ABORTED: no round (the
+ * cached clock is not running).
+ */
+SEC("?xdp")
+int pacer_sweep_probe(struct xdp_md *ctx)
+{
+	struct pacer_clock_state *s = sweep_state();
+	__u64 now = sweep_now();
+
+	if (!s || !now)
+		return XDP_ABORTED;
+	sweep_round(s, now);
+	return XDP_PASS;
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
