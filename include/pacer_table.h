@@ -21,14 +21,11 @@
  * towards "more limited", as the sketch's minimum does.
  *
  * Time.  Ages are (now - tick) mod 2^16.  Modular age is never larger than
- * the true age, so wrap-around can only make an entry look fresh (an
- * entry idle a multiple of 2^16 ticks, 36 minutes at the default tick, for
- * fewer than sat ticks): the safe side, as with the sketch's cells.  An
- * age from 2^16 - PACER_TBL_FUTURE up is an entry written by a CPU whose
- * clock is slightly ahead: fresh (age 0), as pacer_cell_age() does.  No
- * epoch and no re-base: 16 bits of tick leave the aliasing window at
- * sat / 2^16 of idle entries (<= 0.1 % with --interval, up to 25 % at the
- * largest burst a rate may have).
+ * the true age, so an entry left alone for a multiple of 2^16 ticks would
+ * look fresh again: the datapath's sweep (pacer_tbl_sweep_plan() below,
+ * bpf/lib/sweep.h) clears every expired entry long before that.  An age
+ * from 2^16 - PACER_TBL_FUTURE up is an entry written by a CPU whose clock
+ * is slightly ahead: fresh (age 0), as pacer_cell_age() does.
  *
  * Verdict.  A key is recent (dropped) if either line holds a fresh entry
  * with its fingerprint.  Otherwise it is admitted if an entry can be
