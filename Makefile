@@ -160,6 +160,11 @@ $(BUILD)/tests/tools/classes_fill: tests/tools/classes_fill.c $(LIB_A) | $(BUILD
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_INC) $(CPPFLAGS) $(XCFLAGS) -o $@ $< $(LIB_A) $(LIBS)
 
+# Loads the object (its probe program): needs the skeleton and libbpf.
+$(BUILD)/tests/tools/sweep_cost: tests/tools/sweep_cost.c $(LIB_A) | $(SKELS) $(BUILD)/tests/tools
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_INC) $(CPPFLAGS) $(XCFLAGS) -o $@ $< $(LIB_A) $(LIBS)
+
 # A Check suite with known results: what tests/integ_runner.sh counts.
 $(BUILD)/tests/tools/check_fixture: tests/tools/check_fixture.c | $(BUILD)/tests/tools
 	$(call msg,CC,$@)

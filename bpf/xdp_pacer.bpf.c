@@ -22,6 +22,7 @@
 #include "lib/clock.h"
 #include "lib/sketch.h"
 #include "lib/table.h"
+#include "lib/sweep.h"
 #include "lib/budget.h"
 #include "lib/record.h"
 #include "lib/class.h"
@@ -202,6 +203,8 @@ __noinline int pacer_pace(__u64 h, __u64 limit, __u32 meta, struct pacer_src *sr
 	io.commit_now = !pacer_budget_cfg.limit;
 	io.policy = PACER_META_POLICY(meta);
 	io.now_ns = clock_now();
+	if (pacer_layout.backend == PACER_BACKEND_TABLE)
+		sweep_check();
 	tick = pacer_now_tick(io.now_ns, pacer_layout.tick_shift);
 	rate = rate_checked((__u32)limit, (__u32)(limit >> 32));
 	drop = pacer_judge_stage(h, tick, &rate, &io, st);
@@ -424,6 +427,24 @@ int xdp_pacer(struct xdp_md *ctx)
 	if (v == PACER_PACE_DROP)
 		st->c[PACER_STAT_DROPPED_RECENT]++;
 	return XDP_DROP;
+}
+
+/*
+ * One sweep round at the datapath's time, on demand: not loaded unless a
+ * test asks for it (the "?"), which runs it with BPF_PROG_TEST_RUN to
+ * check and time the round the timer runs.  XDP_ABORTED: no round (the
+ * cached clock is not running).
+ */
+SEC("?xdp")
+int pacer_sweep_probe(struct xdp_md *ctx)
+{
+	struct pacer_clock_state *s = sweep_state();
+	__u64 now = sweep_now();
+
+	if (!s || !now)
+		return XDP_ABORTED;
+	sweep_round(s, now);
+	return XDP_PASS;
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

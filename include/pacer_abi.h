@@ -83,13 +83,18 @@ enum pacer_clock {
 };
 
 /*
- * The cached clock: a BPF timer stores the coarse time here a few times per
- * tick; packets read it.  The guarantees hold in this clock; it can lag real
+ * The datapath's timers, one per element of pacer_clock.  The cached clock:
+ * a BPF timer stores the coarse time here a few times per tick; packets read
+ * it.  The table's sweep (bpf/lib/sweep.h): a timer that clears expired
+ * entries a chunk of lines at a time.  The guarantees hold in this clock; it can lag real
  * time by a refresh period plus timer latency (see docs/design.md, "Clock").
  */
 struct pacer_clock_state {
 	struct bpf_timer timer;
-	__u64 now_ns;
+	union {
+		__u64 now_ns;    /* the cached clock (element 0 of pacer_clock) */
+		__u64 next_line; /* the table's sweep (element 1): where its next round starts */
+	};
 	__u64 armed;  /* 0: not yet; 1: timer running; else: arming failed, retry after this coarse time */
 };
 

@@ -21,14 +21,11 @@
  * towards "more limited", as the sketch's minimum does.
  *
  * Time.  Ages are (now - tick) mod 2^16.  Modular age is never larger than
- * the true age, so wrap-around can only make an entry look fresh (an
- * entry idle a multiple of 2^16 ticks, 36 minutes at the default tick, for
- * fewer than sat ticks): the safe side, as with the sketch's cells.  An
- * age from 2^16 - PACER_TBL_FUTURE up is an entry written by a CPU whose
- * clock is slightly ahead: fresh (age 0), as pacer_cell_age() does.  No
- * epoch and no re-base: 16 bits of tick leave the aliasing window at
- * sat / 2^16 of idle entries (<= 0.1 % with --interval, up to 25 % at the
- * largest burst a rate may have).
+ * the true age, so an entry left alone for a multiple of 2^16 ticks would
+ * look fresh again: the datapath's sweep (pacer_tbl_sweep_plan() below,
+ * bpf/lib/sweep.h) clears every expired entry long before that.  An age
+ * from 2^16 - PACER_TBL_FUTURE up is an entry written by a CPU whose clock
+ * is slightly ahead: fresh (age 0), as pacer_cell_age() does.
  *
  * Verdict.  A key is recent (dropped) if either line holds a fresh entry
  * with its fingerprint.  Otherwise it is admitted if an entry can be
@@ -319,6 +316,89 @@ PACER_INLINE __u64 pacer_tbl_oldest_line(const struct pacer_tbl_line *l, __u32 l
 		best = pacer_max(best, (a >> 32) << 5 | (slot + 8));
 	}
 	return best;
+}
+
+/*
+ * The sweep (bpf/lib/sweep.h): a BPF timer walks every copy's lines in
+ * chunks and clears each written entry it finds expired (an age from sat
+ * up), so no expired entry lives long enough for its 16-bit tick to wrap
+ * and alias as fresh.  An entry expires at age sat <= PACER_RATE_TBL_MAX_SAT
+ * and its line is swept again within PACER_TBL_SWEEP_TICKS, so it is gone
+ * before an age of 2^16 - PACER_TBL_FUTURE, where it would read as fresh;
+ * the sweep plans for half the room left, the other half is slack for the
+ * timer's latency.
+ */
+#define PACER_TBL_SWEEP_TICKS ((0x10000 - PACER_TBL_FUTURE - PACER_RATE_TBL_MAX_SAT) / 2)
+#define PACER_TBL_SWEEP_CHUNK 1024          /* lines a timer round sweeps, at most, when time allows */
+#define PACER_TBL_SWEEP_MIN_NS 1000000ULL    /* rounds no closer than a jiffy-ish 1 ms */
+#define PACER_TBL_SWEEP_MAX_NS 1000000000ULL /* nor further apart than 1 s */
+#define PACER_TBL_SWEEP_MAX_CHUNK (1u << 23) /* bpf_loop's limit */
+
+struct pacer_tbl_sweep {
+	__u64 period_ns; /* between two rounds */
+	__u32 chunk;     /* lines per round */
+};
+
+/*
+ * Rounds of at most PACER_TBL_SWEEP_CHUNK lines, as far apart as the bound
+ * allows within [MIN_NS, MAX_NS]; more lines per round where 1 ms apart is
+ * not often enough.  lines: all copies' lines together.
+ */
+PACER_INLINE void pacer_tbl_sweep_plan(__u64 lines, __u32 tick_shift, struct pacer_tbl_sweep *p)
+{
+	__u64 span = (__u64)PACER_TBL_SWEEP_TICKS << tick_shift, rounds, period, chunk;
+
+	if (!lines)
+		lines = 1;
+	rounds = (lines + PACER_TBL_SWEEP_CHUNK - 1) / PACER_TBL_SWEEP_CHUNK;
+	period = span / rounds;
+	if (period < PACER_TBL_SWEEP_MIN_NS)
+		period = PACER_TBL_SWEEP_MIN_NS;
+	if (period > PACER_TBL_SWEEP_MAX_NS)
+		period = PACER_TBL_SWEEP_MAX_NS;
+	rounds = span / period;
+	if (!rounds)
+		rounds = 1;
+	chunk = (lines + rounds - 1) / rounds;
+	p->period_ns = period;
+	p->chunk = chunk > PACER_TBL_SWEEP_MAX_CHUNK ? PACER_TBL_SWEEP_MAX_CHUNK : (__u32)chunk;
+}
+
+/* Written entries of one line expired at tick (an age from sat up, not "future"), as bits 0..15. */
+PACER_INLINE __u32 pacer_tbl_expired_line(const struct pacer_tbl_line *l, __u64 tick, __u32 sat)
+{
+	__u64 now = pacer_tbl_lane_now(tick), expired = 0;
+	__u64 th1 = (sat + PACER_TBL_FUTURE) * PACER_TBL_LANES;
+	__u32 i;
+
+	PACER_NO_UNROLL
+	for (i = 0; i < PACER_TBL_WAYS / 2; i++) {
+		__u64 f, a = pacer_tbl_lane_ages(l->w[i], now, &f);
+
+		expired |= ((((a - th1) >> 31) & PACER_TBL_LANES) & ~pacer_tbl_zero(f)) << i;
+	}
+	return (__u32)((expired | expired >> 24) & 0xffff);
+}
+
+/* One entry, as pacer_tbl_expired_line judges it. */
+PACER_INLINE int pacer_tbl_expired(__u32 e, __u64 tick, __u32 sat)
+{
+	return (e >> 16) && pacer_tbl_age(e, tick) >= sat;
+}
+
+/*
+ * Word w (two entries) with its expired entries cleared: what the sweep
+ * swaps in for w (64-bit: clang 14 emits 32-bit atomics only for -mcpu=v3).
+ */
+PACER_INLINE __u64 pacer_tbl_swept_word(__u64 w, __u64 tick, __u32 sat)
+{
+	__u64 keep = 0xffffffffffffffffULL;
+
+	if (pacer_tbl_expired((__u32)w, tick, sat))
+		keep &= 0xffffffff00000000ULL;
+	if (pacer_tbl_expired((__u32)(w >> 32), tick, sat))
+		keep &= 0x00000000ffffffffULL;
+	return w & keep;
 }
 
 #ifdef __bpf__

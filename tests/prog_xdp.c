@@ -49,6 +49,8 @@ static uint32_t fx_tick_shift = 25;
 /* The backend fixture_load() builds (table: lines_log2 fx_table_lines_log2, rows 1). */
 static uint32_t fx_backend = PACER_BACKEND_SKETCH, fx_on_full = PACER_TBL_FULL_DROP;
 static uint32_t fx_table_lines_log2 = 10;
+/* Load the sweep's probe program (not loaded by default) too. */
+static int fx_probe;
 
 static void fixture_load(uint32_t kind, uint32_t placement, uint32_t rows, uint32_t policy,
 			 uint32_t malformed, uint32_t prefix4, uint32_t prefix6, int zero_key)
@@ -82,6 +84,8 @@ static void fixture_load(uint32_t kind, uint32_t placement, uint32_t rows, uint3
 		cfg->hash_key[1] = test_key[1];
 	}
 	ck_assert_int_eq(bpf_map__set_max_entries(fx.skel->maps.pacer_sk, lines * lay.copies), 0);
+	if (fx_probe)
+		ck_assert_int_eq(bpf_program__set_autoload(fx.skel->progs.pacer_sweep_probe, true), 0);
 	ck_assert_int_eq(xdp_pacer_bpf__load(fx.skel), 0);
 	fx.prog_fd = bpf_program__fd(fx.skel->progs.xdp_pacer);
 	fx.ncpus = (int)lay.copies;
@@ -962,6 +966,160 @@ START_TEST(test_rate_default_tick_table)
 }
 END_TEST
 
+/* ---- the table's sweep (bpf/lib/sweep.h) ---- */
+
+/* Entries with the key's fingerprint, over both lines of every copy. */
+static uint32_t table_key_entries(const char *addr)
+{
+	uint32_t lines[2], a, i, j, n = 0;
+	uint64_t h;
+	int cpu;
+
+	ck_assert_int_eq(inet_pton(AF_INET, addr, &a), 1);
+	h = pacer_hash_v4(test_key, a);
+	pacer_tbl_lines(h, fx.lay.lines_log2, lines);
+	for (cpu = 0; cpu < fx.ncpus; cpu++)
+		for (j = 0; j < 2; j++)
+			for (i = 0; i < PACER_TBL_WAYS; i++)
+				n += (((struct pacer_tbl_line *)copy_line(cpu, lines[j]))->e[i] >> 16) ==
+				     pacer_tbl_fp(h);
+	return n;
+}
+
+/* The sweep's timer state (pacer_clock's element 1), or armed = ~0: never armed by packets. */
+static void sweep_state_set(uint64_t armed)
+{
+	struct pacer_clock_state s = { .armed = armed };
+	uint32_t elem = 1;
+
+	ck_assert_int_eq(bpf_map_update_elem(bpf_map__fd(fx.skel->maps.pacer_clock), &elem, &s,
+					     BPF_ANY), 0);
+}
+
+/* Like table_load(), with the sweep's probe program loaded too. */
+static void table_load_probe(uint32_t placement)
+{
+	fx_backend = PACER_BACKEND_TABLE;
+	fx_table_lines_log2 = 10;
+	fx_probe = 1;
+	fixture_load(PACER_LAYOUT_ROWS, placement, 1, PACER_POLICY_PACE, PACER_MALFORMED_PASS, 32, 64, 0);
+	fx_probe = 0;
+	fx_backend = PACER_BACKEND_SKETCH;
+}
+
+/* One sweep round through the probe program; its XDP verdict (PASS: a round ran). */
+static int sweep_probe_run(void)
+{
+	struct frame f;
+	LIBBPF_OPTS(bpf_test_run_opts, o);
+
+	v4(&f, "10.99.99.1");
+	o.data_in = f.b;
+	o.data_size_in = (uint32_t)f.len;
+	ck_assert_int_eq(bpf_prog_test_run_opts(bpf_program__fd(fx.skel->progs.pacer_sweep_probe), &o), 0);
+	return (int)o.retval;
+}
+
+/* Rounds through the probe until the sweep has walked every line of every copy once. */
+static void sweep_probe_all(void)
+{
+	uint64_t lines = (uint64_t)fx.lines * (fx.lay.placement == PACER_PLACEMENT_PERCPU ? fx.lay.copies : 1);
+	struct pacer_tbl_sweep plan;
+	uint64_t k;
+
+	pacer_tbl_sweep_plan(lines, fx.lay.tick_shift, &plan);
+	ck_assert_uint_ge(plan.chunk, 1);
+	for (k = 0; k < (lines + plan.chunk - 1) / plan.chunk; k++)
+		ck_assert_int_eq(sweep_probe_run(), XDP_PASS);
+}
+
+/*
+ * Issue 20's long-idle aliasing (_i / 2: per-CPU, shared on the precise
+ * clock, per-CPU on the coarse one; odd: no sweep).  A
+ * source spends its burst, goes idle past sat (expired), and comes back
+ * after exactly 2^16 ticks: its entry's 16-bit tick reads as written a
+ * moment ago.  Without the sweep it gets nothing (the defect, shown so the
+ * test is known to reproduce it); with a sweep round while it is expired
+ * its entry is gone in every copy, and it gets its full burst of exactly N.
+ */
+START_TEST(test_sweep_clears_before_the_tick_wraps)
+{
+	uint32_t placement = _i / 2 == 1 ? PACER_PLACEMENT_SHARED : PACER_PLACEMENT_PERCPU;
+	int sweep = !(_i % 2);
+	struct frame f, g;
+
+	fx_clock = _i / 2 == 2 ? PACER_CLOCK_COARSE : PACER_CLOCK_PRECISE;
+	table_load_probe(placement);
+	fx_clock = PACER_CLOCK_CACHED;
+	sweep_state_set(~0ULL);
+	set_rate(4, 40ULL << fx.lay.tick_shift);
+	v4(&f, "10.35.0.1");
+	v4(&g, "10.35.0.2");
+	ck_assert_uint_eq(passes(&f, 8), 4);
+	ck_assert_uint_eq(passes(&g, 8), 4);
+	ck_assert_uint_ge(table_key_entries("10.35.0.1"), 1);
+	/* A sweep now leaves fresh entries alone. */
+	sweep_probe_all();
+	ck_assert_uint_ge(table_key_entries("10.35.0.1"), 1);
+	ck_assert_uint_ge(table_key_entries("10.35.0.2"), 1);
+	/* Idle past sat: expired (the next packet would get a full burst). */
+	table_age_key("10.35.0.1", PACER_RATE_TBL_MAX_SAT + 10);
+	if (sweep) {
+		sweep_probe_all();
+		ck_assert_uint_eq(table_key_entries("10.35.0.1"), 0);
+		ck_assert_uint_ge(table_key_entries("10.35.0.2"), 1); /* still held */
+	}
+	/* Idle 2^16 ticks in all: a surviving entry's tick wrapped to "just now". */
+	table_age_key("10.35.0.1", 0x10000 - PACER_RATE_TBL_MAX_SAT - 10);
+	if (sweep)
+		ck_assert_uint_eq(passes(&f, 8), 4);
+	else
+		ck_assert_uint_lt(passes(&f, 8), 4);
+	ck_assert_uint_eq(passes(&g, 8), 0);
+	fixture_unload();
+}
+END_TEST
+
+/*
+ * The real timer, armed by the first packet, on the cached clock held still
+ * by the test (tick 2^12 ns: a full sweep every 98.6 ms): it clears an
+ * entry idle past the largest sat the table holds in every copy and
+ * leaves one only past the rate's own.
+ */
+START_TEST(test_sweep_timer_runs)
+{
+	struct pacer_clock_state cs = { .armed = 1, .now_ns = 5000000000ULL };
+	uint32_t zero = 0, waited;
+	struct pacer_rate r;
+	struct frame f, g;
+
+	fx_tick_shift = 12;
+	table_load(PACER_PLACEMENT_PERCPU, PACER_POLICY_PACE, PACER_TBL_FULL_DROP, 10);
+	fx_tick_shift = 25;
+	ck_assert_int_eq(bpf_map_update_elem(bpf_map__fd(fx.skel->maps.pacer_clock), &zero, &cs,
+					     BPF_ANY), 0);
+	r = set_rate(4, 40ULL << fx.lay.tick_shift);
+	v4(&f, "10.36.0.1");
+	v4(&g, "10.36.0.2");
+	ck_assert_uint_eq(passes(&f, 8), 4);
+	ck_assert_uint_eq(passes(&g, 8), 4);
+	/*
+	 * 10.36.0.1 idle past the largest sat the table holds: swept.
+	 * 10.36.0.2 only past this rate's: a class's limit or a live `set`
+	 * may still need it, so it stays.
+	 */
+	table_age_key("10.36.0.1", PACER_RATE_TBL_MAX_SAT + 10);
+	table_age_key("10.36.0.2", r.sat + 10);
+	r = set_rate(8, 80ULL << fx.lay.tick_shift);
+	for (waited = 0; waited < 3000 && table_key_entries("10.36.0.1"); waited += 10)
+		usleep(10 * 1000);
+	ck_assert_msg(!table_key_entries("10.36.0.1"), "expired entry not swept in %u ms", waited);
+	ck_assert_uint_ge(table_key_entries("10.36.0.2"), 1);
+	ck_assert_uint_eq(passes(&f, 12), 8);
+	fixture_unload();
+}
+END_TEST
+
 /* N = 1 through --rate is --interval: the same ticks and the same verdicts. */
 START_TEST(test_rate_one_is_interval)
 {
@@ -1038,6 +1196,8 @@ int main(void)
 	tcase_add_loop_test(tc, test_rate_bursts, 0, 5);
 	tcase_add_loop_test(tc, test_rate_default_tick_table, 0, 4);
 	tcase_add_test(tc, test_rate_one_is_interval);
+	tcase_add_loop_test(tc, test_sweep_clears_before_the_tick_wraps, 0, 6);
+	tcase_add_test(tc, test_sweep_timer_runs);
 	tcase_add_test(tc, test_rate_corrupt_is_strictest);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

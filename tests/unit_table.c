@@ -609,6 +609,88 @@ START_TEST(test_claim_rescan_catches_a_different_pick)
 }
 END_TEST
 
+/*
+ * The sweep's plan keeps the bound: every line of every copy is visited
+ * within PACER_TBL_SWEEP_TICKS (so an expired entry is gone before its tick
+ * wraps), rounds 1 ms to 1 s apart, at most PACER_TBL_SWEEP_CHUNK lines a
+ * round unless rounds are as close as they may be.
+ */
+START_TEST(test_sweep_plan_keeps_the_bound)
+{
+	static const uint64_t lines[] = { 1, 2, 1024, 1025, 65536, 1ULL << 20, 16ULL << 24, 1024ULL << 24 };
+	uint32_t shift, i;
+
+	ck_assert_uint_lt(PACER_RATE_TBL_MAX_SAT + 2 * PACER_TBL_SWEEP_TICKS, 0x10000 - PACER_TBL_FUTURE + 1);
+	for (shift = 6; shift <= PACER_TICK_SHIFT_MAX; shift++)
+		for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+			struct pacer_tbl_sweep p;
+			uint64_t span = (uint64_t)PACER_TBL_SWEEP_TICKS << shift, rounds;
+
+			pacer_tbl_sweep_plan(lines[i], shift, &p);
+			ck_assert_uint_ge(p.period_ns, PACER_TBL_SWEEP_MIN_NS);
+			ck_assert_uint_le(p.period_ns, PACER_TBL_SWEEP_MAX_NS);
+			ck_assert_uint_ge(p.chunk, 1);
+			ck_assert_uint_le(p.chunk, PACER_TBL_SWEEP_MAX_CHUNK);
+			rounds = (lines[i] + p.chunk - 1) / p.chunk;
+			if (lines[i] <= (uint64_t)PACER_TBL_SWEEP_MAX_CHUNK * (span / PACER_TBL_SWEEP_MIN_NS))
+				ck_assert_msg(rounds * p.period_ns <= span,
+					      "tick 2^%u, %llu lines: %llu rounds of %llu ns > %llu ns", shift,
+					      (unsigned long long)lines[i], (unsigned long long)rounds,
+					      (unsigned long long)p.period_ns, (unsigned long long)span);
+			if (p.period_ns > PACER_TBL_SWEEP_MIN_NS)
+				ck_assert_uint_le(p.chunk, PACER_TBL_SWEEP_CHUNK);
+		}
+}
+END_TEST
+
+/*
+ * What the sweep clears: exactly the written entries from sat up, never a
+ * fresh, "future" or unwritten one; the line's mask and the word's swap agree.
+ */
+START_TEST(test_sweep_clears_exactly_the_expired)
+{
+	uint64_t x = 0x2545f4914f6cdd1dULL;
+	uint32_t k, i;
+
+	for (k = 0; k < 20000; k++) {
+		struct pacer_tbl_line l;
+		uint64_t tick;
+		uint32_t sat, mask;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		tick = x >> 20;
+		sat = 2 + (uint32_t)(x % PACER_RATE_TBL_MAX_SAT);
+		for (i = 0; i < PACER_TBL_WAYS; i++) {
+			uint32_t age, fp;
+
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			age = (uint32_t)(x >> 8) & 0xffff;
+			if (x % 4 == 0) /* near the thresholds */
+				age = (sat + (uint32_t)(x >> 40) % 5 - 2) & 0xffff;
+			if (x % 16 == 1)
+				age = (0x10000 - PACER_TBL_FUTURE + (uint32_t)(x >> 40) % 5 - 2) & 0xffff;
+			fp = x % 8 == 2 ? 0 : 1 + (uint32_t)(x >> 48) % 0xffff;
+			l.e[i] = fp ? pacer_tbl_entry((uint16_t)fp, tick - age) : (uint32_t)(x >> 32) & 0xffff;
+		}
+		mask = pacer_tbl_expired_line(&l, tick, sat);
+		for (i = 0; i < PACER_TBL_WAYS / 2; i++) {
+			uint64_t w = l.w[i], swept = pacer_tbl_swept_word(w, tick, sat);
+			uint32_t lo = (uint32_t)w, hi = (uint32_t)(w >> 32);
+			int lo_exp = (lo >> 16) && pacer_tbl_age(lo, tick) >= sat &&
+				     (uint16_t)(tick - lo) < 0x10000 - PACER_TBL_FUTURE;
+			int hi_exp = (hi >> 16) && pacer_tbl_age(hi, tick) >= sat &&
+				     (uint16_t)(tick - hi) < 0x10000 - PACER_TBL_FUTURE;
+
+			ck_assert_uint_eq((uint32_t)swept, lo_exp ? 0 : lo);
+			ck_assert_uint_eq((uint32_t)(swept >> 32), hi_exp ? 0 : hi);
+			/* Word i's entries are the mask's slots i and 8 + i. */
+			ck_assert_uint_eq(mask >> i & 1, (uint32_t)lo_exp);
+			ck_assert_uint_eq(mask >> (8 + i) & 1, (uint32_t)hi_exp);
+		}
+	}
+}
+END_TEST
+
 /* The branch-free lowest-set-bit the slot choice uses, against the compiler's. */
 START_TEST(test_first_is_the_lowest_set_bit)
 {
@@ -635,6 +717,8 @@ int main(void)
 
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_first_is_the_lowest_set_bit);
+	tcase_add_test(tc, test_sweep_plan_keeps_the_bound);
+	tcase_add_test(tc, test_sweep_clears_exactly_the_expired);
 	tcase_add_loop_test(tc, test_random_streams, 0, 12);
 	tcase_add_loop_test(tc, test_adversarial_streams, 0, 4);
 	tcase_add_loop_test(tc, test_exact_when_roomy, 0, 2);

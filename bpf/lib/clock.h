@@ -2,16 +2,21 @@
 /*
  * The datapath clock (layout.clock): the coarse or precise helper on every
  * packet, or the cached one, a coarse time a BPF timer refreshes a few times
- * per tick so packets read a map value instead of calling a helper.
+ * per tick so packets read a map value instead of calling a helper.  The
+ * map also holds the table's sweep timer (sweep.h), armed the same way.
  */
 #ifndef PACER_BPF_CLOCK_H
 #define PACER_BPF_CLOCK_H
 
 #include "config.h"
 
+/* Element 0: the cached clock; 1: the table's sweep (sweep.h). */
+#define CLOCK_ELEM 0
+#define SWEEP_ELEM 1
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, 2);
 	__type(key, __u32);
 	__type(value, struct pacer_clock_state);
 } pacer_clock SEC(".maps");

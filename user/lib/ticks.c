@@ -85,8 +85,8 @@ static int rate_deliverable(uint32_t n, uint64_t interval_ns, const struct backe
 /*
  * N > 1: the coarsest tick that delivers 99.5 % of N/T and holds the burst,
  * else the one that delivers most.  Coarse ticks keep the ages a full burst
- * needs few (the table's 16-bit ticks alias an idle entry as young for
- * sat of every 2^16 ticks); the spacing needs the tick fine against T/N
+ * needs few (and the table's sweep, which visits every line once per
+ * PACER_TBL_SWEEP_TICKS, slow); the spacing needs the tick fine against T/N
  * (pacer_rate.h).  N = 1: the interval's, T in about 47 ticks.
  */
 uint32_t pacer_default_rate_tick_shift(uint32_t n, uint64_t interval_ns, uint32_t backend)

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The table's sweep (`load --backend table`): a BPF timer that walks every
+ * copy's lines a chunk per round (bpf_loop) and clears each entry expired
+ * at the datapath's time, so that no entry's 16-bit tick wraps around into
+ * "fresh" (include/pacer_table.h has the bound, pacer_tbl_sweep_plan() the
+ * rounds).  A clear is a compare-and-swap from the value judged expired to
+ * 0: a CPU that rewrote the entry in between (either placement) makes it
+ * fail, and the new value stays.  Clearing an expired entry changes no
+ * verdict: an expired entry and an unwritten one both give a key its full
+ * burst and are both free for other keys.
+ */
+#ifndef PACER_BPF_SWEEP_H
+#define PACER_BPF_SWEEP_H
+
+#include "clock.h"
+#include "placement.h"
+#include "rate.h"
+#include "pacer_table.h"
+
+static __always_inline struct pacer_clock_state *sweep_state(void)
+{
+	__u32 elem = SWEEP_ELEM;
+
+	return bpf_map_lookup_elem(&pacer_clock, &elem);
+}
+
+/*
+ * The time a packet would read now (clock.h), so that the sweep never finds
+ * an entry older than a packet would: 0 while the cached clock is not
+ * running (packets read the coarse clock then, ahead of the cached one).
+ */
+static __always_inline __u64 sweep_now(void)
+{
+	const struct pacer_clock_state *c;
+
+	if (pacer_layout.clock == PACER_CLOCK_PRECISE)
+		return bpf_ktime_get_ns();
+	if (pacer_layout.clock == PACER_CLOCK_COARSE)
+		return bpf_ktime_get_coarse_ns();
+	c = clock_cached();
+	if (!c || c->armed != CLOCK_RUNNING)
+		return 0;
+	return c->now_ns;
+}
+
+/* Every copy's lines: the sweep walks them all, one index space. */
+static __always_inline __u64 sweep_lines(void)
+{
+	__u64 lines = pacer_total_lines(pacer_layout.kind, pacer_layout.rows, pacer_layout.lines_log2);
+
+	return pacer_layout.placement == PACER_PLACEMENT_PERCPU && pacer_layout.copies > 1 ?
+		       lines * pacer_layout.copies : lines;
+}
+
+struct sweep_ctx {
+	__u64 tick;
+	__u32 start, sat;
+};
+
+static long sweep_line(__u32 i, void *arg)
+{
+	struct sweep_ctx *x = arg;
+	struct pacer_tbl_line *l;
+	__u32 mask, j;
+
+	l = (struct pacer_tbl_line *)line_at(x->start + i);
+	if (!l)
+		return 1;
+	mask = pacer_tbl_expired_line(l, x->tick, x->sat);
+	if (!mask)
+		return 0;
+	/* Word j holds slots j and 8 + j of the mask (pacer_tbl_scan_line). */
+	for (j = 0; j < PACER_TBL_WAYS / 2; j++) {
+		__u64 cur, want;
+		int k;
+
+		if (!(mask >> j & 0x101))
+			continue;
+		/* The mask's snapshot may be stale: judge the word swapped; once more if it moved. */
+		for (k = 0; k < 2; k++) {
+			cur = *(volatile __u64 *)&l->w[j];
+			want = pacer_tbl_swept_word(cur, x->tick, x->sat);
+			if (want == cur || __sync_val_compare_and_swap(&l->w[j], cur, want) == cur)
+				break;
+		}
+	}
+	return 0;
+}
+
+/*
+ * One round at time now_ns: the next chunk of lines.  It clears only what
+ * no limit the table can hold still needs (an age from its largest sat
+ * up): the global limit, every class's own, and whatever a live `set`
+ * brings may each be any of them, and the bound on the sweep's pace
+ * (PACER_TBL_SWEEP_TICKS) is taken with that largest sat already.
+ */
+static __always_inline void sweep_round(struct pacer_clock_state *s, __u64 now_ns)
+{
+	struct pacer_tbl_sweep plan;
+	struct sweep_ctx x;
+	__u64 lines = sweep_lines(), start = s->next_line, n;
+
+	pacer_tbl_sweep_plan(lines, pacer_layout.tick_shift, &plan);
+	if (start >= lines)
+		start = 0;
+	n = lines - start;
+	if (n > plan.chunk)
+		n = plan.chunk;
+	x.tick = pacer_now_tick(now_ns, pacer_layout.tick_shift);
+	x.start = (__u32)start;
+	x.sat = PACER_RATE_TBL_MAX_SAT;
+	bpf_loop((__u32)n, sweep_line, &x, 0);
+	s->next_line = start + n >= lines ? 0 : start + n;
+}
+
+static int sweep_fire(void *map, __u32 *key, struct pacer_clock_state *s)
+{
+	struct pacer_tbl_sweep plan;
+	__u64 now = sweep_now();
+
+	if (now)
+		sweep_round(s, now);
+	pacer_tbl_sweep_plan(sweep_lines(), pacer_layout.tick_shift, &plan);
+	bpf_timer_start(&s->timer, plan.period_ns, 0);
+	return 0;
+}
+
+/* As clock_arm(): the first packet arms it, one CPU wins; a failure is retried a second later. */
+static __noinline void sweep_arm(struct pacer_clock_state *s)
+{
+	__u64 now = bpf_ktime_get_coarse_ns();
+	__u64 state = s->armed;
+	long err;
+
+	if (state > CLOCK_RUNNING && now < state)
+		return;
+	if (__sync_val_compare_and_swap(&s->armed, state, CLOCK_RUNNING) != state)
+		return;
+	err = bpf_timer_init(&s->timer, &pacer_clock, 1 /* CLOCK_MONOTONIC */);
+	if (err == -16 /* -EBUSY */)
+		err = 0;
+	if (!err)
+		err = bpf_timer_set_callback(&s->timer, sweep_fire);
+	if (!err)
+		err = bpf_timer_start(&s->timer, PACER_TBL_SWEEP_MIN_NS, 0);
+	if (err)
+		s->armed = now + CLOCK_ARM_RETRY_NS;
+}
+
+/* Per packet (table only): one lookup and a load once the timer runs. */
+static __always_inline void sweep_check(void)
+{
+	struct pacer_clock_state *s = sweep_state();
+
+	if (s && s->armed != CLOCK_RUNNING)
+		sweep_arm(s);
+}
+
+#endif /* PACER_BPF_SWEEP_H */
