@@ -68,6 +68,32 @@ static __always_inline int pacer_proto_is_vlan(__be16 proto)
 }
 
 /*
+ * The IPv4 header at pos: its length in bytes, or 0 if it is malformed (it
+ * does not fit before data_end, its version or IHL is wrong, or its total
+ * length is shorter than the header).  Both parsers (this one and
+ * pacer_pkt.h's) take it from here, so they call the same frames malformed.
+ */
+static __always_inline __u32 pacer_ipv4_hdr_len(void *pos, void *data_end)
+{
+	__u32 hdr_len;
+	__be16 tot_len;
+	__u8 ver_ihl;
+
+	if (pos + sizeof(struct iphdr) > data_end)
+		return 0;
+	ver_ihl = *(__u8 *)pos;
+	if (ver_ihl >> 4 != 4 || (ver_ihl & 0xf) < 5)
+		return 0;
+	hdr_len = (ver_ihl & 0xf) * 4;
+	if (pos + hdr_len > data_end)
+		return 0;
+	PACER_HDR_FIELD(tot_len, struct iphdr, pos, tot_len);
+	if (bpf_ntohs(tot_len) < hdr_len)
+		return 0;
+	return hdr_len;
+}
+
+/*
  * Classify a frame and extract its source address.  A frame that claims to
  * be IP but whose header does not fit, whose version or IHL is wrong, or
  * whose total length is shorter than its header, is malformed; so is a
@@ -80,7 +106,7 @@ static __always_inline int pacer_parse(void *data, void *data_end, struct pacer_
 	struct ethhdr *eth = data; /* packed: any address will do */
 	void *pos = eth + 1;
 	__be16 proto;
-	__u8 ver_ihl; /* IPv4: version and IHL; IPv6: version and traffic class */
+	__u8 ver_ihl; /* IPv6: version and traffic class */
 	int i;
 
 	if (pos > data_end)
@@ -100,19 +126,9 @@ PACER_UNROLL
 		return PACER_PKT_MALFORMED;
 
 	if (proto == bpf_htons(ETH_P_IP)) {
-		__u32 hdr_len, saddr;
-		__be16 tot_len;
+		__u32 saddr;
 
-		if (pos + sizeof(struct iphdr) > data_end)
-			return PACER_PKT_MALFORMED;
-		ver_ihl = *(__u8 *)pos;
-		if (ver_ihl >> 4 != 4 || (ver_ihl & 0xf) < 5)
-			return PACER_PKT_MALFORMED;
-		hdr_len = (ver_ihl & 0xf) * 4;
-		if (pos + hdr_len > data_end)
-			return PACER_PKT_MALFORMED;
-		PACER_HDR_FIELD(tot_len, struct iphdr, pos, tot_len);
-		if (bpf_ntohs(tot_len) < hdr_len)
+		if (!pacer_ipv4_hdr_len(pos, data_end))
 			return PACER_PKT_MALFORMED;
 		PACER_HDR_FIELD(saddr, struct iphdr, pos, saddr);
 		src->lo = saddr;

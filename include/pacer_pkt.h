@@ -180,19 +180,10 @@ PACER_UNROLL
 		return PACER_PKT_MALFORMED;
 
 	if (proto == bpf_htons(ETH_P_IP)) {
-		__u32 hdr_len, addr;
-		__be16 tot_len, frag;
+		__u32 hdr_len = pacer_ipv4_hdr_len(pos, data_end), addr;
+		__be16 frag;
 
-		if (pos + sizeof(struct iphdr) > data_end)
-			return PACER_PKT_MALFORMED;
-		ver_ihl = *(__u8 *)pos;
-		if (ver_ihl >> 4 != 4 || (ver_ihl & 0xf) < 5)
-			return PACER_PKT_MALFORMED;
-		hdr_len = (ver_ihl & 0xf) * 4;
-		if (pos + hdr_len > data_end)
-			return PACER_PKT_MALFORMED;
-		PACER_HDR_FIELD(tot_len, struct iphdr, pos, tot_len);
-		if (bpf_ntohs(tot_len) < hdr_len)
+		if (!hdr_len)
 			return PACER_PKT_MALFORMED;
 		PACER_HDR_FIELD(addr, struct iphdr, pos, saddr);
 		p->src.lo = addr;
