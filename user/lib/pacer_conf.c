@@ -139,23 +139,6 @@ static int parse_line(struct pacer_conf *c, char *text, unsigned line, char *err
 		text[tlen - 1] = 0;
 		return class_conf_section(c->cls, trim(text + 1), line, err, errlen);
 	}
-	if (c->cls->section != CLASS_SEC_NONE) {
-		if (!eq) {
-			snprintf(err, errlen, "%s:%u: expected 'key = value', got '%s'", c->path, line,
-				 pacer_conf_shown(text, show, sizeof(show)));
-			return -EINVAL;
-		}
-		*eq = 0;
-		key = trim(text);
-		value = trim(eq + 1);
-		if (!*value) {
-			snprintf(err, errlen, "%s:%u: '%s' has no value", c->path, line,
-				 pacer_conf_shown(key, show, sizeof(show)));
-			return -EINVAL;
-		}
-		return class_conf_key(c->cls, key, value, line, err, errlen);
-	}
-
 	if (!eq) {
 		snprintf(err, errlen, "%s:%u: expected 'key = value', got '%s'", c->path, line,
 			 pacer_conf_shown(text, show, sizeof(show)));
@@ -164,6 +147,14 @@ static int parse_line(struct pacer_conf *c, char *text, unsigned line, char *err
 	*eq = 0;
 	key = trim(text);
 	value = trim(eq + 1);
+	if (c->cls->section != CLASS_SEC_NONE) {
+		if (!*value) {
+			snprintf(err, errlen, "%s:%u: '%s' has no value", c->path, line,
+				 pacer_conf_shown(key, show, sizeof(show)));
+			return -EINVAL;
+		}
+		return class_conf_key(c->cls, key, value, line, err, errlen);
+	}
 	if (!*key) {
 		snprintf(err, errlen, "%s:%u: no key before '='", c->path, line);
 		return -EINVAL;
