@@ -471,12 +471,7 @@ int ifname_to_index(const char *ifname, int *ifindex)
 
 void pacer_class_maps_of(const struct pacer_handle *h, struct pacer_class_maps *m)
 {
-	m->classes_fd = h->map_fd[PACER_MAP_CLASSES];
-	m->class_stats_fd = h->map_fd[PACER_MAP_CLASS_STATS];
-	m->list4_fd = h->map_fd[PACER_MAP_LIST4];
-	m->list6_fd = h->map_fd[PACER_MAP_LIST6];
-	m->list_filter_fd = h->map_fd[PACER_MAP_LIST_FILTER];
-	m->class_index_fd = h->map_fd[PACER_MAP_CLASS_INDEX];
+	pacer_class_maps_set_fds(m, h->map_fd);
 	m->cfg = h->cfg;
 	m->backend = h->layout.backend;
 	m->ncpus = h->ncpus;

@@ -404,3 +404,13 @@ int pacer_class_counters_reset(const struct pacer_class_maps *m, uint32_t slot)
 	free(v);
 	return e;
 }
+
+void pacer_class_maps_set_fds(struct pacer_class_maps *m, const int fd[PACER_MAP_MAX])
+{
+	m->classes_fd = fd[PACER_MAP_CLASSES];
+	m->class_stats_fd = fd[PACER_MAP_CLASS_STATS];
+	m->list4_fd = fd[PACER_MAP_LIST4];
+	m->list6_fd = fd[PACER_MAP_LIST6];
+	m->list_filter_fd = fd[PACER_MAP_LIST_FILTER];
+	m->class_index_fd = fd[PACER_MAP_CLASS_INDEX];
+}

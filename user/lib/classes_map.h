@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "pacer_abi.h"
+#include "pins.h"
 
 struct pacer_class_maps {
 	int classes_fd, class_stats_fd, list4_fd, list6_fd;
@@ -23,6 +24,13 @@ struct pacer_class_maps {
 	uint32_t backend;         /* the loaded layout's: the limits its cells hold */
 	int ncpus;                /* possible CPUs: the per-CPU counters' rows */
 };
+
+/*
+ * The class and list maps' fds from a pacer's maps, indexed by enum
+ * pacer_map_id (pins.h) as pacer_handle and load keep them; cfg, backend
+ * and ncpus are left to the caller.
+ */
+void pacer_class_maps_set_fds(struct pacer_class_maps *m, const int fd[PACER_MAP_MAX]);
 
 /* A source prefix of the exempt or deny list: addr in network byte order (4 or 16 bytes used). */
 struct pacer_prefix {

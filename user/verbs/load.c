@@ -674,18 +674,20 @@ static int class_maps_of_skel(const struct xdp_pacer_bpf *skel, uint32_t backend
 {
 	void *cfg = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE, MAP_SHARED,
 			 bpf_map__fd(skel->maps.data), 0);
+	int fd[PACER_MAP_MAX], i;
 
 	if (cfg == MAP_FAILED) {
 		m->cfg = NULL;
 		pr_err("cannot map the live configuration: %s", strerror(errno));
 		return -errno;
 	}
-	m->classes_fd = bpf_map__fd(skel->maps.pacer_classes);
-	m->class_stats_fd = bpf_map__fd(skel->maps.pacer_class_stats);
-	m->list4_fd = bpf_map__fd(skel->maps.pacer_list4);
-	m->list6_fd = bpf_map__fd(skel->maps.pacer_list6);
-	m->list_filter_fd = bpf_map__fd(skel->maps.pacer_list_filter);
-	m->class_index_fd = bpf_map__fd(skel->maps.pacer_class_index);
+	/* By the names pins.c keeps, as pacer_handle finds them: one list of the maps. */
+	for (i = 0; i < PACER_MAP_MAX; i++) {
+		const struct bpf_map *map = bpf_object__find_map_by_name(skel->obj, pacer_maps[i].map_name);
+
+		fd[i] = map ? bpf_map__fd(map) : -1;
+	}
+	pacer_class_maps_set_fds(m, fd);
 	m->cfg = cfg;
 	m->backend = backend;
 	m->ncpus = libbpf_num_possible_cpus();
