@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The global budget on a running pacer: live configuration and ring. */
+#include <stdbool.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,7 +23,8 @@ static struct pacer_budget_cfg *cfg_map(const struct pacer_handle *h)
 	return p;
 }
 
-int budget_set(const struct pacer_handle *h, const struct budget_opts *o)
+/* o against the live budget: refused (2, said why), or stored when store is set. */
+static int budget_live(const struct pacer_handle *h, const struct budget_opts *o, bool store)
 {
 	struct pacer_budget_cfg *live = cfg_map(h), want;
 	char err[256], d[256];
@@ -33,7 +35,7 @@ int budget_set(const struct pacer_handle *h, const struct budget_opts *o)
 	if (budget_apply(o, live, &want, err, sizeof(err))) {
 		pr_err("%s", err);
 		rc = 2;
-	} else {
+	} else if (store) {
 		budget_cfg_store(live, &want);
 		pr_info("xdp-pacer: %s: budget %s", h->ifname, budget_describe(live, d, sizeof(d)));
 	}
@@ -41,20 +43,14 @@ int budget_set(const struct pacer_handle *h, const struct budget_opts *o)
 	return rc;
 }
 
+int budget_set(const struct pacer_handle *h, const struct budget_opts *o)
+{
+	return budget_live(h, o, true);
+}
+
 int budget_check(const struct pacer_handle *h, const struct budget_opts *o)
 {
-	struct pacer_budget_cfg *live = cfg_map(h), want;
-	char err[256];
-	int rc = 0;
-
-	if (!live)
-		return 1;
-	if (budget_apply(o, live, &want, err, sizeof(err))) {
-		pr_err("%s", err);
-		rc = 2;
-	}
-	munmap(live, (size_t)sysconf(_SC_PAGESIZE));
-	return rc;
+	return budget_live(h, o, false);
 }
 
 int budget_seen_cells_log2(const struct pacer_handle *h)
