@@ -199,6 +199,26 @@ static void src_bytes(const struct pacer_src *src, uint8_t *out)
 	memcpy(out + 8, &src->hi, 8);
 }
 
+/*
+ * A frame that gives no key, counted: non-IP, or malformed, or cut by the
+ * snap length (it may have been whole on the wire: not called malformed).
+ * 1 if kind is one of those.
+ */
+static int count_unkeyed(struct pcap_summary *sum, int kind, uint32_t caplen, uint32_t len)
+{
+	if (kind == PACER_PKT_NONIP) {
+		sum->nonip++;
+		return 1;
+	}
+	if (kind != PACER_PKT_MALFORMED)
+		return 0;
+	if (caplen < len)
+		sum->snap_unkeyed++;
+	else
+		sum->malformed++;
+	return 1;
+}
+
 /* With classes: the lists, then the first class that fits, as the datapath decides. */
 static int add_classified(struct load_ctx *c, uint64_t ts_ns, const uint8_t *data, uint32_t caplen,
 			  uint32_t len)
@@ -215,17 +235,8 @@ static int add_classified(struct load_ctx *c, uint64_t ts_ns, const uint8_t *dat
 	static const __u64 no_key[2];
 	int kind = pacer_parse_pkt((void *)data, (void *)(data + caplen), &pkt);
 
-	if (kind == PACER_PKT_NONIP) {
-		sum->nonip++;
+	if (count_unkeyed(sum, kind, caplen, len))
 		return 0;
-	}
-	if (kind == PACER_PKT_MALFORMED) {
-		if (caplen < len)
-			sum->snap_unkeyed++;
-		else
-			sum->malformed++;
-		return 0;
-	}
 	if (kind == PACER_PKT_V4)
 		sum->ipv4++;
 	else
@@ -293,18 +304,8 @@ static int add_frame(void *ctx, uint64_t ts_ns, const uint8_t *data, uint32_t ca
 	if (classified(c->p))
 		return add_classified(c, ts_ns, data, caplen, len);
 	kind = pacer_parse((void *)data, (void *)(data + caplen), &src);
-	if (kind == PACER_PKT_NONIP) {
-		sum->nonip++;
+	if (count_unkeyed(sum, kind, caplen, len))
 		return 0;
-	}
-	if (kind == PACER_PKT_MALFORMED) {
-		/* Cut by the snap length, it may have been whole on the wire: do not call it malformed. */
-		if (caplen < len)
-			sum->snap_unkeyed++;
-		else
-			sum->malformed++;
-		return 0;
-	}
 	if (kind == PACER_PKT_V4) {
 		src.lo &= pacer_mask4(c->p->prefix4);
 		rec.family = 4;
