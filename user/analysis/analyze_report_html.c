@@ -42,13 +42,48 @@ static void html_audit(FILE *f, const struct an_report *r)
 }
 
 /* A capture's classes: frames, keys, what each limit admits and drops, keys per interval. */
+/* A class table's header row: its column heads. */
+static void html_class_heads(FILE *f, const char *const *heads, uint32_t n)
+{
+	uint32_t k;
+
+	fputs("<table><tr>", f);
+	for (k = 0; k < n; k++)
+		html_cell(f, "th", heads[k]);
+	fputs("</tr>\n", f);
+}
+
+/* A class's row: its name, its limit, then the figures b[2] to b[n - 1]. */
+static void html_class_row(FILE *f, const struct an_class_audit *ca, char (*b)[48], uint32_t n)
+{
+	char lim[512];
+	uint32_t k;
+
+	fputs("<tr>", f);
+	html_cell(f, "td", ca->c ? ca->c->name : "(global limit)");
+	html_cell(f, "td", an_class_limit_str(ca, lim, sizeof(lim)));
+	for (k = 2; k < n; k++)
+		html_cell(f, "td", b[k]);
+	fputs("</tr>\n", f);
+}
+
+/* A class table's end: the sizing sentence under it. */
+static void html_class_sizing(FILE *f, const struct an_report *r)
+{
+	char lim[512];
+
+	fputs("</table>\n<p>", f);
+	html_text(f, an_class_sizing(r, lim, sizeof(lim)));
+	fputs("</p>\n", f);
+}
+
 static void html_capture_classes(FILE *f, const struct an_report *r)
 {
 	static const char *const heads[] = { "class", "limit", "frames", "keys", "admitted", "dropped",
 					      "keys per interval (peak)" };
 	const struct pcap_summary *m = r->pcap;
 	char lim[512], b[7][48];
-	uint32_t i, k;
+	uint32_t i;
 
 	fputs("<h2>Capture per class</h2>\n<p>", f);
 	snprintf(lim, sizeof(lim),
@@ -56,38 +91,28 @@ static void html_capture_classes(FILE *f, const struct an_report *r)
 		 " frames passed; deny list: %" PRIu64 " dropped; no class matched: %" PRIu64 " passed.",
 		 m->exempt, m->denied, m->unclassified);
 	html_text(f, lim);
-	fputs("</p>\n<table><tr>", f);
-	for (k = 0; k < sizeof(heads) / sizeof(heads[0]); k++)
-		html_cell(f, "th", heads[k]);
-	fputs("</tr>\n", f);
+	fputs("</p>\n", f);
+	html_class_heads(f, heads, sizeof(heads) / sizeof(heads[0]));
 	for (i = 0; i < r->n_classes; i++) {
 		const struct an_class_audit *ca = &r->classes[i];
 		const struct audit_result *au = ca->audit;
 
-		snprintf(b[0], sizeof(b[0]), "%s", ca->c ? ca->c->name : "(global limit)");
 		snprintf(b[2], sizeof(b[2]), "%" PRIu64, m->class_frames[ca->slot]);
 		snprintf(b[3], sizeof(b[3]), "%" PRIu64, au->sources);
 		snprintf(b[4], sizeof(b[4]), "%" PRIu64, m->class_admitted[ca->slot]);
 		snprintf(b[5], sizeof(b[5]), "%" PRIu64, m->class_dropped[ca->slot]);
 		snprintf(b[6], sizeof(b[6]), "%" PRIu64, au->keys_per_interval_peak);
-		fputs("<tr>", f);
-		html_cell(f, "td", b[0]);
-		html_cell(f, "td", an_class_limit_str(ca, lim, sizeof(lim)));
-		for (k = 2; k < 7; k++)
-			html_cell(f, "td", b[k]);
-		fputs("</tr>\n", f);
+		html_class_row(f, ca, b, 7);
 	}
-	fputs("</table>\n<p>", f);
-	html_text(f, an_class_sizing(r, lim, sizeof(lim)));
-	fputs("</p>\n", f);
+	html_class_sizing(f, r);
 }
 
 static void html_classes(FILE *f, const struct an_report *r)
 {
 	static const char *const heads[] = { "class", "limit", "packets", "sources", "admitted", "dropped",
 					      "owed a pass", "false drops", "false passes", "not judged" };
-	char lim[512], b[10][48];
-	uint32_t i, k;
+	char b[10][48];
+	uint32_t i;
 
 	if (!r->n_classes)
 		return;
@@ -96,15 +121,12 @@ static void html_classes(FILE *f, const struct an_report *r)
 		return;
 	}
 	fputs("<h2>Audit per class</h2>\n<p>Each packet judged against its own class's limit; classes never "
-	      "share a source.</p>\n<table><tr>", f);
-	for (k = 0; k < sizeof(heads) / sizeof(heads[0]); k++)
-		html_cell(f, "th", heads[k]);
-	fputs("</tr>\n", f);
+	      "share a source.</p>\n", f);
+	html_class_heads(f, heads, sizeof(heads) / sizeof(heads[0]));
 	for (i = 0; i < r->n_classes; i++) {
 		const struct an_class_audit *ca = &r->classes[i];
 		const struct audit_result *au = ca->audit;
 
-		snprintf(b[0], sizeof(b[0]), "%s", ca->c ? ca->c->name : "(global limit)");
 		snprintf(b[2], sizeof(b[2]), "%" PRIu64, au->judged_records);
 		snprintf(b[3], sizeof(b[3]), "%" PRIu64, au->sources);
 		snprintf(b[4], sizeof(b[4]), "%" PRIu64, au->passes);
@@ -116,16 +138,9 @@ static void html_classes(FILE *f, const struct an_report *r)
 		else
 			snprintf(b[8], sizeof(b[8]), "%" PRIu64, au->false_passes);
 		snprintf(b[9], sizeof(b[9]), "%" PRIu64, au->unknown);
-		fputs("<tr>", f);
-		html_cell(f, "td", b[0]);
-		html_cell(f, "td", an_class_limit_str(ca, lim, sizeof(lim)));
-		for (k = 2; k < 10; k++)
-			html_cell(f, "td", b[k]);
-		fputs("</tr>\n", f);
+		html_class_row(f, ca, b, 10);
 	}
-	fputs("</table>\n<p>", f);
-	html_text(f, an_class_sizing(r, lim, sizeof(lim)));
-	fputs("</p>\n", f);
+	html_class_sizing(f, r);
 	for (i = 0; i < r->n_classes; i++)
 		if (r->classes[i].audit->key_merged) {
 			fputs("<p>", f);
