@@ -707,11 +707,16 @@ struct class_preload {
 	uint32_t backend;
 };
 
-static int premade_map(struct bpf_map *map, int *fd)
+static int premade_map(struct bpf_map *map, const char *name, int *fd)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = bpf_map__map_flags(map));
+	LIBBPF_OPTS(bpf_map_create_opts, opts);
 	int err;
 
+	if (!map) {
+		pr_err("the BPF object has no map %s", name);
+		return -ENOENT;
+	}
+	opts.map_flags = bpf_map__map_flags(map);
 	*fd = bpf_map_create(bpf_map__type(map), bpf_map__name(map), bpf_map__key_size(map),
 			     bpf_map__value_size(map), bpf_map__max_entries(map), &opts);
 	if (*fd < 0) {
@@ -727,30 +732,28 @@ static int premade_map(struct bpf_map *map, int *fd)
 
 static int preload_classes(struct xdp_pacer_bpf *skel, void *arg)
 {
+	static const enum pacer_map_id ids[] = {
+		PACER_MAP_CLASSES, PACER_MAP_CLASS_INDEX, PACER_MAP_CLASS_STATS,
+		PACER_MAP_LIST4, PACER_MAP_LIST6, PACER_MAP_LIST_FILTER,
+	};
 	const struct class_preload *pl = arg;
 	struct pacer_class_maps m = { .cfg = &skel->data->pacer_cfg, .backend = pl->backend,
 				      .ncpus = libbpf_num_possible_cpus() };
-	struct { struct bpf_map *map; int *fd; } maps[] = {
-		{ skel->maps.pacer_classes, &m.classes_fd },
-		{ skel->maps.pacer_class_index, &m.class_index_fd },
-		{ skel->maps.pacer_class_stats, &m.class_stats_fd },
-		{ skel->maps.pacer_list4, &m.list4_fd },
-		{ skel->maps.pacer_list6, &m.list6_fd },
-		{ skel->maps.pacer_list_filter, &m.list_filter_fd },
-	};
-	size_t i, made = 0;
-	int err = 0;
+	int fd[PACER_MAP_MAX], err = 0;
+	size_t i;
 
-	for (i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
-		*maps[i].fd = -1;
-	for (i = 0; i < sizeof(maps) / sizeof(maps[0]) && !err; i++, made++)
-		err = premade_map(maps[i].map, maps[i].fd);
+	for (i = 0; i < PACER_MAP_MAX; i++)
+		fd[i] = -1;
+	for (i = 0; i < sizeof(ids) / sizeof(ids[0]) && !err; i++)
+		err = premade_map(bpf_object__find_map_by_name(skel->obj, pacer_maps[ids[i]].map_name),
+				  pacer_maps[ids[i]].map_name, &fd[ids[i]]);
+	pacer_class_maps_set_fds(&m, fd);
 	if (!err && classes_install(&m, pl->cc, pl->want))
 		err = -EINVAL;
 	/* The object holds its own references now (or the load fails anyway). */
-	for (i = 0; i < made; i++)
-		if (*maps[i].fd >= 0)
-			close(*maps[i].fd);
+	for (i = 0; i < PACER_MAP_MAX; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
 	return err;
 }
 
