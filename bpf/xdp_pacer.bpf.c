@@ -212,8 +212,10 @@ __noinline int pacer_pace(__u64 h, __u64 limit, __u32 meta, struct pacer_src *sr
 		st->c[PACER_STAT_MAP_ERROR]++;
 		/* A class counts it dropped: its seen stays passed + dropped + dropped by the budget. */
 		cs = PACER_META_SLOT(meta) ? class_counters(PACER_META_SLOT(meta) - 1) : NULL;
-		if (cs)
+		if (cs) {
+			cs->c[PACER_CSTAT_SEEN]++;
 			cs->c[PACER_CSTAT_DROPPED]++;
+		}
 		return PACER_PACE_DROP_ERROR;
 	}
 	/* After pacing: the global budget (counts its own drops; sets the admission time). */
@@ -229,6 +231,8 @@ __noinline int pacer_pace(__u64 h, __u64 limit, __u32 meta, struct pacer_src *sr
 		pacer_record_stage(h, src, &io, meta, st);
 	}
 	cs = PACER_META_SLOT(meta) ? class_counters(PACER_META_SLOT(meta) - 1) : NULL;
+	if (cs)
+		cs->c[PACER_CSTAT_SEEN]++;
 	if (budget_drop) {
 		if (cs)
 			cs->c[PACER_CSTAT_DROPPED_BUDGET]++;
@@ -348,18 +352,22 @@ __noinline int pacer_class_path(struct xdp_md *ctx, __u32 sel, struct pacer_src 
 		st->c[PACER_STAT_MAP_ERROR]++;
 		return XDP_DROP;
 	}
-	cs = class_counters(c->stat_slot);
-	if (cs)
-		cs->c[PACER_CSTAT_SEEN]++;
+	/* A pace class's packet is counted by pacer_pace(), with its verdict: one lookup. */
 	if (c->action == PACER_ACTION_PASS) {
-		if (cs)
+		cs = class_counters(c->stat_slot);
+		if (cs) {
+			cs->c[PACER_CSTAT_SEEN]++;
 			cs->c[PACER_CSTAT_PASSED]++;
+		}
 		st->c[PACER_STAT_PASSED]++;
 		return XDP_PASS;
 	}
 	if (c->action != PACER_ACTION_PACE) { /* drop, or an action this build does not know */
-		if (cs)
+		cs = class_counters(c->stat_slot);
+		if (cs) {
+			cs->c[PACER_CSTAT_SEEN]++;
 			cs->c[PACER_CSTAT_DROPPED]++;
+		}
 		st->c[PACER_STAT_CLASS_DROPPED]++;
 		return XDP_DROP;
 	}
