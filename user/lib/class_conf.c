@@ -106,14 +106,20 @@ bad:
 	return -EINVAL;
 }
 
-const char *format_prefix(const struct conf_prefix *p, char *buf, size_t len)
+const char *format_prefix_bytes(unsigned family, unsigned plen, const uint8_t *addr, char *buf,
+				size_t len)
 {
 	char a[INET6_ADDRSTRLEN];
 
-	if (!inet_ntop(p->family == 4 ? AF_INET : AF_INET6, p->addr, a, sizeof(a)))
+	if (!inet_ntop(family == 4 ? AF_INET : AF_INET6, addr, a, sizeof(a)))
 		snprintf(a, sizeof(a), "?");
-	snprintf(buf, len, "%s/%u", a, p->len);
+	snprintf(buf, len, "%s/%u", a, plen);
 	return buf;
+}
+
+const char *format_prefix(const struct conf_prefix *p, char *buf, size_t len)
+{
+	return format_prefix_bytes(p->family, p->len, p->addr, buf, len);
 }
 
 /* A prefix as a match term's words and mask (pacer_class.h: struct pacer_src's words). */

@@ -31,6 +31,9 @@ struct conf_prefix {
 /* "192.0.2.0/24", "2001:db8::/32", or an address alone (/32, /128): 0, or -EINVAL with why. */
 int parse_prefix(const char *s, struct conf_prefix *p, char *why, size_t len);
 const char *format_prefix(const struct conf_prefix *p, char *buf, size_t len);
+/* "ADDR/LEN" of a prefix given by its parts (addr: 4 or 16 bytes, network order); returns buf. */
+const char *format_prefix_bytes(unsigned family, unsigned plen, const uint8_t *addr, char *buf,
+				size_t len);
 
 struct prefix_list {
 	struct conf_prefix *p;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <bpf/bpf.h>
+#include "class_conf.h"
 #include "classes_map.h"
 #include "pacer_classify.h"
 
@@ -82,12 +83,7 @@ struct list_entry {
 
 const char *pacer_prefix_str(const struct pacer_prefix *p, char *buf, size_t len)
 {
-	char a[INET6_ADDRSTRLEN];
-
-	if (!inet_ntop(p->family == 4 ? AF_INET : AF_INET6, p->addr, a, sizeof(a)))
-		snprintf(a, sizeof(a), "?");
-	snprintf(buf, len, "%s/%u", a, p->len);
-	return buf;
+	return format_prefix_bytes(p->family, p->len, p->addr, buf, len);
 }
 
 static int entry_cmp(const void *a, const void *b)
