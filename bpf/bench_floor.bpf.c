@@ -11,7 +11,8 @@
  *   bench_floor_pass  one line, pass            (+ the cost of passing)
  *   bench_floor2      the table's two lines     (+ the second line)
  *   bench_floor4      four lines, as the sketch's rows (+ three lines)
- *   bench_scan2       two lines and the table's scan of both (+ the scan)
+ *   bench_scan2       two lines and the table's scan of both as an admission
+ *                     reads them (+ the scan)
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -110,7 +111,11 @@ int bench_floor2(struct xdp_md *ctx) { return floor_probe(ctx, 2, XDP_DROP); }
 SEC("xdp")
 int bench_floor4(struct xdp_md *ctx) { return floor_probe(ctx, 4, XDP_DROP); }
 
-/* The table's two lines (pacer_tbl_lines) and its scan of both; nothing written. */
+/*
+ * The table's two lines (pacer_tbl_lines) and what the judgement of a key
+ * with no entry reads of both (its fingerprints, then the free and idle
+ * entries); nothing written.
+ */
 SEC("xdp")
 int bench_scan2(struct xdp_md *ctx)
 {
@@ -128,10 +133,15 @@ int bench_scan2(struct xdp_md *ctx)
 	if (!l[0] || !l[1])
 		return XDP_PASS;
 	rate = pacer_rate_of(lg + 30, 0);
-	pacer_tbl_scan(l, pacer_tbl_fp(h), h >> 40, &rate, &s);
+	pacer_tbl_scan_init(&s, pacer_tbl_fp(h), &rate);
+	pacer_tbl_judge_line(l[0], 0, h >> 40, &s);
+	pacer_tbl_judge_line(l[1], 1, h >> 40, &s);
+	pacer_tbl_free_line(l[0], 0, h >> 40, &s);
+	pacer_tbl_free_line(l[1], 1, h >> 40, &s);
 	/* Every mask decides the verdict, or the compiler would drop the ones unused. */
-	return (s.fresh_mask ^ s.own_mask ^ s.held_mask ^ s.free_mask) == (__u32)h ? XDP_PASS
-										 : XDP_DROP;
+	return (s.fresh_mask ^ s.own_mask ^ s.held_mask ^ s.free_mask ^ s.idle_mask) == (__u32)h
+		       ? XDP_PASS
+		       : XDP_DROP;
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -95,6 +95,7 @@ struct pacer_tbl_scan {
 	__u32 own_mask;    /* entries with the key's fingerprint from thresh up */
 	__u32 held_mask;   /* entries with the key's fingerprint younger than sat */
 	__u32 free_mask;   /* entries unwritten or from sat up */
+	__u32 idle_mask;   /* entries unwritten or from 2 * sat up (pacer_tbl_free_line) */
 };
 
 /*
@@ -198,42 +199,13 @@ PACER_INLINE void pacer_tbl_scan_line(const struct pacer_tbl_line *l, __u32 line
 	s->free_mask |= (__u32)expired << line;
 }
 
-/*
- * The entries of one line that are unwritten or free for twice the age that
- * frees them (sat, pacer_rate.h), as slot bits (line 1's from bit 16).  Only an admission into a
- * free entry needs them, so the scan every packet pays leaves them out.
- */
-PACER_INLINE __u32 pacer_tbl_idle_line(const struct pacer_tbl_line *l, __u32 line, __u64 tick,
-				       __u32 sat)
-{
-	__u64 now = pacer_tbl_lane_now(tick), idle = 0;
-	__u64 th2 = (2 * sat + PACER_TBL_FUTURE) * PACER_TBL_LANES;
-	__u32 i;
-
-	PACER_NO_UNROLL
-	for (i = 0; i < PACER_TBL_WAYS / 2; i++) {
-		__u64 f, a = pacer_tbl_lane_ages(l->w[i], now, &f);
-
-		idle |= ((((a - th2) >> 31) & PACER_TBL_LANES) | pacer_tbl_zero(f)) << i;
-	}
-	return (__u32)((idle | idle >> 24) & 0xffff) << (line * PACER_TBL_WAYS);
-}
-
 PACER_INLINE void pacer_tbl_scan_init(struct pacer_tbl_scan *s, __u16 fp,
 				      const struct pacer_rate *rate)
 {
 	s->fp = fp;
 	s->thresh = rate->thresh;
 	s->sat = rate->sat;
-	s->fresh_mask = s->own_mask = s->held_mask = s->free_mask = 0;
-}
-
-PACER_INLINE void pacer_tbl_scan(struct pacer_tbl_line *const l[2], __u16 fp, __u64 tick,
-				 const struct pacer_rate *rate, struct pacer_tbl_scan *s)
-{
-	pacer_tbl_scan_init(s, fp, rate);
-	pacer_tbl_scan_line(l[0], 0, tick, s);
-	pacer_tbl_scan_line(l[1], 1, tick, s);
+	s->fresh_mask = s->own_mask = s->held_mask = s->free_mask = s->idle_mask = 0;
 }
 
 /*
@@ -292,6 +264,93 @@ PACER_INLINE __u32 pacer_tbl_age(__u32 e, __u64 tick)
 PACER_INLINE int pacer_tbl_fresh(__u32 e, __u64 tick, __u32 thresh)
 {
 	return (e >> 16) && pacer_tbl_age(e, tick) < thresh;
+}
+
+/*
+ * The entries of one line with fingerprint fp, as slot bits, and in *sel
+ * the OR of them: the entry itself when there is one, the usual case.  A
+ * third of the scan's work per word: the datapath's judgement reads the
+ * ages of these entries alone (pacer_tbl_judge_line), and shared
+ * placement's check after a claim looks further only when the key has
+ * another entry.
+ */
+PACER_INLINE __u32 pacer_tbl_match_line(const struct pacer_tbl_line *l, __u32 line, __u16 fp,
+					__u32 *sel)
+{
+	__u64 fpl = (__u64)fp * PACER_TBL_LANES, match = 0, or = 0;
+	__u32 i;
+
+	PACER_NO_UNROLL
+	for (i = 0; i < PACER_TBL_WAYS / 2; i++) {
+		__u64 w = l->w[i], z = pacer_tbl_zero(((w >> 16) & PACER_TBL_LO16) ^ fpl);
+
+		match |= z << i;
+		or |= w & ((z << 32) - z); /* the matching lanes, whole */
+	}
+	*sel = (__u32)(or | or >> 32);
+	return (__u32)((match | match >> 24) & 0xffff) << (line * PACER_TBL_WAYS);
+}
+
+/*
+ * One line's part of the scan's fresh, own and held masks (free_mask is
+ * left alone: pacer_tbl_free_line's).  A single entry with the key's
+ * fingerprint is judged by its age alone; several (fingerprint
+ * collisions) take the full scan of the line.
+ */
+PACER_INLINE void pacer_tbl_judge_line(const struct pacer_tbl_line *l, __u32 line, __u64 tick,
+				       struct pacer_tbl_scan *s)
+{
+	__u32 sel, m = pacer_tbl_match_line(l, line, (__u16)s->fp, &sel), free = s->free_mask;
+	__u32 a, fresh, held;
+
+	if (m & (m - 1)) {
+		pacer_tbl_scan_line(l, line, tick, s);
+		s->free_mask = free;
+		return;
+	}
+	a = pacer_tbl_age(sel, tick);
+	fresh = m & (0 - (__u32)pacer_lt(a, s->thresh));
+	held = m & (0 - (__u32)pacer_lt(a, s->sat));
+	s->fresh_mask |= fresh;
+	s->own_mask |= m ^ fresh;
+	s->held_mask |= held;
+}
+
+/*
+ * One line's free entries (unwritten or from sat up) into s->free_mask and
+ * idle ones (unwritten or from twice sat up, pacer_rate.h) into
+ * s->idle_mask: what an admission into a free entry needs, so the
+ * judgement of a key with an entry leaves it out.
+ */
+PACER_INLINE void pacer_tbl_free_line(const struct pacer_tbl_line *l, __u32 line, __u64 tick,
+				      struct pacer_tbl_scan *s)
+{
+	__u64 now = pacer_tbl_lane_now(tick), free = 0, idle = 0;
+	__u64 th1 = (s->sat + PACER_TBL_FUTURE) * PACER_TBL_LANES;
+	__u64 th2 = (2 * s->sat + PACER_TBL_FUTURE) * PACER_TBL_LANES;
+	__u32 i;
+
+	PACER_NO_UNROLL
+	for (i = 0; i < PACER_TBL_WAYS / 2; i++) {
+		__u64 f, a = pacer_tbl_lane_ages(l->w[i], now, &f), u = pacer_tbl_zero(f);
+
+		free |= ((((a - th1) >> 31) & PACER_TBL_LANES) | u) << i;
+		idle |= ((((a - th2) >> 31) & PACER_TBL_LANES) | u) << i;
+	}
+	line *= PACER_TBL_WAYS;
+	s->free_mask |= (__u32)((free | free >> 24) & 0xffff) << line;
+	s->idle_mask |= (__u32)((idle | idle >> 24) & 0xffff) << line;
+}
+
+/* The whole scan of both lines, every mask: query and the tests' reference. */
+PACER_INLINE void pacer_tbl_scan(struct pacer_tbl_line *const l[2], __u16 fp, __u64 tick,
+				 const struct pacer_rate *rate, struct pacer_tbl_scan *s)
+{
+	pacer_tbl_scan_init(s, fp, rate);
+	pacer_tbl_scan_line(l[0], 0, tick, s);
+	pacer_tbl_scan_line(l[1], 1, tick, s);
+	pacer_tbl_free_line(l[0], 0, tick, s);
+	pacer_tbl_free_line(l[1], 1, tick, s);
 }
 
 /*
@@ -403,11 +462,9 @@ PACER_INLINE __u64 pacer_tbl_swept_word(__u64 w, __u64 tick, __u32 sat)
 
 #ifdef __bpf__
 /*
- * In BPF, the eviction search and the idle entries are global functions:
- * the verifier checks each once, not once per path that reaches it (it does
- * not prune the lane arithmetic across the parser's paths).  They check
- * their pointer themselves.  Both are off the common path (evictions, and
- * admissions into a free entry); the scan stays inline.
+ * In BPF, the eviction search is a global function: the verifier checks it
+ * once, not once per path that reaches it.  It checks its pointer itself.
+ * It is off the common path (evictions); the scans stay inline.
  */
 __attribute__((noinline)) __u64 pacer_tbl_oldest_line_global(const struct pacer_tbl_line *l,
 							     __u32 line, __u64 tick)
@@ -415,16 +472,9 @@ __attribute__((noinline)) __u64 pacer_tbl_oldest_line_global(const struct pacer_
 	return l ? pacer_tbl_oldest_line(l, line & 1, tick) : 0;
 }
 
-__attribute__((noinline)) __u32 pacer_tbl_idle_line_global(const struct pacer_tbl_line *l,
-							   __u32 line, __u64 tick, __u32 sat)
-{
-	return l ? pacer_tbl_idle_line(l, line & 1, tick, sat) : 0;
-}
 #define PACER_TBL_OLDEST_LINE pacer_tbl_oldest_line_global
-#define PACER_TBL_IDLE_LINE pacer_tbl_idle_line_global
 #else
 #define PACER_TBL_OLDEST_LINE pacer_tbl_oldest_line
-#define PACER_TBL_IDLE_LINE pacer_tbl_idle_line
 #endif
 
 PACER_INLINE __u32 pacer_tbl_oldest(struct pacer_tbl_line *const l[2], __u64 tick)
@@ -466,16 +516,16 @@ PACER_INLINE __u32 pacer_tbl_youngest(struct pacer_tbl_line *const l[2], __u32 m
 PACER_INLINE __u32 pacer_tbl_pick(struct pacer_tbl_line *const l[2], const struct pacer_tbl_scan *s,
 				  __u64 tick, __u32 burst, __u32 on_full, int *evicted)
 {
-	__u32 f0 = pacer_tbl_popcount16(s->free_mask & 0xffff);
-	__u32 f1 = pacer_tbl_popcount16(s->free_mask >> 16);
-	__u32 line_mask = f1 > f0 ? 0xffff0000u : 0x0000ffffu, idle;
+	__u32 f0, f1, line_mask, idle;
 
 	*evicted = 0;
 	if (s->own_mask)
 		return burst ? pacer_tbl_youngest(l, s->own_mask, tick) : pacer_tbl_first(s->own_mask);
 	if (s->free_mask) {
-		idle = f1 > f0 ? PACER_TBL_IDLE_LINE(l[1], 1, tick, s->sat)
-			       : PACER_TBL_IDLE_LINE(l[0], 0, tick, s->sat);
+		f0 = pacer_tbl_popcount16(s->free_mask & 0xffff);
+		f1 = pacer_tbl_popcount16(s->free_mask >> 16);
+		line_mask = f1 > f0 ? 0xffff0000u : 0x0000ffffu;
+		idle = s->idle_mask & line_mask;
 		return pacer_tbl_first(idle ? idle : s->free_mask & line_mask);
 	}
 	if (on_full != PACER_TBL_FULL_EVICT)
@@ -567,11 +617,28 @@ PACER_INLINE int pacer_tbl_entry_swap(struct pacer_tbl_line *const l[2], __u32 s
 	return -1;
 }
 
+/*
+ * The key's entries younger than sat (credit held) but the one in slot, as
+ * slot bits.  Usually the key has no other entry, and one look at the
+ * fingerprints says so; the ages are read only when it has.
+ */
+PACER_INLINE __u32 pacer_tbl_held_elsewhere(struct pacer_tbl_line *const l[2], __u32 slot,
+					    __u16 fp, __u64 tick, __u32 sat)
+{
+	__u32 sel, others = (pacer_tbl_match_line(l[0], 0, fp, &sel) |
+			     pacer_tbl_match_line(l[1], 1, fp, &sel)) & ~(1u << slot);
+
+	if (!others)
+		return 0;
+	return (pacer_tbl_held_line(l[0], 0, tick, fp, sat) |
+		pacer_tbl_held_line(l[1], 1, tick, fp, sat)) & ~(1u << slot);
+}
+
 PACER_INLINE int pacer_tbl_claim_shared(struct pacer_tbl_line *const l[2], __u32 slot, __u16 fp,
 					__u64 tick, const struct pacer_rate *rate, __u32 nage,
 					int evict)
 {
-	__u32 old = *(volatile __u32 *)pacer_tbl_slot(l, slot), a = pacer_tbl_age(old, tick), held;
+	__u32 old = *(volatile __u32 *)pacer_tbl_slot(l, slot), a = pacer_tbl_age(old, tick);
 
 	/* Another key's entry (or none) counts as a full burst once it is free. */
 	if ((old >> 16) != fp && (a >= rate->sat || !(old >> 16)))
@@ -581,9 +648,7 @@ PACER_INLINE int pacer_tbl_claim_shared(struct pacer_tbl_line *const l[2], __u32
 	if (pacer_tbl_entry_swap(l, slot, old, pacer_tbl_entry(fp, tick - nage)))
 		return -1;
 	/* Another entry of the key holding credit: admitted elsewhere meanwhile. */
-	held = pacer_tbl_held_line(l[0], 0, tick, fp, rate->sat) |
-	       pacer_tbl_held_line(l[1], 1, tick, fp, rate->sat);
-	return held & ~(1u << slot) ? -1 : 0;
+	return pacer_tbl_held_elsewhere(l, slot, fp, tick, rate->sat) ? -1 : 0;
 }
 
 /*
@@ -628,9 +693,9 @@ PACER_INLINE int pacer_tbl_judge(struct pacer_tbl_line *const l[2], __u16 fp, __
 	 * both lines) is wanted.
 	 */
 	pacer_tbl_scan_init(&s, fp, rate);
-	pacer_tbl_scan_line(l[0], 0, tick, &s);
+	pacer_tbl_judge_line(l[0], 0, tick, &s);
 	if (!s.fresh_mask || want_age)
-		pacer_tbl_scan_line(l[1], 1, tick, &s);
+		pacer_tbl_judge_line(l[1], 1, tick, &s);
 	*age = want_age ? pacer_tbl_key_age(l, &s, tick) : PACER_AGE_STALE;
 	*event = PACER_TBL_EV_NONE;
 	if (s.fresh_mask) {
@@ -638,6 +703,10 @@ PACER_INLINE int pacer_tbl_judge(struct pacer_tbl_line *const l[2], __u16 fp, __
 			pacer_tbl_refresh(l, pacer_tbl_first(s.fresh_mask), fp, tick,
 					  placement == PACER_PLACEMENT_SHARED);
 		return 1;
+	}
+	if (!s.own_mask) {
+		pacer_tbl_free_line(l[0], 0, tick, &s);
+		pacer_tbl_free_line(l[1], 1, tick, &s);
 	}
 	*slot = pacer_tbl_pick(l, &s, tick, rate->burst, on_full, &evicted);
 	if (*slot == PACER_TBL_NONE) {

@@ -498,6 +498,109 @@ START_TEST(test_shortcuts_match_the_scan)
 }
 END_TEST
 
+/* The scan's masks entry by entry, from pacer_tbl_age alone: the reference for the lane scans. */
+static void scan_reference(struct pacer_tbl_line *const l[2], uint16_t fp, uint64_t tick,
+			   const struct pacer_rate *rate, struct pacer_tbl_scan *s)
+{
+	uint32_t slot;
+
+	memset(s, 0, sizeof(*s));
+	for (slot = 0; slot < PACER_TBL_SLOTS; slot++) {
+		uint32_t e = *pacer_tbl_slot(l, slot), a = pacer_tbl_age(e, tick), bit = 1u << slot;
+		int written = e >> 16 != 0, mine = (e >> 16) == fp;
+
+		s->fresh_mask |= mine && a < rate->thresh ? bit : 0;
+		s->own_mask |= mine && a >= rate->thresh ? bit : 0;
+		s->held_mask |= mine && a < rate->sat ? bit : 0;
+		s->free_mask |= !written || a >= rate->sat ? bit : 0;
+		s->idle_mask |= !written || a >= 2 * rate->sat ? bit : 0;
+	}
+}
+
+/*
+ * The datapath's judgement (fingerprints first, ages of the key's entries
+ * alone, free entries only for an admission without an own entry) and the
+ * shared re-check against the reference, entry by entry: random lines with
+ * the key's fingerprint in none, one or several entries of a line
+ * (collisions take the full scan), ages across the 16-bit range, future
+ * and unwritten entries; the verdict, slot and event against the rule as
+ * the top of pacer_table.h states it.
+ */
+START_TEST(test_judgement_matches_the_reference)
+{
+	struct pacer_tbl_line lines[2];
+	struct pacer_tbl_line *l[2] = { &lines[0], &lines[1] };
+	struct rng r = { 31 };
+	int round;
+
+	for (round = 0; round < 40000; round++) {
+		uint64_t tick = rnd(&r);
+		uint16_t fp = (uint16_t)(rnd(&r) | 1);
+		struct pacer_rate rate = pacer_rate_of(2 + (uint32_t)(rnd(&r) % 200),
+						       round % 2 ? 0 : 1 + (uint32_t)(rnd(&r) % 3000));
+		uint32_t mine = (uint32_t)(rnd(&r) % 4), on_full = round % 3 == 0;
+		uint32_t slot, want, want_event = PACER_TBL_EV_NONE, age, event, got = 0, f0, f1, lm;
+		struct pacer_tbl_scan ref, s, full;
+		int drop;
+
+		for (slot = 0; slot < PACER_TBL_SLOTS; slot++) {
+			uint64_t x = rnd(&r);
+			uint32_t a = x & 1 ? (uint32_t)(x >> 8) % (3 * rate.sat + 2)
+					   : (uint32_t)(x >> 8) & 0xffff;
+			/* 0: no entry of the key; 1: about one per line; 2, 3: several. */
+			uint16_t f = mine && (x >> 40) % (mine == 1 ? 16 : 4) == 0 ? fp
+										 : (uint16_t)(x >> 44) | 1;
+
+			*pacer_tbl_slot(l, slot) = (x >> 60) == 0 ? 0 : pacer_tbl_entry(f, tick - a);
+		}
+		scan_reference(l, fp, tick, &rate, &ref);
+		pacer_tbl_scan(l, fp, tick, &rate, &full);
+		ck_assert_uint_eq(full.fresh_mask, ref.fresh_mask);
+		ck_assert_uint_eq(full.own_mask, ref.own_mask);
+		ck_assert_uint_eq(full.held_mask, ref.held_mask);
+		ck_assert_uint_eq(full.free_mask, ref.free_mask);
+		ck_assert_uint_eq(full.idle_mask, ref.idle_mask);
+		pacer_tbl_scan_init(&s, fp, &rate);
+		pacer_tbl_judge_line(l[0], 0, tick, &s);
+		pacer_tbl_judge_line(l[1], 1, tick, &s);
+		ck_assert_uint_eq(s.fresh_mask, ref.fresh_mask);
+		ck_assert_uint_eq(s.own_mask, ref.own_mask);
+		ck_assert_uint_eq(s.held_mask, ref.held_mask);
+		ck_assert_uint_eq(s.free_mask, 0);
+		pacer_tbl_free_line(l[0], 0, tick, &s);
+		pacer_tbl_free_line(l[1], 1, tick, &s);
+		ck_assert_uint_eq(s.free_mask, ref.free_mask);
+		ck_assert_uint_eq(s.idle_mask, ref.idle_mask);
+		for (slot = 0; slot < PACER_TBL_SLOTS; slot++)
+			ck_assert_uint_eq(pacer_tbl_held_elsewhere(l, slot, fp, tick, rate.sat),
+					  ref.held_mask & ~(1u << slot));
+
+		/* The verdict by the rule. */
+		if (ref.fresh_mask) {
+			want = PACER_TBL_NONE;
+		} else if (ref.own_mask) {
+			want = rate.burst ? pacer_tbl_youngest(l, ref.own_mask, tick)
+					  : pacer_tbl_first(ref.own_mask);
+		} else if (ref.free_mask) {
+			f0 = (uint32_t)__builtin_popcount(ref.free_mask & 0xffff);
+			f1 = (uint32_t)__builtin_popcount(ref.free_mask >> 16);
+			lm = f1 > f0 ? 0xffff0000u : 0xffffu;
+			want = (uint32_t)__builtin_ctz(ref.idle_mask & lm ? ref.idle_mask & lm
+									 : ref.free_mask & lm);
+		} else {
+			want = on_full ? pacer_tbl_oldest(l, tick) : PACER_TBL_NONE;
+			want_event = on_full ? PACER_TBL_EV_EVICT : PACER_TBL_EV_FULL;
+		}
+		drop = pacer_tbl_judge(l, fp, tick, &rate, PACER_POLICY_PACE, on_full,
+				       PACER_PLACEMENT_PERCPU, round % 5 == 0, &age, &event, &got);
+		ck_assert_int_eq(drop, want == PACER_TBL_NONE);
+		if (!drop)
+			ck_assert_uint_eq(got, want);
+		ck_assert_uint_eq(event, want_event);
+	}
+}
+END_TEST
+
 static int table_admits(void *sim, uint64_t h, uint64_t now_ns)
 {
 	uint32_t age, event;
@@ -725,6 +828,7 @@ int main(void)
 	tcase_add_test(tc, test_error_rates_follow_model);
 	tcase_add_test(tc, test_oldest_is_the_oldest);
 	tcase_add_test(tc, test_shortcuts_match_the_scan);
+	tcase_add_test(tc, test_judgement_matches_the_reference);
 	tcase_add_test(tc, test_claim_rescan_catches_a_different_pick);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("steady state and races");
