@@ -670,6 +670,19 @@ PACER_INLINE void pacer_tbl_refresh(struct pacer_tbl_line *const l[2], __u32 slo
 }
 
 /*
+ * A load of the line's first word that the compiler keeps and nothing
+ * waits for: the second line's cache miss then overlaps the scan of the
+ * first instead of following it.
+ */
+PACER_INLINE void pacer_tbl_touch(const struct pacer_tbl_line *l)
+{
+	__u64 w = *(const volatile __u64 *)&l->w[0];
+
+	PACER_OPAQUE(w);
+	(void)w;
+}
+
+/*
  * Pacing's judgement of one packet, before the global budget: 1 to drop,
  * 0 if pacing admits it, with *slot the entry pacer_tbl_commit() is to
  * write once every later stage admitted the packet too (a packet a later
@@ -693,6 +706,7 @@ PACER_INLINE int pacer_tbl_judge(struct pacer_tbl_line *const l[2], __u16 fp, __
 	 * both lines) is wanted.
 	 */
 	pacer_tbl_scan_init(&s, fp, rate);
+	pacer_tbl_touch(l[1]);
 	pacer_tbl_judge_line(l[0], 0, tick, &s);
 	if (!s.fresh_mask || want_age)
 		pacer_tbl_judge_line(l[1], 1, tick, &s);
