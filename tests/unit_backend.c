@@ -49,29 +49,29 @@ START_TEST(test_geometry_and_lines)
 	const struct backend_desc *s = backend_of(PACER_BACKEND_SKETCH), *t = backend_of(PACER_BACKEND_TABLE);
 	char buf[160];
 
-	ck_assert_uint_eq(s->width(PACER_LAYOUT_ROWS, 4, 14), geom_width_cells(PACER_LAYOUT_ROWS, 4, 14));
-	ck_assert_uint_eq(s->width(PACER_LAYOUT_BLOCKED, 4, 16), 1ULL << 20);
-	ck_assert_uint_eq(t->width(PACER_LAYOUT_ROWS, 1, 12), (uint64_t)PACER_TBL_WAYS << 12);
+	ck_assert_uint_eq(s->width(PACER_LAYOUT_ROWS, 4, 14, 0), geom_width_cells(PACER_LAYOUT_ROWS, 4, 14));
+	ck_assert_uint_eq(s->width(PACER_LAYOUT_BLOCKED, 4, 16, 0), 1ULL << 20);
+	ck_assert_uint_eq(t->width(PACER_LAYOUT_ROWS, 1, 12, 0), (uint64_t)PACER_TBL_WAYS << 12);
 	ck_assert_uint_eq(s->max_lines_log2(PACER_LAYOUT_ROWS, 4), geom_max_lines_log2(PACER_LAYOUT_ROWS, 4));
 	ck_assert_uint_eq(t->max_lines_log2(PACER_LAYOUT_ROWS, 1), PACER_TBL_MAX_LINES_LOG2);
-	ck_assert_str_eq(s->report_str(4, PACER_LAYOUT_ROWS, 14, 0, buf, sizeof(buf)),
+	ck_assert_str_eq(s->report_str(4, PACER_LAYOUT_ROWS, 14, 0, 0, buf, sizeof(buf)),
 			 "4 rows x 1048576 cells (rows layout)");
-	ck_assert_str_eq(t->report_str(1, PACER_LAYOUT_ROWS, 4, PACER_TBL_FULL_EVICT, buf, sizeof(buf)),
+	ck_assert_str_eq(t->report_str(1, PACER_LAYOUT_ROWS, 4, 0, PACER_TBL_FULL_EVICT, buf, sizeof(buf)),
 			 "table of 256 entries, on full: evict-oldest");
-	ck_assert_str_eq(s->live_str(2, PACER_LAYOUT_ROWS, 6, 0, buf, sizeof(buf)),
+	ck_assert_str_eq(s->live_str(2, PACER_LAYOUT_ROWS, 6, 0, 0, buf, sizeof(buf)),
 			 "2 rows x 4096 cells, rows layout");
-	ck_assert_str_eq(t->live_str(1, PACER_LAYOUT_ROWS, 12, PACER_TBL_FULL_DROP, buf, sizeof(buf)),
+	ck_assert_str_eq(t->live_str(1, PACER_LAYOUT_ROWS, 12, 0, PACER_TBL_FULL_DROP, buf, sizeof(buf)),
 			 "65536 entries, on full: drop");
 	ck_assert_str_eq(t->load_args(1, PACER_LAYOUT_ROWS, 4096, PACER_TBL_FULL_DROP, buf, sizeof(buf)),
 			 "--backend table --width 4096 --on-full drop");
 	ck_assert_str_eq(s->load_args(8, PACER_LAYOUT_BLOCKED, 4096, 0, buf, sizeof(buf)),
 			 "--rows 8 --width 4096 --layout blocked");
 	/* A recorded table must be one row of 2^1..2^24 lines; the sketch's checks are the header's. */
-	ck_assert_ptr_null(t->check(1, PACER_LAYOUT_ROWS, 10, buf, sizeof(buf)));
-	ck_assert_ptr_nonnull(t->check(2, PACER_LAYOUT_ROWS, 10, buf, sizeof(buf)));
+	ck_assert_ptr_null(t->check(1, PACER_LAYOUT_ROWS, 10, 0, buf, sizeof(buf)));
+	ck_assert_ptr_nonnull(t->check(2, PACER_LAYOUT_ROWS, 10, 0, buf, sizeof(buf)));
 	ck_assert_ptr_nonnull(strstr(buf, "not 2 rows of 2^10"));
-	ck_assert_ptr_nonnull(t->check(1, PACER_LAYOUT_ROWS, 0, buf, sizeof(buf)));
-	ck_assert_ptr_null(s->check(8, PACER_LAYOUT_BLOCKED, 3, buf, sizeof(buf)));
+	ck_assert_ptr_nonnull(t->check(1, PACER_LAYOUT_ROWS, 0, 0, buf, sizeof(buf)));
+	ck_assert_ptr_null(s->check(8, PACER_LAYOUT_BLOCKED, 3, 0, buf, sizeof(buf)));
 	ck_assert(t->evicts(PACER_TBL_FULL_EVICT) && !t->evicts(PACER_TBL_FULL_DROP));
 	ck_assert(!s->evicts(PACER_TBL_FULL_DROP));
 }
@@ -133,10 +133,10 @@ START_TEST(test_model_through_descriptor)
 {
 	double overflow, collision;
 
-	ck_assert_double_eq(backend_of(PACER_BACKEND_SKETCH)->model_rate(PACER_LAYOUT_ROWS, 4, 10, 5000),
+	ck_assert_double_eq(backend_of(PACER_BACKEND_SKETCH)->model_rate(PACER_LAYOUT_ROWS, 4, 10, 0, 5000),
 			    sketch_model_false_drop(PACER_LAYOUT_ROWS, 4, 10, 5000));
 	table_model(10, 5000, &overflow, &collision);
-	ck_assert_double_eq(backend_of(PACER_BACKEND_TABLE)->model_rate(PACER_LAYOUT_ROWS, 1, 10, 5000),
+	ck_assert_double_eq(backend_of(PACER_BACKEND_TABLE)->model_rate(PACER_LAYOUT_ROWS, 1, 10, 0, 5000),
 			    overflow + collision);
 }
 END_TEST

@@ -36,7 +36,7 @@ int sizing_sim_lines_log2(uint32_t target_lines_log2, double scale)
 
 uint64_t sizing_header_width(const struct pacer_file_header *h)
 {
-	return backend_of(h->backend)->width(h->kind, h->rows, h->lines_log2);
+	return backend_of(h->backend)->width(h->kind, h->rows, h->lines_log2, h->lines);
 }
 
 void sizing_params_from_header(struct sizing_params *p, const struct pacer_file_header *h)
@@ -271,11 +271,11 @@ static void finish_point(const struct sizing_params *p, const struct sizing_resu
 		pt->rate_upper95 = 3.0 / (double)pt->eligible;
 	else
 		pt->rate_upper95 = pt->rate + 2.0 * sqrt((double)errors) / (double)pt->eligible;
-	pt->model_rate = d->model_rate(p->kind, pt->rows, pt->sim_lines_log2, out->n_peak);
+	pt->model_rate = d->model_rate(p->kind, pt->rows, pt->sim_lines_log2, 0, out->n_peak);
 	pt->target_lines_exact = pt->sim_lines_log2 + out->log2_scale;
 	pt->target_lines_log2 = sizing_target_lines_log2(pt->sim_lines_log2, out->scale);
 	pt->target_bytes = geom_bytes(p->kind, pt->rows, pt->target_lines_log2, p->placement, p->ncpus);
-	pt->width_cells = d->width(p->kind, pt->rows, pt->target_lines_log2);
+	pt->width_cells = d->width(p->kind, pt->rows, pt->target_lines_log2, 0);
 	pt->loadable = point_loadable(p, d, pt);
 	if (pt->simulated)
 		pt->meets = pt->eligible && pt->rate <= p->target &&

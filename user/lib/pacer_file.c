@@ -642,7 +642,7 @@ static int check_ranges(struct pacer_file_header *h, struct pacer_file_error *er
 	ret = check_lines(h, d, err);
 	if (ret)
 		return ret;
-	if (d->check(h->rows, h->kind, h->lines_log2, why, sizeof(why)))
+	if (d->check(h->rows, h->kind, h->lines_log2, h->lines, why, sizeof(why)))
 		return INVALID(OFF_LINES, "%s", why);
 	return 0;
 }

@@ -267,7 +267,7 @@ static void gauge_samples(FILE *f, enum gauge g, const struct prom_pacer *p)
 	case G_TABLE_ENTRIES:
 		if (!d || by_rows)
 			return;
-		v = (double)d->width(l->kind, l->rows, l->lines_log2); /* the table's --width: entries */
+		v = (double)d->width(l->kind, l->rows, l->lines_log2, l->lines); /* the table's --width: entries */
 		break;
 	case G_INTERVAL: v = (double)p->cfg.interval_ns / 1e9; break;
 	case G_RATE: v = p->cfg.rate_n ? p->cfg.rate_n : 1; break;

@@ -638,7 +638,8 @@ static void report_attached(const struct load_opts *o, const struct pacer_layout
 		ifindex, o->mode == XDP_MODE_SKB ? "skb" : "native", attach_kind(ifindex),
 		xdp_program__id(prog));
 	pr_info("  %s: %s, %s (%s%s)", d->name,
-		d->live_str(lay->rows, lay->kind, lay->lines_log2, lay->on_full, shape, sizeof(shape)),
+		d->live_str(lay->rows, lay->kind, lay->lines_log2, lay->lines, lay->on_full, shape,
+			    sizeof(shape)),
 		placement_name(lay->placement), format_bytes(bytes, mb, sizeof(mb)), over);
 }
 
