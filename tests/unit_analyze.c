@@ -538,6 +538,19 @@ START_TEST(test_sizing_arithmetic)
 	ck_assert_uint_eq(geom_max_lines_log2(PACER_LAYOUT_ROWS, 4), 24);
 	ck_assert_uint_eq(geom_max_lines_log2(PACER_LAYOUT_ROWS, 8), 24);
 	ck_assert_uint_eq(geom_max_lines_log2(PACER_LAYOUT_BLOCKED, 1), 30);
+	/* Any line count scales exactly: up for the full-scale geometry, down for the simulated one. */
+	ck_assert_uint_eq(sizing_target_lines(3, 64.0), 192);
+	/* 1/3 is 2^32 / 1431655765 = 3.0000000007: 21 lines, not 22 from the thresholds rounding */
+	ck_assert_uint_eq(sizing_target_lines(7, sizing_scale((1ULL << 32) / 3)), 21);
+	ck_assert_uint_eq(sizing_target_lines(7, 3.01), 22);
+	ck_assert_uint_eq(sizing_sim_lines(192, 64.0), 3);
+	ck_assert_uint_eq(sizing_sim_lines(468750, 64.0), 7324); /* 7324.2 */
+	ck_assert_uint_eq(geom_bytes_lines(PACER_LAYOUT_ROWS, 1, 19, 468750, PACER_PLACEMENT_SHARED, 8),
+			  30000000);
+	ck_assert_uint_eq(geom_bytes_lines(PACER_LAYOUT_ROWS, 1, 19, 468750, PACER_PLACEMENT_PERCPU, 2),
+			  60000000);
+	ck_assert_uint_eq(geom_bytes_lines(PACER_LAYOUT_ROWS, 4, 14, 0, PACER_PLACEMENT_SHARED, 8),
+			  4ULL << 20);
 }
 END_TEST
 

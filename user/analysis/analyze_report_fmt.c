@@ -56,7 +56,7 @@ const char *an_false_pass_note(const struct pacer_file_header *h)
 
 uint64_t an_sketch_bytes(const struct pacer_file_header *h)
 {
-	return geom_bytes(h->kind, h->rows, h->lines_log2, h->placement, h->ncpus);
+	return geom_bytes_lines(h->kind, h->rows, h->lines_log2, h->lines, h->placement, h->ncpus);
 }
 
 double an_span_s(const struct an_report *r)
