@@ -149,3 +149,27 @@ void dense_model(uint32_t lines, double n, double *overflow, double *collision)
 	*overflow = s[PACER_DENSE_WAYS] * s[PACER_DENSE_WAYS];
 	*collision = fp_collision(occ);
 }
+
+void dense_model_fill(uint32_t lines, double n, double *overflow, double *collision)
+{
+	/* s[i]: share of lines holding at least i entries, as keys arrive (table_model_fill()). */
+	double s[PACER_DENSE_WAYS + 1] = { 1.0 }, m = lines ? n / (double)lines : 0;
+	double dt = m / 20000.0 + 1e-12, t, lost = 0, occ = 0;
+	int i;
+
+	for (t = 0; t < m; t += dt) {
+		double prev = s[0] * s[0];
+
+		for (i = 1; i <= PACER_DENSE_WAYS; i++) {
+			double cur = s[i] * s[i];
+
+			s[i] += (prev - cur) * dt; /* a key lands in the less full of two lines */
+			prev = cur;
+		}
+		lost += s[PACER_DENSE_WAYS] * s[PACER_DENSE_WAYS] * dt;
+	}
+	for (i = 1; i <= PACER_DENSE_WAYS; i++)
+		occ += s[i]; /* mean entries per line */
+	*overflow = m > 0 ? lost / m : 0;
+	*collision = fp_collision(occ);
+}

@@ -58,6 +58,13 @@ void dense_sim_sweep_key(const struct dense_sim *s, uint64_t h, uint64_t now_ns)
  */
 void dense_model(uint32_t lines, double n, double *overflow, double *collision);
 
+/*
+ * The same for n sources that each keep one entry (strictly paced sources
+ * whose period is under two intervals): table_model_fill() with lines of
+ * PACER_DENSE_WAYS, a fill without expiry, the lower of the two.
+ */
+void dense_model_fill(uint32_t lines, double n, double *overflow, double *collision);
+
 /* Bytes of dense table storage per copy. */
 uint64_t dense_bytes(uint32_t lines);
 
