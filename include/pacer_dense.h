@@ -56,6 +56,10 @@
 #define PACER_DENSE_ENTRY_MASK 0x1fffffULL
 #define PACER_DENSE_FP_MAX 0x1fffu /* fingerprints are 1..8191 */
 
+#if PACER_DENSE_MAX_SAT != PACER_MAX_THRESH
+#error "pacer_rate_max_sat() gives the dense table PACER_MAX_THRESH"
+#endif
+
 struct pacer_dense_line {
 	__u64 w[PACER_DENSE_WORDS];
 };

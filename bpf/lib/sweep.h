@@ -47,7 +47,7 @@ static __always_inline __u64 sweep_now(void)
 /* Every copy's lines: the sweep walks them all, one index space. */
 static __always_inline __u64 sweep_lines(void)
 {
-	__u64 lines = pacer_total_lines(pacer_layout.kind, pacer_layout.rows, pacer_layout.lines_log2);
+	__u64 lines = PACER_LAYOUT_LINES(pacer_layout);
 
 	return pacer_layout.placement == PACER_PLACEMENT_PERCPU && pacer_layout.copies > 1 ?
 		       lines * pacer_layout.copies : lines;

@@ -3,7 +3,7 @@
  * The backend seam: what userspace knows of each structure that remembers
  * sources (enum pacer_backend), looked up once by backend_of() and then
  * called through, so no caller tests which backend it has.  One descriptor
- * per backend (backend_sketch.c, backend_table.c): its geometry and limits,
+ * per backend (backend_sketch.c, backend_table.c, backend_dense.c): its geometry and limits,
  * the --width of a geometry, its simulator and false-drop model (sizing),
  * the lines reports and status print.  The datapath keeps its compile-time
  * branch (bpf/xdp_pacer.bpf.c, include/pacer_rate.h's pacer_rate_max_sat),
@@ -50,6 +50,8 @@ struct backend_desc {
 	/*
 	 * Lines for load's --width (and --rows, --layout), and the rows and
 	 * kind the map has into lay: 0, or 2 with why (naming the option) in err.
+	 * A backend of any line count (dense) sets lay->lines too: lines_log2 is
+	 * then its ceiling's log2, else lines must be a power of two.
 	 */
 	int (*lines)(uint64_t width, uint32_t rows, uint32_t kind, struct pacer_layout *lay,
 		     uint64_t *lines, char *err, size_t len);
@@ -83,6 +85,11 @@ struct backend_desc {
 	/* Modelled error rate for n sources per interval (the table: overflow plus collisions). */
 	double (*model_rate)(uint32_t kind, uint32_t rows, uint32_t lines_log2, uint32_t lines,
 			     double n);
+	/*
+	 * A built layout's fault no single option shows (the dense table: its
+	 * sweep cannot keep pace at this tick), in err: 2; 0 if none.  NULL: none.
+	 */
+	int (*layout_check)(const struct pacer_layout *lay, char *err, size_t len);
 };
 
 /*
@@ -97,7 +104,7 @@ struct backend_desc {
 	.sim_size = sizeof(struct b##_sim), .sim_init = b##_init, .sim_packet = b##_packet, \
 	.sim_evictions = b##_evictions, .sim_free = b##_free, .model_rate = b##_model_rate
 
-extern const struct backend_desc backend_sketch, backend_table;
+extern const struct backend_desc backend_sketch, backend_table, backend_dense;
 
 /* The descriptor of a backend; NULL outside enum pacer_backend. */
 const struct backend_desc *backend_of(uint32_t backend);

@@ -50,10 +50,23 @@ int dense_sim_verdict(const struct dense_sim *s, uint64_t h, uint64_t now_ns, ui
 				   s->policy, s->on_full, s->placement, 1, age, event);
 }
 
+static void dense_sim_keep_swept(struct dense_sim *s, uint64_t now_ns)
+{
+	uint64_t tick = pacer_now_tick(now_ns, s->tick_shift);
+
+	if (s->sweep && (tick - s->swept_tick >= PACER_DENSE_SWEEP_TICKS || tick < s->swept_tick)) {
+		dense_sim_sweep(s, now_ns);
+		s->swept_tick = tick;
+	}
+}
+
 int dense_sim_packet(struct dense_sim *s, uint64_t h, uint64_t now_ns, uint32_t *age_out)
 {
 	uint32_t age, event;
-	int drop = dense_sim_verdict(s, h, now_ns, &age, &event);
+	int drop;
+
+	dense_sim_keep_swept(s, now_ns);
+	drop = dense_sim_verdict(s, h, now_ns, &age, &event);
 
 	s->full += event == PACER_TBL_EV_FULL;
 	s->evicted += event == PACER_TBL_EV_EVICT;
@@ -71,6 +84,7 @@ int dense_sim_staged(struct dense_sim *s, uint64_t h, uint64_t now_ns, int later
 	uint32_t age, event, slot = 0, fp = pacer_dense_fp(h);
 	int v = SIM_ADMITTED;
 
+	dense_sim_keep_swept(s, now_ns);
 	dense_sim_key(s, h, l);
 	if (pacer_dense_judge(l, fp, tick, &rate, s->policy, s->on_full, s->placement, 1, &age,
 			      &event, &slot))

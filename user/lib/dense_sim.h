@@ -15,6 +15,8 @@ struct dense_sim {
 	uint32_t lines, tick_shift, thresh, policy, on_full;
 	uint32_t burst;     /* GCRA burst tolerance in ticks (pacer_rate.h); 0: one per interval */
 	uint32_t placement; /* SHARED: claim entries as a shared table does */
+	uint32_t sweep;     /* 1: dense_sim_packet() and _staged() sweep as the datapath's timer */
+	uint64_t swept_tick;
 	__u64 key[2];
 	struct pacer_dense_line *l;
 	uint64_t full, evicted; /* packets that found no slot / replaced a fresh entry */
@@ -44,7 +46,10 @@ int dense_sim_verdict(const struct dense_sim *s, uint64_t h, uint64_t now_ns, ui
  * The datapath's sweep at now_ns: every written entry aged
  * PACER_DENSE_MAX_SAT or more cleared (bpf/lib/sweep.h does it a chunk of
  * lines per timer round; a simulation whose clock moves in steps of at most
- * PACER_DENSE_SWEEP_TICKS calls this once per step).
+ * PACER_DENSE_SWEEP_TICKS calls this once per step, or sets `sweep`: a
+ * packet then sweeps the whole table when the last sweep is
+ * PACER_DENSE_SWEEP_TICKS old or more).  Clearing expired entries changes
+ * no verdict: only the pace matters.
  */
 void dense_sim_sweep(struct dense_sim *s, uint64_t now_ns);
 
