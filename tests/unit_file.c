@@ -997,7 +997,47 @@ START_TEST(test_line_count_field)
 	ck_assert_int_eq(decode_poked(&h, PACER_FILE_CLASSES_OFF + 2 * PACER_FILE_CLASS_ENTRY_LEN, &v, 4,
 				      &e), -EBADMSG);
 	ck_assert_uint_eq(e.offset, PACER_FILE_CLASSES_OFF + 2 * PACER_FILE_CLASS_ENTRY_LEN);
+	/* A dense recording: x.2 with its line count, any count; lines_log2 its ceiling's log2. */
+	sample_header(&h);
+	h.backend = PACER_BACKEND_DENSE;
+	h.rows = 1;
+	h.lines_log2 = 19;
+	pacer_file_header_set_lines(&h, 468750);
+	ck_assert_uint_eq(h.version_minor, 2);
+	ck_assert_uint_eq(h.header_len, PACER_FILE_HEADER_V1_2_LEN);
+	ck_assert_int_eq(pacer_file_header_encode(&h, buf, sizeof(buf)), 0);
+	ck_assert_uint_eq(buf[284] | buf[285] << 8 | buf[286] << 16, 468750);
+	ck_assert_int_eq(pacer_file_header_decode(buf, h.header_len, &got, &e), 0);
+	ck_assert_uint_eq(got.lines, 468750);
+	ck_assert_uint_eq(got.backend, PACER_BACKEND_DENSE);
+	/* lines_log2 that is not the count's magnitude, or a count of 1: refused at the count. */
+	v = 262144;
+	ck_assert_int_eq(decode_poked(&h, 284, &v, 4, &e), -EBADMSG);
+	ck_assert_uint_eq(e.offset, 284);
+	ck_assert_ptr_nonnull(strstr(e.msg, "line count 262144 with lines_log2 19"));
+	v = 1;
+	ck_assert_int_eq(decode_poked(&h, 284, &v, 4, &e), -EBADMSG);
+	ck_assert_uint_eq(e.offset, 284);
+	/* A dense recording in x.1, without its count: refused naming the version. */
+	h.lines = 0;
+	h.version_minor = 1;
+	h.header_len = PACER_FILE_HEADER_V1_1_LEN;
+	ck_assert_int_eq(pacer_file_header_encode(&h, buf, sizeof(buf)), 0);
+	ck_assert_int_eq(pacer_file_header_decode(buf, h.header_len, &got, &e), -EBADMSG);
+	ck_assert_uint_eq(e.offset, 10);
+	ck_assert_ptr_nonnull(strstr(e.msg, "without its line count"));
+	/* With classes (3.2): the count after the class table. */
+	class_header(&h);
+	h.backend = PACER_BACKEND_DENSE;
+	h.lines_log2 = 10;
+	pacer_file_header_set_lines(&h, 937);
+	ck_assert_uint_eq(h.header_len, PACER_FILE_HEADER_CLASSES_LEN(2) + 4);
+	ck_assert_int_eq(pacer_file_header_encode(&h, buf, sizeof(buf)), 0);
+	ck_assert_int_eq(pacer_file_header_decode(buf, h.header_len, &got, &e), 0);
+	ck_assert_uint_eq(got.lines, 937);
+	ck_assert_uint_eq(got.n_classes, 2);
 	/* A 3.2 header that lacks the count's 4 bytes is corrupt. */
+	h.lines = 0;
 	h.version_minor = 1;
 	h.header_len = PACER_FILE_HEADER_CLASSES_LEN(2);
 	ck_assert_int_eq(pacer_file_header_encode(&h, buf, sizeof(buf)), 0);
