@@ -10,11 +10,12 @@
 #   scripts/bench-dense10m.sh [--sources N] [--width ENTRIES] [--interval DUR]
 #                             [--seconds S] [--on-full drop|evict-oldest]
 #                             [--policy pace|quiet] [--sample 1/N] [--backend NAME]
-#                             [--out DIR]
+#                             [--pps PPS] [--out DIR]
 #
 # Defaults: 10 000 000 sources, the dense table of 11 250 000 entries
 # (468 750 lines, 30 000 000 bytes: 3.0 B/source), a 30 s interval,
-# 75 s of traffic, one-sided, pace, sources sampled 1/64.  Prints the
+# 75 s of traffic, one-sided, pace, sources sampled 1/64, the generator
+# as fast as it goes (--pps: that rate instead).  Prints the
 # figures and writes DIR/summary.json (DIR: build/bench/dense10m).
 # The trap removes the namespaces, pins and the recording's temporary
 # whatever happens to the run.
@@ -23,9 +24,9 @@ cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 CLI=${CLI:-$BUILD/xdp-pacer}
 sources=10000000 width=11250000 interval=30s seconds=75 on_full=drop policy=pace
-sample=1/64 backend=dense out=$BUILD/bench/dense10m
+sample=1/64 backend=dense pps= out=$BUILD/bench/dense10m
 usage() {
-	sed -n '10,14p' "$0" | sed 's/^# *//' >&2
+	sed -n '10,13p' "$0" | sed 's/^# //' >&2
 	exit 2
 }
 while [ $# -gt 0 ]; do
@@ -39,6 +40,7 @@ while [ $# -gt 0 ]; do
 	--policy) policy=$2 ;;
 	--sample) sample=$2 ;;
 	--backend) backend=$2 ;;
+	--pps) pps=$2 ;;
 	--out) out=$2 ;;
 	*) usage ;;
 	esac
@@ -101,9 +103,10 @@ nsenter --net="/run/netns/$NS_RX" "$CLI" record "$IF_RX" -o "$out/rec.xpr" \
 	--sample-sources "$sample" --duration "$((seconds + 2))s" >"$out/record.out" 2>&1 &
 rec_pid=$!
 sleep 1
-echo "gen --dist uniform --sources $sources --duration ${seconds}s"
-tx "$CLI" gen "$IF_TX" --dist uniform --sources "$sources" --duration "${seconds}s" \
-	--dst-mac "$rx_mac" --json >"$out/gen.json"
+echo "gen --dist uniform --sources $sources --duration ${seconds}s${pps:+ --pps $pps}"
+gen_args=(--dist uniform --sources "$sources" --duration "${seconds}s" --dst-mac "$rx_mac" --json)
+[ -z "$pps" ] || gen_args+=(--pps "$pps")
+tx "$CLI" gen "$IF_TX" "${gen_args[@]}" >"$out/gen.json"
 wait "$rec_pid" || { cat "$out/record.out" >&2; exit 1; }
 rec_pid=
 rx "$CLI" stats "$IF_RX" --json >"$out/stats.json"
