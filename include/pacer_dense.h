@@ -402,11 +402,43 @@ PACER_INLINE __u64 pacer_dense_swept_word(__u64 w, __u64 tick, __u32 sat)
 	return w & ~(gone * PACER_DENSE_ENTRY_MASK);
 }
 
+/*
+ * (256 - a) << 6 | slot of the youngest entry of one line among the slots
+ * of mask (both lines' bits; this line's from bit 24 * line), a its age
+ * taken PACER_DENSE_FUTURE ticks late (a "future" entry is youngest); 0 if
+ * the mask has none in this line.  Lanes as the scan, no branch per entry.
+ */
+PACER_INLINE __u64 pacer_dense_youngest_line(const struct pacer_dense_line *l, __u32 line,
+					     __u64 mask, __u64 tick)
+{
+	__u64 now = pacer_dense_lane_now(tick), best = 0, m = (mask >> (line * PACER_DENSE_WAYS)) & 0xffffff;
+	__u32 i;
+
+	PACER_NO_UNROLL
+	for (i = 0; i < PACER_DENSE_WORDS; i++) {
+		__u64 a = (now - (l->w[i] & PACER_DENSE_TICKS)) & PACER_DENSE_TICKS;
+		__u64 slot = line * PACER_DENSE_WAYS + i;
+
+		best = pacer_max(best, ((256 - (a & 0xff)) << 6 | slot) * ((m >> i) & 1));
+		best = pacer_max(best, ((256 - ((a >> 21) & 0xff)) << 6 | (slot + 8)) * ((m >> (i + 8)) & 1));
+		best = pacer_max(best, ((256 - (a >> 42)) << 6 | (slot + 16)) * ((m >> (i + 16)) & 1));
+	}
+	return best;
+}
+
 #ifdef __bpf__
 /*
- * In BPF, the eviction search and the idle entries are global functions,
- * as the table's (pacer_table.h): checked once, off the common path.
+ * In BPF, the eviction search, the idle entries and the youngest of a
+ * fingerprint's entries are global functions, as the table's
+ * (pacer_table.h): checked once, off the common path (evictions,
+ * admissions into a free entry, bursts and fingerprint collisions).
  */
+__attribute__((noinline)) __u64 pacer_dense_youngest_line_global(const struct pacer_dense_line *l,
+								 __u32 line, __u64 mask, __u64 tick)
+{
+	return l ? pacer_dense_youngest_line(l, line & 1, mask, tick) : 0;
+}
+
 __attribute__((noinline)) __u64 pacer_dense_oldest_line_global(const struct pacer_dense_line *l,
 							       __u32 line, __u64 tick)
 {
@@ -420,9 +452,11 @@ __attribute__((noinline)) __u64 pacer_dense_idle_line_global(const struct pacer_
 }
 #define PACER_DENSE_OLDEST_LINE pacer_dense_oldest_line_global
 #define PACER_DENSE_IDLE_LINE pacer_dense_idle_line_global
+#define PACER_DENSE_YOUNGEST_LINE pacer_dense_youngest_line_global
 #else
 #define PACER_DENSE_OLDEST_LINE pacer_dense_oldest_line
 #define PACER_DENSE_IDLE_LINE pacer_dense_idle_line
+#define PACER_DENSE_YOUNGEST_LINE pacer_dense_youngest_line
 #endif
 
 PACER_INLINE __u32 pacer_dense_oldest(struct pacer_dense_line *const l[2], __u64 tick)
@@ -435,18 +469,10 @@ PACER_INLINE __u32 pacer_dense_oldest(struct pacer_dense_line *const l[2], __u64
 PACER_INLINE __u32 pacer_dense_youngest(struct pacer_dense_line *const l[2], __u64 mask,
 					__u64 tick)
 {
-	__u64 best = 0;
-	__u32 i;
-
 	if (!(mask & (mask - 1)))
 		return pacer_dense_first(mask);
-	PACER_NO_UNROLL
-	for (i = 0; i < PACER_DENSE_SLOTS; i++) {
-		__u64 key = (256ULL - pacer_dense_age(pacer_dense_get(l, i), tick)) << 6 | i;
-
-		best = pacer_max(best, key * ((mask >> i) & 1));
-	}
-	return (__u32)best & 63;
+	return (__u32)pacer_max(PACER_DENSE_YOUNGEST_LINE(l[0], 0, mask, tick),
+				PACER_DENSE_YOUNGEST_LINE(l[1], 1, mask, tick)) & 63;
 }
 
 /*
