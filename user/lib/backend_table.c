@@ -15,8 +15,9 @@ static int table_lines(uint64_t width, uint32_t rows, uint32_t kind, struct pace
 	lay->rows = 1;
 	lay->kind = PACER_LAYOUT_ROWS;
 	*lines = width / PACER_TBL_WAYS;
-	if (width < 2 * PACER_TBL_WAYS || *lines > 1ULL << PACER_TBL_MAX_LINES_LOG2) {
-		snprintf(err, len, "--width %llu: a table takes 32 to 268435456 entries",
+	if (width < 2 * PACER_TBL_WAYS || *lines > 1ULL << PACER_TBL_MAX_LINES_LOG2 ||
+	    (width & (width - 1))) {
+		snprintf(err, len, "--width %llu: a table takes a power of two from 32 to 268435456 entries",
 			 (unsigned long long)width);
 		return 2;
 	}
