@@ -181,7 +181,7 @@ START_TEST(test_lines_refusals)
 
 	ck_assert_int_eq(backend_of(PACER_BACKEND_TABLE)->lines(16, 3, PACER_LAYOUT_BLOCKED, &lay, &lines, err,
 							 sizeof(err)), 2);
-	ck_assert_str_eq(err, "--width 16: a table takes 32 to 268435456 entries");
+	ck_assert_str_eq(err, "--width 16: a table takes a power of two from 32 to 268435456 entries");
 	ck_assert_int_eq(backend_of(PACER_BACKEND_TABLE)->lines(4096, 3, PACER_LAYOUT_BLOCKED, &lay, &lines,
 								err, sizeof(err)), 0);
 	ck_assert_uint_eq(lines, 4096 / PACER_TBL_WAYS);

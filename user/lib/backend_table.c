@@ -3,7 +3,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include "backend.h"
-#include "geometry.h"
 #include "pacer_names.h"
 #include "pacer_rate.h"
 #include "pacer_table.h"
@@ -17,8 +16,8 @@ static int table_lines(uint64_t width, uint32_t rows, uint32_t kind, struct pace
 	lay->kind = PACER_LAYOUT_ROWS;
 	*lines = width / PACER_TBL_WAYS;
 	if (width < 2 * PACER_TBL_WAYS || *lines > 1ULL << PACER_TBL_MAX_LINES_LOG2 ||
-	    log2_exact(width) < 0) {
-		snprintf(err, len, "--width %llu: a table takes a power of two from 32 to 268435456 entries (--backend dense takes any count)",
+	    (width & (width - 1))) {
+		snprintf(err, len, "--width %llu: a table takes a power of two from 32 to 268435456 entries",
 			 (unsigned long long)width);
 		return 2;
 	}

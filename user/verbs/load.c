@@ -99,13 +99,13 @@ static const struct opt_spec load_specs[] = {
 	{ .name = "rows", .type = OPT_U32, .flags = LOAD_FIXED, .arg = "D", .min = 1,
 	  .max = PACER_MAX_ROWS, .dflt = PACER_DEFAULT_ROWS_TEXT, OPT_FIELD(struct load_opts, rows),
 	  OPT_GIVEN(struct load_opts, rows_set), .help = "sketch rows" },
-	/* Powers of two for the sketch and the table: their descriptors' lines() refuse others. */
 	{ .name = "width", .type = OPT_U64, .flags = LOAD_FIXED, .arg = "W",
 	  .min = PACER_MIN_WIDTH, .max = PACER_MAX_WIDTH, .dflt = PACER_DEFAULT_WIDTH_TEXT,
 	  OPT_FIELD(struct load_opts, width),
 	  .help = "sketch: cells per row, power of two, >= 64, 1 byte each;\n"
 		  "table: entries, power of two, 32..268435456, 4 bytes each;\n"
-		  "dense: entries, any count, rounded up to whole lines of 24, 2.67 bytes each" },
+		  "dense: entries, any number 64..402653184, rounded up to whole\n"
+		  "lines of 24, 64 bytes a line" },
 	{ .name = "layout", .type = OPT_ENUM, .flags = LOAD_FIXED, .arg = "rows|blocked",
 	  .lookup = parse_layout, .dflt = "rows", OPT_FIELD(struct load_opts, kind),
 	  OPT_GIVEN(struct load_opts, layout_set),
