@@ -105,17 +105,19 @@ PROGRAMS = {
 # Floors: parse, hash, one dependent random line of an aligned array of this many lines;
 # and the probes that add one term each (bpf/bench_floor.bpf.c): passing instead of
 # dropping, the table's second line, the sketch's four rows, the table's scan.
-# 30m: the dense table's 468 750 lines (any count: bench_floor_any, multiply-shift as the
-# table indexes them); 32m: the power of two above it.
+# 30m: the dense table's 468 750 lines (any count: bench_floor_any and bench_floor2_any,
+# one line and its two, multiply-shift as the table indexes them); 32m: the power of two
+# above it.
 FLOOR_SIZES = {"4m": 1 << 16, "2m": 1 << 15, "512k": 1 << 13, "32m": 1 << 19, "30m": 468750}
 PROBES = {"floor": "bench_floor", "floor-pass": "bench_floor_pass", "floor2": "bench_floor2",
           "floor4": "bench_floor4", "scan2": "bench_scan2"}
 for _size, _lines in FLOOR_SIZES.items():
     for _probe, _fn in PROBES.items():
-        if _size in ("512k", "32m", "30m") and _probe != "floor":
+        if _size in ("512k", "32m") and _probe != "floor" or \
+                _size == "30m" and _probe not in ("floor", "floor2"):
             continue
         if _lines & (_lines - 1):
-            _fn = "bench_floor_any"
+            _fn = {"floor": "bench_floor_any", "floor2": "bench_floor2_any"}[_probe]
         PROGRAMS[f"{_probe}-{_size}"] = ("floor", (_lines, _fn))
 
 

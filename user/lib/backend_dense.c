@@ -137,19 +137,24 @@ static double dense_model_rate(uint32_t kind, uint32_t rows, uint32_t lines_log2
  */
 static int dense_layout_check(const struct pacer_layout *lay, char *err, size_t len)
 {
-	uint64_t lines = (uint64_t)lay->lines * (lay->placement == PACER_PLACEMENT_PERCPU && lay->copies > 1 ? lay->copies : 1);
+	uint64_t copies = lay->placement == PACER_PLACEMENT_PERCPU && lay->copies > 1 ? lay->copies : 1;
+	uint64_t lines = (uint64_t)lay->lines * copies;
+	uint64_t span = pacer_ticks_ns(PACER_DENSE_SWEEP_TICKS, lay->tick_shift);
 	struct pacer_tbl_sweep p;
 	char a[32], b[32];
 
 	if (!pacer_dense_sweep_plan(lines, lay->tick_shift, &p))
 		return 0;
-	snprintf(err, len,
-		 "a dense table of %llu lines%s needs its sweep to visit every line within %u ticks of %s (%s): %u lines a round %s apart, more than the %u a round may take; choose a longer interval (a coarser --tick), a smaller --width, or --backend table",
-		 (unsigned long long)lines,
-		 lines != lay->lines ? " (all CPUs' copies)" : "", PACER_DENSE_SWEEP_TICKS,
-		 format_duration(pacer_tick_ns(lay->tick_shift), a, sizeof(a)),
-		 format_duration(pacer_ticks_ns(PACER_DENSE_SWEEP_TICKS, lay->tick_shift), b, sizeof(b)),
-		 p.chunk, "1 ms", PACER_DENSE_SWEEP_MAX_CHUNK);
+	format_duration(pacer_tick_ns(lay->tick_shift), a, sizeof(a));
+	if (span < PACER_TBL_SWEEP_MIN_NS)
+		snprintf(err, len,
+			 "a dense table's sweep must visit every line within %u ticks of %s (%s), under the 1 ms between its rounds: choose a longer interval (a coarser --tick) or --backend table",
+			 PACER_DENSE_SWEEP_TICKS, a, format_duration(span, b, sizeof(b)));
+	else
+		snprintf(err, len,
+			 "a dense table of %llu lines%s needs a sweep of %u lines a ms to visit all within %u ticks of %s (at most %u): choose a longer interval, a smaller --width, or --backend table",
+			 (unsigned long long)lines, copies > 1 ? " (all copies)" : "", p.chunk,
+			 PACER_DENSE_SWEEP_TICKS, a, PACER_DENSE_SWEEP_MAX_CHUNK);
 	return 2;
 }
 
