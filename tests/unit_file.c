@@ -1010,6 +1010,19 @@ START_TEST(test_line_count_field)
 	ck_assert_int_eq(pacer_file_header_decode(buf, h.header_len, &got, &e), 0);
 	ck_assert_uint_eq(got.lines, 468750);
 	ck_assert_uint_eq(got.backend, PACER_BACKEND_DENSE);
+	/* The CSV header names the format and the line count. */
+	{
+		char *csv = NULL;
+		size_t csv_len = 0;
+		FILE *f = open_memstream(&csv, &csv_len);
+
+		ck_assert_ptr_nonnull(f);
+		ck_assert_int_eq(pacer_csv_write_header(f, &h), 0);
+		fclose(f);
+		ck_assert_ptr_nonnull(strstr(csv, "format 1.2\n"));
+		ck_assert_ptr_nonnull(strstr(csv, "# dense: 468750 lines\n"));
+		free(csv);
+	}
 	/* lines_log2 that is not the count's magnitude, or a count of 1: refused at the count. */
 	v = 262144;
 	ck_assert_int_eq(decode_poked(&h, 284, &v, 4, &e), -EBADMSG);
