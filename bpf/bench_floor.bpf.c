@@ -13,6 +13,9 @@
  *   bench_floor4      four lines, as the sketch's rows (+ three lines)
  *   bench_scan2       two lines and the table's scan of both as an admission
  *                     reads them (+ the scan)
+ *   bench_floor_any   one line of any line count, indexed by multiply-shift
+ *                     as the dense table's (line 0: word 2 the line count)
+ *   bench_floor2_any  the dense table's two lines (pacer_dense_lines), any count
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -69,6 +72,16 @@ static __always_inline int floor_read(__u64 h, __u64 mask)
 	return l->w[h & 7] == h;
 }
 
+/* As floor_read, the line by multiply-shift over `lines` (any count, as pacer_dense_lines). */
+static __always_inline int floor_read_any(__u64 h, __u64 lines)
+{
+	struct floor_line *l = floor_line_at((__u32)(((__u64)(__u32)h * lines) >> 32));
+
+	if (!l)
+		return -1;
+	return l->w[h & 7] == h;
+}
+
 /* n lines at the indexes the table (n = 2) or n sketch rows would use, all read. */
 static __always_inline int floor_read_n(__u64 h, __u64 mask, int n)
 {
@@ -110,6 +123,45 @@ int bench_floor2(struct xdp_md *ctx) { return floor_probe(ctx, 2, XDP_DROP); }
 
 SEC("xdp")
 int bench_floor4(struct xdp_md *ctx) { return floor_probe(ctx, 4, XDP_DROP); }
+
+/* The floor of a structure of any line count (the dense table's): one line, drop. */
+SEC("xdp")
+int bench_floor_any(struct xdp_md *ctx)
+{
+	struct floor_line *cfg;
+	__u64 h, mask;
+	__u32 lg, zero = 0;
+
+	if (!floor_hash(ctx, &h, &mask, &lg))
+		return XDP_PASS;
+	cfg = bpf_map_lookup_elem(&floor_lines, &zero);
+	if (!cfg)
+		return XDP_PASS;
+	return floor_read_any(h, cfg->w[2]) ? XDP_PASS : XDP_DROP;
+}
+
+/* The dense table's two lines (multiply-shift of each half of h), both read. */
+SEC("xdp")
+int bench_floor2_any(struct xdp_md *ctx)
+{
+	struct floor_line *cfg, *l0, *l1;
+	__u64 h, mask, lines;
+	__u32 lg, zero = 0, i0, i1;
+
+	if (!floor_hash(ctx, &h, &mask, &lg))
+		return XDP_PASS;
+	cfg = bpf_map_lookup_elem(&floor_lines, &zero);
+	if (!cfg)
+		return XDP_PASS;
+	lines = cfg->w[2];
+	i0 = (__u32)(((__u64)(__u32)h * lines) >> 32);
+	i1 = (__u32)(((h >> 32) * lines) >> 32);
+	l0 = floor_line_at(i0);
+	l1 = floor_line_at(i1);
+	if (!l0 || !l1)
+		return XDP_PASS;
+	return ((l0->w[h & 7] ^ h) | (l1->w[(h >> 3) & 7] ^ h)) == 0 ? XDP_PASS : XDP_DROP;
+}
 
 /*
  * The table's two lines (pacer_tbl_lines) and what the judgement of a key

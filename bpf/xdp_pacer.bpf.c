@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * xdp-pacer datapath: admit a source prefix's packets at its rate (one per
- * interval, or N per T with bursts: GCRA), judged by a recency sketch (include/pacer_sketch.h) or table
- * (include/pacer_table.h), then by the global budget.  One header per stage
+ * interval, or N per T with bursts: GCRA), judged by a recency sketch (include/pacer_sketch.h),
+ * table (include/pacer_table.h) or dense table (include/pacer_dense.h), then by the global budget.  One header per stage
  * in bpf/lib/; the logic they share with userspace is in include/.
  *
  * Order: pacing judges (reads the per-source state), the budget decides,
@@ -22,6 +22,7 @@
 #include "lib/clock.h"
 #include "lib/sketch.h"
 #include "lib/table.h"
+#include "lib/dense.h"
 #include "lib/sweep.h"
 #include "lib/budget.h"
 #include "lib/record.h"
@@ -70,7 +71,7 @@ static __always_inline struct pacer_rate rate_checked(__u32 thresh_ticks, __u32 
  * backend is fixed at load (.rodata), so the verifier walks its branch
  * alone.  The commit finds the key's lines again from its hash (map value
  * pointers do not survive a global function's boundary: the verifier sees
- * the stack bytes as scalars); what the table's judgement chose (the entry,
+ * the stack bytes as scalars); what a table's judgement chose (the entry,
  * the event) travels in *io.
  */
 struct pacer_stage_io {
@@ -111,10 +112,20 @@ __noinline int pacer_judge_stage(__u64 h, __u64 tick, const struct pacer_rate *r
 {
 	struct sketch_key sk;
 	struct table_key tk;
+	struct dense_key dk;
 	int drop;
 
 	if (!rate || !io || !st)
 		return -1;
+	if (pacer_layout.backend == PACER_BACKEND_DENSE) {
+		drop = dense_judge(h, tick, rate, io->policy, &io->age, &dk, st);
+		if (drop || !io->commit_now) {
+			io->slot = dk.slot;
+			io->event = dk.event;
+			return drop;
+		}
+		return dense_commit(&dk, tick, rate, st) ? 1 : 0;
+	}
 	if (pacer_layout.backend != PACER_BACKEND_TABLE) {
 		drop = sketch_judge(h, tick, rate, io->policy, &io->age, &sk, st);
 		if (drop || !io->commit_now)
@@ -136,9 +147,17 @@ __noinline int pacer_commit_stage(__u64 h, __u64 tick, const struct pacer_rate *
 {
 	struct sketch_key sk;
 	struct table_key tk;
+	struct dense_key dk;
 
 	if (!rate || !io || !st)
 		return 1;
+	if (pacer_layout.backend == PACER_BACKEND_DENSE) {
+		if (dense_key_of(h, &dk) < 0)
+			return 1;
+		dk.slot = io->slot;
+		dk.event = io->event;
+		return dense_commit(&dk, tick, rate, st);
+	}
 	if (pacer_layout.backend != PACER_BACKEND_TABLE)
 		return sketch_key_of(h, &sk) < 0 ? 1 : sketch_commit(&sk, tick, rate, st);
 	if (table_key_of(h, &tk) < 0)
@@ -203,7 +222,7 @@ __noinline int pacer_pace(__u64 h, __u64 limit, __u32 meta, struct pacer_src *sr
 	io.commit_now = !pacer_budget_cfg.limit;
 	io.policy = PACER_META_POLICY(meta);
 	io.now_ns = clock_now();
-	if (pacer_layout.backend == PACER_BACKEND_TABLE)
+	if (pacer_layout.backend == PACER_BACKEND_TABLE || pacer_layout.backend == PACER_BACKEND_DENSE)
 		sweep_check();
 	tick = pacer_now_tick(io.now_ns, pacer_layout.tick_shift);
 	rate = rate_checked((__u32)limit, (__u32)(limit >> 32));

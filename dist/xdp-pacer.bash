@@ -30,6 +30,9 @@ _xdp_pacer()
 	--class) COMPREPLY=($(compgen -W "none \'NAME:" -- "$cur")); return ;;
 	--exempt|--deny) COMPREPLY=($(compgen -W "none" -- "$cur")); return ;;
 	--affinity) COMPREPLY=($(compgen -W "spread source" -- "$cur")); return ;;
+	--backend) COMPREPLY=($(compgen -W "sketch table dense" -- "$cur")); return ;;
+	--on-full) COMPREPLY=($(compgen -W "drop evict-oldest" -- "$cur")); return ;;
+	--arrivals) COMPREPLY=($(compgen -W "random paced" -- "$cur")); return ;;
 	esac
 	case $verb in
 	load) opts="--interval --rate --policy --prefix4 --prefix6 --malformed --budget --slack-time --slack-count --reserve --horizon --backend --on-full --reserve-cells --rows --width --layout --placement --tick --clock --mode --config --class --exempt --deny --help" ;;
@@ -38,7 +41,7 @@ _xdp_pacer()
 	set) opts="--interval --rate --policy --prefix4 --prefix6 --malformed --sample-sources --sample-packets --config --budget --slack-time --slack-count --reserve --horizon --class --exempt --deny --help" ;;
 	stats) opts="--watch --count --format --json --output --help" ;;
 	query) opts="--class --dport --dst --json --help" ;;
-	model) opts="--sources --rows --width --layout --backend --target-false-drop --json --help" ;;
+	model) opts="--sources --rows --width --layout --backend --arrivals --target-false-drop --json --help" ;;
 	gen) opts="--dist --sources --zipf --good --good-period --family --src-base --dst --dst-mac --src-mac --count --duration --pps --threads --affinity --json --help" ;;
 	record) opts="--output --sample-sources --sample-packets --duration --count --csv --help" ;;
 	analyze) opts="--eps --window --target-false-drop --json --report --pcap --interval --policy --prefix4 --prefix6 --config --class --exempt --deny --help" ;;

@@ -11,7 +11,7 @@
 #include <linux/bpf.h>
 #include "pacer_class.h"
 
-#define PACER_ABI_VERSION 5
+#define PACER_ABI_VERSION 6
 #define PACER_LAYOUT_MAGIC 0x70616365u /* "pace" */
 
 /* Per-CPU counters; PACER_STAT_MAX must stay last. */
@@ -67,6 +67,7 @@ enum pacer_layout_kind {
 enum pacer_backend {
 	PACER_BACKEND_SKETCH = 0,
 	PACER_BACKEND_TABLE = 1,
+	PACER_BACKEND_DENSE = 2, /* the dense table: 21-bit entries, any line count (pacer_dense.h) */
 	PACER_BACKEND_MAX,
 };
 
@@ -150,8 +151,8 @@ struct pacer_layout {
 	__u32 lines_log2;     /* rows: lines per row; blocked: lines in total */
 	__u32 copies;         /* copies of the state in the map: possible CPUs (percpu) or 1 */
 	__u32 backend;        /* enum pacer_backend */
-	__u32 on_full;        /* table: enum pacer_on_full */
-	__u32 pad;
+	__u32 on_full;        /* table, dense: enum pacer_on_full */
+	__u32 lines;          /* dense: lines per copy, any count (lines_log2: its ceiling's log2); else 0 */
 };
 
 /*

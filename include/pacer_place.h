@@ -16,6 +16,21 @@
 
 #include <linux/types.h>
 #include "pacer_abi.h"
+#include "pacer_sketch.h" /* pacer_total_lines */
+
+/*
+ * Lines in one copy of the state: the dense table's own count (any number),
+ * the others' from their rows and power-of-two lines.
+ */
+static inline __attribute__((always_inline)) __u64
+pacer_copy_lines(__u32 backend, __u32 kind, __u32 rows, __u32 lines_log2, __u32 lines)
+{
+	return backend == PACER_BACKEND_DENSE ? lines : pacer_total_lines(kind, rows, lines_log2);
+}
+
+/* The same for a layout. */
+#define PACER_LAYOUT_LINES(l) \
+	pacer_copy_lines((l).backend, (l).kind, (l).rows, (l).lines_log2, (l).lines)
 
 /* First line of this CPU's copy; lines_per_copy lines per copy. */
 static inline __attribute__((always_inline)) __u32

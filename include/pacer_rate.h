@@ -143,7 +143,11 @@ PACER_INLINE __u32 pacer_rate_spacing(const struct pacer_rate *r)
 	return r->burst ? r->emit : r->thresh;
 }
 
-/* The largest age a backend's cells tell apart for a rate. */
+/*
+ * The largest age a backend's cells tell apart for a rate: the table's
+ * 16-bit ticks, or 8-bit ticks (the sketch's cells, the dense table's
+ * entries: PACER_DENSE_MAX_SAT is PACER_MAX_THRESH).
+ */
 PACER_INLINE __u32 pacer_rate_max_sat(__u32 backend)
 {
 	return backend == PACER_BACKEND_TABLE ? PACER_RATE_TBL_MAX_SAT : PACER_MAX_THRESH;

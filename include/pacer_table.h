@@ -399,13 +399,15 @@ struct pacer_tbl_sweep {
 };
 
 /*
- * Rounds of at most PACER_TBL_SWEEP_CHUNK lines, as far apart as the bound
- * allows within [MIN_NS, MAX_NS]; more lines per round where 1 ms apart is
- * not often enough.  lines: all copies' lines together.
+ * Rounds of at most PACER_TBL_SWEEP_CHUNK lines, as far apart as visiting
+ * every line within span_ticks allows within [MIN_NS, MAX_NS]; more lines
+ * per round where 1 ms apart is not often enough.  lines: all copies'
+ * lines together.
  */
-PACER_INLINE void pacer_tbl_sweep_plan(__u64 lines, __u32 tick_shift, struct pacer_tbl_sweep *p)
+PACER_INLINE void pacer_sweep_plan(__u64 lines, __u32 span_ticks, __u32 tick_shift,
+				   struct pacer_tbl_sweep *p)
 {
-	__u64 span = (__u64)PACER_TBL_SWEEP_TICKS << tick_shift, rounds, period, chunk;
+	__u64 span = (__u64)span_ticks << tick_shift, rounds, period, chunk;
 
 	if (!lines)
 		lines = 1;
@@ -421,6 +423,12 @@ PACER_INLINE void pacer_tbl_sweep_plan(__u64 lines, __u32 tick_shift, struct pac
 	chunk = (lines + rounds - 1) / rounds;
 	p->period_ns = period;
 	p->chunk = chunk > PACER_TBL_SWEEP_MAX_CHUNK ? PACER_TBL_SWEEP_MAX_CHUNK : (__u32)chunk;
+}
+
+/* The recency table's plan: every line within PACER_TBL_SWEEP_TICKS. */
+PACER_INLINE void pacer_tbl_sweep_plan(__u64 lines, __u32 tick_shift, struct pacer_tbl_sweep *p)
+{
+	pacer_sweep_plan(lines, PACER_TBL_SWEEP_TICKS, tick_shift, p);
 }
 
 /* Written entries of one line expired at tick (an age from sat up, not "future"), as bits 0..15. */

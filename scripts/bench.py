@@ -93,17 +93,31 @@ PROGRAMS = {
     "table-shared-2m-evict": ("cli", ["--backend", "table", "--placement", "shared",
                                       "--width", "524288", "--on-full", "evict-oldest"]),
     "pacer-shared-2m": ("cli", ["--placement", "shared", "--width", "524288"]),
+    # The dense table: 10M sources in 30 MB (468 750 lines of 24 entries, 11.25M entries),
+    # and at the 4 MiB of table-shared (65 536 lines, 1 572 864 entries) beside it.
+    "dense-shared-30m": ("cli", ["--backend", "dense", "--placement", "shared",
+                                 "--width", "11250000"]),
+    "dense-percpu-30m": ("cli", ["--backend", "dense", "--placement", "percpu",
+                                 "--width", "11250000"]),
+    "dense-shared": ("cli", ["--backend", "dense", "--placement", "shared",
+                             "--width", "1572864"]),
 }
 # Floors: parse, hash, one dependent random line of an aligned array of this many lines;
 # and the probes that add one term each (bpf/bench_floor.bpf.c): passing instead of
 # dropping, the table's second line, the sketch's four rows, the table's scan.
-FLOOR_SIZES = {"4m": 1 << 16, "2m": 1 << 15, "512k": 1 << 13}
+# 30m: the dense table's 468 750 lines (any count: bench_floor_any and bench_floor2_any,
+# one line and its two, multiply-shift as the table indexes them); 32m: the power of two
+# above it.
+FLOOR_SIZES = {"4m": 1 << 16, "2m": 1 << 15, "512k": 1 << 13, "32m": 1 << 19, "30m": 468750}
 PROBES = {"floor": "bench_floor", "floor-pass": "bench_floor_pass", "floor2": "bench_floor2",
           "floor4": "bench_floor4", "scan2": "bench_scan2"}
 for _size, _lines in FLOOR_SIZES.items():
     for _probe, _fn in PROBES.items():
-        if _size == "512k" and _probe != "floor":
+        if _size in ("512k", "32m") and _probe != "floor" or \
+                _size == "30m" and _probe not in ("floor", "floor2"):
             continue
+        if _lines & (_lines - 1):
+            _fn = {"floor": "bench_floor_any", "floor2": "bench_floor2_any"}[_probe]
         PROGRAMS[f"{_probe}-{_size}"] = ("floor", (_lines, _fn))
 
 
@@ -119,7 +133,7 @@ def cli_for(prog):
 def size_of(prog):
     """The bytes a structure keeps per copy, as a floor size name."""
     prog = prog.removesuffix(BASE_SUFFIX)
-    for size in ("512k", "2m"):
+    for size in ("512k", "2m", "30m", "32m"):
         if prog.endswith("-" + size) or f"-{size}-" in prog:
             return size
     return "4m"
@@ -269,7 +283,7 @@ def attach_floor(arg):
     m, p = f"{FLOOR_PINS}/lines", f"{FLOOR_PINS}/progs"
     sh("bpftool", "map", "create", m, "type", "array", "key", "4", "value", "64", "entries",
        str(lines), "name", "floor_lines", "flags", "1024")  # BPF_F_MMAPABLE
-    cfg = struct.pack("<QQ", lines - 1, lines.bit_length() - 1) + bytes(48)
+    cfg = struct.pack("<QQQ", lines - 1, lines.bit_length() - 1, lines) + bytes(40)
     sh("bpftool", "map", "update", "pinned", m, "key", "0", "0", "0", "0", "value",
        *[str(b) for b in cfg])
     sh("bpftool", "prog", "loadall", f"{BUILD}/bench_floor.bpf.o", p, "type", "xdp", "map",

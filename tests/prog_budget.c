@@ -12,7 +12,7 @@
  *  - off by default; budget drops counted apart from pacing drops; the
  *    reserve lets a returning source in when new ones are refused; a live
  *    change through the sequence count takes effect on the next packet;
- *  - the order of the stages (both backends, placements and policies): a
+ *  - the order of the stages (every backend, placement and policy): a
  *    packet the budget refuses leaves its source's state untouched, and a
  *    flood of new sources the budget refuses takes no per-source state from
  *    the sources that return after it.
@@ -32,6 +32,8 @@
 #include <bpf/libbpf.h>
 #include "pacer_sketch.h"
 #include "pacer_budget.h"
+#include "pacer_place.h"
+#include "pacer_names.h"
 #include "budget_cfg.h"
 #include "lib_opts.h"
 #include "xdp_pacer.skel.h"
@@ -52,16 +54,18 @@ static struct xdp_pacer_bpf *open_pacer_as(uint32_t clock, uint32_t tick_shift,
 {
 	struct pacer_layout lay = {
 		.magic = PACER_LAYOUT_MAGIC, .abi_version = PACER_ABI_VERSION,
-		.rows = so->backend == PACER_BACKEND_TABLE ? 1 : 2,
+		.rows = so->backend == PACER_BACKEND_SKETCH ? 2 : 1,
 		.kind = PACER_LAYOUT_ROWS, .placement = so->placement, .clock = clock,
 		.tick_shift = tick_shift, .lines_log2 = so->lines_log2,
 		.copies = so->placement == PACER_PLACEMENT_PERCPU
 				  ? (uint32_t)libbpf_num_possible_cpus() : 1,
 		.backend = so->backend, .on_full = PACER_TBL_FULL_DROP,
+		/* the dense table: one line short of 2^lines_log2, a count no other backend has */
+		.lines = so->backend == PACER_BACKEND_DENSE ? (1u << so->lines_log2) - 1 : 0,
 	};
 	struct xdp_pacer_bpf *skel = xdp_pacer_bpf__open();
 	struct pacer_config *cfg;
-	uint32_t lines = (uint32_t)pacer_total_lines(lay.kind, lay.rows, so->lines_log2);
+	uint32_t lines = (uint32_t)PACER_LAYOUT_LINES(lay);
 
 	ck_assert_ptr_nonnull(skel);
 	skel->rodata->pacer_layout = lay;
@@ -422,13 +426,16 @@ END_TEST
 
 /* ---- the order of the stages ---- */
 
-/* _i: backend, placement, policy (bits 0, 1, 2) */
+/* _i: backend (i % 3), placement, policy (bits 0, 1 of i / 3) */
+#define STATES (2 * 2 * PACER_BACKEND_MAX)
 static struct state_opts state_of(int i, uint32_t lines_log2)
 {
 	struct state_opts so = {
-		.backend = (uint32_t)(i & 1) ? PACER_BACKEND_TABLE : PACER_BACKEND_SKETCH,
-		.placement = (uint32_t)(i >> 1 & 1) ? PACER_PLACEMENT_SHARED : PACER_PLACEMENT_PERCPU,
-		.policy = (uint32_t)(i >> 2 & 1) ? PACER_POLICY_QUIET : PACER_POLICY_PACE,
+		.backend = (uint32_t)(i % PACER_BACKEND_MAX),
+		.placement = (uint32_t)(i / PACER_BACKEND_MAX & 1) ? PACER_PLACEMENT_SHARED
+								    : PACER_PLACEMENT_PERCPU,
+		.policy = (uint32_t)(i / PACER_BACKEND_MAX >> 1 & 1) ? PACER_POLICY_QUIET
+								       : PACER_POLICY_PACE,
 		.lines_log2 = lines_log2,
 	};
 
@@ -440,7 +447,7 @@ static const char *state_name(const struct state_opts *so)
 	static char buf[64];
 
 	snprintf(buf, sizeof(buf), "%s, %s, %s",
-		 so->backend == PACER_BACKEND_TABLE ? "table" : "sketch",
+		 backend_name(so->backend),
 		 so->placement == PACER_PLACEMENT_SHARED ? "shared" : "per-CPU",
 		 so->policy == PACER_POLICY_QUIET ? "quiet" : "pace");
 	return buf;
@@ -503,7 +510,7 @@ END_TEST
 #define RET_FLOOD 12000
 START_TEST(test_refused_flood_leaves_returning_sources_their_state)
 {
-	/* sketch: 2 rows of 2^6 lines (7936 cells); table: 2^6 lines, 1024 entries */
+	/* sketch: 2 rows of 2^6 lines (7936 cells); table: 2^6 lines, 1024 entries; dense: 63 lines, 1512 */
 	struct state_opts so = state_of(_i, 6);
 	struct xdp_pacer_bpf *skel = open_pacer_as(PACER_CLOCK_PRECISE, 24, 1000000000ULL, &so);
 	struct pacer_budget_cfg want;
@@ -548,9 +555,9 @@ int main(void)
 	TCase *one = tcase_create("one CPU"), *two = tcase_create("two CPUs");
 
 	tcase_add_test(one, test_budget_counters_reserve_and_set);
-	tcase_add_loop_test(one, test_budget_refusal_leaves_the_source_untouched, 0, 8);
+	tcase_add_loop_test(one, test_budget_refusal_leaves_the_source_untouched, 0, STATES);
 	tcase_set_timeout(one, 120);
-	tcase_add_loop_test(one, test_refused_flood_leaves_returning_sources_their_state, 0, 8);
+	tcase_add_loop_test(one, test_refused_flood_leaves_returning_sources_their_state, 0, STATES);
 	suite_add_tcase(s, one);
 	if (sysconf(_SC_NPROCESSORS_ONLN) >= 2) {
 		tcase_set_timeout(two, 120);

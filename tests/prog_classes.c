@@ -4,7 +4,7 @@
  * BPF_PROG_TEST_RUN: every match term and action, the key modes, the lists
  * before the classes, unmatched traffic never paced, a live bank flip; then
  * each class's one-sided guarantee against an exact oracle on random
- * streams (both backends, both placements, each key mode).  Classes and
+ * streams (every backend, both placements, each key mode).  Classes and
  * lists are written through user/lib/classes_map.c, as the CLI writes
  * them.  Time is the cached clock's value, written by hand (armed, never
  * refreshed), never a sleep.
@@ -28,6 +28,9 @@
 #include "lib_opts.h"
 #include "pacer_classify.h"
 #include "pacer_budget.h"
+#include "pacer_dense.h"
+#include "pacer_place.h"
+#include "lib_frames.h"
 #include "pacer_rate.h"
 #include "pacer_sketch.h"
 #include "pacer_ticks.h"
@@ -43,10 +46,39 @@ struct fixture {
 	struct pacer_class_maps m;
 	struct pacer_layout lay;
 	int prog_fd;
-	uint64_t now_ns;
+	uint64_t now_ns, swept_ns;
 };
 
 static struct fixture fx;
+
+/*
+ * The dense table's 8-bit ticks wrap every 256 ticks (268 ms here): its
+ * sweep must keep pace with the test's clock, which runs far faster than
+ * the sweep timer's real one.  So each time the test's clock has moved half
+ * the sweep's span, every line is swept once through the probe program
+ * (the timer's round, on demand).
+ */
+static void sweep_keep_pace(void)
+{
+	uint64_t lines = PACER_LAYOUT_LINES(fx.lay) *
+			 (fx.lay.placement == PACER_PLACEMENT_PERCPU ? fx.lay.copies : 1), k;
+	struct pacer_tbl_sweep plan;
+	uint8_t f[64];
+
+	if (fx.lay.backend != PACER_BACKEND_DENSE ||
+	    fx.now_ns - fx.swept_ns < ((uint64_t)PACER_DENSE_SWEEP_TICKS << TICK_SHIFT) / 2)
+		return;
+	fx.swept_ns = fx.now_ns;
+	pacer_dense_sweep_plan(lines, TICK_SHIFT, &plan);
+	frame_v4(f, htonl(0x0a630001u));
+	for (k = 0; k < (lines + plan.chunk - 1) / plan.chunk; k++) {
+		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = f, .data_size_in = sizeof(f));
+
+		ck_assert_int_eq(bpf_prog_test_run_opts(bpf_program__fd(fx.skel->progs.pacer_sweep_probe),
+							&o), 0);
+		ck_assert_int_eq(o.retval, XDP_PASS);
+	}
+}
 
 static void set_clock(uint64_t ns)
 {
@@ -59,6 +91,7 @@ static void set_clock(uint64_t ns)
 	fx.now_ns = ns;
 	ck_assert_int_eq(bpf_map_update_elem(bpf_map__fd(fx.skel->maps.pacer_clock), &zero, &cs,
 					     BPF_ANY), 0);
+	sweep_keep_pace();
 }
 
 /* Set before fixture_load(): a global budget ("K/T"), and records of every packet. */
@@ -69,14 +102,15 @@ static void fixture_load(uint32_t backend, uint32_t placement)
 {
 	struct pacer_layout lay = {
 		.magic = PACER_LAYOUT_MAGIC, .abi_version = PACER_ABI_VERSION,
-		.rows = backend == PACER_BACKEND_TABLE ? 1 : 4, .kind = PACER_LAYOUT_ROWS,
+		.rows = backend == PACER_BACKEND_SKETCH ? 4 : 1, .kind = PACER_LAYOUT_ROWS,
 		.placement = placement, .clock = PACER_CLOCK_CACHED, .tick_shift = TICK_SHIFT,
 		.lines_log2 = 10,
 		.copies = placement == PACER_PLACEMENT_PERCPU ? (uint32_t)libbpf_num_possible_cpus() : 1,
 		.backend = backend, .on_full = PACER_TBL_FULL_DROP,
+		.lines = backend == PACER_BACKEND_DENSE ? 1021 : 0, /* the dense table: any count */
 	};
 	struct pacer_config *cfg;
-	uint32_t lines = (uint32_t)pacer_total_lines(lay.kind, lay.rows, lay.lines_log2);
+	uint32_t lines = (uint32_t)PACER_LAYOUT_LINES(lay);
 
 	memset(&fx, 0, sizeof(fx));
 	fx.skel = xdp_pacer_bpf__open();
@@ -99,6 +133,8 @@ static void fixture_load(uint32_t backend, uint32_t placement)
 	if (fx_record)
 		cfg->sample_pkt_thresh = 0xffffffffu;
 	ck_assert_int_eq(bpf_map__set_max_entries(fx.skel->maps.pacer_sk, lines * lay.copies), 0);
+	if (backend == PACER_BACKEND_DENSE)
+		ck_assert_int_eq(bpf_program__set_autoload(fx.skel->progs.pacer_sweep_probe, true), 0);
 	ck_assert_int_eq(xdp_pacer_bpf__load(fx.skel), 0);
 	fx.prog_fd = bpf_program__fd(fx.skel->progs.xdp_pacer);
 	fx.lay = lay;
@@ -111,6 +147,7 @@ static void fixture_load(uint32_t backend, uint32_t placement)
 	fx.m.cfg = cfg;
 	fx.m.backend = backend;
 	fx.m.ncpus = libbpf_num_possible_cpus();
+	fx.swept_ns = 1000000 * MS;
 	set_clock(1000000 * MS);
 }
 
@@ -993,7 +1030,7 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_terms_and_actions);
 	tcase_add_test(tc, test_first_match_wins);
-	tcase_add_loop_test(tc, test_key_modes, 0, 2);
+	tcase_add_loop_test(tc, test_key_modes, 0, PACER_BACKEND_MAX);
 	tcase_add_test(tc, test_lists_before_classes);
 	tcase_add_test(tc, test_lists_diff_many);
 	tcase_add_test(tc, test_unmatched_never_paced);
@@ -1001,7 +1038,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_cut_l4_is_malformed);
 	tcase_add_test(tc, test_budget_only_after_pace_classes);
 	tcase_add_test(tc, test_record_names_the_class);
-	tcase_add_loop_test(tc, test_property_per_class, 0, 12);
+	tcase_add_loop_test(tc, test_property_per_class, 0, 6 * PACER_BACKEND_MAX);
 	suite_add_tcase(s, tc);
 	return s;
 }

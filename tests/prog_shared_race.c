@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The shared sketch and the shared table under two CPUs at once: the pace guarantee must hold
+ * The shared sketch and the shared tables under two CPUs at once: the pace guarantee must hold
  * exactly, however the CPUs interleave.  Two threads, pinned to CPU 0 and
  * CPU 1, run the real object with BPF_PROG_TEST_RUN on the same sources at
  * the same moments: a hot set that both send every few hundred
@@ -38,6 +38,8 @@
 #include "pacer_sketch.h"
 #include "pacer_budget.h"
 #include "pacer_rate.h"
+#include "pacer_place.h"
+#include "pacer_names.h"
 #include "budget_cfg.h"
 #include "lib_opts.h"
 #include "xdp_pacer.skel.h"
@@ -52,6 +54,7 @@
 #define RATE_N 3                 /* rate mode: 3 per 3 ms, the same emission interval */
 #define RATE_T_NS (RATE_N * INTERVAL_NS)
 #define LINES_LOG2 8             /* 256 lines a row: cold lines go stale */
+#define DENSE_LINES 255          /* the dense table's: 6120 entries, any count */
 #define RING_BYTES (128u << 20)
 /*
  * Hammer mode: both CPUs run the same two sources in kernel loops
@@ -163,20 +166,25 @@ static int by_source_then_time(const void *x, const void *y)
 }
 
 /*
- * _i: backend (sketch, table) + 2 x hammer + 4 x rate + 8 x budget: each must
- * keep admission exclusive.
+ * _i: backend (sketch, table, dense) + 3 x hammer + 6 x rate + 12 x budget:
+ * each must keep admission exclusive.
  */
+#define RACE_CASE(backend, hammer, rate, budget) \
+	((backend) + PACER_BACKEND_MAX * ((hammer) + 2 * (rate) + 4 * (budget)))
+
 START_TEST(test_pace_guarantee_under_two_cpus)
 {
-	uint32_t backend = (uint32_t)(_i % 2);
-	int hammer = _i / 2 % 2, rate = _i / 4 % 2, budget = _i / 8;
+	uint32_t backend = (uint32_t)(_i % PACER_BACKEND_MAX);
+	int hammer = _i / PACER_BACKEND_MAX % 2, rate = _i / PACER_BACKEND_MAX / 2 % 2;
+	int budget = _i / PACER_BACKEND_MAX / 4;
 	unsigned long per_cpu_packets = hammer ? HAMMER_PACKETS_PER_CPU : PACKETS_PER_CPU;
 	struct pacer_layout lay = {
 		.magic = PACER_LAYOUT_MAGIC, .abi_version = PACER_ABI_VERSION,
-		.rows = backend == PACER_BACKEND_TABLE ? 1 : 4,
+		.rows = backend == PACER_BACKEND_SKETCH ? 4 : 1,
 		.kind = PACER_LAYOUT_ROWS, .placement = PACER_PLACEMENT_SHARED,
 		.clock = PACER_CLOCK_PRECISE, .tick_shift = TICK_SHIFT, .lines_log2 = LINES_LOG2,
 		.copies = 1, .backend = backend, .on_full = PACER_TBL_FULL_DROP,
+		.lines = backend == PACER_BACKEND_DENSE ? DENSE_LINES : 0,
 	};
 	struct check_state c = { 0 };
 	unsigned long violations = 0, j;
@@ -213,8 +221,7 @@ START_TEST(test_pace_guarantee_under_two_cpus)
 	cfg->hash_key[1] = 0xfedcba9876543211ULL;
 	cfg->sample_src_thresh = 1ULL << 32; /* every source, every packet */
 	ck_assert_int_eq(bpf_map__set_max_entries(r.skel->maps.pacer_sk,
-						  (uint32_t)pacer_total_lines(lay.kind, lay.rows,
-									      LINES_LOG2)), 0);
+						  (uint32_t)PACER_LAYOUT_LINES(lay)), 0);
 	ck_assert_int_eq(bpf_map__set_max_entries(r.skel->maps.pacer_events, RING_BYTES), 0);
 	r.skel->data_budget->pacer_budget_cfg.seen_cells_log2 = PACER_BUDGET_DEFAULT_SEEN_LOG2;
 	ck_assert_int_eq(bpf_map__set_max_entries(r.skel->maps.pacer_seen,
@@ -289,7 +296,7 @@ START_TEST(test_pace_guarantee_under_two_cpus)
 	printf("    %s%s%s%s: %lu packets, %lu passed on CPU 0 + %lu on CPU 1, %llu line re-bases, "
 	       "%llu lost table claims, %llu budget drops, %lu records, %lu violations "
 	       "(closest %llu ns)\n",
-	       backend == PACER_BACKEND_TABLE ? "table" : "sketch", hammer ? " (hammer)" : "",
+	       backend_name(backend), hammer ? " (hammer)" : "",
 	       rate ? ", --rate 3/3ms" : "", budget ? ", budget" : "",
 	       (unsigned long)seen, c.cpu_passes[0], c.cpu_passes[1], (unsigned long long)rebased,
 	       (unsigned long long)races, (unsigned long long)budget_drops, c.records, violations,
@@ -325,25 +332,23 @@ int main(void)
 		return 77;
 	}
 	tcase_set_timeout(tc, 300);
-	tcase_add_loop_test(tc, test_pace_guarantee_under_two_cpus, 0, PACER_BACKEND_MAX);
 	/*
-	 * Hammer mode for the table only: its race window (a scan of two lines)
-	 * is too short for the mixed stream to hit.  The sketch is not hammered:
-	 * its senders can block in synchronize_rcu() for minutes.
+	 * Every backend; hammer mode for the tables only: their race window (a
+	 * scan of two lines) is too short for the mixed stream to hit.  The
+	 * sketch is not hammered: its senders can block in synchronize_rcu()
+	 * for minutes.  --rate: the same, every source's admissions through the
+	 * exact GCRA.  With a budget between the judgement and the write: the
+	 * same, all of the above.
 	 */
-	tcase_add_loop_test(tc, test_pace_guarantee_under_two_cpus, 2 + PACER_BACKEND_TABLE,
-			    3 + PACER_BACKEND_TABLE);
-	/* --rate: the same, every source's admissions through the exact GCRA. */
-	tcase_add_loop_test(tc, test_pace_guarantee_under_two_cpus, 4, 4 + PACER_BACKEND_MAX);
-	tcase_add_loop_test(tc, test_pace_guarantee_under_two_cpus, 6 + PACER_BACKEND_TABLE,
-			    7 + PACER_BACKEND_TABLE);
-	/* With a budget between the judgement and the write: the same, all of the above. */
-	tcase_add_loop_test(tc, test_pace_guarantee_under_two_cpus, 8, 8 + PACER_BACKEND_MAX);
-	tcase_add_loop_test(tc, test_pace_guarantee_under_two_cpus, 10 + PACER_BACKEND_TABLE,
-			    11 + PACER_BACKEND_TABLE);
-	tcase_add_loop_test(tc, test_pace_guarantee_under_two_cpus, 12, 12 + PACER_BACKEND_MAX);
-	tcase_add_loop_test(tc, test_pace_guarantee_under_two_cpus, 14 + PACER_BACKEND_TABLE,
-			    15 + PACER_BACKEND_TABLE);
+	for (int rate = 0; rate < 2; rate++)
+		for (int budget = 0; budget < 2; budget++) {
+			tcase_add_loop_test(tc, test_pace_guarantee_under_two_cpus,
+					    RACE_CASE(0, 0, rate, budget),
+					    RACE_CASE(PACER_BACKEND_MAX, 0, rate, budget));
+			tcase_add_loop_test(tc, test_pace_guarantee_under_two_cpus,
+					    RACE_CASE(PACER_BACKEND_TABLE, 1, rate, budget),
+					    RACE_CASE(PACER_BACKEND_MAX, 1, rate, budget));
+		}
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

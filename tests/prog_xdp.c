@@ -29,6 +29,7 @@
 #include "ticks.h"
 #include "layout.h"
 #include "table_sim.h"
+#include "dense_sim.h"
 #include "xdp_pacer.skel.h"
 
 static const __u64 test_key[2] = { 0x1111222233334445ULL, 0x5555666677778889ULL };
@@ -46,9 +47,12 @@ static struct fixture fx;
 /* The clock fixture_load() builds with; tests run on the production default. */
 static uint32_t fx_clock = PACER_CLOCK_CACHED;
 static uint32_t fx_tick_shift = 25;
-/* The backend fixture_load() builds (table: lines_log2 fx_table_lines_log2, rows 1). */
+/*
+ * The backend fixture_load() builds (table: lines_log2 fx_table_lines_log2,
+ * rows 1; dense: fx_dense_lines lines).
+ */
 static uint32_t fx_backend = PACER_BACKEND_SKETCH, fx_on_full = PACER_TBL_FULL_DROP;
-static uint32_t fx_table_lines_log2 = 10;
+static uint32_t fx_table_lines_log2 = 10, fx_dense_lines = 1023;
 /* Load the sweep's probe program (not loaded by default) too. */
 static int fx_probe;
 
@@ -67,7 +71,12 @@ static void fixture_load(uint32_t kind, uint32_t placement, uint32_t rows, uint3
 
 	if (fx_backend == PACER_BACKEND_TABLE)
 		lay.lines_log2 = fx_table_lines_log2;
-	lines = (uint32_t)pacer_total_lines(kind, rows, lay.lines_log2);
+	if (fx_backend == PACER_BACKEND_DENSE) {
+		lay.lines = fx_dense_lines;
+		for (lay.lines_log2 = 0; (1u << lay.lines_log2) < lay.lines; lay.lines_log2++)
+			;
+	}
+	lines = (uint32_t)PACER_LAYOUT_LINES(lay);
 	memset(&fx, 0, sizeof(fx));
 	fx.skel = xdp_pacer_bpf__open();
 	ck_assert_ptr_nonnull(fx.skel);
@@ -683,46 +692,102 @@ START_TEST(test_percpu_copy_is_the_running_cpus)
 }
 END_TEST
 
-/* ---- the table backend ---- */
+/* ---- the tables (--backend table and dense) ---- */
+
+/*
+ * The table tests run on either table: tbl_backend picks it.  The dense
+ * table gets odd line counts: 2 lines for lines_log2 1, else 2^lines_log2 - 1.
+ */
+static uint32_t tbl_backend = PACER_BACKEND_TABLE;
 
 static void table_load(uint32_t placement, uint32_t policy, uint32_t on_full, uint32_t lines_log2)
 {
-	fx_backend = PACER_BACKEND_TABLE;
+	fx_backend = tbl_backend;
 	fx_on_full = on_full;
 	fx_table_lines_log2 = lines_log2;
+	fx_dense_lines = lines_log2 == 1 ? 2 : (1u << lines_log2) - 1;
 	fixture_load(PACER_LAYOUT_ROWS, placement, 1, policy, PACER_MALFORMED_PASS, 32, 64, 0);
 	fx_backend = PACER_BACKEND_SKETCH;
 	fx_on_full = PACER_TBL_FULL_DROP;
 	fx_table_lines_log2 = 10;
+	fx_dense_lines = 1023;
+}
+
+static int tbl_dense(void)
+{
+	return fx.lay.backend == PACER_BACKEND_DENSE;
+}
+
+/* Entries a line holds, ticks before an entry's tick wraps, the largest sat: the loaded table's. */
+static uint32_t tbl_ways(void) { return tbl_dense() ? PACER_DENSE_WAYS : PACER_TBL_WAYS; }
+static uint32_t tbl_wrap(void) { return tbl_dense() ? 256 : 0x10000; }
+static uint32_t tbl_max_sat(void) { return tbl_dense() ? PACER_DENSE_MAX_SAT : PACER_RATE_TBL_MAX_SAT; }
+
+/* The key's fingerprint and two lines in the loaded table. */
+static uint32_t tbl_key(const char *addr, uint32_t lines[2])
+{
+	uint32_t a;
+	uint64_t h;
+
+	ck_assert_int_eq(inet_pton(AF_INET, addr, &a), 1);
+	h = pacer_hash_v4(test_key, a);
+	if (tbl_dense()) {
+		pacer_dense_lines(h, fx.lay.lines, lines);
+		return pacer_dense_fp(h);
+	}
+	pacer_tbl_lines(h, fx.lay.lines_log2, lines);
+	return pacer_tbl_fp(h);
+}
+
+/* Entry i of a line, its fingerprint, and an entry of fingerprint fp at tick. */
+static uint32_t tbl_get(struct pacer_line *line, uint32_t i)
+{
+	struct pacer_dense_line *d[2] = { (struct pacer_dense_line *)line, NULL };
+
+	return tbl_dense() ? pacer_dense_get(d, i) : ((struct pacer_tbl_line *)line)->e[i];
+}
+
+static void tbl_set(struct pacer_line *line, uint32_t i, uint32_t e)
+{
+	struct pacer_dense_line *d[2] = { (struct pacer_dense_line *)line, NULL };
+
+	if (tbl_dense())
+		pacer_dense_set(d, i, e);
+	else
+		((struct pacer_tbl_line *)line)->e[i] = e;
+}
+
+static uint32_t tbl_fp_of(uint32_t e) { return tbl_dense() ? e >> 8 : e >> 16; }
+
+static uint32_t tbl_entry(uint32_t fp, uint64_t tick)
+{
+	return tbl_dense() ? pacer_dense_entry(fp, tick) : pacer_tbl_entry((uint16_t)fp, tick);
 }
 
 /* Age every entry with the key's fingerprint in every copy by `ticks`. */
 static void table_age_key(const char *addr, uint32_t ticks)
 {
-	uint32_t lines[2], a, i, j;
-	uint64_t h;
+	uint32_t lines[2], i, j, fp = tbl_key(addr, lines);
 	int cpu;
 
-	ck_assert_int_eq(inet_pton(AF_INET, addr, &a), 1);
-	h = pacer_hash_v4(test_key, a);
-	pacer_tbl_lines(h, fx.lay.lines_log2, lines);
 	for (cpu = 0; cpu < fx.ncpus; cpu++) {
 		for (j = 0; j < 2; j++) {
-			struct pacer_tbl_line *l = (struct pacer_tbl_line *)copy_line(cpu, lines[j]);
+			struct pacer_line *l = copy_line(cpu, lines[j]);
 
-			for (i = 0; i < PACER_TBL_WAYS; i++)
-				if ((l->e[i] >> 16) == pacer_tbl_fp(h))
-					l->e[i] = pacer_tbl_entry(pacer_tbl_fp(h), l->e[i] - ticks);
+			for (i = 0; i < tbl_ways(); i++)
+				if (tbl_fp_of(tbl_get(l, i)) == fp)
+					tbl_set(l, i, tbl_entry(fp, tbl_get(l, i) - ticks));
 		}
 	}
 }
 
-/* _i: placement x policy x on_full */
+/* _i: backend (table, dense) x placement x policy x on_full */
 START_TEST(test_table_verdicts)
 {
-	uint32_t placement = (uint32_t)(_i / 4), policy = (uint32_t)(_i / 2 % 2);
+	uint32_t placement = (uint32_t)(_i / 4 % 2), policy = (uint32_t)(_i / 2 % 2);
 	struct frame f, g;
 
+	tbl_backend = _i >= 8 ? PACER_BACKEND_DENSE : PACER_BACKEND_TABLE;
 	table_load(placement, policy, (uint32_t)(_i % 2), 10);
 	v4(&f, "10.21.0.1");
 	ck_assert_int_eq(run(&f), XDP_PASS);
@@ -744,18 +809,20 @@ START_TEST(test_table_verdicts)
 END_TEST
 
 /*
- * Two lines (32 entries): every key's two candidates.  The 33rd fresh key
- * finds no entry: one-sided drops it, opposite evicts the oldest.
+ * Two lines (32 entries; dense: 48): every key's two candidates.  The next
+ * fresh key finds no entry: one-sided drops it, opposite evicts the oldest.
+ * _i: backend x placement x on_full.
  */
 START_TEST(test_table_full)
 {
-	uint32_t on_full = (uint32_t)(_i % 2), placement = (uint32_t)(_i / 2);
+	uint32_t on_full = (uint32_t)(_i % 2), placement = (uint32_t)(_i / 2 % 2);
 	char addr[32];
 	struct frame f;
 	int k;
 
+	tbl_backend = _i >= 4 ? PACER_BACKEND_DENSE : PACER_BACKEND_TABLE;
 	table_load(placement, PACER_POLICY_PACE, on_full, 1);
-	for (k = 0; k < 2 * PACER_TBL_WAYS; k++) {
+	for (k = 0; k < 2 * (int)tbl_ways(); k++) {
 		snprintf(addr, sizeof(addr), "10.22.0.%d", k + 1);
 		v4(&f, addr);
 		ck_assert_int_eq(run(&f), XDP_PASS);
@@ -764,8 +831,8 @@ START_TEST(test_table_full)
 	ck_assert_int_eq(run(&f), on_full == PACER_TBL_FULL_EVICT ? XDP_PASS : XDP_DROP);
 	ck_assert_uint_eq(counter(PACER_STAT_TABLE_FULL), on_full == PACER_TBL_FULL_EVICT ? 0 : 1);
 	ck_assert_uint_eq(counter(PACER_STAT_TABLE_EVICT), on_full == PACER_TBL_FULL_EVICT ? 1 : 0);
-	/* One-sided: the 32 admitted keys are all still recent. */
-	for (k = 0; k < 2 * PACER_TBL_WAYS && on_full == PACER_TBL_FULL_DROP; k++) {
+	/* One-sided: the admitted keys are all still recent. */
+	for (k = 0; k < 2 * (int)tbl_ways() && on_full == PACER_TBL_FULL_DROP; k++) {
 		snprintf(addr, sizeof(addr), "10.22.0.%d", k + 1);
 		v4(&f, addr);
 		ck_assert_int_eq(run(&f), XDP_DROP);
@@ -776,21 +843,26 @@ END_TEST
 
 /*
  * The datapath against the simulator (the same header, plus the BPF side's
- * lookups and swaps): 4 lines (64 entries), 300 sources sent twice in
- * order, all within the interval, so every verdict is decided by the table
- * alone (fresh, own, free or full), whatever tick each packet lands in.
- * _i: placement x on_full.
+ * lookups and swaps): 4 lines (64 entries; dense: 3 lines, 72 entries),
+ * 300 sources sent twice in order, all within the interval, so every
+ * verdict is decided by the table alone (fresh, own, free or full),
+ * whatever tick each packet lands in.  _i: backend x placement x on_full.
  */
 START_TEST(test_table_matches_simulation)
 {
-	uint32_t placement = (uint32_t)(_i / 2), on_full = (uint32_t)(_i % 2), k, a;
+	uint32_t placement = (uint32_t)(_i / 2 % 2), on_full = (uint32_t)(_i % 2), k, a;
 	struct table_sim sim;
-	int mismatches = 0, drops = 0, round;
+	struct dense_sim dsim;
+	int mismatches = 0, drops = 0, round, dense = _i >= 4;
+	uint64_t evicted, full;
 	char addr[32];
 	struct frame f;
 
+	tbl_backend = dense ? PACER_BACKEND_DENSE : PACER_BACKEND_TABLE;
 	table_load(placement, PACER_POLICY_PACE, on_full, 2);
 	ck_assert_int_eq(table_sim_init(&sim, 2, 25, fx.skel->data->pacer_cfg.thresh_ticks,
+					PACER_POLICY_PACE, on_full, test_key), 0);
+	ck_assert_int_eq(dense_sim_init(&dsim, 3, 25, fx.skel->data->pacer_cfg.thresh_ticks,
 					PACER_POLICY_PACE, on_full, test_key), 0);
 	for (round = 0; round < 2; round++) {
 		for (k = 0; k < 300; k++) {
@@ -798,7 +870,8 @@ START_TEST(test_table_matches_simulation)
 
 			snprintf(addr, sizeof(addr), "10.23.%u.%u", k / 200, k % 200 + 1);
 			ck_assert_int_eq(inet_pton(AF_INET, addr, &a), 1);
-			want = table_sim_packet(&sim, pacer_hash_v4(test_key, a), 1ULL << 40, NULL);
+			want = dense ? dense_sim_packet(&dsim, pacer_hash_v4(test_key, a), 1ULL << 40, NULL)
+				     : table_sim_packet(&sim, pacer_hash_v4(test_key, a), 1ULL << 40, NULL);
 			v4(&f, addr);
 			got = run(&f) == XDP_DROP;
 			mismatches += got != want;
@@ -806,15 +879,18 @@ START_TEST(test_table_matches_simulation)
 		}
 	}
 	ck_assert_int_eq(mismatches, 0);
+	evicted = dense ? dsim.evicted : sim.evicted;
+	full = dense ? dsim.full : sim.full;
 	/* The table filled: overflow was exercised (dropped, or evicted and admitted again). */
 	if (on_full == PACER_TBL_FULL_EVICT)
-		ck_assert_uint_gt(sim.evicted, 200);
+		ck_assert_uint_gt(evicted, 200);
 	else
 		ck_assert_int_gt(drops, 300);
 	ck_assert_uint_eq(counter(on_full == PACER_TBL_FULL_EVICT ? PACER_STAT_TABLE_EVICT
 								   : PACER_STAT_TABLE_FULL),
-			  on_full == PACER_TBL_FULL_EVICT ? sim.evicted : sim.full);
+			  on_full == PACER_TBL_FULL_EVICT ? evicted : full);
 	table_sim_free(&sim);
+	dense_sim_free(&dsim);
 	fixture_unload();
 }
 END_TEST
@@ -847,7 +923,7 @@ static uint32_t passes(const struct frame *f, int tries)
 
 /*
  * _i: sketch rows percpu, rows shared, blocked shared, table percpu, table
- * shared.  4 per 40 ticks: emission 11 ticks (10, and a tick of margin),
+ * shared, dense percpu, dense shared.  4 per 40 ticks: emission 11 ticks (10, and a tick of margin),
  * tolerance 3 * 11 + 1: a fresh source has its burst of exactly 4 at one
  * instant, then one per emission interval; an older cell (written with an
  * old tick, as time passing would) gives what pacer_rate_credits() says,
@@ -857,12 +933,13 @@ START_TEST(test_rate_bursts)
 {
 	static const uint32_t kinds[] = { PACER_LAYOUT_ROWS, PACER_LAYOUT_ROWS, PACER_LAYOUT_BLOCKED };
 	int table = _i >= 3;
-	uint32_t placement = _i == 0 || _i == 3 ? PACER_PLACEMENT_PERCPU : PACER_PLACEMENT_SHARED;
+	uint32_t placement = _i == 0 || _i == 3 || _i == 5 ? PACER_PLACEMENT_PERCPU : PACER_PLACEMENT_SHARED;
 	struct pacer_rate r;
 	struct frame f, g;
 	uint32_t got, age;
 
 	fx_clock = PACER_CLOCK_PRECISE;
+	tbl_backend = _i >= 5 ? PACER_BACKEND_DENSE : PACER_BACKEND_TABLE;
 	if (table)
 		table_load(placement, PACER_POLICY_PACE, PACER_TBL_FULL_DROP, 10);
 	else
@@ -893,7 +970,7 @@ START_TEST(test_rate_bursts)
 	if (!table)
 		set_key_age("10.31.0.1", 32, 63);
 	else
-		table_age_key("10.31.0.1", 5000);
+		table_age_key("10.31.0.1", tbl_max_sat() + 10);
 	ck_assert_uint_eq(passes(&f, 8), 4);
 	fixture_unload();
 }
@@ -941,6 +1018,7 @@ START_TEST(test_rate_default_tick_table)
 
 	fx_tick_shift = pacer_default_rate_tick_shift(n, period, PACER_BACKEND_TABLE);
 	fx_clock = PACER_CLOCK_PRECISE;
+	tbl_backend = PACER_BACKEND_TABLE; /* the dense table's 8-bit ages hold no N/T within 1 % */
 	table_load(placement, PACER_POLICY_PACE, PACER_TBL_FULL_DROP, 10);
 	fx_clock = PACER_CLOCK_CACHED;
 	fx_tick_shift = 25;
@@ -966,23 +1044,18 @@ START_TEST(test_rate_default_tick_table)
 }
 END_TEST
 
-/* ---- the table's sweep (bpf/lib/sweep.h) ---- */
+/* ---- the tables' sweep (bpf/lib/sweep.h) ---- */
 
 /* Entries with the key's fingerprint, over both lines of every copy. */
 static uint32_t table_key_entries(const char *addr)
 {
-	uint32_t lines[2], a, i, j, n = 0;
-	uint64_t h;
+	uint32_t lines[2], i, j, n = 0, fp = tbl_key(addr, lines);
 	int cpu;
 
-	ck_assert_int_eq(inet_pton(AF_INET, addr, &a), 1);
-	h = pacer_hash_v4(test_key, a);
-	pacer_tbl_lines(h, fx.lay.lines_log2, lines);
 	for (cpu = 0; cpu < fx.ncpus; cpu++)
 		for (j = 0; j < 2; j++)
-			for (i = 0; i < PACER_TBL_WAYS; i++)
-				n += (((struct pacer_tbl_line *)copy_line(cpu, lines[j]))->e[i] >> 16) ==
-				     pacer_tbl_fp(h);
+			for (i = 0; i < tbl_ways(); i++)
+				n += tbl_fp_of(tbl_get(copy_line(cpu, lines[j]), i)) == fp;
 	return n;
 }
 
@@ -999,7 +1072,7 @@ static void sweep_state_set(uint64_t armed)
 /* Like table_load(), with the sweep's probe program loaded too. */
 static void table_load_probe(uint32_t placement)
 {
-	fx_backend = PACER_BACKEND_TABLE;
+	fx_backend = tbl_backend;
 	fx_table_lines_log2 = 10;
 	fx_probe = 1;
 	fixture_load(PACER_LAYOUT_ROWS, placement, 1, PACER_POLICY_PACE, PACER_MALFORMED_PASS, 32, 64, 0);
@@ -1027,28 +1100,33 @@ static void sweep_probe_all(void)
 	struct pacer_tbl_sweep plan;
 	uint64_t k;
 
-	pacer_tbl_sweep_plan(lines, fx.lay.tick_shift, &plan);
+	if (tbl_dense())
+		ck_assert_int_eq(pacer_dense_sweep_plan(lines, fx.lay.tick_shift, &plan), 0);
+	else
+		pacer_tbl_sweep_plan(lines, fx.lay.tick_shift, &plan);
 	ck_assert_uint_ge(plan.chunk, 1);
 	for (k = 0; k < (lines + plan.chunk - 1) / plan.chunk; k++)
 		ck_assert_int_eq(sweep_probe_run(), XDP_PASS);
 }
 
 /*
- * Issue 20's long-idle aliasing (_i / 2: per-CPU, shared on the precise
- * clock, per-CPU on the coarse one; odd: no sweep).  A
- * source spends its burst, goes idle past sat (expired), and comes back
- * after exactly 2^16 ticks: its entry's 16-bit tick reads as written a
- * moment ago.  Without the sweep it gets nothing (the defect, shown so the
- * test is known to reproduce it); with a sweep round while it is expired
- * its entry is gone in every copy, and it gets its full burst of exactly N.
+ * Issue 20's long-idle aliasing (_i / 2 % 3: per-CPU, shared on the precise
+ * clock, per-CPU on the coarse one; odd: no sweep; from 6: the dense
+ * table, 1023 lines).  A source spends its burst, goes idle past the
+ * largest sat (expired), and comes back after exactly 2^16 ticks (dense:
+ * 2^8): its entry's tick reads as written a moment ago.  Without the sweep
+ * it gets nothing (the defect, shown so the test is known to reproduce
+ * it); with a sweep round while it is expired its entry is gone in every
+ * copy, and it gets its full burst of exactly N.
  */
 START_TEST(test_sweep_clears_before_the_tick_wraps)
 {
-	uint32_t placement = _i / 2 == 1 ? PACER_PLACEMENT_SHARED : PACER_PLACEMENT_PERCPU;
+	uint32_t placement = _i / 2 % 3 == 1 ? PACER_PLACEMENT_SHARED : PACER_PLACEMENT_PERCPU;
 	int sweep = !(_i % 2);
 	struct frame f, g;
 
-	fx_clock = _i / 2 == 2 ? PACER_CLOCK_COARSE : PACER_CLOCK_PRECISE;
+	tbl_backend = _i >= 6 ? PACER_BACKEND_DENSE : PACER_BACKEND_TABLE;
+	fx_clock = _i / 2 % 3 == 2 ? PACER_CLOCK_COARSE : PACER_CLOCK_PRECISE;
 	table_load_probe(placement);
 	fx_clock = PACER_CLOCK_CACHED;
 	sweep_state_set(~0ULL);
@@ -1063,14 +1141,14 @@ START_TEST(test_sweep_clears_before_the_tick_wraps)
 	ck_assert_uint_ge(table_key_entries("10.35.0.1"), 1);
 	ck_assert_uint_ge(table_key_entries("10.35.0.2"), 1);
 	/* Idle past sat: expired (the next packet would get a full burst). */
-	table_age_key("10.35.0.1", PACER_RATE_TBL_MAX_SAT + 10);
+	table_age_key("10.35.0.1", tbl_max_sat() + 10);
 	if (sweep) {
 		sweep_probe_all();
 		ck_assert_uint_eq(table_key_entries("10.35.0.1"), 0);
 		ck_assert_uint_ge(table_key_entries("10.35.0.2"), 1); /* still held */
 	}
-	/* Idle 2^16 ticks in all: a surviving entry's tick wrapped to "just now". */
-	table_age_key("10.35.0.1", 0x10000 - PACER_RATE_TBL_MAX_SAT - 10);
+	/* Idle 2^16 (dense: 2^8) ticks in all: a surviving entry's tick wrapped to "just now". */
+	table_age_key("10.35.0.1", tbl_wrap() - tbl_max_sat() - 10);
 	if (sweep)
 		ck_assert_uint_eq(passes(&f, 8), 4);
 	else
@@ -1082,18 +1160,19 @@ END_TEST
 
 /*
  * The real timer, armed by the first packet, on the cached clock held still
- * by the test (tick 2^12 ns: a full sweep every 98.6 ms): it clears an
- * entry idle past the largest sat the table holds in every copy and
- * leaves one only past the rate's own.
+ * by the test (table: tick 2^12 ns, a full sweep every 98.6 ms; dense, _i 1:
+ * tick 2^16 ns, every 4.2 ms): it clears an entry idle past the largest
+ * sat the table holds in every copy and leaves one only past the rate's own.
  */
 START_TEST(test_sweep_timer_runs)
 {
 	struct pacer_clock_state cs = { .armed = 1, .now_ns = 5000000000ULL };
-	uint32_t zero = 0, waited;
+	uint32_t zero = 0, waited, n2 = _i ? 5 : 8;
 	struct pacer_rate r;
 	struct frame f, g;
 
-	fx_tick_shift = 12;
+	tbl_backend = _i ? PACER_BACKEND_DENSE : PACER_BACKEND_TABLE;
+	fx_tick_shift = _i ? 16 : 12;
 	table_load(PACER_PLACEMENT_PERCPU, PACER_POLICY_PACE, PACER_TBL_FULL_DROP, 10);
 	fx_tick_shift = 25;
 	ck_assert_int_eq(bpf_map_update_elem(bpf_map__fd(fx.skel->maps.pacer_clock), &zero, &cs,
@@ -1108,14 +1187,15 @@ START_TEST(test_sweep_timer_runs)
 	 * 10.36.0.2 only past this rate's: a class's limit or a live `set`
 	 * may still need it, so it stays.
 	 */
-	table_age_key("10.36.0.1", PACER_RATE_TBL_MAX_SAT + 10);
+	table_age_key("10.36.0.1", tbl_max_sat() + 10);
 	table_age_key("10.36.0.2", r.sat + 10);
-	r = set_rate(8, 80ULL << fx.lay.tick_shift);
+	ck_assert_uint_lt(r.sat + 10, tbl_max_sat());
+	r = set_rate(n2, 10ULL * n2 << fx.lay.tick_shift);
 	for (waited = 0; waited < 3000 && table_key_entries("10.36.0.1"); waited += 10)
 		usleep(10 * 1000);
 	ck_assert_msg(!table_key_entries("10.36.0.1"), "expired entry not swept in %u ms", waited);
 	ck_assert_uint_ge(table_key_entries("10.36.0.2"), 1);
-	ck_assert_uint_eq(passes(&f, 12), 8);
+	ck_assert_uint_eq(passes(&f, 12), n2);
 	fixture_unload();
 }
 END_TEST
@@ -1190,14 +1270,14 @@ int main(void)
 	tcase_add_test(tc, test_key_drawn_in_datapath_when_loaded_without_cli);
 	tcase_add_test(tc, test_cached_clock_is_armed_and_advances);
 	tcase_add_test(tc, test_percpu_copy_is_the_running_cpus);
-	tcase_add_loop_test(tc, test_table_verdicts, 0, 8);
-	tcase_add_loop_test(tc, test_table_full, 0, 4);
-	tcase_add_loop_test(tc, test_table_matches_simulation, 0, 4);
-	tcase_add_loop_test(tc, test_rate_bursts, 0, 5);
+	tcase_add_loop_test(tc, test_table_verdicts, 0, 16);
+	tcase_add_loop_test(tc, test_table_full, 0, 8);
+	tcase_add_loop_test(tc, test_table_matches_simulation, 0, 8);
+	tcase_add_loop_test(tc, test_rate_bursts, 0, 7);
 	tcase_add_loop_test(tc, test_rate_default_tick_table, 0, 4);
 	tcase_add_test(tc, test_rate_one_is_interval);
-	tcase_add_loop_test(tc, test_sweep_clears_before_the_tick_wraps, 0, 6);
-	tcase_add_test(tc, test_sweep_timer_runs);
+	tcase_add_loop_test(tc, test_sweep_clears_before_the_tick_wraps, 0, 12);
+	tcase_add_loop_test(tc, test_sweep_timer_runs, 0, 2);
 	tcase_add_test(tc, test_rate_corrupt_is_strictest);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

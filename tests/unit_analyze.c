@@ -15,6 +15,7 @@
 #include "analyze_audit.h"
 #include "analyze_report.h"
 #include "analyze_sizing.h"
+#include "pacer_dense.h"
 #include "analyze_stream.h"
 #include "analyze_recency.h"
 #include "layout.h"
@@ -538,6 +539,19 @@ START_TEST(test_sizing_arithmetic)
 	ck_assert_uint_eq(geom_max_lines_log2(PACER_LAYOUT_ROWS, 4), 24);
 	ck_assert_uint_eq(geom_max_lines_log2(PACER_LAYOUT_ROWS, 8), 24);
 	ck_assert_uint_eq(geom_max_lines_log2(PACER_LAYOUT_BLOCKED, 1), 30);
+	/* Any line count scales exactly: up for the full-scale geometry, down for the simulated one. */
+	ck_assert_uint_eq(sizing_target_lines(3, 64.0), 192);
+	/* 1/3 is 2^32 / 1431655765 = 3.0000000007: 21 lines, not 22 from the thresholds rounding */
+	ck_assert_uint_eq(sizing_target_lines(7, sizing_scale((1ULL << 32) / 3)), 21);
+	ck_assert_uint_eq(sizing_target_lines(7, 3.01), 22);
+	ck_assert_uint_eq(sizing_sim_lines(192, 64.0), 3);
+	ck_assert_uint_eq(sizing_sim_lines(468750, 64.0), 7324); /* 7324.2 */
+	ck_assert_uint_eq(geom_bytes_lines(PACER_LAYOUT_ROWS, 1, 19, 468750, PACER_PLACEMENT_SHARED, 8),
+			  30000000);
+	ck_assert_uint_eq(geom_bytes_lines(PACER_LAYOUT_ROWS, 1, 19, 468750, PACER_PLACEMENT_PERCPU, 2),
+			  60000000);
+	ck_assert_uint_eq(geom_bytes_lines(PACER_LAYOUT_ROWS, 4, 14, 0, PACER_PLACEMENT_SHARED, 8),
+			  4ULL << 20);
 }
 END_TEST
 
@@ -693,6 +707,64 @@ START_TEST(test_sizing_advice_is_loadable)
 			an_stream_free(&s);
 		}
 	}
+}
+END_TEST
+
+/*
+ * The dense table's size is any number of lines: sizing steps through line
+ * counts that are not powers of two, scales them exactly by the sampling
+ * rate, bisects down to about 1 % between the last miss and the first hit,
+ * and recommends a --width of whole lines that meets the target.
+ */
+START_TEST(test_sizing_dense_any_line_count)
+{
+	struct pacer_file_header h;
+	struct sizing_params p;
+	struct sizing_result z;
+	struct an_stream s;
+	const struct sizing_point *b, *miss = NULL;
+	size_t i;
+	int odd = 0;
+
+	build_load(&s, &h, 20000, 8, 1ULL << 30); /* 1 in 4 sources: ~5000 sampled */
+	sizing_params_from_header(&p, &h);
+	p.backend = PACER_BACKEND_DENSE;
+	p.on_full = PACER_TBL_FULL_DROP;
+	p.cur_rows = 1;
+	p.cur_lines = 937;
+	p.cur_lines_log2 = 10;
+	p.target = 0.02;
+	memcpy(p.key, sim_key, sizeof(p.key));
+	ck_assert_int_eq(sizing_run(&s, &p, &z, NULL, NULL), 0);
+	ck_assert_double_eq(z.scale, 4.0);
+	ck_assert_int_ge(z.best, 0);
+	for (i = 0; i < z.npts; i++) {
+		const struct sizing_point *pt = &z.pts[i];
+
+		ck_assert_uint_eq(pt->rows, 1);
+		ck_assert_uint_ge(pt->sim_lines, 2);
+		/* Scaled exactly: ceil(sim lines x 4), entries a whole number of lines. */
+		ck_assert_uint_eq(pt->target_lines, 4 * pt->sim_lines);
+		ck_assert_uint_eq(pt->width_cells, (uint64_t)pt->target_lines * PACER_DENSE_WAYS);
+		ck_assert_uint_eq(pt->target_bytes, (uint64_t)pt->target_lines * 64);
+		odd += (pt->target_lines & (pt->target_lines - 1)) != 0;
+		if (i)
+			ck_assert_uint_ge(pt->target_bytes, z.pts[i - 1].target_bytes);
+	}
+	ck_assert_int_gt(odd, z.npts / 2);
+	b = &z.pts[z.best];
+	ck_assert(b->simulated && b->meets && b->rate <= p.target);
+	/* The largest simulated size below the best misses, within 1/64 octave of it. */
+	for (i = 0; i < (size_t)z.best; i++)
+		if (z.pts[i].simulated && !z.pts[i].meets)
+			miss = &z.pts[i];
+	ck_assert_ptr_nonnull(miss);
+	ck_assert_double_le((double)b->sim_lines / (double)miss->sim_lines, 1.0 + 1.0 / 64);
+	/* The recorded 937 lines: simulated at floor(937 / 4). */
+	ck_assert_int_eq(z.current.simulated, 1);
+	ck_assert_uint_eq(z.current.sim_lines, 234);
+	sizing_free(&z);
+	an_stream_free(&s);
 }
 END_TEST
 
@@ -999,6 +1071,7 @@ static Suite *suite(void)
 	tcase_add_test(sizing, test_sizing_scales_with_sampling);
 	tcase_add_test(sizing, test_sizing_advice_is_loadable);
 	tcase_add_test(sizing, test_sizing_needs_source_sampling);
+	tcase_add_test(sizing, test_sizing_dense_any_line_count);
 	tcase_add_test(t1, test_table1_histogram_and_window);
 	tcase_add_test(t1, test_table1_runner);
 	tcase_set_timeout(rep, 60);

@@ -466,14 +466,15 @@ START_TEST(test_version_mismatch)
 	ck_assert_ptr_nonnull(strstr(e.msg, "version 4.1"));
 	ck_assert_ptr_nonnull(strstr(e.msg, "versions 1.x, 2.x and 3.x"));
 
-	/* A newer minor version with a longer header is still read. */
+	/* A newer minor version with a longer header is still read: its fields past x.2's ignored. */
 	{
-		uint8_t big[PACER_FILE_HEADER_LEN + 64];
+		uint8_t big[PACER_FILE_HEADER_V1_2_LEN + 64];
 
 		sample_header(&h);
 		h.version_minor = 3;
+		h.header_len = PACER_FILE_HEADER_V1_2_LEN;
 		ck_assert_int_eq(pacer_file_header_encode(&h, big, sizeof(big)), 0);
-		memset(big + PACER_FILE_HEADER_LEN - 4, 0xee, 68);
+		memset(big + PACER_FILE_HEADER_V1_2_LEN - 4, 0xee, 68);
 		big[12] = (uint8_t)(sizeof(big) & 0xff);
 		big[13] = (uint8_t)(sizeof(big) >> 8);
 		crc = pacer_crc32(0, big, sizeof(big) - 4);
@@ -940,6 +941,127 @@ static int decode_poked(const struct pacer_file_header *h, long off, const void 
 	return pacer_file_header_decode(buf, h->header_len, &got, e);
 }
 
+/*
+ * Minor 2 carries the dense table's line count before the checksum (after
+ * the classes in format 3); the writer uses it only when there is a count,
+ * and any other backend's count must be 0.
+ */
+START_TEST(test_line_count_field)
+{
+	uint8_t buf[PACER_FILE_HEADER_BUF_LEN];
+	struct pacer_file_header h, got;
+	struct pacer_file_error e;
+	uint32_t v;
+
+	/* Without a count: format x.1, as before. */
+	sample_header(&h);
+	pacer_file_header_set_lines(&h, 0);
+	ck_assert_uint_eq(h.version_minor, 1);
+	ck_assert_uint_eq(h.header_len, PACER_FILE_HEADER_V1_1_LEN);
+	/* A table's x.2 header with count 0 reads, and says 0. */
+	h.backend = PACER_BACKEND_TABLE;
+	h.rows = 1;
+	h.lines_log2 = 16;
+	h.version_minor = 2;
+	h.header_len = PACER_FILE_HEADER_V1_2_LEN;
+	ck_assert_int_eq(pacer_file_header_encode(&h, buf, sizeof(buf)), 0);
+	ck_assert_uint_eq(buf[10], 2);
+	ck_assert_int_eq(pacer_file_header_decode(buf, PACER_FILE_HEADER_V1_2_LEN, &got, &e), 0);
+	ck_assert_uint_eq(got.lines, 0);
+	ck_assert_uint_eq(got.header_len, PACER_FILE_HEADER_V1_2_LEN);
+	/* A count beside the table: refused at the count's offset, 284. */
+	v = 7;
+	ck_assert_int_eq(decode_poked(&h, 284, &v, 4, &e), -EBADMSG);
+	ck_assert_uint_eq(e.offset, 284);
+	ck_assert_ptr_nonnull(strstr(e.msg, "line count 7 in a recording of the table"));
+	/* An x.2 header of the x.1 length (or longer) is corrupt. */
+	ck_assert_int_eq(pacer_file_header_encode(&h, buf, sizeof(buf)), 0);
+	buf[12] = PACER_FILE_HEADER_V1_1_LEN & 0xff;
+	buf[13] = PACER_FILE_HEADER_V1_1_LEN >> 8;
+	ck_assert_int_eq(pacer_file_header_decode(buf, sizeof(buf), &got, &e), -EBADMSG);
+	ck_assert_int_eq(e.problem, PACER_FILE_HEADER_CORRUPT);
+	/* The encoder refuses a count it has no room for. */
+	sample_header(&h);
+	h.lines = 5;
+	ck_assert_int_eq(pacer_file_header_encode(&h, buf, sizeof(buf)), -EINVAL);
+	/* Format 3.2: the count after the class table. */
+	class_header(&h);
+	h.lines_log2 = 16;
+	h.version_minor = 2;
+	h.header_len = PACER_FILE_HEADER_CLASSES_LEN(2) + 4;
+	ck_assert_int_eq(pacer_file_header_encode(&h, buf, sizeof(buf)), 0);
+	ck_assert_int_eq(pacer_file_header_decode(buf, h.header_len, &got, &e), 0);
+	ck_assert_uint_eq(got.n_classes, 2);
+	ck_assert_uint_eq(got.lines, 0);
+	v = 9;
+	ck_assert_int_eq(decode_poked(&h, PACER_FILE_CLASSES_OFF + 2 * PACER_FILE_CLASS_ENTRY_LEN, &v, 4,
+				      &e), -EBADMSG);
+	ck_assert_uint_eq(e.offset, PACER_FILE_CLASSES_OFF + 2 * PACER_FILE_CLASS_ENTRY_LEN);
+	/* A dense recording: x.2 with its line count, any count; lines_log2 its ceiling's log2. */
+	sample_header(&h);
+	h.backend = PACER_BACKEND_DENSE;
+	h.rows = 1;
+	h.lines_log2 = 19;
+	pacer_file_header_set_lines(&h, 468750);
+	ck_assert_uint_eq(h.version_minor, 2);
+	ck_assert_uint_eq(h.header_len, PACER_FILE_HEADER_V1_2_LEN);
+	ck_assert_int_eq(pacer_file_header_encode(&h, buf, sizeof(buf)), 0);
+	ck_assert_uint_eq(buf[284] | buf[285] << 8 | buf[286] << 16, 468750);
+	ck_assert_int_eq(pacer_file_header_decode(buf, h.header_len, &got, &e), 0);
+	ck_assert_uint_eq(got.lines, 468750);
+	ck_assert_uint_eq(got.backend, PACER_BACKEND_DENSE);
+	/* The CSV header names the format and the line count. */
+	{
+		char *csv = NULL;
+		size_t csv_len = 0;
+		FILE *f = open_memstream(&csv, &csv_len);
+
+		ck_assert_ptr_nonnull(f);
+		ck_assert_int_eq(pacer_csv_write_header(f, &h), 0);
+		fclose(f);
+		ck_assert_ptr_nonnull(strstr(csv, "format 1.2\n"));
+		ck_assert_ptr_nonnull(strstr(csv, "# dense: 468750 lines\n"));
+		free(csv);
+	}
+	/* lines_log2 that is not the count's magnitude, or a count of 1: refused at the count. */
+	v = 262144;
+	ck_assert_int_eq(decode_poked(&h, 284, &v, 4, &e), -EBADMSG);
+	ck_assert_uint_eq(e.offset, 284);
+	ck_assert_ptr_nonnull(strstr(e.msg, "line count 262144 with lines_log2 19"));
+	v = 1;
+	ck_assert_int_eq(decode_poked(&h, 284, &v, 4, &e), -EBADMSG);
+	ck_assert_uint_eq(e.offset, 284);
+	/* A dense recording in x.1, without its count: refused naming the version. */
+	h.lines = 0;
+	h.version_minor = 1;
+	h.header_len = PACER_FILE_HEADER_V1_1_LEN;
+	ck_assert_int_eq(pacer_file_header_encode(&h, buf, sizeof(buf)), 0);
+	ck_assert_int_eq(pacer_file_header_decode(buf, h.header_len, &got, &e), -EBADMSG);
+	ck_assert_uint_eq(e.offset, 10);
+	ck_assert_ptr_nonnull(strstr(e.msg, "without its line count"));
+	/* With classes (3.2): the count after the class table. */
+	class_header(&h);
+	h.backend = PACER_BACKEND_DENSE;
+	h.lines_log2 = 10;
+	pacer_file_header_set_lines(&h, 937);
+	ck_assert_uint_eq(h.header_len, PACER_FILE_HEADER_CLASSES_LEN(2) + 4);
+	ck_assert_int_eq(pacer_file_header_encode(&h, buf, sizeof(buf)), 0);
+	ck_assert_int_eq(pacer_file_header_decode(buf, h.header_len, &got, &e), 0);
+	ck_assert_uint_eq(got.lines, 937);
+	ck_assert_uint_eq(got.n_classes, 2);
+	/* A 3.2 header that lacks the count's 4 bytes is corrupt. */
+	h.lines = 0;
+	h.version_minor = 1;
+	h.header_len = PACER_FILE_HEADER_CLASSES_LEN(2);
+	ck_assert_int_eq(pacer_file_header_encode(&h, buf, sizeof(buf)), 0);
+	buf[10] = 2;
+	v = pacer_crc32(0, buf, h.header_len - 4);
+	memcpy(buf + h.header_len - 4, &v, 4); /* little-endian host */
+	ck_assert_int_eq(pacer_file_header_decode(buf, h.header_len, &got, &e), -EBADMSG);
+	ck_assert_int_eq(e.problem, PACER_FILE_HEADER_CORRUPT);
+}
+END_TEST
+
 /* A class table that no load writes is refused naming the class, the field and its offset. */
 START_TEST(test_classes_invalid_table)
 {
@@ -1230,6 +1352,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_invalid_header_fields);
 	tcase_add_test(tc, test_implausible_header_contents);
 	tcase_add_test(tc, test_backend_fields);
+	tcase_add_test(tc, test_line_count_field);
 	tcase_add_test(tc, test_fifo_refused_without_blocking);
 	tcase_add_test(tc, test_writer_never_follows_links);
 	tcase_add_test(tc, test_tick_and_interval_bounds);

@@ -64,7 +64,18 @@ START_TEST(test_refusals_name_the_values)
 	r.backend = PACER_BACKEND_TABLE;
 	r.width = 16;
 	ck_assert_int_eq(layout_build(&r, &l, &rate, err, sizeof(err)), 2);
-	ck_assert_str_eq(err, "--width 16: a table takes 32 to 268435456 entries");
+	ck_assert_str_eq(err, "--width 16: a table takes a power of two from 32 to 268435456 entries");
+	/* --width takes any number (the dense table's): the others refuse what is not a power of two. */
+	r.width = 1000;
+	ck_assert_int_eq(layout_build(&r, &l, &rate, err, sizeof(err)), 2);
+	ck_assert_str_eq(err, "--width 1000: a table takes a power of two from 32 to 268435456 entries");
+	r.backend = PACER_BACKEND_SKETCH;
+	ck_assert_int_eq(layout_build(&r, &l, &rate, err, sizeof(err)), 2);
+	ck_assert_str_eq(err, "--width 1000: a sketch row takes a power of two from 64 to 1073741824 cells");
+	r.backend = PACER_BACKEND_DENSE;
+	r.rows = 1;
+	ck_assert_int_eq(layout_build(&r, &l, &rate, err, sizeof(err)), 0);
+	ck_assert_uint_eq(l.lines, 42);
 	r = req();
 	r.width = 1u << 30;
 	r.rows = 8;

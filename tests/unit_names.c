@@ -19,7 +19,8 @@ static const char *const layouts[] = { [PACER_LAYOUT_ROWS] = "rows", [PACER_LAYO
 static const char *const clocks[] = { [PACER_CLOCK_COARSE] = "coarse", [PACER_CLOCK_PRECISE] = "precise",
 				      [PACER_CLOCK_CACHED] = "cached", NULL };
 static const char *const malformed[] = { [PACER_MALFORMED_PASS] = "pass", [PACER_MALFORMED_DROP] = "drop", NULL };
-static const char *const backends[] = { [PACER_BACKEND_SKETCH] = "sketch", [PACER_BACKEND_TABLE] = "table", NULL };
+static const char *const backends[] = { [PACER_BACKEND_SKETCH] = "sketch", [PACER_BACKEND_TABLE] = "table",
+				       [PACER_BACKEND_DENSE] = "dense", NULL };
 static const char *const on_full[] = { [PACER_TBL_FULL_DROP] = "drop", [PACER_TBL_FULL_EVICT] = "evict-oldest", NULL };
 
 static const struct table tables[] = {

@@ -2,7 +2,7 @@
 /*
  * The state's lines: one BPF_F_MMAPABLE array holding every CPU's copy
  * (per-CPU placement) or the one copy (shared); include/pacer_place.h says
- * where a CPU's copy starts.  Both backends keep their lines here.
+ * where a CPU's copy starts.  Every backend keeps its lines here.
  */
 #ifndef PACER_BPF_PLACEMENT_H
 #define PACER_BPF_PLACEMENT_H
@@ -27,8 +27,7 @@ struct {
 /* First line of this CPU's copy. */
 static __always_inline __u32 copy_base(void)
 {
-	__u32 lines = (__u32)pacer_total_lines(pacer_layout.kind, pacer_layout.rows,
-					       pacer_layout.lines_log2);
+	__u32 lines = (__u32)PACER_LAYOUT_LINES(pacer_layout);
 
 	return pacer_copy_base(pacer_layout.placement, pacer_layout.copies,
 			       bpf_get_smp_processor_id(), lines);

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The table's sweep (`load --backend table`): a BPF timer that walks every
- * copy's lines a chunk per round (bpf_loop) and clears each entry expired
- * at the datapath's time, so that no entry's 16-bit tick wraps around into
- * "fresh" (include/pacer_table.h has the bound, pacer_tbl_sweep_plan() the
- * rounds).  A clear is a compare-and-swap from the value judged expired to
+ * The tables' sweep (`load --backend table` or `dense`): a BPF timer that
+ * walks every copy's lines a chunk per round (bpf_loop) and clears each
+ * entry expired at the datapath's time, so that no entry's tick (16 bits in
+ * the table, 8 in the dense table) wraps around into "fresh"
+ * (include/pacer_table.h and pacer_dense.h have the bounds,
+ * pacer_tbl_sweep_plan() and pacer_dense_sweep_plan() the rounds).  A clear is a compare-and-swap from the value judged expired to
  * 0: a CPU that rewrote the entry in between (either placement) makes it
  * fail, and the new value stays.  Clearing an expired entry changes no
  * verdict: an expired entry and an unwritten one both give a key its full
@@ -17,6 +18,7 @@
 #include "placement.h"
 #include "rate.h"
 #include "pacer_table.h"
+#include "pacer_dense.h"
 
 static __always_inline struct pacer_clock_state *sweep_state(void)
 {
@@ -47,7 +49,7 @@ static __always_inline __u64 sweep_now(void)
 /* Every copy's lines: the sweep walks them all, one index space. */
 static __always_inline __u64 sweep_lines(void)
 {
-	__u64 lines = pacer_total_lines(pacer_layout.kind, pacer_layout.rows, pacer_layout.lines_log2);
+	__u64 lines = PACER_LAYOUT_LINES(pacer_layout);
 
 	return pacer_layout.placement == PACER_PLACEMENT_PERCPU && pacer_layout.copies > 1 ?
 		       lines * pacer_layout.copies : lines;
@@ -88,6 +90,46 @@ static long sweep_line(__u32 i, void *arg)
 	return 0;
 }
 
+/* The dense table's line: three entries a word (pacer_dense.h), the same swap. */
+static long sweep_dense_line(__u32 i, void *arg)
+{
+	struct sweep_ctx *x = arg;
+	struct pacer_dense_line *l;
+	__u64 mask;
+	__u32 j;
+
+	l = (struct pacer_dense_line *)line_at(x->start + i);
+	if (!l)
+		return 1;
+	mask = pacer_dense_expired_line(l, x->tick, x->sat);
+	if (!mask)
+		return 0;
+	/* Word j holds slots j, 8 + j and 16 + j of the mask (pacer_dense_scan_line). */
+	for (j = 0; j < PACER_DENSE_WORDS; j++) {
+		__u64 cur, want;
+		int k;
+
+		if (!(mask >> j & 0x010101))
+			continue;
+		for (k = 0; k < 2; k++) {
+			cur = *(volatile __u64 *)&l->w[j];
+			want = pacer_dense_swept_word(cur, x->tick, x->sat);
+			if (want == cur || __sync_val_compare_and_swap(&l->w[j], cur, want) == cur)
+				break;
+		}
+	}
+	return 0;
+}
+
+/* The plan of the loaded table's sweep (rounds of the dense table: 8-bit ticks). */
+static __always_inline void sweep_plan(__u64 lines, struct pacer_tbl_sweep *plan)
+{
+	if (pacer_layout.backend == PACER_BACKEND_DENSE)
+		pacer_dense_sweep_plan(lines, pacer_layout.tick_shift, plan); /* load refused a plan that falls behind */
+	else
+		pacer_tbl_sweep_plan(lines, pacer_layout.tick_shift, plan);
+}
+
 /*
  * One round at time now_ns: the next chunk of lines.  It clears only what
  * no limit the table can hold still needs (an age from its largest sat
@@ -101,7 +143,7 @@ static __always_inline void sweep_round(struct pacer_clock_state *s, __u64 now_n
 	struct sweep_ctx x;
 	__u64 lines = sweep_lines(), start = s->next_line, n;
 
-	pacer_tbl_sweep_plan(lines, pacer_layout.tick_shift, &plan);
+	sweep_plan(lines, &plan);
 	if (start >= lines)
 		start = 0;
 	n = lines - start;
@@ -109,8 +151,13 @@ static __always_inline void sweep_round(struct pacer_clock_state *s, __u64 now_n
 		n = plan.chunk;
 	x.tick = pacer_now_tick(now_ns, pacer_layout.tick_shift);
 	x.start = (__u32)start;
-	x.sat = PACER_RATE_TBL_MAX_SAT;
-	bpf_loop((__u32)n, sweep_line, &x, 0);
+	if (pacer_layout.backend == PACER_BACKEND_DENSE) {
+		x.sat = PACER_DENSE_MAX_SAT;
+		bpf_loop((__u32)n, sweep_dense_line, &x, 0);
+	} else {
+		x.sat = PACER_RATE_TBL_MAX_SAT;
+		bpf_loop((__u32)n, sweep_line, &x, 0);
+	}
 	s->next_line = start + n >= lines ? 0 : start + n;
 }
 
@@ -121,7 +168,7 @@ static int sweep_fire(void *map, __u32 *key, struct pacer_clock_state *s)
 
 	if (now)
 		sweep_round(s, now);
-	pacer_tbl_sweep_plan(sweep_lines(), pacer_layout.tick_shift, &plan);
+	sweep_plan(sweep_lines(), &plan);
 	bpf_timer_start(&s->timer, plan.period_ns, 0);
 	return 0;
 }
@@ -148,7 +195,7 @@ static __noinline void sweep_arm(struct pacer_clock_state *s)
 		s->armed = now + CLOCK_ARM_RETRY_NS;
 }
 
-/* Per packet (table only): one lookup and a load once the timer runs. */
+/* Per packet (the tables only): one lookup and a load once the timer runs. */
 static __always_inline void sweep_check(void)
 {
 	struct pacer_clock_state *s = sweep_state();

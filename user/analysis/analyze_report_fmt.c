@@ -41,8 +41,8 @@ double an_pct(uint64_t a, uint64_t b)
 
 const char *an_structure_str(const struct pacer_file_header *h, char *buf, size_t len)
 {
-	return backend_of(h->backend)->report_str(h->rows, h->kind, h->lines_log2, h->on_full, buf,
-						  len);
+	return backend_of(h->backend)->report_str(h->rows, h->kind, h->lines_log2, h->lines,
+						  h->on_full, buf, len);
 }
 
 const char *an_false_pass_note(const struct pacer_file_header *h)
@@ -56,7 +56,7 @@ const char *an_false_pass_note(const struct pacer_file_header *h)
 
 uint64_t an_sketch_bytes(const struct pacer_file_header *h)
 {
-	return geom_bytes(h->kind, h->rows, h->lines_log2, h->placement, h->ncpus);
+	return geom_bytes_lines(h->kind, h->rows, h->lines_log2, h->lines, h->placement, h->ncpus);
 }
 
 double an_span_s(const struct an_report *r)

@@ -22,6 +22,11 @@ static void json_point(struct json_writer *w, const struct sizing_point *p)
 {
 	jsonw_start_object(w);
 	JSONW_MEMBERS(w, p, point_members);
+	/* Any line count (the dense table): the counts lines_log2 only bounds. */
+	if (p->sim_lines) {
+		jsonw_uint_field(w, "lines", p->target_lines);
+		jsonw_uint_field(w, "sim_lines", p->sim_lines);
+	}
 	jsonw_end_object(w);
 }
 
@@ -95,6 +100,8 @@ static void json_limiter(struct json_writer *w, const struct pacer_file_header *
 	jsonw_uint_field(w, "rows", h->rows);
 	jsonw_uint_field(w, "width_cells", sizing_header_width(h));
 	jsonw_uint_field(w, "lines_log2", h->lines_log2);
+	if (h->lines)
+		jsonw_uint_field(w, "lines", h->lines);
 	jsonw_uint_field(w, "sketch_bytes", an_sketch_bytes(h));
 	jsonw_string_field(w, "clock", clock_name(h->clock));
 	JSONW_MEMBERS(w, h, limiter_tail);

@@ -330,7 +330,13 @@ static void text_sizing(FILE *f, const struct an_report *r)
 
 		if (!best)
 			continue;
-		if (best->simulated)
+		if (best->simulated && best->sim_lines)
+			fprintf(f, "    %u lines: --width %-10" PRIu64 " %10s  simulated %" PRIu64 "/%" PRIu64 " (%.4f%%, 95%% bound %.3g), model %.3g%s\n",
+				best->target_lines, best->width_cells,
+				format_bytes(best->target_bytes, a, sizeof(a)), best->false_drops,
+				best->eligible, 100 * best->rate, best->rate_upper95, best->model_rate,
+				best->rate_upper95 > r->target ? " *" : "");
+		else if (best->simulated)
 			fprintf(f, "    rows %u: --width %-10" PRIu64 " %10s  simulated %" PRIu64 "/%" PRIu64 " (%.4f%%, 95%% bound %.3g), model %.3g%s\n",
 				rows, best->width_cells, format_bytes(best->target_bytes, a, sizeof(a)),
 				best->false_drops, best->eligible, 100 * best->rate, best->rate_upper95,

@@ -34,9 +34,30 @@ int sizing_sim_lines_log2(uint32_t target_lines_log2, double scale)
 	return l < 0 ? -1 : (int)l;
 }
 
+uint64_t sizing_target_lines(uint32_t sim_lines, double scale)
+{
+	/* The epsilon keeps an exact product (3 x 64) from rounding up. */
+	return (uint64_t)ceil((double)sim_lines * scale - 1e-6);
+}
+
+uint32_t sizing_sim_lines(uint32_t target_lines, double scale)
+{
+	return (uint32_t)floor((double)target_lines / scale + 1e-6);
+}
+
+/* ceil(log2(lines)): the magnitude pacer_layout.lines_log2 gives any line count. */
+static uint32_t lines_log2_ceil(uint64_t lines)
+{
+	uint32_t lg = 0;
+
+	while (lg < 63 && (1ULL << lg) < lines)
+		lg++;
+	return lg;
+}
+
 uint64_t sizing_header_width(const struct pacer_file_header *h)
 {
-	return backend_of(h->backend)->width(h->kind, h->rows, h->lines_log2);
+	return backend_of(h->backend)->width(h->kind, h->rows, h->lines_log2, h->lines);
 }
 
 void sizing_params_from_header(struct sizing_params *p, const struct pacer_file_header *h)
@@ -55,6 +76,7 @@ void sizing_params_from_header(struct sizing_params *p, const struct pacer_file_
 	p->sample_src_thresh = h->sample_src_thresh;
 	p->cur_rows = h->rows;
 	p->cur_lines_log2 = h->lines_log2;
+	p->cur_lines = h->lines;
 }
 
 /* The replayed stream: sampled-source packets only, with precomputed ids. */
@@ -197,14 +219,14 @@ static void *sim_copy(void *sims, const struct backend_desc *d, uint32_t c)
 	return (char *)sims + (size_t)c * d->sim_size;
 }
 
-/* Replay at one geometry: fills packets, eligible, false_drops, evictions. */
-static int simulate(const struct replay *r, const struct sizing_params *p, uint32_t rows,
-		    uint32_t sim_lines_log2, struct sizing_point *pt)
+/* Replay at one geometry (pt's rows, sim_lines_log2, sim_lines): fills packets, eligible, false_drops, evictions. */
+static int simulate(const struct replay *r, const struct sizing_params *p, struct sizing_point *pt)
 {
 	const struct backend_desc *d = backend_of(p->backend);
 	const struct backend_sim_cfg cfg = {
-		.rows = rows, .kind = p->kind, .lines_log2 = sim_lines_log2, .tick_shift = p->tick_shift,
-		.thresh = p->thresh, .policy = p->policy, .on_full = p->on_full, .key = p->key,
+		.rows = pt->rows, .kind = p->kind, .lines_log2 = pt->sim_lines_log2,
+		.lines = pt->sim_lines, .tick_shift = p->tick_shift, .thresh = p->thresh,
+		.policy = p->policy, .on_full = p->on_full, .key = p->key,
 	};
 	void *sims = calloc(r->ncopies, d->sim_size);
 	uint32_t c, inited = 0;
@@ -271,11 +293,20 @@ static void finish_point(const struct sizing_params *p, const struct sizing_resu
 		pt->rate_upper95 = 3.0 / (double)pt->eligible;
 	else
 		pt->rate_upper95 = pt->rate + 2.0 * sqrt((double)errors) / (double)pt->eligible;
-	pt->model_rate = d->model_rate(p->kind, pt->rows, pt->sim_lines_log2, out->n_peak);
-	pt->target_lines_exact = pt->sim_lines_log2 + out->log2_scale;
-	pt->target_lines_log2 = sizing_target_lines_log2(pt->sim_lines_log2, out->scale);
-	pt->target_bytes = geom_bytes(p->kind, pt->rows, pt->target_lines_log2, p->placement, p->ncpus);
-	pt->width_cells = d->width(p->kind, pt->rows, pt->target_lines_log2);
+	pt->model_rate = d->model_rate(p->kind, pt->rows, pt->sim_lines_log2, pt->sim_lines, out->n_peak);
+	if (pt->sim_lines) {
+		uint64_t t = sizing_target_lines(pt->sim_lines, out->scale);
+
+		pt->target_lines = t > UINT32_MAX ? UINT32_MAX : (uint32_t)t;
+		pt->target_lines_exact = log2((double)pt->sim_lines) + out->log2_scale;
+		pt->target_lines_log2 = lines_log2_ceil(pt->target_lines);
+	} else {
+		pt->target_lines_exact = pt->sim_lines_log2 + out->log2_scale;
+		pt->target_lines_log2 = sizing_target_lines_log2(pt->sim_lines_log2, out->scale);
+	}
+	pt->target_bytes = geom_bytes_lines(p->kind, pt->rows, pt->target_lines_log2, pt->target_lines,
+					    p->placement, p->ncpus);
+	pt->width_cells = d->width(p->kind, pt->rows, pt->target_lines_log2, pt->target_lines);
 	pt->loadable = point_loadable(p, d, pt);
 	if (pt->simulated)
 		pt->meets = pt->eligible && pt->rate <= p->target &&
@@ -353,7 +384,7 @@ static int sweep_rows(struct replay *r, const struct sizing_params *p, struct si
 
 		if (!zero_seen && sim_bytes <= sp->max_sim) {
 			pt.simulated = 1;
-			ret = simulate(r, p, rows, l, &pt);
+			ret = simulate(r, p, &pt);
 			if (ret)
 				return ret;
 			sp->done++;
@@ -372,6 +403,91 @@ static int sweep_rows(struct replay *r, const struct sizing_params *p, struct si
 			break;
 	}
 	return 0;
+}
+
+/* Sim lines of the k-th step of 1/8 octave above 2^start. */
+static uint32_t eighth_octave(uint32_t start, uint32_t k)
+{
+	return (uint32_t)llround(exp2((double)start + (double)k / 8.0));
+}
+
+/* One point of any line count: simulated if affordable and not past a zero, then judged. */
+static int lines_point(struct replay *r, const struct sizing_params *p, struct sizing_result *out,
+		       uint32_t sim_lines, int zero_seen, size_t *cap, struct sizing_progress *sp,
+		       struct sizing_point *pt)
+{
+	int ret;
+
+	*pt = (struct sizing_point){ .rows = 1, .sim_lines = sim_lines,
+				     .sim_lines_log2 = lines_log2_ceil(sim_lines) };
+	if (!zero_seen && (uint64_t)sim_lines * PACER_LINE_BYTES * r->ncopies <= sp->max_sim) {
+		pt->simulated = 1;
+		ret = simulate(r, p, pt);
+		if (ret)
+			return ret;
+		sp->done++;
+		if (sp->progress)
+			sp->progress(sp->ctx, "sizing", sp->done,
+				     sp->todo > sp->done ? sp->todo : sp->done + 1);
+	}
+	finish_point(p, out, pt);
+	return add_point(out, cap, pt);
+}
+
+/*
+ * Any line count (one row): sim lines in steps of 1/8 octave from 2^start
+ * until one meets the target, then bisection between the last simulated
+ * count that missed and the first that met, down to 1/64 octave, so the
+ * recommendation is within about 1 % of the smallest size that meets it.
+ */
+static int sweep_lines(struct replay *r, const struct sizing_params *p, struct sizing_result *out,
+		       uint32_t start, size_t *cap, struct sizing_progress *sp)
+{
+	uint32_t max_lines = 1u << backend_of(p->backend)->max_lines_log2(p->kind, 1);
+	uint32_t k, lines, prev = 0, miss = 0, hit = 0;
+	int zero_seen = 0, ret;
+	struct sizing_point pt;
+
+	for (k = 0;; k++) {
+		lines = eighth_octave(start, k);
+		if (lines < 2 || lines == prev)
+			continue;
+		if (sizing_target_lines(lines, out->scale) > max_lines)
+			break;
+		prev = lines;
+		ret = lines_point(r, p, out, lines, zero_seen, cap, sp, &pt);
+		if (ret)
+			return ret;
+		if (pt.simulated && !pt.false_drops && !pt.evictions)
+			zero_seen = 1;
+		if (pt.simulated && !pt.meets)
+			miss = lines;
+		if (pt.meets) {
+			hit = pt.simulated ? lines : 0;
+			break;
+		}
+	}
+	/* Bisect (miss, hit) while the gap is above 1/64 octave (1.1 %). */
+	while (miss && hit && hit - miss > 1 && (double)hit / (double)miss > 1.011) {
+		lines = miss + (hit - miss) / 2;
+		ret = lines_point(r, p, out, lines, 0, cap, sp, &pt);
+		if (ret)
+			return ret;
+		if (pt.meets)
+			hit = lines;
+		else
+			miss = lines;
+	}
+	return 0;
+}
+
+static int point_order(const void *a, const void *b)
+{
+	const struct sizing_point *x = a, *y = b;
+
+	if (x->rows != y->rows)
+		return x->rows < y->rows ? -1 : 1;
+	return x->target_bytes < y->target_bytes ? -1 : x->target_bytes > y->target_bytes;
 }
 
 /* The smallest point that meets the target (fewer rows on a tie). */
@@ -403,13 +519,26 @@ static int size_current(struct replay *r, const struct sizing_params *p,
 	int cur_l = sizing_sim_lines_log2(p->cur_lines_log2, out->scale), ret;
 
 	out->current.rows = p->cur_rows;
+	if (p->cur_lines) {
+		uint32_t l = sizing_sim_lines(p->cur_lines, out->scale);
+
+		if (l < 2 || (uint64_t)l * PACER_LINE_BYTES * r->ncopies > max_sim)
+			return 0;
+		out->current.sim_lines = l;
+		out->current.sim_lines_log2 = lines_log2_ceil(l);
+		out->current.simulated = 1;
+		ret = simulate(r, p, &out->current);
+		if (!ret)
+			finish_point(p, out, &out->current);
+		return ret;
+	}
 	if (cur_l < 0 || !rows_ok(p->kind, p->cur_rows) ||
 	    pacer_total_lines(p->kind, p->cur_rows, (uint32_t)cur_l) * PACER_LINE_BYTES * r->ncopies >
 		    max_sim)
 		return 0;
 	out->current.sim_lines_log2 = (uint32_t)cur_l;
 	out->current.simulated = 1;
-	ret = simulate(r, p, p->cur_rows, (uint32_t)cur_l, &out->current);
+	ret = simulate(r, p, &out->current);
 	if (!ret)
 		finish_point(p, out, &out->current);
 	return ret;
@@ -444,10 +573,17 @@ int sizing_run(const struct an_stream *s, const struct sizing_params *p, struct 
 	 */
 	while (start < 30 && (double)((uint64_t)d->sweep_from_per_line << (start + 1)) < out->n_peak)
 		start++;
-	sp.todo = max_rows * 12;
-	for (rows = 1; rows <= max_rows && !ret; rows++)
-		if (rows_ok(p->kind, rows))
-			ret = sweep_rows(&r, p, out, rows, start, &cap, &sp);
+	if (d->any_line_count) {
+		sp.todo = 40;
+		ret = sweep_lines(&r, p, out, start, &cap, &sp);
+		if (!ret && out->npts)
+			qsort(out->pts, out->npts, sizeof(*out->pts), point_order);
+	} else {
+		sp.todo = max_rows * 12;
+		for (rows = 1; rows <= max_rows && !ret; rows++)
+			if (rows_ok(p->kind, rows))
+				ret = sweep_rows(&r, p, out, rows, start, &cap, &sp);
+	}
 	if (ret)
 		goto out;
 	pick_best(p, out);

@@ -14,6 +14,10 @@
  * stream on the full sketch: simulated lines_log2 l stands for
  * l + log2(N) at full scale.  When N is not a power of two, that is rounded
  * up to the next power of two, which only makes the recommendation wider.
+ * A backend of any line count (the dense table) is scaled exactly: sim
+ * lines L stand for ceil(L * N) lines, and its sweep steps in 1/8 octaves
+ * of lines, then bisects between the last line count that missed the
+ * target and the first that met it.
  *
  * A simulated false drop is a drop that an exact last-seen table comparing
  * whole ticks would not make, judged on the simulation's own admitted stream
@@ -36,12 +40,14 @@ struct sizing_params {
 	uint64_t sample_src_thresh;   /* of 2^32 */
 	double target;                /* false-drop rate to meet, e.g. 1e-3 */
 	uint32_t cur_rows, cur_lines_log2;
+	uint32_t cur_lines;           /* the dense table's line count; 0 for the others */
 	uint64_t max_sim_bytes;       /* cap on simulated sketch memory (0: 256 MiB) */
 	__u64 key[2];                 /* hash key of the simulation (any random key) */
 };
 
 struct sizing_point {
 	uint32_t rows, sim_lines_log2, target_lines_log2;
+	uint32_t sim_lines, target_lines; /* any line count (the dense table); 0: powers of two */
 	double target_lines_exact;    /* sim_lines_log2 + log2(N) before rounding */
 	uint64_t target_bytes;        /* map memory at full scale, all copies */
 	uint64_t width_cells;         /* `xdp-pacer load --width` at full scale */
@@ -71,6 +77,9 @@ double sizing_scale(uint64_t sample_src_thresh);
 uint32_t sizing_target_lines_log2(uint32_t sim_lines_log2, double scale);
 /* Simulated lines_log2 for a full-scale one (rounded down: narrower, conservative); -1 if below one line. */
 int sizing_sim_lines_log2(uint32_t target_lines_log2, double scale);
+/* Any line count: full-scale lines a simulated count stands for (rounded up), and back (down). */
+uint64_t sizing_target_lines(uint32_t sim_lines, double scale);
+uint32_t sizing_sim_lines(uint32_t target_lines, double scale);
 /* The recorded limiter's --width: the sketch's cells per row or the table's entries. */
 uint64_t sizing_header_width(const struct pacer_file_header *h);
 

@@ -5,6 +5,7 @@
 static const struct backend_desc *const backends[PACER_BACKEND_MAX] = {
 	[PACER_BACKEND_SKETCH] = &backend_sketch,
 	[PACER_BACKEND_TABLE] = &backend_table,
+	[PACER_BACKEND_DENSE] = &backend_dense,
 };
 
 const struct backend_desc *backend_of(uint32_t backend)

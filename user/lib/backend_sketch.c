@@ -34,10 +34,10 @@ static int sketch_lines(uint64_t width, uint32_t rows, uint32_t kind, struct pac
 	return 0;
 }
 
-static const char *sketch_check(uint32_t rows, uint32_t kind, uint32_t lines_log2, char *buf,
-				size_t len)
+static const char *sketch_check(uint32_t rows, uint32_t kind, uint32_t lines_log2, uint32_t lines,
+				char *buf, size_t len)
 {
-	(void)rows, (void)kind, (void)lines_log2, (void)buf, (void)len;
+	(void)rows, (void)kind, (void)lines_log2, (void)lines, (void)buf, (void)len;
 	return NULL; /* the header's own checks cover rows, layout and width */
 }
 
@@ -56,16 +56,16 @@ static const char *sketch_shape(const char *fmt, uint32_t rows, uint32_t kind, u
 }
 
 static const char *sketch_report_str(uint32_t rows, uint32_t kind, uint32_t lines_log2,
-				     uint32_t on_full, char *buf, size_t len)
+				     uint32_t lines, uint32_t on_full, char *buf, size_t len)
 {
-	(void)on_full;
+	(void)lines, (void)on_full;
 	return sketch_shape("%u rows x %" PRIu64 " cells (%s layout)", rows, kind, lines_log2, buf, len);
 }
 
 static const char *sketch_live_str(uint32_t rows, uint32_t kind, uint32_t lines_log2,
-				   uint32_t on_full, char *buf, size_t len)
+				   uint32_t lines, uint32_t on_full, char *buf, size_t len)
 {
-	(void)on_full;
+	(void)lines, (void)on_full;
 	return sketch_shape("%u rows x %" PRIu64 " cells, %s layout", rows, kind, lines_log2, buf, len);
 }
 
@@ -99,10 +99,21 @@ static void sketch_free(void *sim)
 	sketch_sim_free(sim);
 }
 
-/* geom_width_cells and geom_max_lines_log2 are the sketch's own. */
-#define sketch_width geom_width_cells
+static uint64_t sketch_width(uint32_t kind, uint32_t rows, uint32_t lines_log2, uint32_t lines)
+{
+	(void)lines;
+	return geom_width_cells(kind, rows, lines_log2);
+}
+
+static double sketch_model_rate(uint32_t kind, uint32_t rows, uint32_t lines_log2, uint32_t lines,
+				double n)
+{
+	(void)lines;
+	return sketch_model_false_drop(kind, rows, lines_log2, n);
+}
+
+/* geom_max_lines_log2 is the sketch's own. */
 #define sketch_max_lines_log2 geom_max_lines_log2
-#define sketch_model_rate sketch_model_false_drop
 
 const struct backend_desc backend_sketch = {
 	.name = "sketch", .sized_by_rows = 1, .max_rows = PACER_MAX_ROWS,

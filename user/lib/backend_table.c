@@ -15,17 +15,19 @@ static int table_lines(uint64_t width, uint32_t rows, uint32_t kind, struct pace
 	lay->rows = 1;
 	lay->kind = PACER_LAYOUT_ROWS;
 	*lines = width / PACER_TBL_WAYS;
-	if (width < 2 * PACER_TBL_WAYS || *lines > 1ULL << PACER_TBL_MAX_LINES_LOG2) {
-		snprintf(err, len, "--width %llu: a table takes 32 to 268435456 entries",
+	if (width < 2 * PACER_TBL_WAYS || *lines > 1ULL << PACER_TBL_MAX_LINES_LOG2 ||
+	    (width & (width - 1))) {
+		snprintf(err, len, "--width %llu: a table takes a power of two from 32 to 268435456 entries",
 			 (unsigned long long)width);
 		return 2;
 	}
 	return 0;
 }
 
-static const char *table_check(uint32_t rows, uint32_t kind, uint32_t lines_log2, char *buf,
-			       size_t len)
+static const char *table_check(uint32_t rows, uint32_t kind, uint32_t lines_log2, uint32_t lines,
+			       char *buf, size_t len)
 {
+	(void)lines;
 	if (rows == 1 && kind == PACER_LAYOUT_ROWS && lines_log2 >= 1 &&
 	    lines_log2 <= PACER_TBL_MAX_LINES_LOG2)
 		return NULL;
@@ -34,9 +36,9 @@ static const char *table_check(uint32_t rows, uint32_t kind, uint32_t lines_log2
 	return buf;
 }
 
-static uint64_t table_width(uint32_t kind, uint32_t rows, uint32_t lines_log2)
+static uint64_t table_width(uint32_t kind, uint32_t rows, uint32_t lines_log2, uint32_t lines)
 {
-	(void)kind, (void)rows;
+	(void)kind, (void)rows, (void)lines;
 	return (uint64_t)PACER_TBL_WAYS << lines_log2;
 }
 
@@ -52,17 +54,18 @@ static int table_evicts(uint32_t on_full)
 }
 
 static const char *table_report_str(uint32_t rows, uint32_t kind, uint32_t lines_log2,
-				    uint32_t on_full, char *buf, size_t len)
+				    uint32_t lines, uint32_t on_full, char *buf, size_t len)
 {
 	snprintf(buf, len, "table of %" PRIu64 " entries, on full: %s",
-		 table_width(kind, rows, lines_log2), on_full_name(on_full));
+		 table_width(kind, rows, lines_log2, lines), on_full_name(on_full));
 	return buf;
 }
 
 static const char *table_live_str(uint32_t rows, uint32_t kind, uint32_t lines_log2,
-				  uint32_t on_full, char *buf, size_t len)
+				  uint32_t lines, uint32_t on_full, char *buf, size_t len)
 {
-	snprintf(buf, len, "%" PRIu64 " entries, on full: %s", table_width(kind, rows, lines_log2),
+	snprintf(buf, len, "%" PRIu64 " entries, on full: %s",
+		 table_width(kind, rows, lines_log2, lines),
 		 on_full_name(on_full));
 	return buf;
 }
@@ -98,11 +101,12 @@ static void table_free(void *sim)
 }
 
 /* One-sided: overflow drops; evict-oldest: overflow evicts instead.  Both count. */
-static double table_model_rate(uint32_t kind, uint32_t rows, uint32_t lines_log2, double n)
+static double table_model_rate(uint32_t kind, uint32_t rows, uint32_t lines_log2, uint32_t lines,
+			       double n)
 {
 	double overflow, collision;
 
-	(void)kind, (void)rows;
+	(void)kind, (void)rows, (void)lines;
 	table_model(lines_log2, n, &overflow, &collision);
 	return overflow + collision;
 }

@@ -10,6 +10,16 @@ uint64_t geom_bytes(uint32_t kind, uint32_t rows, uint32_t lines_log2, uint32_t 
 	return placement == PACER_PLACEMENT_PERCPU ? b * (ncpus ? ncpus : 1) : b;
 }
 
+uint64_t geom_bytes_lines(uint32_t kind, uint32_t rows, uint32_t lines_log2, uint32_t lines,
+			  uint32_t placement, uint32_t ncpus)
+{
+	uint64_t b = (uint64_t)lines * PACER_LINE_BYTES;
+
+	if (!lines)
+		return geom_bytes(kind, rows, lines_log2, placement, ncpus);
+	return placement == PACER_PLACEMENT_PERCPU ? b * (ncpus ? ncpus : 1) : b;
+}
+
 uint64_t geom_width_cells(uint32_t kind, uint32_t rows, uint32_t lines_log2)
 {
 	uint64_t w = (uint64_t)PACER_LINE_BYTES << lines_log2;

@@ -9,6 +9,7 @@
 #include "pacer_sketch.h"
 #include "pacer_table.h"
 #include "pacer_rate.h"
+#include "pacer_place.h"
 
 static int fail(char *err, size_t len, const char *fmt, const char *a, uint64_t b, uint64_t c)
 {
@@ -16,7 +17,11 @@ static int fail(char *err, size_t len, const char *fmt, const char *a, uint64_t 
 	return 2;
 }
 
-/* Lines of the sketch or table, and its rows and cell layout in lay. */
+/*
+ * Lines of the sketch or tables, and its rows and cell layout in lay; a
+ * backend of any line count (dense) sets lay->lines, lines_log2 is then its
+ * ceiling's.
+ */
 static int geometry(const struct layout_req *r, struct pacer_layout *lay, char *err, size_t len)
 {
 	const struct backend_desc *d = backend_of(r->backend);
@@ -24,18 +29,23 @@ static int geometry(const struct layout_req *r, struct pacer_layout *lay, char *
 	int lg;
 
 	if (!d) {
-		snprintf(err, len, "backend %u is neither sketch (0) nor table (1)", r->backend);
+		snprintf(err, len, "backend %u is not sketch (0), table (1) or dense (2)", r->backend);
 		return 2;
 	}
+	lay->lines = 0;
 	if (d->lines(r->width, r->rows, r->kind, lay, &lines, err, len))
 		return 2;
-	lg = log2_exact(lines);
-	if (lg < 0 || pacer_total_lines(lay->kind, lay->rows, (uint32_t)lg) > UINT32_MAX / 2)
+	if (lay->lines)
+		for (lg = 0; (1ULL << lg) < lines; lg++)
+			;
+	else
+		lg = log2_exact(lines);
+	if (lg < 0 || PACER_LAYOUT_LINES(*lay) > UINT32_MAX / 2)
 		return fail(err, len, "%ssketch of %llu rows x %llu cells is too large for one map", "",
 			    r->rows, r->width);
 	lay->lines_log2 = (uint32_t)lg;
 	lay->copies = r->placement == PACER_PLACEMENT_PERCPU ? r->ncpus : 1;
-	if (pacer_total_lines(lay->kind, lay->rows, (uint32_t)lg) * lay->copies > UINT32_MAX)
+	if (PACER_LAYOUT_LINES(*lay) * lay->copies > UINT32_MAX)
 		return fail(err, len, "%s of width %llu on %llu CPUs is too large for one map",
 			    backend_name(lay->backend), r->width, lay->copies);
 	return 0;
@@ -51,6 +61,9 @@ int layout_check_geometry(const struct layout_req *r, char *err, size_t len)
 int layout_build(const struct layout_req *r, struct pacer_layout *lay, struct pacer_rate *rate,
 		 char *err, size_t len)
 {
+	const struct backend_desc *d;
+	int ret;
+
 	memset(lay, 0, sizeof(*lay));
 	lay->magic = PACER_LAYOUT_MAGIC;
 	lay->abi_version = PACER_ABI_VERSION;
@@ -64,9 +77,14 @@ int layout_build(const struct layout_req *r, struct pacer_layout *lay, struct pa
 		return 2;
 	if (r->wide_limit && r->tick_ns) {
 		lay->tick_shift = (uint32_t)pacer_tick_shift_of(r->tick_ns); /* bounded by parse */
-		return limit_fit(r->rate_n ? r->rate_n : 1, r->interval_ns, lay->tick_shift, r->backend,
-				 rate, err, len);
+		ret = limit_fit(r->rate_n ? r->rate_n : 1, r->interval_ns, lay->tick_shift,
+				    r->backend, rate, err, len);
+	} else {
+		ret = ticks_choose(r->rate_n, r->interval_ns, r->tick_ns, r->backend,
+				       &lay->tick_shift, rate, err, len);
 	}
-	return ticks_choose(r->rate_n, r->interval_ns, r->tick_ns, r->backend, &lay->tick_shift, rate,
-			    err, len);
+	d = backend_of(r->backend);
+	if (!ret && d->layout_check)
+		ret = d->layout_check(lay, err, len);
+	return ret;
 }

@@ -28,7 +28,7 @@ enum {
 	OFF_START_REAL = 120, OFF_END_MONO = 128, OFF_COUNT = 136, OFF_LOST = 144,
 	OFF_IFNAME = 152, OFF_HOSTNAME = 168, OFF_MALFORMED = 232, OFF_MAX_THRESH = 236,
 	OFF_BACKEND = 240, OFF_ON_FULL = 244, OFF_RATE_N = 248, OFF_BURST = 250, OFF_CRC_V1 = 252,
-	OFF_WRITER = 252, OFF_CRC_V1_1 = 284,
+	OFF_WRITER = 252, OFF_CRC_V1_1 = 284, OFF_LINES_COUNT = 284,
 };
 
 /* Header 3.1: the class table. */
@@ -151,6 +151,17 @@ void pacer_file_header_init(struct pacer_file_header *h)
 	snprintf(h->writer, sizeof(h->writer), "xdp-pacer %s", pacer_version);
 }
 
+/* Header and record lengths, and the minor version, for h's classes and line count. */
+static void fit_lengths(struct pacer_file_header *h)
+{
+	uint32_t n = h->n_classes;
+
+	h->header_len = (n ? PACER_FILE_HEADER_CLASSES_LEN(n) : PACER_FILE_HEADER_LEN) +
+			(h->lines ? 4 : 0);
+	h->record_size = n ? PACER_FILE_RECORD_V3_LEN : PACER_FILE_RECORD_V1_LEN;
+	h->version_minor = h->lines ? PACER_FILE_VERSION_MINOR_LINES : PACER_FILE_VERSION_MINOR;
+}
+
 void pacer_file_header_set_classes(struct pacer_file_header *h, const struct pacer_class *c,
 				   uint32_t n)
 {
@@ -160,8 +171,19 @@ void pacer_file_header_set_classes(struct pacer_file_header *h, const struct pac
 	if (n)
 		memcpy(h->classes, c, n * sizeof(*c));
 	h->n_classes = n;
-	h->header_len = n ? PACER_FILE_HEADER_CLASSES_LEN(n) : PACER_FILE_HEADER_LEN;
-	h->record_size = n ? PACER_FILE_RECORD_V3_LEN : PACER_FILE_RECORD_V1_LEN;
+	fit_lengths(h);
+}
+
+void pacer_file_header_set_lines(struct pacer_file_header *h, uint32_t lines)
+{
+	h->lines = lines;
+	fit_lengths(h);
+}
+
+/* Where minor 2's line count sits: after the x.1 fields, or after format 3's classes. */
+static uint32_t lines_offset(uint32_t n_classes, uint32_t class_entry_len)
+{
+	return n_classes ? PACER_FILE_CLASSES_OFF + n_classes * class_entry_len : OFF_LINES_COUNT;
 }
 
 const struct pacer_class *pacer_file_class_of(const struct pacer_file_header *h, uint32_t class_slot)
@@ -248,13 +270,15 @@ int pacer_file_header_encode(const struct pacer_file_header *h, uint8_t *buf, si
 {
 	uint32_t i;
 
+	uint32_t extra = h->version_minor >= PACER_FILE_VERSION_MINOR_LINES ? 4 : 0;
+
 	if (h->n_classes > PACER_MAX_CLASSES ||
-	    (h->n_classes && (h->header_len != PACER_FILE_HEADER_CLASSES_LEN(h->n_classes) ||
+	    (h->n_classes && (h->header_len != PACER_FILE_HEADER_CLASSES_LEN(h->n_classes) + extra ||
 			      h->record_size != PACER_FILE_RECORD_V3_LEN)) ||
 	    (!h->n_classes && ((h->header_len != PACER_FILE_HEADER_V1_LEN &&
-				h->header_len != PACER_FILE_HEADER_V1_1_LEN) ||
+				h->header_len != PACER_FILE_HEADER_V1_1_LEN + extra) ||
 			       h->record_size != PACER_FILE_RECORD_V1_LEN)) ||
-	    len < h->header_len)
+	    (!extra && h->lines) || len < h->header_len)
 		return -EINVAL;
 	memset(buf, 0, h->header_len);
 	memcpy(buf + OFF_MAGIC, PACER_FILE_MAGIC, PACER_FILE_MAGIC_LEN);
@@ -309,6 +333,8 @@ int pacer_file_header_encode(const struct pacer_file_header *h, uint8_t *buf, si
 	put32(buf + OFF_ON_FULL, h->on_full);
 	if (h->header_len >= PACER_FILE_HEADER_V1_1_LEN)
 		memcpy(buf + OFF_WRITER, h->writer, strnlen(h->writer, sizeof(h->writer) - 1));
+	if (extra)
+		put32(buf + lines_offset(h->n_classes, PACER_FILE_CLASS_ENTRY_LEN), h->lines);
 	put32(buf + h->header_len - 4, pacer_crc32(0, buf, h->header_len - 4));
 	return 0;
 }
@@ -439,22 +465,26 @@ static int check_framing(const uint8_t *buf, size_t len, struct pacer_file_heade
 			    PACER_FILE_CLASSES_OFF + 4, PACER_FILE_CLASS_ENTRY_LEN);
 	/* The checksum sits at header_len - 4: a header_len we cannot trust means corruption. */
 	if (h->version_major != PACER_FILE_VERSION_CLASSES &&
-	    (h->header_len < (h->version_minor ? PACER_FILE_HEADER_V1_1_LEN : PACER_FILE_HEADER_V1_LEN) ||
+	    (h->header_len < (h->version_minor >= PACER_FILE_VERSION_MINOR_LINES ? PACER_FILE_HEADER_V1_2_LEN
+			      : h->version_minor ? PACER_FILE_HEADER_V1_1_LEN : PACER_FILE_HEADER_V1_LEN) ||
 	    h->header_len > PACER_FILE_HEADER_MAX_LEN || h->header_len % 4 ||
 	    (h->version_minor == 0 && h->header_len != PACER_FILE_HEADER_V1_LEN) ||
-	    (h->version_minor == 1 && h->header_len != PACER_FILE_HEADER_V1_1_LEN)))
+	    (h->version_minor == 1 && h->header_len != PACER_FILE_HEADER_V1_1_LEN) ||
+	    (h->version_minor == 2 && h->header_len != PACER_FILE_HEADER_V1_2_LEN)))
 		return fail(err, PACER_FILE_HEADER_CORRUPT, -EBADMSG, OFF_HLEN,
-			    "header length %u is impossible for version %u.%u (x.0 headers are %d bytes, x.1 ones %d, later ones up to %d)",
+			    "header length %u is impossible for version %u.%u (x.0 headers are %d bytes, x.1 ones %d, x.2 ones %d, later ones up to %d)",
 			    h->header_len, h->version_major, h->version_minor, PACER_FILE_HEADER_V1_LEN,
-			    PACER_FILE_HEADER_V1_1_LEN, PACER_FILE_HEADER_MAX_LEN);
+			    PACER_FILE_HEADER_V1_1_LEN, PACER_FILE_HEADER_V1_2_LEN, PACER_FILE_HEADER_MAX_LEN);
 	if (h->version_major == PACER_FILE_VERSION_CLASSES && len >= PACER_FILE_CLASSES_OFF) {
 		uint32_t n = get32(buf + OFF_N_CLASSES), elen = get32(buf + OFF_CLASS_ENTRY_LEN);
-		uint64_t need = PACER_FILE_CLASSES_OFF + (uint64_t)n * elen + 4;
+		uint64_t need = PACER_FILE_CLASSES_OFF + (uint64_t)n * elen + 4 +
+				(h->version_minor >= PACER_FILE_VERSION_MINOR_LINES ? 4 : 0);
 
 		/* Counts out of range are named after the checksum (get_classes). */
 		if (n >= 1 && n <= PACER_MAX_CLASSES && elen >= PACER_FILE_CLASS_ENTRY_LEN &&
 		    elen <= PACER_FILE_CLASS_ENTRY_MAX_LEN &&
-		    (h->header_len < need || (h->version_minor == 1 && h->header_len != need)))
+		    (h->header_len < need ||
+		     (h->version_minor <= PACER_FILE_VERSION_MINOR_LINES && h->header_len != need)))
 			return fail(err, PACER_FILE_HEADER_CORRUPT, -EBADMSG, OFF_HLEN,
 				    "header length %u does not match its %u classes of %u bytes (%" PRIu64 ")",
 				    h->header_len, n, elen, need);
@@ -526,11 +556,40 @@ static void get_fields(const uint8_t *buf, struct pacer_file_header *h)
 	get_writer(buf, h);
 }
 
+/*
+ * Minor 2's line count: the dense table's, whose lines_log2 is its
+ * ceiling's log2; any other backend's is 0 (its geometry is lines_log2).
+ */
+static int check_lines(const struct pacer_file_header *h, const struct backend_desc *d,
+		       struct pacer_file_error *err)
+{
+	uint64_t off = lines_offset(h->n_classes, h->class_entry_len);
+	uint32_t lg = 0;
+
+	if (h->backend != PACER_BACKEND_DENSE) {
+		if (h->lines)
+			return INVALID(off, "line count %u in a recording of the %s (only the dense table has one)",
+				       h->lines, d->name);
+		return 0;
+	}
+	if (h->version_minor < PACER_FILE_VERSION_MINOR_LINES)
+		return INVALID(OFF_MINOR, "a recording of the dense table in format %u.%u, without its line count (format %u.%d has it)",
+			       h->version_major, h->version_minor, h->version_major,
+			       PACER_FILE_VERSION_MINOR_LINES);
+	while (lg < 32 && (1ULL << lg) < h->lines)
+		lg++;
+	if (h->lines < 2 || lg != h->lines_log2)
+		return INVALID(off, "line count %u with lines_log2 %u; the dense table has 2 or more lines and lines_log2 the log2 of their count rounded up",
+			       h->lines, h->lines_log2);
+	return 0;
+}
+
 /* Fields outside what any writer produces: refused with the offending field's offset. */
 static int check_ranges(struct pacer_file_header *h, struct pacer_file_error *err)
 {
 	const struct backend_desc *d;
 	char why[160];
+	int ret;
 
 	uint32_t min_rsize = h->version_major == PACER_FILE_VERSION_CLASSES ? PACER_FILE_RECORD_V3_LEN
 									    : PACER_FILE_RECORD_V1_LEN;
@@ -576,11 +635,14 @@ static int check_ranges(struct pacer_file_header *h, struct pacer_file_error *er
 		return INVALID(OFF_SRC_THRESH, "sampling thresholds exceed 2^32");
 	d = backend_of(h->backend);
 	if (!d)
-		return INVALID(OFF_BACKEND, "backend %u is neither sketch (0) nor table (1)", h->backend);
+		return INVALID(OFF_BACKEND, "backend %u is not sketch (0), table (1) or dense (2)", h->backend);
 	if (h->on_full >= PACER_TBL_FULL_MAX || (!d->takes_on_full && h->on_full != PACER_TBL_FULL_DROP))
-		return INVALID(OFF_ON_FULL, "on_full %u: drop (0) or, for the table, evict-oldest (1)",
+		return INVALID(OFF_ON_FULL, "on_full %u: drop (0) or, for the tables, evict-oldest (1)",
 			       h->on_full);
-	if (d->check(h->rows, h->kind, h->lines_log2, why, sizeof(why)))
+	ret = check_lines(h, d, err);
+	if (ret)
+		return ret;
+	if (d->check(h->rows, h->kind, h->lines_log2, h->lines, why, sizeof(why)))
 		return INVALID(OFF_LINES, "%s", why);
 	return 0;
 }
@@ -737,6 +799,8 @@ int pacer_file_header_decode(const uint8_t *buf, size_t len, struct pacer_file_h
 		if (ret)
 			return ret;
 	}
+	if (h->version_minor >= PACER_FILE_VERSION_MINOR_LINES)
+		h->lines = get32(buf + lines_offset(h->n_classes, h->class_entry_len));
 	ret = check_ranges(h, err);
 	if (!ret)
 		ret = check_plausible(h, err);
@@ -1185,6 +1249,8 @@ int pacer_csv_write_header(FILE *f, const struct pacer_file_header *h)
 		    placement_name(h->placement), clock_name(h->clock),
 		    h->prefix4, h->prefix6, h->ncpus, h->sample_src_thresh, h->sample_pkt_thresh,
 		    h->start_mono_ns, h->start_real_ns);
+	if (n >= 0 && h->lines)
+		n = fprintf(f, "# dense: %u lines\n", h->lines);
 	if (n >= 0 && h->rate_n > 1)
 		n = fprintf(f, "# rate_n: %u (interval_ns is T of --rate N/T)\n# burst_ticks: %u\n",
 			    h->rate_n, h->burst_ticks);

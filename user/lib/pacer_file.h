@@ -30,9 +30,9 @@
  *      144    8  records_lost (datapath ring buffer full during the recording)
  *      152   16  ifname (NUL padded)           168  64  hostname (NUL padded)
  *      232    4  malformed verdict             236   4  max_thresh (cell age cap, ticks)
- *      240    4  backend (0 sketch, 1 table; files from before the table
- *                hold zero here, and were written by the sketch)
- *      244    4  on_full (table: 0 drop, 1 evict-oldest; the sketch: 0)
+ *      240    4  backend (0 sketch, 1 table, 2 dense; files from before the
+ *                table hold zero here, and were written by the sketch)
+ *      244    4  on_full (table, dense: 0 drop, 1 evict-oldest; the sketch: 0)
  *      248    2  rate_n: N of --rate N/T (format 2 only; 1.x: reserved, zero)
  *      250    2  burst_ticks: the rate's burst tolerance in ticks (format 2 only)
  *      252    4  CRC-32 (IEEE) of bytes [0, header_len - 4)
@@ -66,6 +66,18 @@
  *                 80  32  src, src_mask (address bytes as in memory: network order)
  *                112  32  dst, dst_mask
  *      end-4  4  CRC-32 (IEEE) of bytes [0, header_len - 4)
+ *
+ *   header x.2, a recording of the dense table (backend 2): the x.1 header
+ *   (or 3.1's, classes included) with the line count appended before the
+ *   checksum: PACER_FILE_HEADER_V1_2_LEN = 292 bytes, or
+ *   PACER_FILE_HEADER_CLASSES_LEN(n) + 4 with classes:
+ *    L       4  lines: the dense table's lines per copy, any count 2..2^24
+ *               (lines_log2 is its ceiling's log2); L = 284, or 300 + n * e
+ *               after the classes
+ *    L+4     4  CRC-32 (IEEE) of bytes [0, header_len - 4)
+ *   Written only for the dense table, whose geometry lines_log2 cannot say;
+ *   a file of minor 0 or 1 has lines 0 (its line count is 2^lines_log2 for
+ *   the table, the sketch's rows and lines_log2 for the sketch).
  *
  *   record v1 (PACER_FILE_RECORD_V1_LEN = 40 bytes), at header_len + i * record_size:
  *        0    8  ts_ns, datapath clock       8  16  masked source address
@@ -113,9 +125,12 @@
  */
 #define PACER_FILE_VERSION_CLASSES 3
 #define PACER_FILE_VERSION_MINOR 1
+/* Minor 2: the dense table's line count (written only for it). */
+#define PACER_FILE_VERSION_MINOR_LINES 2
 #define PACER_FILE_HEADER_V1_LEN 256
 #define PACER_FILE_HEADER_V1_1_LEN 288
-/* What the writer writes: format 1.1 (or 2.1). */
+#define PACER_FILE_HEADER_V1_2_LEN 292
+/* What the writer writes without the dense table: format 1.1 (or 2.1). */
 #define PACER_FILE_HEADER_LEN PACER_FILE_HEADER_V1_1_LEN
 #define PACER_FILE_RECORD_V1_LEN 40
 #define PACER_FILE_RECORD_V3_LEN 64
@@ -123,8 +138,8 @@
 #define PACER_FILE_CLASS_ENTRY_MAX_LEN 1024
 #define PACER_FILE_CLASSES_OFF 300
 #define PACER_FILE_HEADER_CLASSES_LEN(n) (PACER_FILE_CLASSES_OFF + (n) * PACER_FILE_CLASS_ENTRY_LEN + 4)
-/* Room for any header this writer makes. */
-#define PACER_FILE_HEADER_BUF_LEN PACER_FILE_HEADER_CLASSES_LEN(PACER_MAX_CLASSES)
+/* Room for any header this writer makes (3.2: the classes and the line count). */
+#define PACER_FILE_HEADER_BUF_LEN (PACER_FILE_HEADER_CLASSES_LEN(PACER_MAX_CLASSES) + 4)
 /* Sanity caps a reader applies before trusting the lengths in a header. */
 #define PACER_FILE_HEADER_MAX_LEN 65536
 #define PACER_FILE_RECORD_MAX_LEN 4096
@@ -148,6 +163,7 @@ struct pacer_file_header {
 	uint32_t malformed, max_thresh;
 	uint32_t backend, on_full;
 	uint32_t rate_n, burst_ticks; /* 1 and 0 in format 1 */
+	uint32_t lines;    /* the dense table's lines per copy (minor 2); 0 for the others */
 	char writer[32];   /* release that wrote it, "" before format x.1; NUL-terminated in memory */
 	/* Format 3: the classes in match order (name NUL-terminated in memory); 0 before. */
 	uint32_t n_classes, class_entry_len;
@@ -218,10 +234,16 @@ void pacer_file_record_decode_v(const struct pacer_file_header *h, const uint8_t
 /*
  * Make h a format-3 header carrying these n classes (1..PACER_MAX_CLASSES),
  * or, with n = 0, the format of a program without classes.  Sets the
- * header and record lengths.
+ * header and record lengths (and the minor version: 2 with a line count).
  */
 void pacer_file_header_set_classes(struct pacer_file_header *h, const struct pacer_class *c,
 				   uint32_t n);
+
+/*
+ * The dense table's line count (0: a backend without one), and the header
+ * length and minor version that carry it.
+ */
+void pacer_file_header_set_lines(struct pacer_file_header *h, uint32_t lines);
 
 /* The class a record's class_slot names (NULL: slot 0, or a class not in the table). */
 const struct pacer_class *pacer_file_class_of(const struct pacer_file_header *h, uint32_t class_slot);

@@ -35,7 +35,7 @@ static const char *const placement_names[] = { "percpu", "shared" };
 static const char *const layout_names[] = { "rows", "blocked" };
 static const char *const clock_names[] = { "coarse", "precise", "cached" };
 static const char *const malformed_names[] = { "pass", "drop" };
-static const char *const backend_names[] = { "sketch", "table" };
+static const char *const backend_names[] = { "sketch", "table", "dense" };
 static const char *const on_full_names[] = { "drop", "evict-oldest" };
 
 #define NAME_OF(tab, v) ((v) < sizeof(tab) / sizeof(tab[0]) ? tab[v] : "?")

@@ -93,7 +93,7 @@ static const struct {
 	[G_PREFIX] = { "xdp_pacer_prefix_length", "Live source prefix length forming the key, by address family." },
 	[G_ROWS] = { "xdp_pacer_sketch_rows", "Sketch rows (fixed at load; sketch backend only)." },
 	[G_WIDTH] = { "xdp_pacer_sketch_width_cells", "Sketch cells per row, as load --width (fixed at load; sketch backend only)." },
-	[G_TABLE_ENTRIES] = { "xdp_pacer_table_entries", "Table entries, as load --width with --backend table (fixed at load; table backend only)." },
+	[G_TABLE_ENTRIES] = { "xdp_pacer_table_entries", "Table entries, as load --width with --backend table or dense (fixed at load; the tables only)." },
 	[G_MAP_BYTES] = { "xdp_pacer_map_bytes", "Bytes of map memory behind the program, all CPU copies." },
 	[G_SAMPLE_SOURCES] = { "xdp_pacer_sample_sources_ratio", "Share of sources recorded (0: off)." },
 	[G_SAMPLE_PACKETS] = { "xdp_pacer_sample_packets_ratio", "Share of packets recorded at random (0: off)." },
@@ -267,7 +267,7 @@ static void gauge_samples(FILE *f, enum gauge g, const struct prom_pacer *p)
 	case G_TABLE_ENTRIES:
 		if (!d || by_rows)
 			return;
-		v = (double)d->width(l->kind, l->rows, l->lines_log2); /* the table's --width: entries */
+		v = (double)d->width(l->kind, l->rows, l->lines_log2, l->lines); /* the table's --width: entries */
 		break;
 	case G_INTERVAL: v = (double)p->cfg.interval_ns / 1e9; break;
 	case G_RATE: v = p->cfg.rate_n ? p->cfg.rate_n : 1; break;
@@ -305,7 +305,7 @@ static void write_info(FILE *f, const struct prom_pacer *p, size_t n)
 	size_t k;
 
 	family_head(f, "xdp_pacer_info",
-		    "Configuration names of the pacer on an interface (value always 1); layout for the sketch, on_full for the table.",
+		    "Configuration names of the pacer on an interface (value always 1); layout for the sketch, on_full for the tables.",
 		    "gauge");
 	for (k = 0; k < n; k++) {
 		const struct backend_desc *d = backend_of(p[k].layout.backend);

@@ -168,7 +168,7 @@ int rate_fit(uint32_t n, uint64_t interval_ns, uint32_t tick_shift, uint32_t bac
 	uint64_t min_ns, max_ns;
 
 	if (!d) {
-		snprintf(err, len, "backend %u is neither sketch (0) nor table (1)", backend);
+		snprintf(err, len, "backend %u is not sketch (0), table (1) or dense (2)", backend);
 		return 2;
 	}
 	if (n > 1) {
@@ -311,7 +311,7 @@ int limits_choose_tick(const struct limit_req *l, int n, uint64_t tick_ns, uint3
 	char why[320], a[48], b[48];
 
 	if (!d) {
-		snprintf(err, len, "backend %u is neither sketch (0) nor table (1)", backend);
+		snprintf(err, len, "backend %u is not sketch (0), table (1) or dense (2)", backend);
 		return 2;
 	}
 	if (tick_ns) {

@@ -27,6 +27,7 @@
 #include "pacer_budget.h"
 #include "pacer_defaults.h"
 #include "pacer_table.h"
+#include "pacer_place.h"
 #include "xdp_query.h"
 #include "verifier_log.h"
 #include "xdp_pacer.skel.h"
@@ -80,13 +81,15 @@ static const struct opt_spec load_specs[] = {
 	{ .type = OPT_INCLUDE, .sub = budget_specs, OPT_FIELD(struct load_opts, budget) },
 	{ .type = OPT_INCLUDE, .sub = class_specs, OPT_FIELD(struct load_opts, cls) },
 	{ .type = OPT_SECTION, .help = "Fixed at load (change needs unload + load):" },
-	{ .name = "backend", .type = OPT_ENUM, .flags = LOAD_FIXED, .arg = "sketch|table",
+	{ .name = "backend", .type = OPT_ENUM, .flags = LOAD_FIXED, .arg = "sketch|table|dense",
 	  .lookup = parse_backend, .dflt = "sketch", OPT_FIELD(struct load_opts, backend),
-	  .help = "what remembers sources: the recency sketch or the\n"
-		  "recency table (4-byte entries, 2 cache lines per packet; see docs/design.md)" },
+	  .help = "what remembers sources: the recency sketch, the\n"
+		  "recency table (4-byte entries, 2 cache lines per packet), or the\n"
+		  "dense table (2.67 bytes an entry, intervals up to 63 ticks;\n"
+		  "see docs/design.md)" },
 	{ .name = "on-full", .type = OPT_ENUM, .flags = LOAD_FIXED, .arg = "drop|evict-oldest",
 	  .lookup = parse_on_full, .dflt = "drop", OPT_FIELD(struct load_opts, on_full), OPT_GIVEN(struct load_opts, on_full_set),
-	  .help = "table only: with both of a key's lines full of fresh\n"
+	  .help = "table and dense only: with both of a key's lines full of fresh\n"
 		  "entries, drop the packet (never a false pass) or evict\n"
 		  "the oldest entry (no false drop but fingerprint collisions)" },
 	{ .name = "reserve-cells", .type = OPT_U64, .flags = OPT_POW2, .arg = "N", .min = 1024,
@@ -96,11 +99,13 @@ static const struct opt_spec load_specs[] = {
 	{ .name = "rows", .type = OPT_U32, .flags = LOAD_FIXED, .arg = "D", .min = 1,
 	  .max = PACER_MAX_ROWS, .dflt = PACER_DEFAULT_ROWS_TEXT, OPT_FIELD(struct load_opts, rows),
 	  OPT_GIVEN(struct load_opts, rows_set), .help = "sketch rows" },
-	{ .name = "width", .type = OPT_U64, .flags = LOAD_FIXED | OPT_POW2, .arg = "W",
+	{ .name = "width", .type = OPT_U64, .flags = LOAD_FIXED, .arg = "W",
 	  .min = PACER_MIN_WIDTH, .max = PACER_MAX_WIDTH, .dflt = PACER_DEFAULT_WIDTH_TEXT,
 	  OPT_FIELD(struct load_opts, width),
 	  .help = "sketch: cells per row, power of two, >= 64, 1 byte each;\n"
-		  "table: entries, power of two, 32..268435456, 4 bytes each" },
+		  "table: entries, power of two, 32..268435456, 4 bytes each;\n"
+		  "dense: entries, any number 64..402653184, rounded up to whole\n"
+		  "lines of 24, 64 bytes a line" },
 	{ .name = "layout", .type = OPT_ENUM, .flags = LOAD_FIXED, .arg = "rows|blocked",
 	  .lookup = parse_layout, .dflt = "rows", OPT_FIELD(struct load_opts, kind),
 	  OPT_GIVEN(struct load_opts, layout_set),
@@ -156,10 +161,10 @@ static int parse_opts(int argc, char **argv, struct load_opts *o)
 		return err;
 	if (!backend_of(o->backend)->sized_by_rows && (o->rows_set || o->layout_set))
 		return conf_conflict("load", o->rows_set ? "rows" : "layout", "backend",
-				     "--rows and --layout size the sketch; the table takes --width (entries) only");
+				     "--rows and --layout size the sketch; the tables take --width (entries) only");
 	if (!backend_of(o->backend)->takes_on_full && o->on_full_set)
 		return conf_conflict("load", "on-full", "backend",
-				     "--on-full applies to --backend table only");
+				     "--on-full applies to --backend table and dense only");
 	if (live_opts_conflict(&o->live))
 		return conf_conflict("load", "interval", "rate", live_opts_conflict(&o->live));
 	return 0;
@@ -243,7 +248,7 @@ static uint64_t mem_available(void)
 static int check_memory(const struct load_opts *o, const struct pacer_layout *lay)
 {
 	uint64_t copies = lay->copies;
-	uint64_t bytes = pacer_total_lines(lay->kind, lay->rows, lay->lines_log2) *
+	uint64_t bytes = PACER_LAYOUT_LINES(*lay) *
 			 PACER_LINE_BYTES * copies;
 	uint64_t avail = mem_available();
 	char a[32], b[32];
@@ -346,7 +351,7 @@ static void judge_cost(const struct load_opts *o, const struct rss_verdict *v,
 	char err[256];
 
 	if (!layout_of(o, NULL, PACER_PLACEMENT_SHARED, &lay, &rate, err, sizeof(err)))
-		c.copy_bytes = pacer_total_lines(lay.kind, lay.rows, lay.lines_log2) * PACER_LINE_BYTES;
+		c.copy_bytes = PACER_LAYOUT_LINES(lay) * PACER_LINE_BYTES;
 	c.receiving_cpus = place_receiving_cpus(v->rx_queues, sysconf(_SC_NPROCESSORS_ONLN));
 	c.cache_bytes = place_cache_bytes("/sys/devices/system/cpu/cpu0/cache", &c.cache_level);
 	place_cost_judge(&c, cost);
@@ -396,7 +401,7 @@ int load_check_fixed(int argc, char **argv, const struct class_conf *cls,
 	differ[0] = 0;
 	if (lay.rows != running->rows)
 		add_name(differ, len, "rows");
-	if (lay.lines_log2 != running->lines_log2)
+	if (lay.lines_log2 != running->lines_log2 || lay.lines != running->lines)
 		add_name(differ, len, "width");
 	if (lay.kind != running->kind)
 		add_name(differ, len, "layout");
@@ -508,7 +513,7 @@ static int configure_object(struct xdp_pacer_bpf *skel, const struct load_opts *
 			    const struct pacer_budget_cfg *bcfg)
 {
 	struct pacer_config *cfg = &skel->data->pacer_cfg;
-	uint64_t lines = pacer_total_lines(lay->kind, lay->rows, lay->lines_log2), interval_ns;
+	uint64_t lines = PACER_LAYOUT_LINES(*lay), interval_ns;
 	char eb[128];
 	int err;
 
@@ -628,7 +633,7 @@ static int attach_object(const struct load_opts *o, const struct pacer_layout *l
 static void report_attached(const struct load_opts *o, const struct pacer_layout *lay,
 			    int ifindex, const struct xdp_program *prog)
 {
-	uint64_t bytes = pacer_total_lines(lay->kind, lay->rows, lay->lines_log2) *
+	uint64_t bytes = PACER_LAYOUT_LINES(*lay) *
 			 PACER_LINE_BYTES * lay->copies;
 	const char *over = o->placement == PACER_PLACEMENT_PERCPU ? " over all CPUs" : "";
 	const struct backend_desc *d = backend_of(lay->backend);
@@ -638,7 +643,8 @@ static void report_attached(const struct load_opts *o, const struct pacer_layout
 		ifindex, o->mode == XDP_MODE_SKB ? "skb" : "native", attach_kind(ifindex),
 		xdp_program__id(prog));
 	pr_info("  %s: %s, %s (%s%s)", d->name,
-		d->live_str(lay->rows, lay->kind, lay->lines_log2, lay->on_full, shape, sizeof(shape)),
+		d->live_str(lay->rows, lay->kind, lay->lines_log2, lay->lines, lay->on_full, shape,
+			    sizeof(shape)),
 		placement_name(lay->placement), format_bytes(bytes, mb, sizeof(mb)), over);
 }
 

@@ -9,6 +9,7 @@
 #include "cli_values.h"
 #include "sketch_sim.h"
 #include "table_sim.h"
+#include "dense_sim.h"
 
 enum { ARRIVALS_RANDOM, ARRIVALS_PACED };
 
@@ -31,16 +32,16 @@ static const struct opt_spec model_specs[] = {
 	  .help = "distinct sources active per interval" },
 	{ .name = "rows", .type = OPT_U64, .arg = "D", .min = 1, .max = PACER_MAX_ROWS, .dflt = "4",
 	  OPT_FIELD(struct model_opts, rows), .help = "sketch rows" },
-	{ .name = "width", .type = OPT_U64, .flags = OPT_POW2, .arg = "W", .min = PACER_MIN_WIDTH,
+	{ .name = "width", .type = OPT_U64, .arg = "W", .min = PACER_MIN_WIDTH,
 	  .max = PACER_MAX_WIDTH, .dflt = "1048576", OPT_FIELD(struct model_opts, width),
-	  .help = "sketch: cells per row; table: entries" },
+	  .help = "sketch: cells per row; table: entries (powers of two); dense: entries" },
 	{ .name = "layout", .type = OPT_ENUM, .arg = "rows|blocked", .lookup = parse_layout,
 	  .dflt = "rows", OPT_FIELD(struct model_opts, kind), .help = "sketch layout" },
-	{ .name = "backend", .type = OPT_ENUM, .arg = "sketch|table", .lookup = parse_backend,
+	{ .name = "backend", .type = OPT_ENUM, .arg = "sketch|table|dense", .lookup = parse_backend,
 	  .dflt = "sketch", OPT_FIELD(struct model_opts, backend), .help = "what is modelled" },
 	{ .name = "arrivals", .type = OPT_ENUM, .choices = arrival_choices, .dflt = "random",
 	  OPT_FIELD(struct model_opts, arrivals), OPT_GIVEN(struct model_opts, arrivals_set),
-	  .help = "table: random (each source's packets at random times; the steady state)\n"
+	  .help = "tables: random (each source's packets at random times; the steady state)\n"
 		  "or paced (each source once per period under two intervals, keeping its entry)" },
 	{ .name = "target-false-drop", .type = OPT_DECIMAL, .flags = OPT_MIN_OPEN | OPT_MAX_OPEN,
 	  .arg = "P", .dmin = 0, .dmax = 1, OPT_FIELD(struct model_opts, target),
@@ -54,7 +55,7 @@ static const struct opt_spec model_specs[] = {
 static const struct opt_verb model_verb = {
 	.name = "model",
 	.synopsis = "--sources N [--rows D] [--width W] [--layout rows|blocked]\n"
-		    "                        [--backend sketch|table] [--arrivals random|paced]\n"
+		    "                        [--backend sketch|table|dense] [--arrivals random|paced]\n"
 		    "                        [--target-false-drop P] [--json]",
 	.intro = "Modelled false-drop rate for N distinct sources active per interval on a\n"
 		 "sketch of D rows x W cells (the layout's own formula; see docs/design.md).\n"
@@ -65,7 +66,10 @@ static const struct opt_verb model_verb = {
 		 "opposite mode (collisions) with the share of admissions that evict a fresh\n"
 		 "entry; --arrivals paced: N strictly paced sources, each keeping its entry\n"
 		 "(all N held at once).  With --target-false-drop P, the smallest power-of-two\n"
-		 "table whose one-sided rate meets P.\n",
+		 "table whose one-sided rate meets P.  --backend dense: the same for the dense\n"
+		 "table of W entries (rounded up to lines of 24, any number of lines, 2.67 bytes\n"
+		 "an entry, 13-bit fingerprints); with --target-false-drop P, the smallest line\n"
+		 "count that meets P.\n",
 	.opts = model_specs,
 };
 
@@ -171,6 +175,98 @@ static int table_sizing(uint64_t n, uint64_t width, uint32_t arrivals, double ta
 	return 1;
 }
 
+/* A power-of-two --width, as the sketch and the table take it. */
+static int pow2_width(uint64_t width)
+{
+	if (width & (width - 1)) {
+		pr_err("--width %llu: the sketch and the table take a power of two (--backend dense takes any)",
+		       (unsigned long long)width);
+		return 2;
+	}
+	return 0;
+}
+
+/* The dense table's model for the arrivals asked for. */
+static void dense_errors(uint32_t arrivals, uint32_t lines, double n, double *overflow,
+			 double *collision)
+{
+	if (arrivals == ARRIVALS_PACED)
+		dense_model_fill(lines, n, overflow, collision);
+	else
+		dense_model(lines, n, overflow, collision);
+}
+
+static void dense_line(uint64_t n, uint32_t lines, uint32_t arrivals, bool json)
+{
+	uint64_t entries = (uint64_t)lines * PACER_DENSE_WAYS, bytes = dense_bytes(lines);
+	double overflow, collision;
+	struct json_writer w;
+	char mb[32];
+
+	dense_errors(arrivals, lines, (double)n, &overflow, &collision);
+	if (!json) {
+		printf("%llu sources, dense table of %llu entries (%u lines): one-sided false drops %.4f%%; "
+		       "evict-oldest false drops %.4f%% and %.4f%% of admissions evict a fresh entry; "
+		       "%s per copy, %.2f bytes per source\n",
+		       (unsigned long long)n, (unsigned long long)entries, lines,
+		       100 * (overflow + collision), 100 * collision, 100 * overflow,
+		       format_bytes(bytes, mb, sizeof(mb)), (double)bytes / (double)n);
+		return;
+	}
+	jsonw_init(&w, stdout);
+	jsonw_start_object(&w);
+	jsonw_uint_field(&w, "sources", n);
+	jsonw_string_field(&w, "backend", "dense");
+	jsonw_uint_field(&w, "entries", entries);
+	jsonw_uint_field(&w, "lines", lines);
+	jsonw_float_field_fmt(&w, "false_drop", "%.6g", overflow + collision);
+	jsonw_float_field_fmt(&w, "opposite_false_drop", "%.6g", collision);
+	jsonw_float_field_fmt(&w, "opposite_evict", "%.6g", overflow);
+	jsonw_uint_field(&w, "bytes", bytes);
+	jsonw_float_field_fmt(&w, "bytes_per_source", "%.3f", (double)bytes / (double)n);
+	jsonw_end_object(&w);
+}
+
+/*
+ * The dense table: one line for --width (entries, rounded up to whole
+ * lines), or the smallest line count whose one-sided rate meets --target
+ * (bisection: the model's rate falls as lines are added).
+ */
+static int dense_run(const struct model_opts *o)
+{
+	uint64_t lines = (o->width + PACER_DENSE_WAYS - 1) / PACER_DENSE_WAYS;
+	uint32_t lo = 1, hi = PACER_DENSE_MAX_LINES, mid;
+	double overflow, collision;
+
+	if (lines < 2 || lines > PACER_DENSE_MAX_LINES) {
+		pr_err("--width %llu: a dense table takes %d to %llu entries", (unsigned long long)o->width,
+		       2 * PACER_DENSE_WAYS, (unsigned long long)PACER_DENSE_MAX_LINES * PACER_DENSE_WAYS);
+		return 2;
+	}
+	if (!o->target) {
+		dense_line(o->n, (uint32_t)lines, o->arrivals, o->json);
+		return 0;
+	}
+	dense_errors(o->arrivals, hi, (double)o->n, &overflow, &collision);
+	if (overflow + collision > o->target) {
+		pr_err("no dense table up to %llu entries meets --target-false-drop for %llu sources",
+		       (unsigned long long)PACER_DENSE_MAX_LINES * PACER_DENSE_WAYS,
+		       (unsigned long long)o->n);
+		return 1;
+	}
+	/* lo misses (or is below the smallest table), hi meets. */
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		dense_errors(o->arrivals, mid, (double)o->n, &overflow, &collision);
+		if (overflow + collision <= o->target)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	dense_line(o->n, hi < 2 ? 2 : hi, o->arrivals, o->json);
+	return 0;
+}
+
 /* The sketch: its false drops at a geometry, or the smallest width per row count meeting a target. */
 static int sketch_run(const struct model_opts *o)
 {
@@ -181,6 +277,8 @@ static int sketch_run(const struct model_opts *o)
 	char mb[32];
 	int lg, met = 0;
 
+	if (pow2_width(width))
+		return 2;
 	if (!target) {
 		lg = lines_log2_for(kind, (uint32_t)rows, width);
 		if (lg < 0) {
@@ -230,6 +328,8 @@ static int sketch_run(const struct model_opts *o)
 
 static int table_run(const struct model_opts *o)
 {
+	if (pow2_width(o->width))
+		return 2;
 	return table_sizing(o->n, o->width, o->arrivals, o->target, o->json);
 }
 
@@ -240,6 +340,7 @@ static const struct {
 } models[PACER_BACKEND_MAX] = {
 	[PACER_BACKEND_SKETCH] = { sketch_run, false },
 	[PACER_BACKEND_TABLE] = { table_run, true },
+	[PACER_BACKEND_DENSE] = { dense_run, true },
 };
 
 int cmd_model(int argc, char **argv)
@@ -250,6 +351,6 @@ int cmd_model(int argc, char **argv)
 	if (err)
 		return err == OPTS_HELP ? 0 : err;
 	if (o.arrivals_set && !models[o.backend].takes_arrivals)
-		return usage_error("model", "--arrivals applies to --backend table only");
+		return usage_error("model", "--arrivals applies to --backend table and dense only");
 	return models[o.backend].run(&o);
 }

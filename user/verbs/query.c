@@ -12,6 +12,7 @@
 #include "pacer_sketch.h"
 #include "pacer_place.h"
 #include "pacer_table.h"
+#include "pacer_dense.h"
 #include "backend.h"
 #include "class_conf.h"
 #include "classes_map.h"
@@ -116,12 +117,40 @@ static int table_key_age(const struct pacer_handle *h, uint64_t hash, uint64_t t
 	return 0;
 }
 
+/* Dense table: as the table's, over its two lines of any line count, copies `lines` apart. */
+static int dense_key_age(const struct pacer_handle *h, uint64_t hash, uint64_t tick,
+			 const struct pacer_rate *rate, uint32_t *age)
+{
+	const struct pacer_layout *l = &h->layout;
+	uint32_t copies = l->copies ? l->copies : 1, cpu, idx[2], i, a;
+	struct pacer_dense_line lines[2], *lp[2] = { &lines[0], &lines[1] };
+	struct pacer_dense_scan s;
+
+	pacer_dense_lines(hash, l->lines, idx);
+	*age = UINT32_MAX;
+	for (cpu = 0; cpu < copies; cpu++) {
+		for (i = 0; i < 2; i++) {
+			uint32_t k = pacer_copy_base(l->placement, copies, cpu, l->lines) + idx[i];
+			int err = bpf_map_lookup_elem(h->map_fd[PACER_MAP_SK], &k, &lines[i]);
+
+			if (err)
+				return err;
+		}
+		pacer_dense_scan(lp, pacer_dense_fp(hash), tick, rate, &s);
+		/* No entry: never seen (the datapath gives it a full burst). */
+		a = s.fresh_mask | s.own_mask ? pacer_dense_key_age(lp, &s, tick) : UINT32_MAX;
+		*age = a < *age ? a : *age;
+	}
+	return 0;
+}
+
 /* Each backend's key-age reader of the live map (backend.h); one line per backend. */
 static int (*const key_age_of[PACER_BACKEND_MAX])(const struct pacer_handle *h, uint64_t hash,
 						   uint64_t tick, const struct pacer_rate *rate,
 						   uint32_t *age) = {
 	[PACER_BACKEND_SKETCH] = key_age,
 	[PACER_BACKEND_TABLE] = table_key_age,
+	[PACER_BACKEND_DENSE] = dense_key_age,
 };
 
 /* What a key's state says, for one limit: text or JSON fields. */

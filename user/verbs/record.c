@@ -284,6 +284,7 @@ static int fill_header(struct pacer_file_header *hdr, const struct pacer_handle 
 	hdr->kind = h->layout.kind;
 	hdr->backend = h->layout.backend;
 	hdr->on_full = h->layout.on_full;
+	pacer_file_header_set_lines(hdr, h->layout.lines);
 	hdr->policy = h->cfg->policy;
 	hdr->placement = h->layout.placement;
 	hdr->clock = h->layout.clock;

@@ -74,7 +74,7 @@ static void show(const struct pacer_handle *h)
 	printf("%s (ifindex %d): program id %u, %s mode, %s%s\n", h->ifname, h->ifindex, h->prog_id,
 	       h->mode, h->pinned ? "loaded by xdp-pacer, pins in " : "", dir);
 	printf("  %s (fixed at load): %s, %s, tick %s, clock %s\n", d->name,
-	       d->live_str(l->rows, l->kind, l->lines_log2, l->on_full, shape, sizeof(shape)),
+	       d->live_str(l->rows, l->kind, l->lines_log2, l->lines, l->on_full, shape, sizeof(shape)),
 	       placement_name(l->placement), format_duration(pacer_tick_ns(l->tick_shift), a, sizeof(a)),
 	       clock_name(l->clock));
 	printf("  live: %s, policy %s\n", rate_describe(c, l->tick_shift, b, sizeof(b)),

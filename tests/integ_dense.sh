@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Integration: the dense table through the CLI on a veth pair in namespaces
+# this test creates (load at a line count that is not a power of two,
+# status, query, stats, set, IPv4 and IPv6 keys, unload, per placement and
+# mode), ten million sources' 30 MB loading, its sweep running on a live
+# pacer, and the refusals: a sweep that cannot keep pace, --rate N/T, the
+# sketch's options.
+. "$(dirname "$0")/lib.sh"
+trap teardown_pair EXIT
+
+setup_pair xdn || { echo "cannot create namespaces/veth"; exit 1; }
+require_xdp_veth
+
+base=0
+for placement in percpu shared; do
+	for mode in drop evict-oldest; do
+		base=$((base + 1))
+		# 100 000 entries: 4167 lines of 24 (100 008 entries)
+		out=$(rx "$CLI" load "$IF_RX" --backend dense --on-full "$mode" --placement "$placement" --width 100000 2>&1)
+		check "load --backend dense --on-full $mode --placement $placement" test $? -eq 0
+		check "load reports the dense table" grep -q "dense: 100008 entries in 4167 lines, on full: $mode" <<<"$out"
+		check "status shows the dense table ($placement, $mode)" \
+			grep -q "dense (fixed at load): 100008 entries in 4167 lines, on full: $mode, $placement" \
+			<<<"$(rx "$CLI" status "$IF_RX")"
+		sent=$(send "10.215.$base.1" 100 --per-source 3)
+		check "sender sent 300 frames" test "$sent" = 300
+		sleep 0.2
+		check "passed == 100 (one per source)" test "$(stat_of passed)" = 100
+		check "dropped_recent == 200" test "$(stat_of dropped_recent)" = 200
+		check "table_full == 0 in a roomy table" test "$(stat_of table_full)" = 0
+		check "query: a just-seen source would be dropped" \
+			grep -q DROPPED <<<"$(rx "$CLI" query "$IF_RX" "10.215.$base.7")"
+		check "query: an unseen source would pass" \
+			grep -q "would pass" <<<"$(rx "$CLI" query "$IF_RX" 10.215.99.99)"
+		DST=fd00:215::1 send "fd00:215:$base:1::1" 30 >/dev/null
+		DST=fd00:215::1 send "fd00:215:$base:100::" 10 --stride 18446744073709551616 >/dev/null
+		sleep 0.2
+		check "ipv6: 11 keys pass ($placement, $mode)" test "$(stat_of passed)" = 111
+		rx "$CLI" set "$IF_RX" --interval 400ms --policy quiet >/dev/null
+		check "set --interval --policy on the dense table" test $? -eq 0
+		check "status after set ($placement, $mode)" grep -q "live: interval 400.000 ms .* policy quiet" <<<"$(rx "$CLI" status "$IF_RX")"
+		rx "$CLI" unload "$IF_RX" >/dev/null
+		check "unload" test $? -eq 0
+	done
+done
+
+# The sweep on a live pacer: --tick 1ms is 2^19 ns (524 us), the interval 59
+# ticks.  A source back every 0.11 s and the time a send takes (about 130
+# ms, 100-165 ms in all) finds its entry 192 to 315 ticks old: 8-bit ticks
+# read that as fresh ("future", or under the threshold once wrapped), so it
+# is admitted every time only because the sweep cleared the entry (aged 64
+# ticks or more) in between.
+rx "$CLI" load "$IF_RX" --backend dense --placement shared --width 1000 --interval 30ms --tick 1ms >/dev/null
+check "load a 42-line dense table at a tick of 2^19 ns" \
+	grep -q "tick 524.288 us" <<<"$(rx "$CLI" status "$IF_RX")"
+send 10.215.60.1 1 >/dev/null
+for round in 1 2 3; do
+	sleep 0.11
+	send 10.215.60.1 1 >/dev/null
+done
+sleep 0.1
+check "a source back every ~130 ms (256 ticks) admitted every time: the sweep cleared its entry" \
+	test "$(stat_of passed)" = 4
+rx "$CLI" unload "$IF_RX" >/dev/null
+
+# Ten million sources' size loads at the default interval, shared.
+out=$(rx "$CLI" load "$IF_RX" --backend dense --placement shared --width 11250000 2>&1)
+check "load --width 11250000: 468750 lines, 28.6 MiB" grep -q "dense: 11250000 entries in 468750 lines, on full: drop, shared (28.6 MiB)" <<<"$out"
+rx "$CLI" unload "$IF_RX" >/dev/null
+
+err=$(rx "$CLI" load "$IF_RX" --backend dense --placement shared --width 11250000 --interval 10ms 2>&1)
+check "a size whose sweep cannot keep pace is refused (exit 2)" test $? -eq 2
+check "... in one line naming the lines, the pace and the way out" bash -c \
+	"[ \$(grep -c . <<<\"\$1\") = 1 ] && grep -q 'a dense table of 468750 lines needs a sweep of 29297 lines a ms to visit all within 64 ticks.*--backend table' <<<\"\$1\"" _ "$err"
+rx "$CLI" load "$IF_RX" --backend dense --rate 5/1s >/dev/null 2>&1
+check "--rate 5/1s on the dense table is refused (exit 2: 8-bit ages)" test $? -eq 2
+rx "$CLI" load "$IF_RX" --backend dense --rows 2 >/dev/null 2>&1
+check "--rows with --backend dense is a usage error (exit 2)" test $? -eq 2
+check "failed loads leave no pins" test ! -e "/sys/fs/bpf/xdp-pacer/$IF_RX"
+finish
