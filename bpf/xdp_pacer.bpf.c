@@ -183,10 +183,14 @@ static __always_inline struct pacer_class_counters *class_counters(__u32 slot)
 /*
  * Pace the key h (src: its masked source, for records) under limit and
  * meta: pacing judges, the budget decides, the admission is written;
- * recording; a class's counters.  An enum pacer_pace_verdict.
+ * recording; a class's counters.  An enum pacer_pace_verdict.  Inline in
+ * the program: a packet dropped by pacing, or admitted with no budget,
+ * makes one call (the judgement), where a global function here made two.
+ * The verifier walks this glue once per path of the parser (a few hundred
+ * instructions each); the stages it calls are global and walked once.
  */
-__noinline int pacer_pace(__u64 h, __u64 limit, __u32 meta, struct pacer_src *src,
-			  struct pacer_counters *st)
+static __always_inline int pacer_pace(__u64 h, __u64 limit, __u32 meta, struct pacer_src *src,
+				      struct pacer_counters *st)
 {
 	struct pacer_class_counters *cs;
 	struct pacer_rate rate;
@@ -315,8 +319,8 @@ struct pacer_pace_key {
  * read it, once, so a bank flip mid-packet cannot mix two lists (nor a
  * switch to no classes leave the packet unclassified).  An XDP verdict, or
  * PACER_CLASS_PACES | the key's meta with *k and *masked set for
- * pacer_pace() (called by the program itself: a call from here would nest
- * one level deeper than 6.1's 512 bytes of stack across calls allow).
+ * pacer_pace() (in the program itself: from here, pacing's stages would
+ * nest one level deeper than 6.1's 512 bytes of stack across calls allow).
  */
 __noinline int pacer_class_path(struct xdp_md *ctx, __u32 sel, struct pacer_src *masked,
 				struct pacer_pace_key *k, struct pacer_counters *st)
@@ -383,8 +387,9 @@ __noinline int pacer_class_path(struct xdp_md *ctx, __u32 sel, struct pacer_src 
 }
 
 /*
- * The program's frame is kept to 32 bytes (one unit of 6.1's rounding): the
- * source and, with classes, the class's key share one struct.
+ * The program's frame (pacing's inline glue included) is kept small, since
+ * each stage's frame is added to it within 6.1's 512 bytes across calls:
+ * the source and, with classes, the class's key share one struct.
  */
 struct pacer_pkt_key {
 	struct pacer_src src; /* the source, masked to its key's prefix */
