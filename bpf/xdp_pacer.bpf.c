@@ -195,16 +195,18 @@ static __always_inline int pacer_pace(__u64 h, __u64 limit, __u32 meta, struct p
 	struct pacer_class_counters *cs;
 	struct pacer_rate rate;
 	struct pacer_stage_io io;
-	int drop, budget_drop;
+	int drop, budget_drop, commit_now;
 	__u64 tick;
 
 	if (!src || !st)
 		return PACER_PACE_DROP_ERROR;
+	/* A local beside io's copy: read after the judgement, io's must come from memory. */
+	commit_now = !pacer_budget_cfg.limit;
 	/* Field by field: an initialiser would be a constant in .rodata, which holds the config. */
 	io.age = PACER_AGE_STALE;
 	io.slot = 0;
 	io.event = 0;
-	io.commit_now = !pacer_budget_cfg.limit;
+	io.commit_now = commit_now;
 	io.policy = PACER_META_POLICY(meta);
 	io.now_ns = clock_now();
 	if (pacer_layout.backend == PACER_BACKEND_TABLE)
@@ -222,10 +224,13 @@ static __always_inline int pacer_pace(__u64 h, __u64 limit, __u32 meta, struct p
 		}
 		return PACER_PACE_DROP_ERROR;
 	}
+	/* No budget, no record, no class (a flood's packets, mostly): judged and written. */
+	if (commit_now && !PACER_META_SLOT(meta) && !record_wanted())
+		return drop ? PACER_PACE_DROP : PACER_PACE_PASS;
 	/* After pacing: the global budget (counts its own drops; sets the admission time). */
-	budget_drop = !drop && !io.commit_now && pacer_budget_stage(h, &io.now_ns, st);
+	budget_drop = !drop && !commit_now && pacer_budget_stage(h, &io.now_ns, st);
 	/* Admitted by both: now the source's state is written, at the admission time. */
-	if (!drop && !budget_drop && !io.commit_now) {
+	if (!drop && !budget_drop && !commit_now) {
 		tick = pacer_now_tick(io.now_ns, pacer_layout.tick_shift);
 		drop = pacer_commit_stage(h, tick, &rate, &io, st);
 	}
