@@ -32,7 +32,8 @@ while [ $# -gt 0 ]; do
 	--repeat) repeat=${2:?}; shift 2 ;;
 	--classes) classes=1; shift ;;
 	--sources) sources=${2:?--sources needs a count}; shift 2
-		case $sources in '' | *[!0-9]* | 0*) echo "bench-testrun: --sources: '$sources' is not a count of 1 or more" >&2; exit 2 ;; esac ;;
+		case $sources in '' | *[!0-9]* | 0* | ????????*) echo "bench-testrun: --sources: '$sources' is not a count from 1 to 1000000" >&2; exit 2 ;; esac
+		[ "$sources" -le 1000000 ] || { echo "bench-testrun: --sources: '$sources' is not a count from 1 to 1000000" >&2; exit 2; } ;;
 	*) echo "bench-testrun: unknown option '$1'" >&2; exit 2 ;;
 	esac
 done
