@@ -202,24 +202,30 @@ static __always_inline struct pacer_class_counters *class_counters(__u32 slot)
 /*
  * Pace the key h (src: its masked source, for records) under limit and
  * meta: pacing judges, the budget decides, the admission is written;
- * recording; a class's counters.  An enum pacer_pace_verdict.
+ * recording; a class's counters.  An enum pacer_pace_verdict.  Inline in
+ * the program: a packet dropped by pacing, or admitted with no budget,
+ * makes one call (the judgement), where a global function here made two.
+ * The verifier walks this glue once per path of the parser (a few hundred
+ * instructions each); the stages it calls are global and walked once.
  */
-__noinline int pacer_pace(__u64 h, __u64 limit, __u32 meta, struct pacer_src *src,
-			  struct pacer_counters *st)
+static __always_inline int pacer_pace(__u64 h, __u64 limit, __u32 meta, struct pacer_src *src,
+				      struct pacer_counters *st)
 {
 	struct pacer_class_counters *cs;
 	struct pacer_rate rate;
 	struct pacer_stage_io io;
-	int drop, budget_drop;
+	int drop, budget_drop, commit_now;
 	__u64 tick;
 
 	if (!src || !st)
 		return PACER_PACE_DROP_ERROR;
+	/* A local beside io's copy: read after the judgement, io's must come from memory. */
+	commit_now = !pacer_budget_cfg.limit;
 	/* Field by field: an initialiser would be a constant in .rodata, which holds the config. */
 	io.age = PACER_AGE_STALE;
 	io.slot = 0;
 	io.event = 0;
-	io.commit_now = !pacer_budget_cfg.limit;
+	io.commit_now = commit_now;
 	io.policy = PACER_META_POLICY(meta);
 	io.now_ns = clock_now();
 	if (pacer_layout.backend == PACER_BACKEND_TABLE || pacer_layout.backend == PACER_BACKEND_DENSE)
@@ -237,10 +243,13 @@ __noinline int pacer_pace(__u64 h, __u64 limit, __u32 meta, struct pacer_src *sr
 		}
 		return PACER_PACE_DROP_ERROR;
 	}
+	/* No budget, no record, no class (a flood's packets, mostly): judged and written. */
+	if (commit_now && !PACER_META_SLOT(meta) && !record_wanted())
+		return drop ? PACER_PACE_DROP : PACER_PACE_PASS;
 	/* After pacing: the global budget (counts its own drops; sets the admission time). */
-	budget_drop = !drop && !io.commit_now && pacer_budget_stage(h, &io.now_ns, st);
+	budget_drop = !drop && !commit_now && pacer_budget_stage(h, &io.now_ns, st);
 	/* Admitted by both: now the source's state is written, at the admission time. */
-	if (!drop && !budget_drop && !io.commit_now) {
+	if (!drop && !budget_drop && !commit_now) {
 		tick = pacer_now_tick(io.now_ns, pacer_layout.tick_shift);
 		drop = pacer_commit_stage(h, tick, &rate, &io, st);
 	}
@@ -334,8 +343,8 @@ struct pacer_pace_key {
  * read it, once, so a bank flip mid-packet cannot mix two lists (nor a
  * switch to no classes leave the packet unclassified).  An XDP verdict, or
  * PACER_CLASS_PACES | the key's meta with *k and *masked set for
- * pacer_pace() (called by the program itself: a call from here would nest
- * one level deeper than 6.1's 512 bytes of stack across calls allow).
+ * pacer_pace() (in the program itself: from here, pacing's stages would
+ * nest one level deeper than 6.1's 512 bytes of stack across calls allow).
  */
 __noinline int pacer_class_path(struct xdp_md *ctx, __u32 sel, struct pacer_src *masked,
 				struct pacer_pace_key *k, struct pacer_counters *st)
@@ -402,8 +411,9 @@ __noinline int pacer_class_path(struct xdp_md *ctx, __u32 sel, struct pacer_src 
 }
 
 /*
- * The program's frame is kept to 32 bytes (one unit of 6.1's rounding): the
- * source and, with classes, the class's key share one struct.
+ * The program's frame (pacing's inline glue included) is kept small, since
+ * each stage's frame is added to it within 6.1's 512 bytes across calls:
+ * the source and, with classes, the class's key share one struct.
  */
 struct pacer_pkt_key {
 	struct pacer_src src; /* the source, masked to its key's prefix */

@@ -245,8 +245,16 @@ PACER_INLINE int pacer_rebase_word_shared(__u64 *w, __u64 *last, __u16 stale, __
 	return 0;
 }
 
-/* Out of line: one copy of the unrolled loop. */
-PACER_NOINLINE void pacer_line_rebase(struct pacer_line *l, __u64 tick)
+/*
+ * Out of line: one copy of the unrolled loop.  On BPF that copy is the
+ * body of pacer_line_rebase_global() below, so a re-base is one call.
+ */
+#ifdef __bpf__
+#define PACER_REBASE_FN PACER_INLINE
+#else
+#define PACER_REBASE_FN PACER_NOINLINE
+#endif
+PACER_REBASE_FN void pacer_line_rebase(struct pacer_line *l, __u64 tick)
 {
 	__u64 *w = (__u64 *)l->bytes, *last = &w[PACER_LINE_WORDS - 1], old, new, seen;
 	__u16 stale, behind;

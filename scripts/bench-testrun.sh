@@ -6,6 +6,7 @@
 # frame is one IPv4 source, so after the first run every run is a source
 # seen within the interval: the drop path, the one a flood mostly takes.
 #   scripts/bench-testrun.sh [--compare-cli PATH] [--rounds N] [--repeat N] [--classes]
+#                            [--sources N]
 # With --compare-cli, each configuration is loaded by PATH (a build of
 # another tree, "base") and by this tree's CLI alternately, round by round;
 # the table gives each median and their ratio.  --classes measures instead
@@ -14,22 +15,32 @@
 # prefixes the source is not on (tests/tools/classes_fill writes them
 # after load): the classification's cost with the pacing held the same.
 # With --compare-cli too, PATH must be a build that has the class maps.
+# --sources N measures instead both paths of a flood, one run per frame
+# over N sources of their own (tests/tools/testrun_sources: N new sources
+# each admitted, then the same N each dropped, 5 times per measurement),
+# with the state at --width 65536 so it stays in the caches: the
+# admission's cost, which the one-source frame never reaches, beside the
+# drop's.  Each run's time includes the kernel's clock reads around it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
-new=$PWD/$BUILD/xdp-pacer base='' rounds=5 repeat=3000000 classes=
+new=$PWD/$BUILD/xdp-pacer base='' rounds=5 repeat=3000000 classes='' sources=''
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--compare-cli) base=$(realpath "${2:?--compare-cli needs a path}"); shift 2 ;;
 	--rounds) rounds=${2:?}; shift 2 ;;
 	--repeat) repeat=${2:?}; shift 2 ;;
 	--classes) classes=1; shift ;;
+	--sources) sources=${2:?--sources needs a count}; shift 2
+		case $sources in '' | *[!0-9]* | 0* | ????????*) echo "bench-testrun: --sources: '$sources' is not a count from 1 to 1000000" >&2; exit 2 ;; esac
+		[ "$sources" -le 1000000 ] || { echo "bench-testrun: --sources: '$sources' is not a count from 1 to 1000000" >&2; exit 2; } ;;
 	*) echo "bench-testrun: unknown option '$1'" >&2; exit 2 ;;
 	esac
 done
 [ "$(id -u)" -eq 0 ] || { echo "bench-testrun: needs root (XDP, BPF_PROG_TEST_RUN)" >&2; exit 1; }
 [ -z "$base" ] || [ -x "$base" ] || { echo "bench-testrun: --compare-cli: '$base' is not executable" >&2; exit 2; }
-make -s -j"$(nproc)" BUILD="$BUILD" cli "$BUILD/tests/tools/classes_fill"
+[ -z "$classes" ] || [ -z "$sources" ] || { echo "bench-testrun: --classes and --sources measure different things: pick one" >&2; exit 2; }
+make -s -j"$(nproc)" BUILD="$BUILD" cli "$BUILD/tests/tools/classes_fill" "$BUILD/tests/tools/testrun_sources"
 configs=("--placement shared" "--placement percpu" "--backend table --placement shared"
 	 "--backend table --placement percpu")
 # A configuration's options, then after " + " what classes_fill writes once it is loaded.
@@ -61,12 +72,21 @@ for round in $(seq "$rounds"); do
 			cli=$new; [ "$b" = base ] && cli=$base
 			opts=${configs[$i]%% + *} fill=
 			[ "$opts" = "${configs[$i]}" ] || fill=${configs[$i]#* + }
+			[ -z "$sources" ] || opts="$opts --width 65536"
 			# shellcheck disable=SC2086 # the options are words
 			in_ns "$cli" load tr1 $opts >/dev/null
 			# shellcheck disable=SC2086
 			[ -z "$fill" ] || "$PWD/$BUILD/tests/tools/classes_fill" \
 				"/sys/fs/bpf/xdp-pacer/netns-$(stat -L -c %i "/run/netns/$ns")/tr1" $fill
 			id=$(in_ns ip link show tr1 | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p')
+			if [ -n "$sources" ]; then
+				read -r admit_ns drop_ns admitted dropped < <("$PWD/$BUILD/tests/tools/testrun_sources" "$id" "$sources" 5)
+				in_ns "$cli" unload tr1 >/dev/null
+				echo "$admit_ns" >>"$work/$b.$i.admit"
+				echo "$drop_ns" >>"$work/$b.$i.drop"
+				echo "round $round: ${configs[$i]} ($b): admission $admit_ns ns, drop $drop_ns ns ($admitted admitted, $dropped dropped)" >&2
+				continue
+			fi
 			ns_per=$(bpftool prog run id "$id" data_in "$work/frame" repeat "$repeat" |
 				sed -n 's/.*duration (average): \([0-9]*\)ns.*/\1/p')
 			in_ns "$cli" unload tr1 >/dev/null
@@ -76,6 +96,32 @@ for round in $(seq "$rounds"); do
 	done
 done
 median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+if [ -n "$sources" ]; then
+	echo "BPF_PROG_TEST_RUN, $sources sources of their own per pass (each admitted, then each dropped), --width 65536, median of $rounds rounds, kernel $(uname -r)"
+	if [ -n "$base" ]; then
+		echo "| load options | path | base ns/packet | this ns/packet | this / base | rounds' this / base |"
+		echo "|---|---|---:|---:|---:|---|"
+	else
+		echo "| load options | path | ns/packet |"
+		echo "|---|---|---:|"
+	fi
+	for i in "${!configs[@]}"; do
+		for path in admit drop; do
+			label=admission; [ "$path" = drop ] && label=drop
+			n=$(median "$work/new.$i.$path")
+			if [ -n "$base" ]; then
+				b=$(median "$work/base.$i.$path")
+				range=$(paste "$work/new.$i.$path" "$work/base.$i.$path" |
+					awk '{ r = $1 / $2; lo = (NR == 1 || r < lo) ? r : lo; hi = (NR == 1 || r > hi) ? r : hi }
+					     END { printf "%.2f-%.2f", lo, hi }')
+				echo "| \`${configs[$i]}\` | $label | $b | $n | $(awk -v n="$n" -v b="$b" 'BEGIN { printf "%.3f", n / b }') | $range |"
+			else
+				echo "| \`${configs[$i]}\` | $label | $n |"
+			fi
+		done
+	done
+	exit 0
+fi
 echo "BPF_PROG_TEST_RUN, one seen IPv4 source (drop path), $repeat runs per measurement, median of $rounds rounds, kernel $(uname -r)"
 if [ -n "$base" ]; then
 	echo "| load options | base ns/packet | this ns/packet | this / base |"
