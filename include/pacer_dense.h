@@ -16,8 +16,9 @@
  * entries expire, and an expired entry is a free slot.
  *
  * Rate.  As the table's: an entry's tick is the key's GCRA cell
- * (pacer_rate.h), with ages up to PACER_DENSE_MAX_SAT (--rate N/T takes
- * N <= 31, as the sketch's 8-bit cells).
+ * (pacer_rate.h), with ages up to PACER_DENSE_MAX_SAT: bursts up to N = 31
+ * fit, but as with the sketch's 8-bit cells no tick spaces N/T within the
+ * 1 % the CLI asks (user/lib/ticks.c), so it takes --interval alone.
  *
  * Time.  Ages are (now - tick) mod 256.  An age from 256 -
  * PACER_DENSE_FUTURE up is an entry written by a CPU whose clock is

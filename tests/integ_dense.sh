@@ -7,6 +7,10 @@
 # sketch's options.
 . "$(dirname "$0")/lib.sh"
 trap teardown_pair EXIT
+# One sending CPU: veth receives on the sender's, and per-CPU placement
+# admits a key once per CPU it lands on (a sender moved mid-run would
+# pass one key twice).
+SEND="taskset -c 0 $SEND"
 
 setup_pair xdn || { echo "cannot create namespaces/veth"; exit 1; }
 require_xdp_veth
@@ -35,7 +39,8 @@ for placement in percpu shared; do
 		DST=fd00:215::1 send "fd00:215:$base:1::1" 30 >/dev/null
 		DST=fd00:215::1 send "fd00:215:$base:100::" 10 --stride 18446744073709551616 >/dev/null
 		sleep 0.2
-		check "ipv6: 11 keys pass ($placement, $mode)" test "$(stat_of passed)" = 111
+		passed=$(stat_of passed)
+		check "ipv6: 11 keys pass ($placement, $mode): $passed passed in all, 111 expected" test "$passed" = 111
 		rx "$CLI" set "$IF_RX" --interval 400ms --policy quiet >/dev/null
 		check "set --interval --policy on the dense table" test $? -eq 0
 		check "status after set ($placement, $mode)" grep -q "live: interval 400.000 ms .* policy quiet" <<<"$(rx "$CLI" status "$IF_RX")"
