@@ -63,7 +63,7 @@
  * each other.
  */
 #define HAMMER_REPEAT 100u
-#define HAMMER_PACKETS_PER_CPU 300000u
+#define HAMMER_PACKETS_PER_CPU 150000u
 
 struct race {
 	struct xdp_pacer_bpf *skel;

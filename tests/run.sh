@@ -25,8 +25,8 @@ count_results() {
 	fi
 }
 
-tally() { # name rc
-	local name=$1 rc=$2 p f
+tally() { # name rc seconds
+	local name=$1 rc=$2 secs=$3 p f
 	if [ "$rc" -eq 77 ]; then
 		skipped=$((skipped + 1))
 		echo "SKIP $name: $(grep -m1 '^SKIP' "$log" | sed 's/^SKIP[^:]*: //')"
@@ -38,21 +38,21 @@ tally() { # name rc
 	fi
 	passed=$((passed + p)); failed=$((failed + f))
 	if [ "$f" -eq 0 ]; then
-		echo "PASS $name ($p)"
+		echo "PASS $name ($p) ${secs}s"
 		return
 	fi
-	echo "FAIL $name ($f failed)"
+	echo "FAIL $name ($f failed) ${secs}s"
 	grep '^not ok ' "$tap" # Check's per-test failures, if it got that far
 	cat "$log"
 }
 
 run_bin() { # name command...: Check binaries write their TAP log to $tap
-	local name=$1 rc; shift
+	local name=$1 rc start=$SECONDS; shift
 	: >"$tap"
 	CK_TAP_LOG_FILE_NAME=$tap "$@" >"$log" 2>&1
 	rc=$?
 	[ -n "${VERBOSE:-}" ] && cat "$log"
-	tally "$name" "$rc"
+	tally "$name" "$rc" $((SECONDS - start))
 }
 
 need_root_and_bpf() { # prints why not, returns 1 if the suite cannot run here
