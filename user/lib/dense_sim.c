@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dense_sim.h"
+#include "table_sim.h" /* two_choice_fill() */
 
 int dense_sim_init(struct dense_sim *s, uint32_t lines, uint32_t tick_shift, uint32_t thresh,
 		   uint32_t policy, uint32_t on_full, const __u64 key[2])
@@ -166,24 +167,9 @@ void dense_model(uint32_t lines, double n, double *overflow, double *collision)
 
 void dense_model_fill(uint32_t lines, double n, double *overflow, double *collision)
 {
-	/* s[i]: share of lines holding at least i entries, as keys arrive (table_model_fill()). */
-	double s[PACER_DENSE_WAYS + 1] = { 1.0 }, m = lines ? n / (double)lines : 0;
-	double dt = m / 20000.0 + 1e-12, t, lost = 0, occ = 0;
-	int i;
+	double m = lines ? n / (double)lines : 0, lost, occ;
 
-	for (t = 0; t < m; t += dt) {
-		double prev = s[0] * s[0];
-
-		for (i = 1; i <= PACER_DENSE_WAYS; i++) {
-			double cur = s[i] * s[i];
-
-			s[i] += (prev - cur) * dt; /* a key lands in the less full of two lines */
-			prev = cur;
-		}
-		lost += s[PACER_DENSE_WAYS] * s[PACER_DENSE_WAYS] * dt;
-	}
-	for (i = 1; i <= PACER_DENSE_WAYS; i++)
-		occ += s[i]; /* mean entries per line */
+	two_choice_fill(PACER_DENSE_WAYS, m, &lost, &occ);
 	*overflow = m > 0 ? lost / m : 0;
 	*collision = fp_collision(occ);
 }

@@ -95,26 +95,36 @@ static double fp_collision(double occ)
 	return 1.0 - pow(1.0 - 1.0 / 65535.0, 2.0 * occ);
 }
 
-void table_model_fill(uint32_t lines_log2, double n, double *overflow, double *collision)
+void two_choice_fill(uint32_t ways, double m, double *lost, double *occ)
 {
 	/* s[i]: share of lines holding at least i entries, as keys arrive. */
-	double s[PACER_TBL_WAYS + 1] = { 1.0 }, m = n / (double)(1ULL << lines_log2);
-	double dt = m / 20000.0 + 1e-12, t, lost = 0, occ = 0;
-	int i;
+	double s[TWO_CHOICE_MAX_WAYS + 1] = { 1.0 }, dt = m / 20000.0 + 1e-12, t;
+	uint32_t i;
 
+	*lost = 0;
+	*occ = 0;
+	if (ways > TWO_CHOICE_MAX_WAYS)
+		ways = TWO_CHOICE_MAX_WAYS;
 	for (t = 0; t < m; t += dt) {
 		double prev = s[0] * s[0];
 
-		for (i = 1; i <= PACER_TBL_WAYS; i++) {
+		for (i = 1; i <= ways; i++) {
 			double cur = s[i] * s[i];
 
 			s[i] += (prev - cur) * dt; /* a key lands in the less full of two lines */
 			prev = cur;
 		}
-		lost += s[PACER_TBL_WAYS] * s[PACER_TBL_WAYS] * dt;
+		*lost += s[ways] * s[ways] * dt;
 	}
-	for (i = 1; i <= PACER_TBL_WAYS; i++)
-		occ += s[i]; /* mean entries per line */
+	for (i = 1; i <= ways; i++)
+		*occ += s[i]; /* mean entries per line */
+}
+
+void table_model_fill(uint32_t lines_log2, double n, double *overflow, double *collision)
+{
+	double m = n / (double)(1ULL << lines_log2), lost, occ;
+
+	two_choice_fill(PACER_TBL_WAYS, m, &lost, &occ);
 	*overflow = m > 0 ? lost / m : 0;
 	*collision = fp_collision(occ);
 }

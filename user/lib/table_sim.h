@@ -57,6 +57,15 @@ int table_sim_verdict(const struct table_sim *s, uint64_t h, uint64_t now_ns, ui
 void table_model(uint32_t lines_log2, double n, double *overflow, double *collision);
 
 /*
+ * Keys arriving one by one into the less full of two random lines of
+ * `ways` entries, m keys per line in the end (a fluid model): *lost the
+ * keys per line that found both lines full, *occ the mean entries per line.
+ * Both tables' fill models (table_model_fill(), dense_model_fill()).
+ */
+#define TWO_CHOICE_MAX_WAYS 32
+void two_choice_fill(uint32_t ways, double m, double *lost, double *occ);
+
+/*
  * The same for n sources that each keep one entry (a fill without expiry):
  * strictly paced sources whose period is under two intervals rewrite their
  * own expired entry, so the table holds all n at once.  A lower bound on
