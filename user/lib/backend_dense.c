@@ -159,7 +159,7 @@ static int dense_layout_check(const struct pacer_layout *lay, char *err, size_t 
 }
 
 const struct backend_desc backend_dense = {
-	.name = "dense", .takes_on_full = 1, .max_rows = 1,
+	.name = "dense", .noun = "dense table", .takes_on_full = 1, .max_rows = 1,
 	/* 8-bit ticks as the sketch's cells: bursts up to N = 31, but none within 1 % of N/T (ticks.c). */
 	.rate_max_n = 1, .rate_max_sat = PACER_DENSE_MAX_SAT,
 	.rate_n_hint = "use --backend table (up to 16384 ticks)",
