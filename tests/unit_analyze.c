@@ -775,6 +775,7 @@ START_TEST(test_sizing_dense_any_line_count)
 	h.lines_log2 = 10;
 	pacer_file_header_set_lines(&h, 937);
 	rd.hdr = h;
+	rep.path = "dense.xpr";
 	rep.rd = &rd;
 	rep.s = &s;
 	rep.t1_note = "skipped in this test";
@@ -790,6 +791,12 @@ START_TEST(test_sizing_dense_any_line_count)
 	ck_assert_ptr_null(strstr(buf, "e^(-n/w)"));
 	ck_assert_ptr_null(strstr(buf, "rows 1:"));
 	ck_assert_ptr_null(strstr(buf, "in the rows layout"));
+	free(buf);
+	f = open_memstream(&buf, &len);
+	ck_assert_int_eq(an_report_html(f, &rep), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(buf, "per dense table copy"));
+	ck_assert_ptr_nonnull(strstr(buf, "replayed through the datapath's dense table code"));
 	free(buf);
 	sizing_free(&z);
 	an_stream_free(&s);
