@@ -240,9 +240,9 @@ static int dense_run(const struct model_opts *o)
 	uint32_t lo = 1, hi = PACER_DENSE_MAX_LINES, mid;
 	double overflow, collision;
 
-	if (lines < 2 || lines > PACER_DENSE_MAX_LINES) {
+	if (o->width < PACER_MIN_WIDTH || lines > PACER_DENSE_MAX_LINES) {
 		pr_err("--width %llu: a dense table takes %d to %llu entries", (unsigned long long)o->width,
-		       2 * PACER_DENSE_WAYS, (unsigned long long)PACER_DENSE_MAX_LINES * PACER_DENSE_WAYS);
+		       PACER_MIN_WIDTH, (unsigned long long)PACER_DENSE_MAX_LINES * PACER_DENSE_WAYS);
 		return 2;
 	}
 	if (!o->target) {
