@@ -146,6 +146,12 @@ check "record's sampling is --sample-sources, as in set: the old name is an unkn
 	usage_error_says "unknown option '--sources'" "$CLI" record lo -o /tmp/never.xpr --sources 1/2
 check "model --target-false-drop out of range: exit 2 naming the value" \
 	usage_error_says "invalid value '2' for --target-false-drop" "$CLI" model --sources 10 --target-false-drop 2
+for b in table dense; do
+	for o in "--rows 2" "--layout blocked"; do
+		check "model --backend $b $o: exit 2, the tables take --width only" \
+			usage_error_says "the tables take --width (entries) only" "$CLI" model --backend "$b" --sources 10 $o
+	done
+done
 check "an option without its value: exit 2 saying so" \
 	usage_error_says "option '--watch' needs a value" "$CLI" stats lo --watch
 check "set refuses a fixed-at-load option, naming it (exit 2)" \

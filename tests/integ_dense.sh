@@ -77,9 +77,29 @@ err=$(rx "$CLI" load "$IF_RX" --backend dense --placement shared --width 1125000
 check "a size whose sweep cannot keep pace is refused (exit 2)" test $? -eq 2
 check "... in one line naming the lines, the pace and the way out" bash -c \
 	"[ \$(grep -c . <<<\"\$1\") = 1 ] && grep -q 'a dense table of 468750 lines needs a sweep of 29297 lines a ms to visit all within 64 ticks.*--backend table' <<<\"\$1\"" _ "$err"
+# The edge docs/operating.md quotes: the default tick of an interval above
+# 47 x 2^18 ns = 12.32 ms is 2^19 ns, whose 64 ticks the sweep keeps pace with.
+rx "$CLI" load "$IF_RX" --backend dense --placement shared --width 11250000 --interval 12320us >/dev/null 2>&1
+check "ten million sources' size at a 12.320 ms interval is refused (exit 2)" test $? -eq 2
+rx "$CLI" load "$IF_RX" --backend dense --placement shared --width 11250000 --interval 12321us >/dev/null 2>&1
+check "... and loads at 12.321 ms" test $? -eq 0
+rx "$CLI" unload "$IF_RX" >/dev/null 2>&1
 rx "$CLI" load "$IF_RX" --backend dense --rate 5/1s >/dev/null 2>&1
 check "--rate 5/1s on the dense table is refused (exit 2: 8-bit ages)" test $? -eq 2
 rx "$CLI" load "$IF_RX" --backend dense --rows 2 >/dev/null 2>&1
 check "--rows with --backend dense is a usage error (exit 2)" test $? -eq 2
-check "failed loads leave no pins" test ! -e "/sys/fs/bpf/xdp-pacer/$IF_RX"
+for w in 0 47 402653185 abc 1e6; do
+	err=$(rx "$CLI" load "$IF_RX" --backend dense --width "$w" 2>&1)
+	check "--width $w on the dense table is refused (exit 2)" test $? -eq 2
+	check "... in one line naming --width $w" bash -c \
+		'[ "$(grep -c . <<<"$1")" = 1 ] && grep -qF -e "'"'"'$2'"'"'" -e "--width $2:" <<<"$1"' _ "$err" "$w"
+done
+# Per-CPU: every copy's lines count; on two CPUs or more 20 ms is too short
+# for ten million sources' size (one copy alone loads above 12.32 ms).
+if [ "$(nproc --all)" -ge 2 ]; then
+	rx "$CLI" load "$IF_RX" --backend dense --placement percpu --width 11250000 --interval 20ms >/dev/null 2>&1
+	check "per-CPU copies count toward the sweep's pace (exit 2)" test $? -eq 2
+fi
+check "failed loads leave no pins" test ! -e "$(pins_of "$NS_RX" "$IF_RX")"
+check "failed loads leave nothing attached" bash -c "! ip -n '$NS_RX' link show '$IF_RX' | grep -q prog/xdp"
 finish

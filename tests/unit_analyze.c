@@ -723,8 +723,12 @@ START_TEST(test_sizing_dense_any_line_count)
 	struct sizing_result z;
 	struct an_stream s;
 	const struct sizing_point *b, *miss = NULL;
-	size_t i;
+	struct pacer_file_reader rd = { 0 };
+	struct an_report rep = { 0 };
+	char *buf = NULL;
+	size_t i, len = 0;
 	int odd = 0;
+	FILE *f;
 
 	build_load(&s, &h, 20000, 8, 1ULL << 30); /* 1 in 4 sources: ~5000 sampled */
 	sizing_params_from_header(&p, &h);
@@ -763,6 +767,37 @@ START_TEST(test_sizing_dense_any_line_count)
 	/* The recorded 937 lines: simulated at floor(937 / 4). */
 	ck_assert_int_eq(z.current.simulated, 1);
 	ck_assert_uint_eq(z.current.sim_lines, 234);
+	/* The text report sizes it in lines and names the dense table, not the sketch. */
+	h.backend = PACER_BACKEND_DENSE;
+	h.on_full = PACER_TBL_FULL_DROP;
+	h.rows = 1;
+	h.kind = PACER_LAYOUT_ROWS;
+	h.lines_log2 = 10;
+	pacer_file_header_set_lines(&h, 937);
+	rd.hdr = h;
+	rep.path = "dense.xpr";
+	rep.rd = &rd;
+	rep.s = &s;
+	rep.t1_note = "skipped in this test";
+	rep.sizing = &z;
+	rep.target = p.target;
+	f = open_memstream(&buf, &len);
+	ck_assert_int_eq(an_report_text(f, &rep), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(buf, "per dense table copy"));
+	ck_assert_ptr_nonnull(strstr(buf, " lines: --width "));
+	ck_assert_ptr_nonnull(strstr(buf, "of dense table\n"));
+	ck_assert_ptr_null(strstr(strstr(buf, "Sizing for"), "sketch"));
+	ck_assert_ptr_null(strstr(buf, "e^(-n/w)"));
+	ck_assert_ptr_null(strstr(buf, "rows 1:"));
+	ck_assert_ptr_null(strstr(buf, "in the rows layout"));
+	free(buf);
+	f = open_memstream(&buf, &len);
+	ck_assert_int_eq(an_report_html(f, &rep), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(buf, "per dense table copy"));
+	ck_assert_ptr_nonnull(strstr(buf, "replayed through the datapath's dense table code"));
+	free(buf);
 	sizing_free(&z);
 	an_stream_free(&s);
 }

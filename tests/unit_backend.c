@@ -195,10 +195,14 @@ START_TEST(test_lines_refusals)
 	/* Dense: entries rounded up to whole lines, any count. */
 	ck_assert_int_eq(backend_of(PACER_BACKEND_DENSE)->lines(47, 1, PACER_LAYOUT_ROWS, &lay, &lines, err,
 								sizeof(err)), 2);
-	ck_assert_str_eq(err, "--width 47: a dense table takes 48 to 402653184 entries");
+	ck_assert_str_eq(err, "--width 47: a dense table takes 64 to 402653184 entries");
 	ck_assert_int_eq(backend_of(PACER_BACKEND_DENSE)->lines(402653185, 1, PACER_LAYOUT_ROWS, &lay, &lines,
 								err, sizeof(err)), 2);
-	ck_assert_int_eq(backend_of(PACER_BACKEND_DENSE)->lines(49, 1, PACER_LAYOUT_ROWS, &lay, &lines, err,
+	/* The range load --help gives, whatever the value refused. */
+	ck_assert_str_eq(err, "--width 402653185: a dense table takes 64 to 402653184 entries");
+	ck_assert_int_eq(backend_of(PACER_BACKEND_DENSE)->lines(402653185, 1, PACER_LAYOUT_ROWS, &lay, &lines,
+								err, sizeof(err)), 2);
+	ck_assert_int_eq(backend_of(PACER_BACKEND_DENSE)->lines(64, 1, PACER_LAYOUT_ROWS, &lay, &lines, err,
 								sizeof(err)), 0);
 	ck_assert_uint_eq(lines, 3);
 	ck_assert_uint_eq(lay.lines, 3);

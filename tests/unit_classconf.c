@@ -362,7 +362,10 @@ START_TEST(test_limits_tick)
 	ck_assert_int_eq(limit_fit(1, 20000000000ULL, s, PACER_BACKEND_TABLE, &r, err, sizeof(err)), 0);
 	ck_assert_uint_le(r.thresh, PACER_RATE_TBL_MAX_SAT);
 	ck_assert_int_eq(limits_choose_tick(l, 3, 0, PACER_BACKEND_SKETCH, &s, err, sizeof(err)), 2);
-	ck_assert_str_eq(err, "t.conf:5: class 'fast' (interval 20.000 ms) and t.conf:9: class 'slow' (interval 20 s) need different ticks: at one tick the sketch holds limits from 4 to 63 ticks (its 8-bit cells); 'backend = table' (--backend table) holds limits 4096x apart");
+	ck_assert_str_eq(err, "t.conf:5: class 'fast' (interval 20.000 ms) and t.conf:9: class 'slow' (interval 20 s) need different ticks: at one tick the sketch holds limits from 4 to 63 ticks (its 8-bit ticks); 'backend = table' (--backend table) holds limits 4096x apart");
+	/* The dense table's 8-bit ticks: the same refusal, in its own name. */
+	ck_assert_int_eq(limits_choose_tick(l, 3, 0, PACER_BACKEND_DENSE, &s, err, sizeof(err)), 2);
+	ck_assert_ptr_nonnull(strstr(err, "need different ticks: at one tick the dense table holds limits from 4 to 63 ticks"));
 	/* One limit alone gets the tick a load without classes picks. */
 	ck_assert_int_eq(limits_choose_tick(&l[2], 1, 0, PACER_BACKEND_SKETCH, &s, err, sizeof(err)), 0);
 	ck_assert_uint_eq(s, pacer_default_tick_shift(1000000000ULL));
@@ -374,6 +377,8 @@ START_TEST(test_limits_tick)
 	l[0].interval_ns = 1000000000ULL;
 	ck_assert_int_eq(limits_choose_tick(l, 1, 0, PACER_BACKEND_SKETCH, &s, err, sizeof(err)), 2);
 	ck_assert_ptr_nonnull(strstr(err, "t.conf:5: class 'fast': --rate 20/1 s: the sketch tells"));
+	ck_assert_int_eq(limits_choose_tick(l, 1, 0, PACER_BACKEND_DENSE, &s, err, sizeof(err)), 2);
+	ck_assert_ptr_nonnull(strstr(err, "t.conf:5: class 'fast': --rate 20/1 s: the dense table tells"));
 	/* The config on the table: 20/1s, 100ms and the global 1s. */
 	l[1].n = 1;
 	l[1].interval_ns = 100000000ULL;

@@ -210,9 +210,10 @@ out:
 /* What a rate needs besides its spacing fitting the range. */
 static const char *backend_rate_note(uint32_t backend)
 {
-	return backend == PACER_BACKEND_TABLE
-		       ? ", rates N/T whose burst the table's 16384 ticks hold"
-		       : ", rates 1/T alike (the sketch delivers N = 1 only)";
+	if (backend == PACER_BACKEND_TABLE)
+		return ", rates N/T whose burst the table's 16384 ticks hold";
+	return backend == PACER_BACKEND_DENSE ? ", rates 1/T alike (the dense table delivers N = 1 only)"
+					      : ", rates 1/T alike (the sketch delivers N = 1 only)";
 }
 
 void classes_report(const struct pacer_class_maps *m, uint32_t tick_shift, uint32_t backend)

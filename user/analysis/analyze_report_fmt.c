@@ -90,7 +90,7 @@ const char *an_recommendation(const struct an_report *r, char *buf, size_t len)
 	d = backend_of(h->backend);
 	snprintf(buf, len, "xdp-pacer load IFNAME %s --placement %s: %s of %s%s",
 		 d->load_args(b->rows, h->kind, b->width_cells, h->on_full, args, sizeof(args)),
-		 placement_name(h->placement), format_bytes(b->target_bytes, m, sizeof(m)), d->name,
+		 placement_name(h->placement), format_bytes(b->target_bytes, m, sizeof(m)), d->noun,
 		 h->placement == PACER_PLACEMENT_PERCPU ? " (all CPU copies)" : "");
 	return buf;
 }

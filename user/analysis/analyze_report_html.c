@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include "backend.h"
 #include "analyze_report_fmt.h"
 #include "html_out.h"
 #include "cli_values.h"
@@ -200,16 +201,17 @@ static void html_table1(FILE *f, const struct an_report *r)
 static void html_sizing(FILE *f, const struct an_report *r)
 {
 	const struct sizing_result *z = r->sizing;
+	const char *noun = backend_of(r->rd->hdr.backend)->noun;
 	char a[32];
 	uint32_t rows;
 
 	fprintf(f, "<h2>Sizing for a false-drop rate of at most %g</h2>\n", r->target);
 	if (html_not_run(f, z, r->sizing_note))
 		return;
-	fprintf(f, "<p>Load: %.1f sampled sources per interval per sketch copy (peak %.0f), ~%.0f sources per interval "
+	fprintf(f, "<p>Load: %.1f sampled sources per interval per %s copy (peak %.0f), ~%.0f sources per interval "
 		   "in the full stream (peak).</p>\n<table><tr><th>rows</th><th>--width</th><th>memory</th>"
 		   "<th>simulated false drops</th><th>rate</th><th>model</th></tr>\n",
-		z->n_mean, z->n_peak, z->n_peak * z->scale);
+		z->n_mean, noun, z->n_peak, z->n_peak * z->scale);
 	for (rows = 1; rows <= PACER_MAX_ROWS; rows++) {
 		const struct sizing_point *best = an_smallest_meeting(z, rows);
 
@@ -280,8 +282,11 @@ int an_report_html(FILE *f, const struct an_report *r)
 	}
 	fputs("<h2>Sizing</h2>\n", f);
 	if (r->sizing && r->sizing->npts) {
-		fputs("<p>The source-sampled packets replayed through the datapath's sketch code at other widths, scaled to "
-		      "the full stream (a 1-in-N source sample on a sketch N times narrower has the same load).</p>\n", f);
+		const char *noun = backend_of(r->rd->hdr.backend)->noun;
+
+		fprintf(f, "<p>The source-sampled packets replayed through the datapath's %s code at other sizes, scaled to "
+			   "the full stream (a 1-in-N source sample on a %s N times narrower has the same load).</p>\n",
+			noun, noun);
 		an_plot_sizing(f, r);
 	} else {
 		html_note(f, "Not available", r->sizing_note ? r->sizing_note : "");

@@ -297,11 +297,19 @@ static void text_table1(FILE *f, const struct an_report *r)
 }
 
 
+/* "NAME'": the rest of the model's command for a backend sized by width alone. */
+static const char *rec_model(const struct backend_desc *d, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s'", d->name);
+	return buf;
+}
+
 static void text_sizing(FILE *f, const struct an_report *r)
 {
 	const struct sizing_result *z = r->sizing;
 	const struct pacer_file_header *h = &r->rd->hdr;
-	int evict = backend_of(h->backend)->evicts(h->on_full);
+	const struct backend_desc *d = backend_of(h->backend);
+	int evict = d->evicts(h->on_full);
 	char a[32], rec[256];
 	uint32_t rows;
 
@@ -312,9 +320,9 @@ static void text_sizing(FILE *f, const struct an_report *r)
 		fprintf(f, "\nSizing for a false-drop rate of at most %g (collision drops per packet owed a pass)\n", r->target);
 	if (text_not_run(f, z, r->sizing_note))
 		return;
-	fprintf(f, "  load: %.1f sampled sources per interval per sketch copy (peak %.0f); sampling 1 in %.4g sources,\n"
-		   "    so the sample on a sketch %.4g times narrower stands for the full stream: ~%.0f sources per interval (peak)\n",
-		z->n_mean, z->n_peak, z->scale, z->scale, z->n_peak * z->scale);
+	fprintf(f, "  load: %.1f sampled sources per interval per %s copy (peak %.0f); sampling 1 in %.4g sources,\n"
+		   "    so the sample on a %s %.4g times narrower stands for the full stream: ~%.0f sources per interval (peak)\n",
+		z->n_mean, d->noun, z->n_peak, z->scale, d->noun, z->scale, z->n_peak * z->scale);
 	if (z->current.simulated)
 		fprintf(f, "  recorded geometry (%s) simulated: %" PRIu64 " false drops%s of %" PRIu64
 			   " owed passes (%.4f%%); model %.3g; audit measured %.4f%%\n",
@@ -341,6 +349,10 @@ static void text_sizing(FILE *f, const struct an_report *r)
 				rows, best->width_cells, format_bytes(best->target_bytes, a, sizeof(a)),
 				best->false_drops, best->eligible, 100 * best->rate, best->rate_upper95,
 				best->model_rate, best->rate_upper95 > r->target ? " *" : "");
+		else if (best->target_lines)
+			fprintf(f, "    %u lines: --width %-10" PRIu64 " %10s  model %.3g * (narrower widths already showed 0 false drops)\n",
+				best->target_lines, best->width_cells,
+				format_bytes(best->target_bytes, a, sizeof(a)), best->model_rate);
 		else
 			fprintf(f, "    rows %u: --width %-10" PRIu64 " %10s  model %.3g * (narrower widths already showed 0 false drops)\n",
 				rows, best->width_cells, format_bytes(best->target_bytes, a, sizeof(a)),
@@ -365,12 +377,13 @@ static void text_sizing(FILE *f, const struct an_report *r)
 				over = 0;
 		}
 		fprintf(f, "    (0 false drops in %" PRIu64 " owed passes cannot show a rate below %.2g (95%%), so the model\n"
-			   "     P = (1 - e^(-n/w))^d decides the last step%s)\n",
+			   "     %s%s decides the last step%s)\n",
 			seen, seen ? 3.0 / (double)seen : 1.0,
+			d->sized_by_rows ? "P = (1 - e^(-n/w))^d" : "of 'xdp-pacer model --backend ", d->sized_by_rows ? "" : rec_model(d, a, sizeof(a)),
 			over ? "; at narrower widths it predicted more drops than simulated" :
 			       "; CAUTION: at narrower widths it predicted fewer drops than simulated");
 	}
-	if (z->best >= 0 && h->kind == PACER_LAYOUT_ROWS)
+	if (z->best >= 0 && d->sized_by_rows && h->kind == PACER_LAYOUT_ROWS)
 		fprintf(f, "    (in the rows layout each row is one cache line per packet: fewer rows cost more memory but less time)\n");
 }
 

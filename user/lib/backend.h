@@ -32,6 +32,7 @@ struct backend_sim_cfg {
 
 struct backend_desc {
 	const char *name;          /* as --backend spells it */
+	const char *noun;          /* what messages call it: "the %s" */
 	int sized_by_rows;         /* --rows and --layout shape it (else --width alone) */
 	int takes_on_full;         /* --on-full applies */
 	uint32_t max_rows;         /* rows a geometry can have */

@@ -30,9 +30,10 @@ static int dense_lines(uint64_t width, uint32_t rows, uint32_t kind, struct pace
 	lay->rows = 1;
 	lay->kind = PACER_LAYOUT_ROWS;
 	*lines = (width + PACER_DENSE_WAYS - 1) / PACER_DENSE_WAYS;
-	if (width < 2 * PACER_DENSE_WAYS || *lines > PACER_DENSE_MAX_LINES) {
+	/* From the option's minimum (above two lines), as load --help says. */
+	if (width < PACER_MIN_WIDTH || *lines > PACER_DENSE_MAX_LINES) {
 		snprintf(err, len, "--width %llu: a dense table takes %u to %llu entries",
-			 (unsigned long long)width, 2 * PACER_DENSE_WAYS,
+			 (unsigned long long)width, PACER_MIN_WIDTH,
 			 (unsigned long long)PACER_DENSE_WAYS * PACER_DENSE_MAX_LINES);
 		return 2;
 	}
@@ -159,7 +160,7 @@ static int dense_layout_check(const struct pacer_layout *lay, char *err, size_t 
 }
 
 const struct backend_desc backend_dense = {
-	.name = "dense", .takes_on_full = 1, .max_rows = 1,
+	.name = "dense", .noun = "dense table", .takes_on_full = 1, .max_rows = 1,
 	/* 8-bit ticks as the sketch's cells: bursts up to N = 31, but none within 1 % of N/T (ticks.c). */
 	.rate_max_n = 1, .rate_max_sat = PACER_DENSE_MAX_SAT,
 	.rate_n_hint = "use --backend table (up to 16384 ticks)",

@@ -116,7 +116,7 @@ static double sketch_model_rate(uint32_t kind, uint32_t rows, uint32_t lines_log
 #define sketch_max_lines_log2 geom_max_lines_log2
 
 const struct backend_desc backend_sketch = {
-	.name = "sketch", .sized_by_rows = 1, .max_rows = PACER_MAX_ROWS,
+	.name = "sketch", .noun = "sketch", .sized_by_rows = 1, .max_rows = PACER_MAX_ROWS,
 	/* N up to 64 at any tick, T up to 64 ticks: the age a cell's re-base keeps */
 	/* Its cells hold bursts up to PACER_RATE_SKETCH_MAX_N, but none within 1 % of N/T (ticks.c). */
 	.rate_max_n = 1, .rate_max_sat = PACER_MAX_THRESH,

@@ -112,7 +112,7 @@ static double table_model_rate(uint32_t kind, uint32_t rows, uint32_t lines_log2
 }
 
 const struct backend_desc backend_table = {
-	.name = "table", .takes_on_full = 1, .max_rows = 1,
+	.name = "table", .noun = "table", .takes_on_full = 1, .max_rows = 1,
 	/* Any N --rate takes; T up to the 16-bit ticks less the skew window */
 	.rate_max_n = PACER_RATE_MAX_N, .rate_max_sat = PACER_RATE_TBL_MAX_SAT,
 	.rate_n_hint = "", .rate_hint = "a coarser --tick, or a smaller T",

@@ -93,7 +93,7 @@ static const struct {
 	[G_PREFIX] = { "xdp_pacer_prefix_length", "Live source prefix length forming the key, by address family." },
 	[G_ROWS] = { "xdp_pacer_sketch_rows", "Sketch rows (fixed at load; sketch backend only)." },
 	[G_WIDTH] = { "xdp_pacer_sketch_width_cells", "Sketch cells per row, as load --width (fixed at load; sketch backend only)." },
-	[G_TABLE_ENTRIES] = { "xdp_pacer_table_entries", "Table entries, as load --width with --backend table or dense (fixed at load; the tables only)." },
+	[G_TABLE_ENTRIES] = { "xdp_pacer_table_entries", "Table entries: load --width with --backend table, rounded up to whole lines of 24 with --backend dense (fixed at load; the tables only)." },
 	[G_MAP_BYTES] = { "xdp_pacer_map_bytes", "Bytes of map memory behind the program, all CPU copies." },
 	[G_SAMPLE_SOURCES] = { "xdp_pacer_sample_sources_ratio", "Share of sources recorded (0: off)." },
 	[G_SAMPLE_PACKETS] = { "xdp_pacer_sample_packets_ratio", "Share of packets recorded at random (0: off)." },

@@ -155,7 +155,7 @@ static int rate_refuse_backend(uint32_t n, uint64_t interval_ns, const struct ba
 			 m, m, format_duration(t, c, sizeof(c)));
 	snprintf(err, len,
 		 "--rate %u/%s: the %s tells %u ticks apart, too few for a burst of %u and then one per %s within 1 %%%s%s%s%s",
-		 n, a, d->name, d->rate_max_sat, n, b, best, alt, d->rate_n_hint[0] ? "; " : "",
+		 n, a, d->noun, d->rate_max_sat, n, b, best, alt, d->rate_n_hint[0] ? "; " : "",
 		 d->rate_n_hint);
 	return 2;
 }
@@ -186,11 +186,11 @@ int rate_fit(uint32_t n, uint64_t interval_ns, uint32_t tick_shift, uint32_t bac
 						 sizeof(e)),
 				 rate_delivered_pct(n, interval_ns, tick_shift, rate));
 		else
-			snprintf(c, sizeof(c), "its burst needs more than the %s's %u ticks", d->name,
+			snprintf(c, sizeof(c), "its burst needs more than the %s's %u ticks", d->noun,
 				 d->rate_max_sat);
 		snprintf(err, len,
 			 "--rate %u/%s does not fit tick %s on the %s (%s): it needs a tick of %s (within 1 %% of N/T)",
-			 n, a, b, d->name, c,
+			 n, a, b, d->noun, c,
 			 format_duration(pacer_tick_ns(pacer_default_rate_tick_shift(n, interval_ns, backend)),
 					 e, sizeof(e)));
 		return 2;
@@ -265,7 +265,7 @@ int limit_fit(uint32_t n, uint64_t interval_ns, uint32_t tick_shift, uint32_t ba
 		return 0;
 	snprintf(err, len, "interval %s does not fit tick %s on the %s: with this tick an interval must be within %s",
 		 format_duration(interval_ns, a, sizeof(a)), format_duration(1ULL << tick_shift, b, sizeof(b)),
-		 d->name, format_duration_range(min_ns, max_ns, c, sizeof(c)));
+		 d->noun, format_duration_range(min_ns, max_ns, c, sizeof(c)));
 	return 2;
 }
 
@@ -363,10 +363,10 @@ int limits_choose_tick(const struct limit_req *l, int n, uint64_t tick_ns, uint3
 	snprintf(err, len,
 		 "%s (%s) and %s (%s) need different ticks: at one tick the %s holds limits from %u to %u ticks%s",
 		 l[fine].who, limit_text(&l[fine], a, sizeof(a)), l[coarse].who,
-		 limit_text(&l[coarse], b, sizeof(b)), d->name, LIMIT_MIN_TICKS,
+		 limit_text(&l[coarse], b, sizeof(b)), d->noun, LIMIT_MIN_TICKS,
 		 (d->rate_max_sat > PACER_MAX_THRESH ? d->rate_max_sat : PACER_MAX_THRESH) - 1,
 		 d->rate_max_sat > PACER_MAX_THRESH
 			 ? "; bring the limits closer together"
-			 : " (its 8-bit cells); 'backend = table' (--backend table) holds limits 4096x apart");
+			 : " (its 8-bit ticks); 'backend = table' (--backend table) holds limits 4096x apart");
 	return 2;
 }

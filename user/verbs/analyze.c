@@ -109,11 +109,13 @@ static const struct opt_verb analyze_verb = {
 	.intro = "Analyse a recording made by 'xdp-pacer record':\n"
 		 " - audit: every verdict of a source-sampled source checked against the policy's\n"
 		 "   promise, computed exactly from its complete packet stream (false drops split\n"
-		 "   into quantisation, by design, and sketch collisions; false passes, by CPU);\n"
+		 "   into quantisation, by design, and collisions in the sketch or table; false\n"
+		 "   passes, by CPU);\n"
 		 " - the paper's Table 1 measured on the same stream: an exact recency oracle,\n"
 		 "   HistoricalMembership and the fixed-block baseline: memory, time, error;\n"
-		 " - sizing: the stream replayed through the sketch at other widths (scaled by the\n"
-		 "   sampling rate) and the smallest geometry that meets the target.\n",
+		 " - sizing: the stream replayed through the recorded backend (sketch, table or\n"
+		 "   dense table) at other sizes (scaled by the sampling rate; the dense table in\n"
+		 "   any line count) and the smallest geometry that meets the target.\n",
 	.args = "a recording file (or --pcap CAPTURE)",
 	.opts = analyze_specs,
 };

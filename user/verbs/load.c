@@ -85,8 +85,9 @@ static const struct opt_spec load_specs[] = {
 	  .lookup = parse_backend, .dflt = "sketch", OPT_FIELD(struct load_opts, backend),
 	  .help = "what remembers sources: the recency sketch, the\n"
 		  "recency table (4-byte entries, 2 cache lines per packet), or the\n"
-		  "dense table (2.67 bytes an entry, intervals up to 63 ticks;\n"
-		  "see docs/design.md)" },
+		  "dense table (2.67 bytes an entry, intervals up to 63 ticks,\n"
+		  "N = 1 only; refused where its sweep cannot visit every line\n"
+		  "within 64 ticks: see docs/operating.md, Which backend)" },
 	{ .name = "on-full", .type = OPT_ENUM, .flags = LOAD_FIXED, .arg = "drop|evict-oldest",
 	  .lookup = parse_on_full, .dflt = "drop", OPT_FIELD(struct load_opts, on_full), OPT_GIVEN(struct load_opts, on_full_set),
 	  .help = "table and dense only: with both of a key's lines full of fresh\n"
@@ -103,7 +104,7 @@ static const struct opt_spec load_specs[] = {
 	  .min = PACER_MIN_WIDTH, .max = PACER_MAX_WIDTH, .dflt = PACER_DEFAULT_WIDTH_TEXT,
 	  OPT_FIELD(struct load_opts, width),
 	  .help = "sketch: cells per row, power of two, >= 64, 1 byte each;\n"
-		  "table: entries, power of two, 32..268435456, 4 bytes each;\n"
+		  "table: entries, power of two, 64..268435456, 4 bytes each;\n"
 		  "dense: entries, any number 64..402653184, rounded up to whole\n"
 		  "lines of 24, 64 bytes a line" },
 	{ .name = "layout", .type = OPT_ENUM, .flags = LOAD_FIXED, .arg = "rows|blocked",

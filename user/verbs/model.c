@@ -23,7 +23,7 @@ struct model_opts {
 	uint64_t n, rows, width;
 	uint32_t kind, backend, arrivals;
 	double target;
-	bool n_set, json, arrivals_set;
+	bool n_set, json, arrivals_set, rows_set, layout_set;
 };
 
 static const struct opt_spec model_specs[] = {
@@ -31,12 +31,14 @@ static const struct opt_spec model_specs[] = {
 	  .max = 1ULL << 40, OPT_FIELD(struct model_opts, n), OPT_GIVEN(struct model_opts, n_set),
 	  .help = "distinct sources active per interval" },
 	{ .name = "rows", .type = OPT_U64, .arg = "D", .min = 1, .max = PACER_MAX_ROWS, .dflt = "4",
-	  OPT_FIELD(struct model_opts, rows), .help = "sketch rows" },
+	  OPT_FIELD(struct model_opts, rows), OPT_GIVEN(struct model_opts, rows_set),
+	  .help = "sketch rows" },
 	{ .name = "width", .type = OPT_U64, .arg = "W", .min = PACER_MIN_WIDTH,
 	  .max = PACER_MAX_WIDTH, .dflt = "1048576", OPT_FIELD(struct model_opts, width),
 	  .help = "sketch: cells per row; table: entries (powers of two); dense: entries" },
 	{ .name = "layout", .type = OPT_ENUM, .arg = "rows|blocked", .lookup = parse_layout,
-	  .dflt = "rows", OPT_FIELD(struct model_opts, kind), .help = "sketch layout" },
+	  .dflt = "rows", OPT_FIELD(struct model_opts, kind), OPT_GIVEN(struct model_opts, layout_set),
+	  .help = "sketch layout" },
 	{ .name = "backend", .type = OPT_ENUM, .arg = "sketch|table|dense", .lookup = parse_backend,
 	  .dflt = "sketch", OPT_FIELD(struct model_opts, backend), .help = "what is modelled" },
 	{ .name = "arrivals", .type = OPT_ENUM, .choices = arrival_choices, .dflt = "random",
@@ -238,9 +240,9 @@ static int dense_run(const struct model_opts *o)
 	uint32_t lo = 1, hi = PACER_DENSE_MAX_LINES, mid;
 	double overflow, collision;
 
-	if (lines < 2 || lines > PACER_DENSE_MAX_LINES) {
+	if (o->width < PACER_MIN_WIDTH || lines > PACER_DENSE_MAX_LINES) {
 		pr_err("--width %llu: a dense table takes %d to %llu entries", (unsigned long long)o->width,
-		       2 * PACER_DENSE_WAYS, (unsigned long long)PACER_DENSE_MAX_LINES * PACER_DENSE_WAYS);
+		       PACER_MIN_WIDTH, (unsigned long long)PACER_DENSE_MAX_LINES * PACER_DENSE_WAYS);
 		return 2;
 	}
 	if (!o->target) {
@@ -350,6 +352,10 @@ int cmd_model(int argc, char **argv)
 
 	if (err)
 		return err == OPTS_HELP ? 0 : err;
+	/* As load: the tables are sized by --width alone. */
+	if (models[o.backend].takes_arrivals && (o.rows_set || o.layout_set))
+		return conf_conflict("model", o.rows_set ? "rows" : "layout", "backend",
+				     "--rows and --layout size the sketch; the tables take --width (entries) only");
 	if (o.arrivals_set && !models[o.backend].takes_arrivals)
 		return usage_error("model", "--arrivals applies to --backend table and dense only");
 	return models[o.backend].run(&o);

@@ -183,7 +183,7 @@ static void view_text(const struct pacer_handle *h, const char *lead, const stru
 
 	if (age >= v->rate.sat) {
 		printf("%s%s: not seen within the %s's memory (%u ticks); a packet now would pass%s; it may send %u packet%s now\n",
-		       lead, v->key, backend_of(h->layout.backend)->name, v->rate.sat,
+		       lead, v->key, backend_of(h->layout.backend)->noun, v->rate.sat,
 		       backend_of(h->layout.backend)->unseen_note, credits, credits == 1 ? "" : "s");
 	} else if (v->rate.burst) {
 		printf("%s%s: its cell is %u ticks old (full burst at %u, threshold %u ticks): it may send %u packet%s now\n",

@@ -36,7 +36,7 @@ static const struct opt_verb status_verb = {
 	.name = "status",
 	.synopsis = "[IFNAME]",
 	.intro = "Show the xdp-pacer program on IFNAME, or on every interface that has one:\n"
-		 "attach mode, sketch geometry (fixed at load), live configuration, map memory,\n"
+		 "attach mode, backend and geometry (fixed at load), live configuration, map memory,\n"
 		 "and whether the NIC's RSS hash makes per-CPU placement exact per source.\n"
 		 "Without IFNAME, also list pins no running pacer owns: orphaned ones (the\n"
 		 "interface was deleted, or the program detached by other means) and those\n"
