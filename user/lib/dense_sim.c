@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dense_sim.h"
-#include "table_sim.h" /* two_choice_fill() */
+#include "table_sim.h" /* the two-choice models */
 
 int dense_sim_init(struct dense_sim *s, uint32_t lines, uint32_t tick_shift, uint32_t thresh,
 		   uint32_t policy, uint32_t on_full, const __u64 key[2])
@@ -141,27 +141,14 @@ uint64_t dense_bytes(uint32_t lines)
 /* Two lines of about occ fresh entries each; fingerprints are 1..PACER_DENSE_FP_MAX. */
 static double fp_collision(double occ)
 {
-	return 1.0 - pow(1.0 - 1.0 / PACER_DENSE_FP_MAX, 2.0 * occ);
+	return two_lines_collision(occ, PACER_DENSE_FP_MAX);
 }
 
 void dense_model(uint32_t lines, double n, double *overflow, double *collision)
 {
-	/* table_model() (table_sim.c) with lines of PACER_DENSE_WAYS: the derivation is there. */
-	double s[PACER_DENSE_WAYS + 2] = { 1.0 }, a = lines ? n / (double)lines : 0;
-	double dt = 0.25 / (2 * a + PACER_DENSE_WAYS + 1), t, occ = 0;
-	int i;
+	double occ;
 
-	for (t = 0; t < 30; t += dt) {
-		double ds[PACER_DENSE_WAYS + 1];
-
-		for (i = 1; i <= PACER_DENSE_WAYS; i++)
-			ds[i] = a * (s[i - 1] * s[i - 1] - s[i] * s[i]) - i * (s[i] - s[i + 1]);
-		for (i = 1; i <= PACER_DENSE_WAYS; i++)
-			s[i] += ds[i] * dt;
-	}
-	for (i = 1; i <= PACER_DENSE_WAYS; i++)
-		occ += s[i];
-	*overflow = s[PACER_DENSE_WAYS] * s[PACER_DENSE_WAYS];
+	two_choice_steady(PACER_DENSE_WAYS, lines ? n / (double)lines : 0, overflow, &occ);
 	*collision = fp_collision(occ);
 }
 

@@ -89,10 +89,15 @@ uint64_t table_bytes(uint32_t lines_log2)
 	return (1ULL << lines_log2) * sizeof(struct pacer_tbl_line);
 }
 
+double two_lines_collision(double occ, double fps)
+{
+	return 1.0 - pow(1.0 - 1.0 / fps, 2.0 * occ);
+}
+
 /* Two lines of about occ fresh entries each; fingerprints are 1..65535. */
 static double fp_collision(double occ)
 {
-	return 1.0 - pow(1.0 - 1.0 / 65535.0, 2.0 * occ);
+	return two_lines_collision(occ, 65535.0);
 }
 
 void two_choice_fill(uint32_t ways, double m, double *lost, double *occ)
@@ -129,31 +134,41 @@ void table_model_fill(uint32_t lines_log2, double n, double *overflow, double *c
 	*collision = fp_collision(occ);
 }
 
-void table_model(uint32_t lines_log2, double n, double *overflow, double *collision)
+void two_choice_steady(uint32_t ways, double a, double *full, double *occ)
 {
 	/*
 	 * s[i]: share of lines holding at least i fresh entries.  Time in
-	 * intervals: a = n / lines admissions per line per interval, each to
-	 * the less full of two lines (none when both are full), and each fresh
-	 * entry expires at rate 1 (its mean life is one interval):
+	 * intervals: a admissions per line per interval, each to the less full
+	 * of two lines (none when both are full), and each fresh entry expires
+	 * at rate 1 (its mean life is one interval):
 	 *   ds_i/dt = a (s_{i-1}^2 - s_i^2) - i (s_i - s_{i+1}),
 	 * integrated from an empty table to its fixed point.
 	 */
-	double s[PACER_TBL_WAYS + 2] = { 1.0 }, a = n / (double)(1ULL << lines_log2);
-	double dt = 0.25 / (2 * a + PACER_TBL_WAYS + 1), t, occ = 0;
-	int i;
+	double s[TWO_CHOICE_MAX_WAYS + 2] = { 1.0 }, dt, t;
+	uint32_t i;
 
+	if (ways > TWO_CHOICE_MAX_WAYS)
+		ways = TWO_CHOICE_MAX_WAYS;
+	dt = 0.25 / (2 * a + ways + 1);
 	/* Settled well within 20 intervals at every load (relaxation rate >= 1). */
 	for (t = 0; t < 30; t += dt) {
-		double ds[PACER_TBL_WAYS + 1];
+		double ds[TWO_CHOICE_MAX_WAYS + 1];
 
-		for (i = 1; i <= PACER_TBL_WAYS; i++)
+		for (i = 1; i <= ways; i++)
 			ds[i] = a * (s[i - 1] * s[i - 1] - s[i] * s[i]) - i * (s[i] - s[i + 1]);
-		for (i = 1; i <= PACER_TBL_WAYS; i++)
+		for (i = 1; i <= ways; i++)
 			s[i] += ds[i] * dt;
 	}
-	for (i = 1; i <= PACER_TBL_WAYS; i++)
-		occ += s[i]; /* mean fresh entries per line */
-	*overflow = s[PACER_TBL_WAYS] * s[PACER_TBL_WAYS];
+	*occ = 0;
+	for (i = 1; i <= ways; i++)
+		*occ += s[i]; /* mean fresh entries per line */
+	*full = s[ways] * s[ways];
+}
+
+void table_model(uint32_t lines_log2, double n, double *overflow, double *collision)
+{
+	double occ;
+
+	two_choice_steady(PACER_TBL_WAYS, n / (double)(1ULL << lines_log2), overflow, &occ);
 	*collision = fp_collision(occ);
 }

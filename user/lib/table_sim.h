@@ -66,6 +66,17 @@ void table_model(uint32_t lines_log2, double n, double *overflow, double *collis
 void two_choice_fill(uint32_t ways, double m, double *lost, double *occ);
 
 /*
+ * The same lines in steady state under expiry (table_model()): a
+ * admissions per line per interval, each entry fresh for one; *full the
+ * share of keys that find both lines full, *occ the mean fresh entries
+ * per line.  Both tables' steady models.
+ */
+void two_choice_steady(uint32_t ways, double a, double *full, double *occ);
+
+/* A key's chance that one of about 2 * occ fresh entries carries its fingerprint (fps values). */
+double two_lines_collision(double occ, double fps);
+
+/*
  * The same for n sources that each keep one entry (a fill without expiry):
  * strictly paced sources whose period is under two intervals rewrite their
  * own expired entry, so the table holds all n at once.  A lower bound on
