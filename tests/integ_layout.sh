@@ -3,6 +3,7 @@
 # file in a named layer), and no two userspace modules include each other's
 # headers, directly or around a circle (tests/tools/include_cycles.py).  A
 # self-check first: the circle finder finds a circle planted in a copy.
+# run.sh: background (no timing of its own; runs beside the rest)
 . "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/.." || exit 1
 WORK=$(mktemp -d /tmp/xpi-layout.XXXXXX)
