@@ -41,9 +41,8 @@
 #include "pacer_names.h"
 #include "cli_values.h"
 #include "ticks.h"
-#include "dense_sim.h"
 #include "sketch_sim.h"
-#include "table_sim.h"
+#include "two_choice_sim.h"
 
 #define NO_TIME UINT64_MAX
 #define INTERVAL_NS 1000000000ULL
@@ -60,8 +59,8 @@ static uint64_t rnd(void)
 struct sim {
 	uint32_t backend;
 	struct sketch_sim sk;
-	struct table_sim tb;
-	struct dense_sim dn;
+	struct two_choice_sim tb;
+	struct two_choice_sim dn;
 	uint64_t bytes;     /* per copy, as loaded */
 	uint64_t entries;   /* sources it can hold at once (the sketch: cells) */
 	const char *shape;

@@ -25,7 +25,7 @@
 #include "pacer_names.h"
 #include "cli_values.h"
 #include "ticks.h"
-#include "table_sim.h"
+#include "two_choice_sim.h"
 
 #define NO_TIME UINT64_MAX
 #define INTERVAL_NS 1000000000ULL
@@ -46,7 +46,7 @@ int main(int argc, char **argv)
 	uint32_t lg = 0, tick_shift = pacer_default_tick_shift(INTERVAL_NS), thresh, on_full = 0;
 	double period = 1.1, overflow, collision, f_overflow, f_collision, per_interval;
 	__u64 key[2] = { 0x243f6a8885a308d3ULL, 0x13198a2e03707345ULL };
-	struct table_sim s;
+	struct two_choice_sim s;
 	struct pacer_rate rate;
 	int paced;
 
