@@ -25,18 +25,11 @@
 #include "pacer_names.h"
 #include "cli_values.h"
 #include "ticks.h"
+#include "load_stream.h"
 #include "two_choice_sim.h"
 
 #define NO_TIME UINT64_MAX
-#define INTERVAL_NS 1000000000ULL
-
-static uint64_t rng = 0x9e3779b97f4a7c15ULL;
-
-static uint64_t rnd(void)
-{
-	rng += 0x9e3779b97f4a7c15ULL;
-	return pacer_mix64(rng);
-}
+#define INTERVAL_NS LOAD_INTERVAL_NS
 
 int main(int argc, char **argv)
 {
@@ -95,17 +88,7 @@ int main(int argc, char **argv)
 		uint64_t src, when;
 		int drop, owed, counting = k >= warm;
 
-		if (paced) {
-			src = k % n;
-			when = t + (uint64_t)((double)(k / n) * period * INTERVAL_NS +
-					      (double)src * period * INTERVAL_NS / (double)n);
-		} else {
-			double u = ((double)(rnd() >> 11) + 0.5) / 9007199254740992.0;
-
-			src = rnd() % n;
-			t += (uint64_t)(-log(u) * (double)INTERVAL_NS / (double)n);
-			when = t;
-		}
+		load_packet(paced, k, n, paced ? period : 1.0, &t, &src, &when); /* random: one a second a source */
 		if (k == warm) {
 			ev0 = s.evicted;
 			t_start = when;

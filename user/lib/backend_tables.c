@@ -40,6 +40,15 @@ static const char *tables_load_args(const char *backend, uint64_t width, uint32_
 	return buf;
 }
 
+/* X_load_args, descriptor-shaped: "--backend X --width W --on-full M". */
+#define TABLES_LOAD_ARGS(X)                                                                   \
+	static const char *X##_load_args(uint32_t rows, uint32_t kind, uint64_t width,         \
+					 uint32_t on_full, char *buf, size_t len)               \
+	{                                                                                      \
+		(void)rows, (void)kind;                                                        \
+		return tables_load_args(#X, width, on_full, buf, len);                         \
+	}
+
 static uint64_t tables_evictions(const void *sim)
 {
 	return ((const struct two_choice_sim *)sim)->evicted;
@@ -118,12 +127,7 @@ static const char *table_live_str(uint32_t rows, uint32_t kind, uint32_t lines_l
 	return buf;
 }
 
-static const char *table_load_args(uint32_t rows, uint32_t kind, uint64_t width, uint32_t on_full,
-				   char *buf, size_t len)
-{
-	(void)rows, (void)kind;
-	return tables_load_args("table", width, on_full, buf, len);
-}
+TABLES_LOAD_ARGS(table)
 
 static int table_init(void *sim, const struct backend_sim_cfg *c)
 {
@@ -203,12 +207,7 @@ static const char *dense_live_str(uint32_t rows, uint32_t kind, uint32_t lines_l
 	return buf;
 }
 
-static const char *dense_load_args(uint32_t rows, uint32_t kind, uint64_t width, uint32_t on_full,
-				   char *buf, size_t len)
-{
-	(void)rows, (void)kind;
-	return tables_load_args("dense", width, on_full, buf, len);
-}
+TABLES_LOAD_ARGS(dense)
 
 static int dense_init(void *sim, const struct backend_sim_cfg *c)
 {

@@ -13,14 +13,9 @@ static int two_choice_sim_init(struct two_choice_sim *s, uint32_t lines, uint32_
 	if (tick_shift > 40 || thresh < PACER_MIN_THRESH || thresh > max_sat ||
 	    policy >= PACER_POLICY_MAX || on_full >= PACER_TBL_FULL_MAX)
 		return -EINVAL;
-	s->lines = lines;
-	s->lines_log2 = lines_log2;
-	s->tick_shift = tick_shift;
-	s->thresh = thresh;
-	s->policy = policy;
-	s->on_full = on_full;
-	s->key[0] = key[0];
-	s->key[1] = key[1];
+	*s = (struct two_choice_sim){ .lines = lines, .lines_log2 = lines_log2,
+				      .tick_shift = tick_shift, .thresh = thresh, .policy = policy,
+				      .on_full = on_full, .key = { key[0], key[1] } };
 	s->tl = calloc(lines, line_bytes);
 	return s->tl ? 0 : -ENOMEM;
 }
