@@ -2,7 +2,7 @@
 /*
  * xdp-pacer datapath: admit a source prefix's packets at its rate (one per
  * interval, or N per T with bursts: GCRA), judged by a recency sketch (include/pacer_sketch.h),
- * table (include/pacer_table.h) or dense table (include/pacer_dense.h), then by the global budget.  One header per stage
+ * table (include/pacer_table.h) or dense table (include/pacer_dense.h), both one two-choice engine (include/pacer_two_choice.h), then by the global budget.  One header per stage
  * in bpf/lib/; the logic they share with userspace is in include/.
  *
  * Order: pacing judges (reads the per-source state), the budget decides,
@@ -22,7 +22,6 @@
 #include "lib/clock.h"
 #include "lib/sketch.h"
 #include "lib/table.h"
-#include "lib/dense.h"
 #include "lib/sweep.h"
 #include "lib/budget.h"
 #include "lib/record.h"
@@ -111,34 +110,20 @@ __noinline int pacer_judge_stage(__u64 h, __u64 tick, const struct pacer_rate *r
 				 struct pacer_stage_io *io, struct pacer_counters *st)
 {
 	struct sketch_key sk;
-	struct table_key tk;
-	struct dense_key dk;
 	int drop;
 
 	if (!rate || !io || !st)
 		return -1;
-	if (pacer_layout.backend == PACER_BACKEND_DENSE) {
-		drop = dense_judge(h, tick, rate, io->policy, &io->age, &dk, st);
-		if (drop || !io->commit_now) {
-			io->slot = dk.slot;
-			io->event = dk.event;
-			return drop;
-		}
-		return dense_commit(&dk, tick, rate, st) ? 1 : 0;
-	}
-	if (pacer_layout.backend != PACER_BACKEND_TABLE) {
-		drop = sketch_judge(h, tick, rate, io->policy, &io->age, &sk, st);
-		if (drop || !io->commit_now)
-			return drop;
-		return sketch_commit_judged(&sk, tick, rate, io->age, st) ? 1 : 0;
-	}
-	drop = table_judge(h, tick, rate, io->policy, &io->age, &tk, st);
-	if (drop || !io->commit_now) {
-		io->slot = tk.slot;
-		io->event = tk.event;
+	if (pacer_layout.backend == PACER_BACKEND_DENSE)
+		return dense_judge_stage(h, tick, rate, io->policy, io->commit_now, &io->age,
+					 &io->slot, &io->event, st);
+	if (pacer_layout.backend == PACER_BACKEND_TABLE)
+		return table_judge_stage(h, tick, rate, io->policy, io->commit_now, &io->age,
+					 &io->slot, &io->event, st);
+	drop = sketch_judge(h, tick, rate, io->policy, &io->age, &sk, st);
+	if (drop || !io->commit_now)
 		return drop;
-	}
-	return table_commit(&tk, tick, rate, st) ? 1 : 0;
+	return sketch_commit_judged(&sk, tick, rate, io->age, st) ? 1 : 0;
 }
 
 /* Write the admission at tick: 0 admitted, 1 lost to another CPU (or, failing closed, a map error). */
@@ -146,25 +131,14 @@ __noinline int pacer_commit_stage(__u64 h, __u64 tick, const struct pacer_rate *
 				  struct pacer_stage_io *io, struct pacer_counters *st)
 {
 	struct sketch_key sk;
-	struct table_key tk;
-	struct dense_key dk;
 
 	if (!rate || !io || !st)
 		return 1;
-	if (pacer_layout.backend == PACER_BACKEND_DENSE) {
-		if (dense_key_of(h, &dk) < 0)
-			return 1;
-		dk.slot = io->slot;
-		dk.event = io->event;
-		return dense_commit(&dk, tick, rate, st);
-	}
-	if (pacer_layout.backend != PACER_BACKEND_TABLE)
-		return sketch_key_of(h, &sk) < 0 ? 1 : sketch_commit(&sk, tick, rate, st);
-	if (table_key_of(h, &tk) < 0)
-		return 1;
-	tk.slot = io->slot;
-	tk.event = io->event;
-	return table_commit(&tk, tick, rate, st);
+	if (pacer_layout.backend == PACER_BACKEND_DENSE)
+		return dense_commit_stage(h, tick, rate, io->slot, io->event, st);
+	if (pacer_layout.backend == PACER_BACKEND_TABLE)
+		return table_commit_stage(h, tick, rate, io->slot, io->event, st);
+	return sketch_key_of(h, &sk) < 0 ? 1 : sketch_commit(&sk, tick, rate, st);
 }
 
 /* 0: admitted by the global budget (or it is off), *now_ns the admission time; 1: dropped. */

@@ -7,47 +7,12 @@
 # sketch's options.
 . "$(dirname "$0")/lib.sh"
 trap teardown_pair EXIT
-# One sending CPU: veth receives on the sender's, and per-CPU placement
-# admits a key once per CPU it lands on (a sender moved mid-run would
-# pass one key twice).
-SEND="taskset -c 0 $SEND"
 
 setup_pair xdn || { echo "cannot create namespaces/veth"; exit 1; }
 require_xdp_veth
 
-base=0
-for placement in percpu shared; do
-	for mode in drop evict-oldest; do
-		base=$((base + 1))
-		# 100 000 entries: 4167 lines of 24 (100 008 entries)
-		out=$(rx "$CLI" load "$IF_RX" --backend dense --on-full "$mode" --placement "$placement" --width 100000 2>&1)
-		check "load --backend dense --on-full $mode --placement $placement" test $? -eq 0
-		check "load reports the dense table" grep -q "dense: 100008 entries in 4167 lines, on full: $mode" <<<"$out"
-		check "status shows the dense table ($placement, $mode)" \
-			grep -q "dense (fixed at load): 100008 entries in 4167 lines, on full: $mode, $placement" \
-			<<<"$(rx "$CLI" status "$IF_RX")"
-		sent=$(send "10.215.$base.1" 100 --per-source 3)
-		check "sender sent 300 frames" test "$sent" = 300
-		sleep 0.2
-		check "passed == 100 (one per source)" test "$(stat_of passed)" = 100
-		check "dropped_recent == 200" test "$(stat_of dropped_recent)" = 200
-		check "table_full == 0 in a roomy table" test "$(stat_of table_full)" = 0
-		check "query: a just-seen source would be dropped" \
-			grep -q DROPPED <<<"$(rx "$CLI" query "$IF_RX" "10.215.$base.7")"
-		check "query: an unseen source would pass" \
-			grep -q "would pass" <<<"$(rx "$CLI" query "$IF_RX" 10.215.99.99)"
-		DST=fd00:215::1 send "fd00:215:$base:1::1" 30 >/dev/null
-		DST=fd00:215::1 send "fd00:215:$base:100::" 10 --stride 18446744073709551616 >/dev/null
-		sleep 0.2
-		passed=$(stat_of passed)
-		check "ipv6: 11 keys pass ($placement, $mode): $passed passed in all, 111 expected" test "$passed" = 111
-		rx "$CLI" set "$IF_RX" --interval 400ms --policy quiet >/dev/null
-		check "set --interval --policy on the dense table" test $? -eq 0
-		check "status after set ($placement, $mode)" grep -q "live: interval 400.000 ms .* policy quiet" <<<"$(rx "$CLI" status "$IF_RX")"
-		rx "$CLI" unload "$IF_RX" >/dev/null
-		check "unload" test $? -eq 0
-	done
-done
+# 100 000 entries: 4167 lines of 24 (100 008 entries)
+table_rounds dense 100000 "100008 entries in 4167 lines" 215
 
 # The sweep on a live pacer: --tick 1ms is 2^19 ns (524 us), the interval 59
 # ticks.  A source back every 0.11 s and the time a send takes (about 130

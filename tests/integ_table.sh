@@ -9,45 +9,7 @@ trap teardown_pair EXIT
 setup_pair xtb || { echo "cannot create namespaces/veth"; exit 1; }
 require_xdp_veth
 
-base=0
-for placement in percpu shared; do
-	for mode in drop evict-oldest; do
-		base=$((base + 1))
-		out=$(rx "$CLI" load "$IF_RX" --backend table --on-full "$mode" --placement "$placement" --width 65536 2>&1)
-		check "load --backend table --on-full $mode --placement $placement" test $? -eq 0
-		check "load reports the table" grep -q "table: 65536 entries.*on full: $mode" <<<"$out"
-		check "status shows the table ($placement, $mode)" \
-			grep -q "table (fixed at load): 65536 entries, on full: $mode, $placement" \
-			<<<"$(rx "$CLI" status "$IF_RX")"
-		sent=$(send "10.214.$base.1" 100 --per-source 3)
-		check "sender sent 300 frames" test "$sent" = 300
-		sleep 0.2
-		check "passed == 100 (one per source)" test "$(stat_of passed)" = 100
-		check "dropped_recent == 200" test "$(stat_of dropped_recent)" = 200
-		check "table_full == 0 in a roomy table" test "$(stat_of table_full)" = 0
-		check "query: a just-seen source would be dropped" \
-			grep -q DROPPED <<<"$(rx "$CLI" query "$IF_RX" "10.214.$base.7")"
-		check "query: an unseen source would pass" \
-			grep -q "would pass" <<<"$(rx "$CLI" query "$IF_RX" 10.214.99.99)"
-		# IPv6: 30 sources in one /64 are one key; 10 other /64s are 10 more.
-		DST=fd00:214::1 send "fd00:214:$base:1::1" 30 >/dev/null
-		DST=fd00:214::1 send "fd00:214:$base:100::" 10 --stride 18446744073709551616 >/dev/null
-		sleep 0.2
-		check "query masks IPv6 to the /64 ($placement, $mode)" \
-			grep -q "fd00:214:$base:1::/64.*DROPPED" <<<"$(rx "$CLI" query "$IF_RX" "fd00:214:$base:1::abcd")"
-		check "ipv6: 11 keys pass ($placement, $mode)" test "$(stat_of passed)" = 111
-		rx "$CLI" set "$IF_RX" --prefix6 48 --prefix4 24 --interval 400ms --policy quiet >/dev/null
-		check "set --prefix6 --prefix4 --interval --policy on the table" test $? -eq 0
-		check "status after set ($placement, $mode)" grep -q "live: interval 400.000 ms .* policy quiet" <<<"$(rx "$CLI" status "$IF_RX")"
-		sleep 0.5
-		DST=fd00:214::1 send "fd00:214:$base:100::" 10 --stride 18446744073709551616 >/dev/null
-		sleep 0.1
-		check "prefix6 48: ten /64s of one /48 are one key ($placement, $mode)" \
-			test "$(stat_of passed)" = 112
-		rx "$CLI" unload "$IF_RX" >/dev/null
-		check "unload" test $? -eq 0
-	done
-done
+table_rounds table 65536 "65536 entries" 214
 
 # record and analyze know the backend and its mode: a small shared table
 # in evict-oldest mode (256 entries for 600 sources: evictions happen).

@@ -102,3 +102,56 @@ stop_exporter() { # signal: the exporter's exit status
 	EXP_PID=
 	return $rc
 }
+
+# table_rounds BACKEND WIDTH SHOWN NET: the two tables' common run through
+# the CLI (integ_table.sh, integ_dense.sh), per placement and --on-full
+# mode: load at WIDTH entries, which load and status print as SHOWN
+# ("65536 entries", "100008 entries in 4167 lines"); 100 sources three
+# times from 10.NET.x.y, query, IPv6 keys and their /64 and /48 masks
+# (fd00:NET::), set, unload.  One sending CPU: veth receives on the
+# sender's, and per-CPU placement admits a key once per CPU it lands on (a
+# sender moved mid-run would pass one key twice).
+table_rounds() {
+	local backend=$1 width=$2 shown=$3 net=$4 base=0 placement mode out sent passed
+	local SEND="taskset -c 0 $SEND"
+
+	for placement in percpu shared; do
+		for mode in drop evict-oldest; do
+			base=$((base + 1))
+			out=$(rx "$CLI" load "$IF_RX" --backend "$backend" --on-full "$mode" --placement "$placement" --width "$width" 2>&1)
+			check "load --backend $backend --on-full $mode --placement $placement" test $? -eq 0
+			check "load reports the $backend table" grep -q "$backend: $shown, on full: $mode" <<<"$out"
+			check "status shows the $backend table ($placement, $mode)" \
+				grep -q "$backend (fixed at load): $shown, on full: $mode, $placement" \
+				<<<"$(rx "$CLI" status "$IF_RX")"
+			sent=$(send "10.$net.$base.1" 100 --per-source 3)
+			check "sender sent 300 frames" test "$sent" = 300
+			sleep 0.2
+			check "passed == 100 (one per source)" test "$(stat_of passed)" = 100
+			check "dropped_recent == 200" test "$(stat_of dropped_recent)" = 200
+			check "table_full == 0 in a roomy table" test "$(stat_of table_full)" = 0
+			check "query: a just-seen source would be dropped" \
+				grep -q DROPPED <<<"$(rx "$CLI" query "$IF_RX" "10.$net.$base.7")"
+			check "query: an unseen source would pass" \
+				grep -q "would pass" <<<"$(rx "$CLI" query "$IF_RX" "10.$net.99.99")"
+			# IPv6: 30 sources in one /64 are one key; 10 other /64s are 10 more.
+			DST=fd00:$net::1 send "fd00:$net:$base:1::1" 30 >/dev/null
+			DST=fd00:$net::1 send "fd00:$net:$base:100::" 10 --stride 18446744073709551616 >/dev/null
+			sleep 0.2
+			check "query masks IPv6 to the /64 ($placement, $mode)" \
+				grep -q "fd00:$net:$base:1::/64.*DROPPED" <<<"$(rx "$CLI" query "$IF_RX" "fd00:$net:$base:1::abcd")"
+			passed=$(stat_of passed)
+			check "ipv6: 11 keys pass ($placement, $mode): $passed passed in all, 111 expected" test "$passed" = 111
+			rx "$CLI" set "$IF_RX" --prefix6 48 --prefix4 24 --interval 400ms --policy quiet >/dev/null
+			check "set --prefix6 --prefix4 --interval --policy on the $backend table" test $? -eq 0
+			check "status after set ($placement, $mode)" grep -q "live: interval 400.000 ms .* policy quiet" <<<"$(rx "$CLI" status "$IF_RX")"
+			sleep 0.5
+			DST=fd00:$net::1 send "fd00:$net:$base:100::" 10 --stride 18446744073709551616 >/dev/null
+			sleep 0.1
+			check "prefix6 48: ten /64s of one /48 are one key ($placement, $mode)" \
+				test "$(stat_of passed)" = 112
+			rx "$CLI" unload "$IF_RX" >/dev/null
+			check "unload" test $? -eq 0
+		done
+	done
+}

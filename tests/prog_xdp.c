@@ -28,8 +28,7 @@
 #include "pacer_rate.h"
 #include "ticks.h"
 #include "layout.h"
-#include "table_sim.h"
-#include "dense_sim.h"
+#include "two_choice_sim.h"
 #include "xdp_pacer.skel.h"
 
 static const __u64 test_key[2] = { 0x1111222233334445ULL, 0x5555666677778889ULL };
@@ -851,8 +850,8 @@ END_TEST
 START_TEST(test_table_matches_simulation)
 {
 	uint32_t placement = (uint32_t)(_i / 2 % 2), on_full = (uint32_t)(_i % 2), k, a;
-	struct table_sim sim;
-	struct dense_sim dsim;
+	struct two_choice_sim sim;
+	struct two_choice_sim dsim;
 	int mismatches = 0, drops = 0, round, dense = _i >= 4;
 	uint64_t evicted, full;
 	char addr[32];

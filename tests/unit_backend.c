@@ -14,8 +14,7 @@
 #include "pacer_rate.h"
 #include "pacer_table.h"
 #include "sketch_sim.h"
-#include "table_sim.h"
-#include "dense_sim.h"
+#include "two_choice_sim.h"
 #include "pacer_dense.h"
 #include "pacer_place.h"
 #include "layout.h"
@@ -112,9 +111,9 @@ START_TEST(test_sim_through_descriptor_matches_direct)
 			.key = key,
 		};
 		struct sketch_sim sk;
-		struct table_sim tb;
-		struct dense_sim dn;
-		_Alignas(16) char via[sizeof(struct sketch_sim) + sizeof(struct table_sim) + sizeof(struct dense_sim)];
+		struct two_choice_sim tb;
+		struct two_choice_sim dn;
+		_Alignas(16) char via[sizeof(struct sketch_sim) + sizeof(struct two_choice_sim) + sizeof(struct two_choice_sim)];
 		uint64_t i, differ = 0, drops = 0;
 
 		ck_assert_uint_le(d->sim_size, sizeof(via));

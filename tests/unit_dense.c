@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "race.h"
-#include "dense_sim.h"
+#include "two_choice_sim.h"
 
 struct rng {
 	uint64_t s;
@@ -240,7 +240,7 @@ START_TEST(test_first_and_popcount)
 
 		if (m)
 			EXPECT_EQ(pacer_dense_first(m), (uint32_t)__builtin_ctzll(m));
-		EXPECT_EQ(pacer_dense_popcount24(x & 0xffffff),
+		EXPECT_EQ(pacer_dense_popcount_line(x & 0xffffff),
 				  (uint32_t)__builtin_popcountll(x & 0xffffff));
 	}
 }
@@ -302,7 +302,7 @@ END_TEST
 #define NO_TICK UINT64_MAX
 
 struct dchecker {
-	struct dense_sim sim;
+	struct two_choice_sim sim;
 	struct pacer_rate rate;
 	uint64_t *hash, *vtat, *last_seen, *last_full;
 	uint32_t nsrc;
@@ -462,13 +462,13 @@ END_TEST
 START_TEST(test_sweep_prevents_the_wrap)
 {
 	const __u64 key[2] = { 3, 5 };
-	struct dense_sim s;
+	struct two_choice_sim s;
 	uint64_t h = 0x123456789abcdefULL, t;
 
 	ck_assert_int_eq(dense_sim_init(&s, 16, 0, 10, PACER_POLICY_PACE, PACER_TBL_FULL_DROP, key), 0);
 	ck_assert_int_eq(dense_sim_packet(&s, h, 1000, NULL), 0);
 	ck_assert_int_eq(dense_sim_packet(&s, h, 1000 + 256, NULL), 1); /* aliased: fresh again */
-	memset(s.l, 0, dense_bytes(s.lines));
+	memset(s.dl, 0, dense_bytes(s.lines));
 	ck_assert_int_eq(dense_sim_packet(&s, h, 1000, NULL), 0);
 	for (t = 1000; t < 1000 + 256; t += PACER_DENSE_SWEEP_TICKS)
 		dense_sim_sweep(&s, t);
@@ -526,7 +526,7 @@ START_TEST(test_claim_rescan_catches_a_different_pick)
 	const uint64_t tick = 5000;
 	struct pacer_dense_line *l[2];
 	struct pacer_dense_scan s;
-	struct dense_sim sim;
+	struct two_choice_sim sim;
 	uint32_t idx[2], a_slot, i, filled = 0, age, event;
 	uint64_t h = pacer_hash_v4(key, 0x0a000001u);
 	uint32_t fp = pacer_dense_fp(h);
@@ -535,8 +535,8 @@ START_TEST(test_claim_rescan_catches_a_different_pick)
 
 	ck_assert_int_eq(dense_sim_init(&sim, 5, 0, 8, PACER_POLICY_PACE, PACER_TBL_FULL_DROP, key), 0);
 	pacer_dense_lines(h, sim.lines, idx);
-	l[0] = &sim.l[idx[0]];
-	l[1] = &sim.l[idx[1]];
+	l[0] = &sim.dl[idx[0]];
+	l[1] = &sim.dl[idx[1]];
 	pacer_dense_scan(l, fp, tick, &rate, &s);
 	a_slot = pacer_dense_pick(l, &s, tick, 0, PACER_TBL_FULL_DROP, &evicted);
 	ck_assert_uint_lt(a_slot, PACER_DENSE_WAYS); /* equal room: line 0 */
@@ -552,10 +552,10 @@ START_TEST(test_claim_rescan_catches_a_different_pick)
 	ck_assert_uint_ne(s.fresh_mask >> PACER_DENSE_WAYS, 0);
 	ck_assert_int_eq(pacer_dense_claim_shared(l, a_slot, fp, tick, &rate, 0, 0), -1);
 	ck_assert_uint_eq(pacer_dense_get(l, a_slot), pacer_dense_entry(fp, tick));
-	memset(sim.l, 0, dense_bytes(sim.lines));
+	memset(sim.dl, 0, dense_bytes(sim.lines));
 	ck_assert_int_eq(pacer_dense_claim_shared(l, a_slot, fp, tick, &rate, 0, 0), 0);
 	/* An entry taken since the judgement (another key) fails the claim. */
-	memset(sim.l, 0, dense_bytes(sim.lines));
+	memset(sim.dl, 0, dense_bytes(sim.lines));
 	pacer_dense_set(l, a_slot, pacer_dense_entry(fp ^ 1, tick));
 	ck_assert_int_eq(pacer_dense_claim_shared(l, a_slot, fp, tick, &rate, 0, 0), -1);
 	ck_assert_uint_eq(pacer_dense_get(l, a_slot), pacer_dense_entry(fp ^ 1, tick));
@@ -623,7 +623,7 @@ static int dense_admits(void *sim, uint64_t h, uint64_t now_ns)
 START_TEST(test_admit_race_one_winner)
 {
 	const __u64 key[2] = { 0x0123456789abcdefULL, 0xfedcba9876543210ULL };
-	struct dense_sim sim;
+	struct two_choice_sim sim;
 	struct admit_race x = { .admit = dense_admits, .sim = &sim };
 	int k;
 
@@ -642,7 +642,7 @@ START_TEST(test_shared_placement_is_sequential_alone)
 {
 	const __u64 key[2] = { 0x1234567 | 1, 0x89abcdef | 1 };
 	uint32_t policy = (uint32_t)(_i & 1), on_full = (uint32_t)(_i >> 1);
-	struct dense_sim a, b;
+	struct two_choice_sim a, b;
 	uint64_t t = 1ULL << 20, seed = (uint64_t)_i, drops = 0;
 	int i;
 
@@ -665,7 +665,7 @@ START_TEST(test_shared_placement_is_sequential_alone)
 		ck_assert_uint_eq(age_a, age_b);
 		drops += (uint64_t)da;
 	}
-	ck_assert_int_eq(memcmp(a.l, b.l, dense_bytes(7)), 0);
+	ck_assert_int_eq(memcmp(a.dl, b.dl, dense_bytes(7)), 0);
 	ck_assert_uint_eq(a.full, b.full);
 	ck_assert_uint_eq(a.evicted, b.evicted);
 	ck_assert_uint_gt(drops, 1000);
@@ -680,7 +680,7 @@ START_TEST(test_steady_state_follows_model)
 	const __u64 key[2] = { 77, 99 };
 	const uint32_t lines = 1024, thresh = 32;
 	double n = 0.85 * PACER_DENSE_WAYS * lines, overflow, collision, sim_rate;
-	struct dense_sim s;
+	struct two_choice_sim s;
 	struct rng r = { 300 };
 	uint64_t t, last_sweep = 0, admits = 0, errors = 0, ev = 0, i;
 

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "dense_sim.h"
+#include "two_choice_sim.h"
 
 /*
  * n sources, each once per period (20 ticks + 3: over the interval, so an
@@ -25,7 +25,7 @@ static double paced_run(uint32_t lines, uint32_t n, uint32_t on_full, double *ev
 	uint64_t q = 1ULL << tick_shift, period = 23 * q, t = 1ULL << 36;
 	uint64_t drops = 0, total = 0, ev0 = 0, swept = 0;
 	__u64 key[2] = { 0x0123456789abcdefULL, 0xfedcba9876543210ULL };
-	struct dense_sim s;
+	struct two_choice_sim s;
 
 	ck_assert_int_eq(dense_sim_init(&s, lines, tick_shift, thresh, PACER_POLICY_PACE, on_full, key), 0);
 	for (round = 0; round < 10; round++) {

@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sketch_sim.h"
-#include "table_sim.h"
+#include "two_choice_sim.h"
 
 #define NO_TIME UINT64_MAX
 #define TICK_SHIFT 16          /* 65.5 us */
@@ -51,7 +51,7 @@ static uint64_t rnd(struct rng *r)
 struct staged {
 	uint32_t backend;
 	struct sketch_sim sk;
-	struct table_sim tb;
+	struct two_choice_sim tb;
 };
 
 static void staged_init(struct staged *p, uint32_t backend, uint32_t placement, uint32_t policy,
@@ -85,7 +85,7 @@ static void *staged_state(const struct staged *p, size_t *len)
 {
 	if (p->backend == PACER_BACKEND_TABLE) {
 		*len = table_bytes(p->tb.lines_log2);
-		return p->tb.lines;
+		return p->tb.tl;
 	}
 	*len = sketch_sim_bytes(&p->sk);
 	return p->sk.lines;

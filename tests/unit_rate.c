@@ -25,7 +25,7 @@
 #include <string.h>
 #include "race.h"
 #include "sketch_sim.h"
-#include "table_sim.h"
+#include "two_choice_sim.h"
 #include "pacer_rate.h"
 #include "layout.h"
 #include "ticks.h"
@@ -86,7 +86,7 @@ struct bk {
 struct rsim {
 	int table;
 	struct sketch_sim sk;
-	struct table_sim tb;
+	struct two_choice_sim tb;
 };
 
 static void rsim_init(struct rsim *s, const struct bk *b, uint32_t tick_shift,
@@ -417,8 +417,8 @@ START_TEST(test_credits_match_burst)
 			uint32_t idx[2];
 
 			pacer_tbl_lines(h, s.tb.lines_log2, idx);
-			l[0] = &s.tb.lines[idx[0]];
-			l[1] = &s.tb.lines[idx[1]];
+			l[0] = &s.tb.tl[idx[0]];
+			l[1] = &s.tb.tl[idx[1]];
 			pacer_tbl_scan(l, pacer_tbl_fp(h), t0 >> 10, &r, &sc);
 			age = pacer_tbl_key_age(l, &sc, t0 >> 10);
 		} else {

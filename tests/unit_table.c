@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "race.h"
-#include "table_sim.h"
+#include "two_choice_sim.h"
 
 #define NO_TIME UINT64_MAX
 
@@ -36,7 +36,7 @@ static uint64_t rnd(struct rng *r)
 }
 
 struct tchecker {
-	struct table_sim sim;
+	struct two_choice_sim sim;
 	uint64_t *last_seen, *last_admit, *last_full, interval;
 	uint64_t *hash;
 	uint32_t nsrc;
@@ -617,7 +617,7 @@ static int table_admits(void *sim, uint64_t h, uint64_t now_ns)
 START_TEST(test_admit_race_one_winner)
 {
 	const __u64 key[2] = { 0x0123456789abcdefULL, 0xfedcba9876543210ULL };
-	struct table_sim sim;
+	struct two_choice_sim sim;
 	struct admit_race x = { .admit = table_admits, .sim = &sim };
 	int k;
 
@@ -636,7 +636,7 @@ START_TEST(test_shared_placement_is_sequential_alone)
 {
 	const __u64 key[2] = { 0x1234567 | 1, 0x89abcdef | 1 };
 	uint32_t policy = (uint32_t)(_i & 1), on_full = (uint32_t)(_i >> 1);
-	struct table_sim a, b;
+	struct two_choice_sim a, b;
 	uint64_t t = 1ULL << 40, seed = (uint64_t)_i, drops = 0;
 	int i;
 
@@ -655,7 +655,7 @@ START_TEST(test_shared_placement_is_sequential_alone)
 		ck_assert_uint_eq(age_a, age_b);
 		drops += (uint64_t)da;
 	}
-	ck_assert_int_eq(memcmp(a.lines, b.lines, table_bytes(3)), 0);
+	ck_assert_int_eq(memcmp(a.tl, b.tl, table_bytes(3)), 0);
 	ck_assert_uint_eq(a.full, b.full);
 	ck_assert_uint_eq(a.evicted, b.evicted);
 	ck_assert_uint_gt(drops, 1000);
@@ -676,7 +676,7 @@ START_TEST(test_claim_rescan_catches_a_different_pick)
 	const uint64_t tick = 5000;
 	struct pacer_tbl_line *l[2];
 	struct pacer_tbl_scan s;
-	struct table_sim sim;
+	struct two_choice_sim sim;
 	uint32_t idx[2], a_slot, i, filled = 0, age, event;
 	uint64_t h = pacer_hash_v4(key, 0x0a000001u);
 	uint16_t fp = pacer_tbl_fp(h);
@@ -685,8 +685,8 @@ START_TEST(test_claim_rescan_catches_a_different_pick)
 
 	ck_assert_int_eq(table_sim_init(&sim, 4, 0, 8, PACER_POLICY_PACE, PACER_TBL_FULL_DROP, key), 0);
 	pacer_tbl_lines(h, sim.lines_log2, idx);
-	l[0] = &sim.lines[idx[0]];
-	l[1] = &sim.lines[idx[1]];
+	l[0] = &sim.tl[idx[0]];
+	l[1] = &sim.tl[idx[1]];
 	/* A: scan and pick, not yet swapped. */
 	pacer_tbl_scan(l, fp, tick, &rate, &s);
 	a_slot = pacer_tbl_pick(l, &s, tick, 0, PACER_TBL_FULL_DROP, &evicted);
@@ -706,7 +706,7 @@ START_TEST(test_claim_rescan_catches_a_different_pick)
 	ck_assert_int_eq(pacer_tbl_claim_shared(l, a_slot, fp, tick, &rate, 0, 0), -1);
 	ck_assert_uint_eq(*pacer_tbl_slot(l, a_slot), pacer_tbl_entry(fp, tick));
 	/* Without B, the same claim admits. */
-	memset(sim.lines, 0, table_bytes(sim.lines_log2));
+	memset(sim.tl, 0, table_bytes(sim.lines_log2));
 	ck_assert_int_eq(pacer_tbl_claim_shared(l, a_slot, fp, tick, &rate, 0, 0), 0);
 	table_sim_free(&sim);
 }

@@ -5,11 +5,11 @@
  * entry expired at the datapath's time, so that no entry's tick (16 bits in
  * the table, 8 in the dense table) wraps around into "fresh"
  * (include/pacer_table.h and pacer_dense.h have the bounds,
- * pacer_tbl_sweep_plan() and pacer_dense_sweep_plan() the rounds).  A clear is a compare-and-swap from the value judged expired to
- * 0: a CPU that rewrote the entry in between (either placement) makes it
- * fail, and the new value stays.  Clearing an expired entry changes no
- * verdict: an expired entry and an unwritten one both give a key its full
- * burst and are both free for other keys.
+ * pacer_tbl_sweep_plan() and pacer_dense_sweep_plan() the rounds).  A line
+ * is swept by the engine's sweep_line (include/pacer_two_choice.h: swaps
+ * from the value judged, so a CPU's write in between stays), the same for
+ * both tables and for the simulators; sweep_line() below is the one place
+ * a line's sweep is called from.
  */
 #ifndef PACER_BPF_SWEEP_H
 #define PACER_BPF_SWEEP_H
@@ -60,64 +60,18 @@ struct sweep_ctx {
 	__u32 start, sat;
 };
 
+/* One line of the round (bpf_loop's callback): 1 stops the loop (a line beyond the map). */
 static long sweep_line(__u32 i, void *arg)
 {
 	struct sweep_ctx *x = arg;
-	struct pacer_tbl_line *l;
-	__u32 mask, j;
+	void *l = line_at(x->start + i);
 
-	l = (struct pacer_tbl_line *)line_at(x->start + i);
 	if (!l)
 		return 1;
-	mask = pacer_tbl_expired_line(l, x->tick, x->sat);
-	if (!mask)
-		return 0;
-	/* Word j holds slots j and 8 + j of the mask (pacer_tbl_scan_line). */
-	for (j = 0; j < PACER_TBL_WAYS / 2; j++) {
-		__u64 cur, want;
-		int k;
-
-		if (!(mask >> j & 0x101))
-			continue;
-		/* The mask's snapshot may be stale: judge the word swapped; once more if it moved. */
-		for (k = 0; k < 2; k++) {
-			cur = *(volatile __u64 *)&l->w[j];
-			want = pacer_tbl_swept_word(cur, x->tick, x->sat);
-			if (want == cur || __sync_val_compare_and_swap(&l->w[j], cur, want) == cur)
-				break;
-		}
-	}
-	return 0;
-}
-
-/* The dense table's line: three entries a word (pacer_dense.h), the same swap. */
-static long sweep_dense_line(__u32 i, void *arg)
-{
-	struct sweep_ctx *x = arg;
-	struct pacer_dense_line *l;
-	__u64 mask;
-	__u32 j;
-
-	l = (struct pacer_dense_line *)line_at(x->start + i);
-	if (!l)
-		return 1;
-	mask = pacer_dense_expired_line(l, x->tick, x->sat);
-	if (!mask)
-		return 0;
-	/* Word j holds slots j, 8 + j and 16 + j of the mask (pacer_dense_scan_line). */
-	for (j = 0; j < PACER_DENSE_WORDS; j++) {
-		__u64 cur, want;
-		int k;
-
-		if (!(mask >> j & 0x010101))
-			continue;
-		for (k = 0; k < 2; k++) {
-			cur = *(volatile __u64 *)&l->w[j];
-			want = pacer_dense_swept_word(cur, x->tick, x->sat);
-			if (want == cur || __sync_val_compare_and_swap(&l->w[j], cur, want) == cur)
-				break;
-		}
-	}
+	if (pacer_layout.backend == PACER_BACKEND_DENSE)
+		pacer_dense_sweep_line(l, x->tick, x->sat);
+	else
+		pacer_tbl_sweep_line(l, x->tick, x->sat);
 	return 0;
 }
 
@@ -151,13 +105,9 @@ static __always_inline void sweep_round(struct pacer_clock_state *s, __u64 now_n
 		n = plan.chunk;
 	x.tick = pacer_now_tick(now_ns, pacer_layout.tick_shift);
 	x.start = (__u32)start;
-	if (pacer_layout.backend == PACER_BACKEND_DENSE) {
-		x.sat = PACER_DENSE_MAX_SAT;
-		bpf_loop((__u32)n, sweep_dense_line, &x, 0);
-	} else {
-		x.sat = PACER_RATE_TBL_MAX_SAT;
-		bpf_loop((__u32)n, sweep_line, &x, 0);
-	}
+	x.sat = pacer_layout.backend == PACER_BACKEND_DENSE ? PACER_DENSE_MAX_SAT
+							     : PACER_RATE_TBL_MAX_SAT;
+	bpf_loop((__u32)n, sweep_line, &x, 0);
 	s->next_line = start + n >= lines ? 0 : start + n;
 }
 

@@ -1,73 +1,31 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The recency table's datapath (`load --backend table`): the table's lines
- * live in the same aligned map as the sketch's, one region per CPU
- * (placement.h).  The logic, shared placement's exclusive admission
- * included, is include/pacer_table.h's; this adds the map lookups.
+ * The tables' datapath (`load --backend table` and `dense`): the glue of
+ * two_choice.h once per slot layout, table_* over include/pacer_table.h's
+ * and dense_* over include/pacer_dense.h's; the logic, shared placement's
+ * exclusive admission included, is the engine's (include/pacer_two_choice.h).
  */
 #ifndef PACER_BPF_TABLE_H
 #define PACER_BPF_TABLE_H
 
-#include "placement.h"
-#include "record.h"
+#include "config.h"
 #include "pacer_table.h"
+#include "pacer_dense.h"
 
-/* A key's two lines and chosen entry, from its judgement to its commit. */
-struct table_key {
-	struct pacer_tbl_line *l[2];
-	__u32 slot, event;
-	__u16 fp;
-};
+/* The table: a power of two of lines, picked by disjoint bits of the hash. */
+#define table_lines_of(h, idx) pacer_tbl_lines(h, pacer_layout.lines_log2, idx)
+#define TCB_PREFIX table_
+#define TCB_ENGINE pacer_tbl_
+#define TCB_LINE struct pacer_tbl_line
+#define TCB_LINES table_lines_of
+#include "two_choice.h"
 
-/* The fingerprint and two lines of the key with hash h; -1 if a line is missing. */
-static __always_inline int table_key_of(__u64 h, struct table_key *k)
-{
-	__u32 idx[2], base = copy_base();
-
-	k->fp = pacer_tbl_fp(h);
-	k->slot = 0;
-	k->event = 0;
-	pacer_tbl_lines(h, pacer_layout.lines_log2, idx);
-	k->l[0] = (struct pacer_tbl_line *)line_at(base + idx[0]);
-	k->l[1] = (struct pacer_tbl_line *)line_at(base + idx[1]);
-	return k->l[0] && k->l[1] ? 0 : -1;
-}
-
-/*
- * Pacing's judgement for a key with hash h under rate and policy
- * (pacer_tbl_judge): 1 to drop,
- * 0 if pacing admits it (nothing written yet: table_commit() does, if every
- * later stage admits it too), -1 if a line is missing.
- */
-static __always_inline int table_judge(__u64 h, __u64 tick, const struct pacer_rate *rate,
-				       __u32 policy, __u32 *age, struct table_key *k,
-				       struct pacer_counters *st)
-{
-	int drop;
-
-	if (table_key_of(h, k) < 0)
-		return -1;
-	drop = pacer_tbl_judge(k->l, k->fp, tick, rate, policy, pacer_layout.on_full,
-			       pacer_layout.placement, record_wanted(), age, &k->event, &k->slot);
-	st->c[PACER_STAT_TABLE_FULL] += k->event == PACER_TBL_EV_FULL;
-	return drop;
-}
-
-/*
- * Write the admission at tick (pacer_tbl_commit): 0 admitted, 1 lost to
- * another CPU.  Evictions are counted here: a judgement the budget refused
- * evicted nothing.
- */
-static __always_inline int table_commit(struct table_key *k, __u64 tick,
-					const struct pacer_rate *rate, struct pacer_counters *st)
-{
-	int drop;
-
-	drop = pacer_tbl_commit(k->l, k->fp, tick, rate, pacer_layout.placement, k->slot,
-				&k->event);
-	st->c[PACER_STAT_TABLE_EVICT] += k->event == PACER_TBL_EV_EVICT;
-	st->c[PACER_STAT_TABLE_RACE] += k->event == PACER_TBL_EV_RACE;
-	return drop;
-}
+/* The dense table: any number of lines, picked by multiply-shift. */
+#define dense_lines_of(h, idx) pacer_dense_lines(h, pacer_layout.lines, idx)
+#define TCB_PREFIX dense_
+#define TCB_ENGINE pacer_dense_
+#define TCB_LINE struct pacer_dense_line
+#define TCB_LINES dense_lines_of
+#include "two_choice.h"
 
 #endif /* PACER_BPF_TABLE_H */

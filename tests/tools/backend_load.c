@@ -41,27 +41,19 @@
 #include "pacer_names.h"
 #include "cli_values.h"
 #include "ticks.h"
-#include "dense_sim.h"
+#include "load_stream.h"
 #include "sketch_sim.h"
-#include "table_sim.h"
+#include "two_choice_sim.h"
 
 #define NO_TIME UINT64_MAX
-#define INTERVAL_NS 1000000000ULL
+#define INTERVAL_NS LOAD_INTERVAL_NS
 #define SKETCH_ROWS 4
-
-static uint64_t rng = 0x9e3779b97f4a7c15ULL;
-
-static uint64_t rnd(void)
-{
-	rng += 0x9e3779b97f4a7c15ULL;
-	return pacer_mix64(rng);
-}
 
 struct sim {
 	uint32_t backend;
 	struct sketch_sim sk;
-	struct table_sim tb;
-	struct dense_sim dn;
+	struct two_choice_sim tb;
+	struct two_choice_sim dn;
 	uint64_t bytes;     /* per copy, as loaded */
 	uint64_t entries;   /* sources it can hold at once (the sketch: cells) */
 	const char *shape;
@@ -216,17 +208,7 @@ int main(int argc, char **argv)
 		uint64_t src, when, tick;
 		int drop, owed, counting = k >= warm;
 
-		if (paced) {
-			src = k % n;
-			when = t + (uint64_t)((double)(k / n) * period * INTERVAL_NS +
-					      (double)src * period * INTERVAL_NS / (double)n);
-		} else {
-			double u = ((double)(rnd() >> 11) + 0.5) / 9007199254740992.0;
-
-			src = rnd() % n;
-			t += (uint64_t)(-log(u) * period * (double)INTERVAL_NS / (double)n);
-			when = t;
-		}
+		load_packet(paced, k, n, period, &t, &src, &when);
 		tick = when >> tick_shift;
 		/* The datapath's sweep: every line within PACER_DENSE_SWEEP_TICKS. */
 		if (s.backend == PACER_BACKEND_DENSE && tick - swept_tick >= PACER_DENSE_SWEEP_TICKS / 2) {

@@ -24,7 +24,7 @@
 #include "ticks.h"
 #include "pacer_rate.h"
 #include "sketch_sim.h"
-#include "table_sim.h"
+#include "two_choice_sim.h"
 
 struct scenario {
 	const char *name;
@@ -59,7 +59,7 @@ static int flood(const struct scenario *c, const __u64 key[2])
 	unsigned __int128 n = c->n, per = c->period_ns, tat = 0;
 	uint64_t t, exact = 0, got = 0, h = pacer_hash_v4(key, 0x0a000001u);
 	struct sketch_sim sk;
-	struct table_sim tb;
+	struct two_choice_sim tb;
 	struct pacer_rate r;
 	char err[512], *q;
 
@@ -132,7 +132,7 @@ int main(int argc, char **argv)
 		uint64_t packets = 0, exact = 0, ticks = 0, got = 0, nonconform = 0;
 		unsigned __int128 n = c->n, per = c->period_ns;
 		struct sketch_sim sk;
-		struct table_sim tb;
+		struct two_choice_sim tb;
 		struct pacer_rate r;
 		double t = 1e9;
 

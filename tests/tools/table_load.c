@@ -25,18 +25,11 @@
 #include "pacer_names.h"
 #include "cli_values.h"
 #include "ticks.h"
-#include "table_sim.h"
+#include "load_stream.h"
+#include "two_choice_sim.h"
 
 #define NO_TIME UINT64_MAX
-#define INTERVAL_NS 1000000000ULL
-
-static uint64_t rng = 0x9e3779b97f4a7c15ULL;
-
-static uint64_t rnd(void)
-{
-	rng += 0x9e3779b97f4a7c15ULL;
-	return pacer_mix64(rng);
-}
+#define INTERVAL_NS LOAD_INTERVAL_NS
 
 int main(int argc, char **argv)
 {
@@ -46,7 +39,7 @@ int main(int argc, char **argv)
 	uint32_t lg = 0, tick_shift = pacer_default_tick_shift(INTERVAL_NS), thresh, on_full = 0;
 	double period = 1.1, overflow, collision, f_overflow, f_collision, per_interval;
 	__u64 key[2] = { 0x243f6a8885a308d3ULL, 0x13198a2e03707345ULL };
-	struct table_sim s;
+	struct two_choice_sim s;
 	struct pacer_rate rate;
 	int paced;
 
@@ -95,17 +88,7 @@ int main(int argc, char **argv)
 		uint64_t src, when;
 		int drop, owed, counting = k >= warm;
 
-		if (paced) {
-			src = k % n;
-			when = t + (uint64_t)((double)(k / n) * period * INTERVAL_NS +
-					      (double)src * period * INTERVAL_NS / (double)n);
-		} else {
-			double u = ((double)(rnd() >> 11) + 0.5) / 9007199254740992.0;
-
-			src = rnd() % n;
-			t += (uint64_t)(-log(u) * (double)INTERVAL_NS / (double)n);
-			when = t;
-		}
+		load_packet(paced, k, n, paced ? period : 1.0, &t, &src, &when); /* random: one a second a source */
 		if (k == warm) {
 			ev0 = s.evicted;
 			t_start = when;

@@ -371,6 +371,22 @@ static int sizing_refuse(const struct an_stream *s, const struct sizing_params *
 	return 0;
 }
 
+/* Simulate one point (it is then `simulated`) and count it done for the progress report. */
+static int simulate_point(struct replay *r, const struct sizing_params *p, struct sizing_point *pt,
+			  struct sizing_progress *sp)
+{
+	int ret;
+
+	pt->simulated = 1;
+	ret = simulate(r, p, pt);
+	if (ret)
+		return ret;
+	sp->done++;
+	if (sp->progress)
+		sp->progress(sp->ctx, "sizing", sp->done, sp->todo > sp->done ? sp->todo : sp->done + 1);
+	return 0;
+}
+
 /* Widths for rows from start up, simulated while affordable, until one meets the target. */
 static int sweep_rows(struct replay *r, const struct sizing_params *p, struct sizing_result *out,
 		      uint32_t rows, uint32_t start, size_t *cap, struct sizing_progress *sp)
@@ -383,14 +399,9 @@ static int sweep_rows(struct replay *r, const struct sizing_params *p, struct si
 		uint64_t sim_bytes = pacer_total_lines(p->kind, rows, l) * PACER_LINE_BYTES * r->ncopies;
 
 		if (!zero_seen && sim_bytes <= sp->max_sim) {
-			pt.simulated = 1;
-			ret = simulate(r, p, &pt);
+			ret = simulate_point(r, p, &pt, sp);
 			if (ret)
 				return ret;
-			sp->done++;
-			if (sp->progress)
-				sp->progress(sp->ctx, "sizing", sp->done,
-					     sp->todo > sp->done ? sp->todo : sp->done + 1);
 		}
 		finish_point(p, out, &pt);
 		ret = add_point(out, cap, &pt);
@@ -421,14 +432,9 @@ static int lines_point(struct replay *r, const struct sizing_params *p, struct s
 	*pt = (struct sizing_point){ .rows = 1, .sim_lines = sim_lines,
 				     .sim_lines_log2 = lines_log2_ceil(sim_lines) };
 	if (!zero_seen && (uint64_t)sim_lines * PACER_LINE_BYTES * r->ncopies <= sp->max_sim) {
-		pt->simulated = 1;
-		ret = simulate(r, p, pt);
+		ret = simulate_point(r, p, pt, sp);
 		if (ret)
 			return ret;
-		sp->done++;
-		if (sp->progress)
-			sp->progress(sp->ctx, "sizing", sp->done,
-				     sp->todo > sp->done ? sp->todo : sp->done + 1);
 	}
 	finish_point(p, out, pt);
 	return add_point(out, cap, pt);

@@ -3,7 +3,7 @@
  * The backend seam: what userspace knows of each structure that remembers
  * sources (enum pacer_backend), looked up once by backend_of() and then
  * called through, so no caller tests which backend it has.  One descriptor
- * per backend (backend_sketch.c, backend_table.c, backend_dense.c): its geometry and limits,
+ * per backend (backend_sketch.c; backend_tables.c has both tables'): its geometry and limits,
  * the --width of a geometry, its simulator and false-drop model (sizing),
  * the lines reports and status print.  The datapath keeps its compile-time
  * branch (bpf/xdp_pacer.bpf.c, include/pacer_rate.h's pacer_rate_max_sat),

@@ -8,8 +8,7 @@
 #include "opts.h"
 #include "cli_values.h"
 #include "sketch_sim.h"
-#include "table_sim.h"
-#include "dense_sim.h"
+#include "two_choice_sim.h"
 
 enum { ARRIVALS_RANDOM, ARRIVALS_PACED };
 
