@@ -25,6 +25,7 @@
 #include <time.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <microhttpd.h>
 #include "common.h"
 #include "conn_slots.h"
@@ -350,6 +351,24 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 
 /* ---- running ---- */
 
+/*
+ * The kernel hands over a connection only once its first bytes arrive
+ * (TCP_DEFER_ACCEPT, as nginx's "deferred"): a flood of connections that
+ * send nothing never reaches the accept queue, so it neither takes slots
+ * nor delays a scraper's connection queued behind it.  One still silent
+ * after the request deadline is handed over then, and meets the deadline.
+ */
+static void defer_accept(struct MHD_Daemon *d)
+{
+	const union MHD_DaemonInfo *di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_LISTEN_FD);
+	int seconds = (int)EXPORTER_REQUEST_DEADLINE_S;
+
+	if (!di || setsockopt(di->listen_fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &seconds,
+			      sizeof(seconds)))
+		pr_err("exporter: warning: cannot defer accepting until a request arrives (TCP_DEFER_ACCEPT): %s; idle connections will take slots",
+			strerror(errno));
+}
+
 static void stop_signals(sigset_t *set)
 {
 	sigemptyset(set);
@@ -420,6 +439,7 @@ int cmd_exporter(int argc, char **argv)
 		pr_err("cannot listen on %s (address in use, or not local?)", o.listen.text);
 		return 1;
 	}
+	defer_accept(d);
 	di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
 	listen_addr_format(&o.listen.ss, di ? di->port : 0, where, sizeof(where));
 	pr_info("xdp-pacer exporter: serving http://%s/metrics", where);
