@@ -2,8 +2,9 @@
 /*
  * What the exporter and `stats --format prometheus` write: every counter of
  * `stats --json` exported once, the table's and the budget's gauges, the
- * build info; and --listen's address parsed strictly (the port asked for,
- * or an error naming it).
+ * build info; --listen's address parsed strictly (the port asked for, or an
+ * error naming it); and the connection slots: who is evicted at the cap,
+ * who missed the request deadline.
  */
 #define _GNU_SOURCE /* open_memstream */
 #include <check.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include "conn_slots.h"
 #include "listen_addr.h"
 #include "pacer_names.h"
 #include "prom.h"
@@ -273,6 +275,113 @@ START_TEST(test_listen_bad)
 }
 END_TEST
 
+
+/* ---- connection slots ---- */
+
+#define SLOTS 4
+
+/* Slots full of fresh connections opened at t = 1, 2, 3, 4. */
+static void fill(struct conn_slots *s, struct conn *c)
+{
+	int i;
+
+	conn_slots_init(s, SLOTS);
+	for (i = 0; i < SLOTS; i++) {
+		c[i].fd = i;
+		ck_assert_ptr_null(conn_slots_open(s, &c[i], 1.0 + i));
+	}
+	ck_assert_uint_eq(s->live, SLOTS);
+}
+
+/* At the cap, a newcomer evicts the oldest fresh connection, and keeps evicting in age order. */
+START_TEST(test_slots_evict_oldest_fresh)
+{
+	struct conn c[SLOTS + 3] = { { 0 } };
+	struct conn_slots s;
+	struct conn *v;
+
+	fill(&s, c);
+	conn_slots_enter(&s, &c[0], CONN_SERVING, 5.0); /* the scraper's request is in */
+	v = conn_slots_open(&s, &c[4], 6.0);
+	ck_assert_ptr_eq(v, &c[1]);
+	ck_assert_int_eq(v->state, CONN_CUT);
+	ck_assert_uint_eq(s.live, SLOTS);
+	ck_assert_ptr_eq(conn_slots_open(&s, &c[5], 7.0), &c[2]);
+	ck_assert_ptr_eq(conn_slots_open(&s, &c[6], 8.0), &c[3]);
+	/* The one being served is kept while a fresh one is left: c[4] goes next. */
+	conn_slots_close(&s, &c[1]);
+	conn_slots_close(&s, &c[2]);
+	ck_assert_uint_eq(s.live, SLOTS); /* closing a cut connection frees nothing more */
+}
+END_TEST
+
+/* With no fresh connection left, the longest idle goes, then the oldest being served. */
+START_TEST(test_slots_then_idle_then_serving)
+{
+	struct conn c[SLOTS + 3] = { { 0 } };
+	struct conn_slots s;
+
+	fill(&s, c);
+	conn_slots_enter(&s, &c[3], CONN_IDLE, 5.0);
+	conn_slots_enter(&s, &c[1], CONN_IDLE, 6.0);
+	conn_slots_enter(&s, &c[2], CONN_SERVING, 7.0);
+	conn_slots_enter(&s, &c[0], CONN_SERVING, 8.0);
+	ck_assert_ptr_eq(conn_slots_open(&s, &c[4], 9.0), &c[3]);  /* idle since 5 */
+	ck_assert_ptr_eq(conn_slots_open(&s, &c[5], 10.0), &c[4]); /* fresh beats idle */
+	conn_slots_enter(&s, &c[5], CONN_SERVING, 11.0);
+	ck_assert_ptr_eq(conn_slots_open(&s, &c[6], 12.0), &c[1]); /* idle since 6 */
+	conn_slots_enter(&s, &c[6], CONN_SERVING, 13.0);
+	/* All four serving: the oldest of them (c[2], since 7) makes room. */
+	ck_assert_ptr_eq(conn_slots_open(&s, &c[3], 14.0), &c[2]);
+	ck_assert_uint_eq(s.live, SLOTS);
+}
+END_TEST
+
+/* Below the cap nobody is evicted; a closed slot is free again; a cut one stays cut. */
+START_TEST(test_slots_close_frees)
+{
+	struct conn c[SLOTS + 1] = { { 0 } };
+	struct conn_slots s;
+
+	fill(&s, c);
+	conn_slots_close(&s, &c[2]);
+	ck_assert_uint_eq(s.live, SLOTS - 1);
+	ck_assert_ptr_null(conn_slots_open(&s, &c[4], 5.0));
+	conn_slots_cut(&s, &c[0]);
+	ck_assert_uint_eq(s.live, SLOTS - 1);
+	conn_slots_enter(&s, &c[0], CONN_SERVING, 6.0); /* a late event on a cut connection */
+	ck_assert_int_eq(c[0].state, CONN_CUT);
+	conn_slots_cut(&s, &c[0]);
+	ck_assert_uint_eq(s.live, SLOTS - 1);
+	ck_assert_ptr_null(conn_slots_open(&s, &c[0], 7.0));
+	ck_assert_uint_eq(s.live, SLOTS);
+}
+END_TEST
+
+/* The deadline: fresh and idle connections past it, oldest first; serving ones never. */
+START_TEST(test_slots_expired)
+{
+	struct conn c[SLOTS] = { { 0 } };
+	struct conn_slots s;
+	struct conn *e;
+	int n = 0;
+
+	fill(&s, c);                                   /* fresh since 1, 2, 3, 4 */
+	conn_slots_enter(&s, &c[0], CONN_SERVING, 1.5);
+	conn_slots_enter(&s, &c[1], CONN_IDLE, 4.5);
+	ck_assert_ptr_null(conn_slots_expired(&s, 7.9, 5.0)); /* c[2]: 4.9 s */
+	while ((e = conn_slots_expired(&s, 9.2, 5.0))) {
+		ck_assert_msg(e == &c[2] || e == &c[3], "expired: c[%d]", e->fd);
+		conn_slots_cut(&s, e);
+		n++;
+	}
+	ck_assert_int_eq(n, 2); /* c[1], idle since 4.5, and c[0], serving, are in time */
+	ck_assert_ptr_eq(conn_slots_expired(&s, 9.6, 5.0), &c[1]);
+	conn_slots_cut(&s, &c[1]);
+	ck_assert_ptr_null(conn_slots_expired(&s, 1000.0, 5.0)); /* c[0] is being served */
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("exporter");
@@ -286,6 +395,10 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_build_info);
 	tcase_add_loop_test(tc, test_listen_good, 0, (int)(sizeof(good_listen) / sizeof(good_listen[0])));
 	tcase_add_loop_test(tc, test_listen_bad, 0, (int)(sizeof(bad_listen) / sizeof(bad_listen[0])));
+	tcase_add_test(tc, test_slots_evict_oldest_fresh);
+	tcase_add_test(tc, test_slots_then_idle_then_serving);
+	tcase_add_test(tc, test_slots_close_frees);
+	tcase_add_test(tc, test_slots_expired);
 	suite_add_tcase(s, tc);
 	return s;
 }

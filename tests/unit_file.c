@@ -4,8 +4,11 @@
  * truncation at every byte of the header and of the last record, header
  * corruption, version mismatch, foreign files, impossible records, CSV.
  */
+#define _GNU_SOURCE /* RTLD_NEXT */
 #include <check.h>
 #include "check_run.h"
+#include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -555,6 +558,62 @@ START_TEST(test_foreign_files)
 	ck_assert_int_eq(pacer_file_open("/nonexistent/x", &rd, &e), -ENOENT);
 	ck_assert_int_eq(e.problem, PACER_FILE_IO);
 	ck_assert_int_lt(pacer_file_open(dir, &rd, &e), 0);
+}
+END_TEST
+
+
+/*
+ * fdopen() failing on demand: this definition stands in for the C library's
+ * in the test binary (pacer_file.o is linked in statically).
+ */
+static int fdopen_fails;
+
+FILE *fdopen(int fd, const char *mode)
+{
+	FILE *(*real)(int, const char *) = (FILE * (*)(int, const char *))dlsym(RTLD_NEXT, "fdopen");
+
+	if (fdopen_fails || !real) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return real(fd, mode);
+}
+
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n - 1; /* the directory's own */
+}
+
+/* When fdopen() fails, the reader says so and leaves no descriptor open. */
+START_TEST(test_open_fdopen_fails_no_leak)
+{
+	struct pacer_file_reader rd;
+	struct pacer_file_error e;
+	char p[128];
+	int before, i;
+
+	path_of(p, sizeof(p), "fdopen.xpr");
+	write_file(p, 3, PACER_FORMAT_BINARY);
+	before = open_fds();
+	fdopen_fails = 1;
+	for (i = 0; i < 8; i++) {
+		ck_assert_int_eq(pacer_file_open(p, &rd, &e), -ENOMEM);
+		ck_assert_int_eq(e.problem, PACER_FILE_IO);
+		ck_assert_ptr_nonnull(strstr(e.msg, "cannot open"));
+	}
+	fdopen_fails = 0;
+	ck_assert_int_eq(open_fds(), before);
+	ck_assert_int_eq(pacer_file_open(p, &rd, &e), 0);
+	pacer_file_close(&rd);
+	ck_assert_int_eq(open_fds(), before);
 }
 END_TEST
 
@@ -1364,6 +1423,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_classes_table_fuzz);
 	tcase_add_test(tc, test_classes_csv);
 	tcase_add_test(tc, test_csv_full_disk);
+	tcase_add_test(tc, test_open_fdopen_fails_no_leak);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -977,18 +977,18 @@ int pacer_file_open(const char *path, struct pacer_file_reader *r, struct pacer_
 	uint8_t *hbuf = NULL;
 	size_t want, got;
 	uint64_t data;
-	int ret;
+	int fd, ret;
 
 	memset(r, 0, sizeof(*r));
 	if (err)
 		memset(err, 0, sizeof(*err));
-	ret = open_regular(path, &st, err);
-	if (ret < 0)
-		return ret;
-	r->f = fdopen(ret, "rb");
+	fd = open_regular(path, &st, err);
+	if (fd < 0)
+		return fd;
+	r->f = fdopen(fd, "rb");
 	if (!r->f) {
 		ret = fail(err, PACER_FILE_IO, -errno, 0, "cannot open %s: %s", path, strerror(errno));
-		close(ret);
+		close(fd);
 		return ret;
 	}
 	r->file_size = (uint64_t)st.st_size;

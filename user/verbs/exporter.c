@@ -5,9 +5,12 @@
  *
  * Hostile clients are expected: the server thread polls with epoll (no
  * FD_SETSIZE ceiling), each client address holds a few connections at
- * most, a request's header is capped in size, and a request must arrive
- * whole within a deadline however slowly its bytes trickle in (an idle
- * timeout alone is reset by every byte).  libmicrohttpd's complaints about
+ * most, a request's header is capped in size, a request must arrive whole
+ * within a deadline however slowly its bytes trickle in (an idle timeout
+ * alone is reset by every byte), and when every slot is taken a new
+ * connection evicts the oldest that has not sent a whole request, so a
+ * crowd of slow or idle clients over many addresses cannot lock a scraper
+ * out.  libmicrohttpd's complaints about
  * bad requests are rate-limited, so a flood of them cannot flood the log.
  */
 #define _GNU_SOURCE /* vasprintf */
@@ -22,16 +25,25 @@
 #include <time.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <microhttpd.h>
 #include "common.h"
+#include "conn_slots.h"
 #include "listen_addr.h"
 #include "opts.h"
 #include "prom.h"
 #include "time_now.h"
 
 #define MAX_PACERS 256
-/* Connections in all; a scraper needs one, and a client address gets EXPORTER_PER_ADDRESS. */
+/*
+ * Connections in all; a scraper needs one, and a client address gets
+ * EXPORTER_PER_ADDRESS.  At the cap a new connection evicts an old one
+ * (make_room()); libmicrohttpd's own limit sits above by the evicted
+ * connections it has yet to close (at most the few it accepts per turn of
+ * its loop), since at its limit it stops accepting altogether.
+ */
 #define EXPORTER_CONNECTIONS 256
+#define EXPORTER_CLOSING_HEADROOM 64
 #define EXPORTER_PER_ADDRESS 8
 /* Per connection: the request's header must fit (larger: 431), with the reply's header. */
 #define EXPORTER_CONN_MEMORY (16 * 1024)
@@ -79,8 +91,10 @@ static const struct opt_verb exporter_verb = {
 	.intro = "Serve the counters and live configuration of every interface running the\n"
 		 "pacer at http://ADDR:PORT/metrics (Prometheus text format); other paths give\n"
 		 "404. Each client address holds at most 8 connections, and a request must\n"
-		 "arrive whole within 5 s. Runs until SIGINT or SIGTERM; SIGHUP and SIGUSR1\n"
-		 "are harmless (the maps are read at every scrape: there is nothing to reload).\n",
+		 "arrive whole within 5 s. With 256 connections open, a new one closes the\n"
+		 "oldest that has not sent a whole request (else the longest idle), so slow\n"
+		 "clients cannot lock a scraper out. Runs until SIGINT or SIGTERM; SIGHUP and\n"
+		 "SIGUSR1 are harmless (the maps are read at every scrape: nothing to reload).\n",
 	.opts = exporter_specs,
 };
 
@@ -124,78 +138,91 @@ static void log_mhd(void *cls, const char *fmt, va_list ap)
 	pthread_mutex_unlock(&mhd_log.lock);
 }
 
-/* ---- connections and the whole-request deadline ---- */
-
-struct conn {
-	struct conn *prev, *next;
-	MHD_socket fd;
-	double since; /* waiting for a request since then; 0: serving one, or already cut */
-};
+/* ---- connections: the whole-request deadline and eviction at the cap ---- */
 
 static struct {
 	pthread_mutex_t lock;
-	struct conn head; /* circular list of open connections */
-	uint64_t cut;     /* connections closed for missing the deadline */
-} conns = { .lock = PTHREAD_MUTEX_INITIALIZER, .head = { &conns.head, &conns.head, 0, 0 } };
+	struct conn_slots slots;
+	uint64_t cut;     /* closed for missing the request deadline */
+	uint64_t evicted; /* closed to make room at the cap */
+} conns = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/*
+ * Under conns.lock: end c's connection, which already gave up its slot.  A
+ * reset (SO_LINGER 0 at the close libmicrohttpd makes) rather than a FIN
+ * leaves no TIME_WAIT or orphaned socket in the kernel per hostile
+ * connection; the shutdown wakes libmicrohttpd, which closes the socket at
+ * its next event.
+ */
+static void conn_end(struct conn *c)
+{
+	const struct linger reset = { .l_onoff = 1, .l_linger = 0 };
+
+	setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset));
+	shutdown(c->fd, SHUT_RDWR);
+}
 
 /*
  * libmicrohttpd calls this from its thread when a connection opens and
  * before it closes the socket, so the sweep, under the same lock, only
  * ever shuts down a socket the connection still owns.
+ *
+ * At the cap, the new connection evicts the oldest that has not sent a
+ * whole request (conn_slots_open()).  A scraper sends its request as soon
+ * as it connects, so it leaves the fresh list long before a cap's worth of
+ * newer connections arrive; connections that sit or trickle are always
+ * older.  So however many slow or idle clients there are, over however
+ * many addresses, a new connection gets a slot and a prompt one is served.
  */
 static void on_connection(void *cls, struct MHD_Connection *connection, void **socket_context,
 			  enum MHD_ConnectionNotificationCode code)
 {
 	const union MHD_ConnectionInfo *ci;
-	struct conn *c;
+	struct conn *c, *victim;
 
 	(void)cls;
 	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
 		ci = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
 		c = calloc(1, sizeof(*c));
+		*socket_context = c;
 		if (!c || !ci) {
+			/* Untracked, it could never be evicted: refuse it rather than risk the cap. */
 			free(c);
 			*socket_context = NULL;
+			if (ci)
+				shutdown(ci->connect_fd, SHUT_RDWR);
 			return;
 		}
 		c->fd = ci->connect_fd;
-		c->since = mono_s();
 		pthread_mutex_lock(&conns.lock);
-		c->next = conns.head.next;
-		c->prev = &conns.head;
-		conns.head.next->prev = c;
-		conns.head.next = c;
+		victim = conn_slots_open(&conns.slots, c, mono_s());
+		if (victim) {
+			conn_end(victim);
+			conns.evicted++;
+		}
 		pthread_mutex_unlock(&conns.lock);
-		*socket_context = c;
 		return;
 	}
 	c = *socket_context;
 	if (!c)
 		return;
 	pthread_mutex_lock(&conns.lock);
-	c->prev->next = c->next;
-	c->next->prev = c->prev;
+	conn_slots_close(&conns.slots, c);
 	pthread_mutex_unlock(&conns.lock);
 	free(c);
 	*socket_context = NULL;
 }
 
-static struct conn *conn_of(struct MHD_Connection *connection)
+static void conn_now(struct MHD_Connection *connection, enum conn_state state)
 {
 	const union MHD_ConnectionInfo *ci =
 		MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-
-	return ci ? ci->socket_context : NULL;
-}
-
-static void conn_waiting_since(struct MHD_Connection *connection, double since)
-{
-	struct conn *c = conn_of(connection);
+	struct conn *c = ci ? ci->socket_context : NULL;
 
 	if (!c)
 		return;
 	pthread_mutex_lock(&conns.lock);
-	c->since = since;
+	conn_slots_enter(&conns.slots, c, state, mono_s());
 	pthread_mutex_unlock(&conns.lock);
 }
 
@@ -204,22 +231,20 @@ static void on_completed(void *cls, struct MHD_Connection *connection, void **re
 			 enum MHD_RequestTerminationCode toe)
 {
 	(void)cls, (void)req_cls, (void)toe;
-	conn_waiting_since(connection, mono_s());
+	conn_now(connection, CONN_IDLE);
 }
 
-/* Shut down connections whose request did not arrive in time; libmicrohttpd then closes them. */
+/* Cut connections whose request did not arrive in time. */
 static void sweep(void)
 {
 	double now = mono_s();
 	struct conn *c;
 
 	pthread_mutex_lock(&conns.lock);
-	for (c = conns.head.next; c != &conns.head; c = c->next) {
-		if (c->since && now - c->since > EXPORTER_REQUEST_DEADLINE_S) {
-			shutdown(c->fd, SHUT_RDWR);
-			c->since = 0;
-			conns.cut++;
-		}
+	while ((c = conn_slots_expired(&conns.slots, now, EXPORTER_REQUEST_DEADLINE_S))) {
+		conn_slots_cut(&conns.slots, c);
+		conn_end(c);
+		conns.cut++;
 	}
 	pthread_mutex_unlock(&conns.lock);
 }
@@ -309,7 +334,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	int err;
 
 	(void)cls, (void)version, (void)upload_data, (void)upload_size, (void)req_cls;
-	conn_waiting_since(conn, 0); /* the request's header is in */
+	conn_now(conn, CONN_SERVING); /* the request's header is in */
 	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
 		return reply_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
 	if (strcmp(url, "/metrics"))
@@ -325,6 +350,24 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 }
 
 /* ---- running ---- */
+
+/*
+ * The kernel hands over a connection only once its first bytes arrive
+ * (TCP_DEFER_ACCEPT, as nginx's "deferred"): a flood of connections that
+ * send nothing never reaches the accept queue, so it neither takes slots
+ * nor delays a scraper's connection queued behind it.  One still silent
+ * after the request deadline is handed over then, and meets the deadline.
+ */
+static void defer_accept(struct MHD_Daemon *d)
+{
+	const union MHD_DaemonInfo *di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_LISTEN_FD);
+	int seconds = (int)EXPORTER_REQUEST_DEADLINE_S;
+
+	if (!di || setsockopt(di->listen_fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &seconds,
+			      sizeof(seconds)))
+		pr_err("exporter: warning: cannot defer accepting until a request arrives (TCP_DEFER_ACCEPT): %s; idle connections will take slots",
+			strerror(errno));
+}
 
 static void stop_signals(sigset_t *set)
 {
@@ -351,9 +394,10 @@ static int serve_until_stopped(const sigset_t *set)
 			return sig;
 		if (sig == SIGHUP || sig == SIGUSR1) {
 			pthread_mutex_lock(&conns.lock);
-			pr_info("xdp-pacer exporter: %s: nothing to reload (the maps are read at every scrape); %llu connections cut at the %.0f s request deadline so far",
+			pr_info("xdp-pacer exporter: %s: nothing to reload (the maps are read at every scrape); so far %llu connections cut at the %.0f s request deadline, %llu evicted at %u open",
 				sig == SIGHUP ? "SIGHUP" : "SIGUSR1", (unsigned long long)conns.cut,
-				EXPORTER_REQUEST_DEADLINE_S);
+				EXPORTER_REQUEST_DEADLINE_S, (unsigned long long)conns.evicted,
+				EXPORTER_CONNECTIONS);
 			pthread_mutex_unlock(&conns.lock);
 			fflush(stdout);
 		}
@@ -372,6 +416,7 @@ int cmd_exporter(int argc, char **argv)
 
 	if (err)
 		return err == OPTS_HELP ? 0 : err;
+	conn_slots_init(&conns.slots, EXPORTER_CONNECTIONS);
 	/* Blocked before the server thread starts, so only the main thread takes them. */
 	stop_signals(&set);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
@@ -379,19 +424,22 @@ int cmd_exporter(int argc, char **argv)
 	d = MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG |
 				     (o.listen.ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 			     0, NULL, NULL, handle, NULL,
+			     /* First, or libmicrohttpd says so on stderr through its own logger. */
+			     MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL,
 			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&o.listen.ss,
 			     MHD_OPTION_CONNECTION_TIMEOUT, EXPORTER_IDLE_TIMEOUT_S,
-			     MHD_OPTION_CONNECTION_LIMIT, (unsigned)EXPORTER_CONNECTIONS,
+			     MHD_OPTION_CONNECTION_LIMIT,
+			     (unsigned)(EXPORTER_CONNECTIONS + EXPORTER_CLOSING_HEADROOM),
 			     MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)EXPORTER_PER_ADDRESS,
 			     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)EXPORTER_CONN_MEMORY,
 			     MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL,
 			     MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
-			     MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL,
 			     MHD_OPTION_END);
 	if (!d) {
 		pr_err("cannot listen on %s (address in use, or not local?)", o.listen.text);
 		return 1;
 	}
+	defer_accept(d);
 	di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
 	listen_addr_format(&o.listen.ss, di ? di->port : 0, where, sizeof(where));
 	pr_info("xdp-pacer exporter: serving http://%s/metrics", where);
