@@ -566,7 +566,7 @@ START_TEST(test_lists_before_classes)
 		uint32_t verdict[4];
 		int n;
 
-		ck_assert_int_eq(pacer_lists_read(&fx.m, out, verdict, 4, &n), 0);
+		ck_assert_int_eq(pacer_lists_read(&fx.m, PACER_LIST_ORIGINS_ALL, out, verdict, 4, &n), 0);
 		ck_assert_int_eq(n, 1);
 		ck_assert_uint_eq(out[0].family, 6);
 		ck_assert_uint_eq(verdict[0], PACER_LIST_EXEMPT);
@@ -609,7 +609,7 @@ START_TEST(test_lists_diff_many)
 		ex[i] = pfx(a, 32);
 	}
 	ck_assert_int_eq(pacer_lists_apply(&fx.m, ex, 10000, NULL, 0, err, sizeof(err)), 0);
-	ck_assert_int_eq(pacer_lists_read(&fx.m, out, verdict, 20001, &n), 0);
+	ck_assert_int_eq(pacer_lists_read(&fx.m, PACER_LIST_ORIGINS_ALL, out, verdict, 20001, &n), 0);
 	ck_assert_int_eq(n, 10000);
 	{
 		/* the filter holds exactly the new lists' bits: the removed prefixes' are gone */
@@ -686,7 +686,7 @@ START_TEST(test_live_bank_flip)
 	c[1] = cls("ntp", 1, PACER_ACTION_DROP, 0);
 	proto_port(&c[1], PACER_IPPROTO_UDP, PACER_M_DPORT, 123, 123);
 	install(c, 2);
-	ck_assert_uint_eq(fx.m.cfg->class_sel, PACER_CLASS_SEL(1, 2));
+	ck_assert_uint_eq(fx.m.cfg->class_sel, PACER_CLASS_SEL_GEN(PACER_CLASS_SEL(1, 2), 2));
 	ck_assert_int_eq(run_pk(&ntp), DROP);
 	ck_assert_int_eq(run_pk(&dns), DROP);
 	ck_assert_int_eq(pacer_classes_read(&fx.m, got, &n), 0);
@@ -695,12 +695,12 @@ START_TEST(test_live_bank_flip)
 	/* dns changed (new id): fresh state */
 	c[0].id = 7;
 	install(c, 2);
-	ck_assert_uint_eq(fx.m.cfg->class_sel, PACER_CLASS_SEL(0, 2));
+	ck_assert_uint_eq(fx.m.cfg->class_sel, PACER_CLASS_SEL_GEN(PACER_CLASS_SEL(0, 2), 3));
 	ck_assert_int_eq(run_pk(&dns), PASS);
 	ck_assert_int_eq(run_pk(&dns), DROP);
 	/* no classes: the classless limit (prefix /32, 64 ticks) keys this source afresh */
 	install(c, 0);
-	ck_assert_uint_eq(fx.m.cfg->class_sel, 0);
+	ck_assert_uint_eq(fx.m.cfg->class_sel, PACER_CLASS_SEL_GEN(0, 4));
 	ck_assert_int_eq(pacer_classes_read(&fx.m, got, &n), 0);
 	ck_assert_int_eq(n, 0);
 	ck_assert_int_eq(run_pk(&ntp), PASS);
@@ -711,7 +711,7 @@ START_TEST(test_live_bank_flip)
 
 		c[0].thresh_ticks = 1;
 		ck_assert_int_eq(pacer_classes_install(&fx.m, c, 2, err, sizeof(err)), -EINVAL);
-		ck_assert_uint_eq(fx.m.cfg->class_sel, 0);
+		ck_assert_uint_eq(fx.m.cfg->class_sel, PACER_CLASS_SEL_GEN(0, 4));
 	}
 	fixture_unload();
 }
