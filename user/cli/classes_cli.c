@@ -118,7 +118,7 @@ static struct pacer_prefix *to_map_prefixes(const struct prefix_list *l, int *n)
 	return p;
 }
 
-/* What the lists hold now, as classes_map.h gives it back, split by verdict. */
+/* The configuration's entries the lists hold now, as classes_map.h gives them back, split by verdict. */
 static int read_lists(const struct pacer_class_maps *m, struct pacer_prefix **ex, int *ne,
 		      struct pacer_prefix **de, int *nd)
 {
@@ -129,7 +129,7 @@ static int read_lists(const struct pacer_class_maps *m, struct pacer_prefix **ex
 	*ex = calloc((size_t)max, sizeof(**ex));
 	*de = calloc((size_t)max, sizeof(**de));
 	*ne = *nd = 0;
-	ret = all && v && *ex && *de ? pacer_lists_read(m, all, v, max, &n) : -ENOMEM;
+	ret = all && v && *ex && *de ? pacer_lists_read(m, 1u << PACER_LIST_CONF, all, v, max, &n) : -ENOMEM;
 	for (i = 0; !ret && i < n; i++) {
 		if (v[i] == PACER_LIST_EXEMPT)
 			(*ex)[(*ne)++] = all[i];
@@ -219,10 +219,9 @@ static const char *backend_rate_note(uint32_t backend)
 void classes_report(const struct pacer_class_maps *m, uint32_t tick_shift, uint32_t backend)
 {
 	struct pacer_class cur[PACER_MAX_CLASSES];
-	struct pacer_prefix *ex = NULL, *de = NULL;
 	char mb[160], ab[160], rb[64];
 	uint64_t lo, hi;
-	int n = 0, ne = 0, nd = 0, i;
+	int n = 0, i;
 
 	if (!pacer_classes_read(m, cur, &n) && n) {
 		pr_info("  classes (the first that matches decides; unmatched traffic passes):");
@@ -234,11 +233,35 @@ void classes_report(const struct pacer_class_maps *m, uint32_t tick_shift, uint3
 			format_duration_range(lo, hi, rb, sizeof(rb)),
 			backend_rate_note(backend));
 	}
-	if (!read_lists(m, &ex, &ne, &de, &nd) && (ne || nd))
-		pr_info("  exempt: %d prefix%s, deny: %d prefix%s", ne, ne == 1 ? "" : "es", nd,
-			nd == 1 ? "" : "es");
-	free(ex);
-	free(de);
+	lists_report(m, "  ");
+}
+
+/* "2 prefixes", with "(1 configured, 1 added, 1 with a timeout)" once any were added. */
+static const char *list_size(const struct pacer_list_counts *c, int l, char *buf, size_t len)
+{
+	unsigned long long conf = c->n[l][PACER_LIST_CONF], added = c->n[l][PACER_LIST_ADDED];
+	int at = snprintf(buf, len, "%llu prefix%s", conf + added, conf + added == 1 ? "" : "es");
+
+	if (added && at > 0 && (size_t)at < len)
+		snprintf(buf + at, len - (size_t)at, " (%llu configured, %llu added, %llu with a timeout)",
+			 conf, added, (unsigned long long)c->timed[l]);
+	return buf;
+}
+
+void lists_report(const struct pacer_class_maps *m, const char *indent)
+{
+	struct pacer_list_entry *v = NULL;
+	struct pacer_list_counts c;
+	char eb[96], db[96];
+	size_t n = 0;
+
+	if (pacer_lists_dump(m, &v, &n))
+		return;
+	pacer_lists_count(v, n, pacer_list_clock_ns(), &c);
+	free(v);
+	if (c.n[0][0] + c.n[0][1] + c.n[1][0] + c.n[1][1])
+		pr_info("%sexempt: %s, deny: %s", indent, list_size(&c, 0, eb, sizeof(eb)),
+			list_size(&c, 1, db, sizeof(db)));
 }
 
 int classes_fill(const struct pacer_class_maps *m, struct prom_class *out, int *n)
