@@ -179,6 +179,41 @@ START_TEST(test_bad_files)
 }
 END_TEST
 
+/*
+ * A word longer than its buffer is refused, never read cut short (a
+ * prefix length of 75 zeros and an 8 read as /0, a port of 78 zeros and
+ * 53 as 5); a word's bytes beyond ASCII are shown as \xNN, as a terminal
+ * could take their UTF-8 for a control (U+009B).  Found by tests/fuzz.sh.
+ */
+START_TEST(test_long_words_and_bytes)
+{
+	char text[512], zeros[80], err[512];
+	struct pacer_conf c;
+
+	memset(zeros, '0', sizeof(zeros));
+	snprintf(text, sizeof(text), "[exempt]\nsrc = 0.0.0.0/%.75s8\n", zeros);
+	ck_assert_int_eq(parse_text(text, &c, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "t.conf:2: '0.0.0.0/0000000000000000...': longer than any prefix (84 characters, at most 79)");
+	pacer_conf_free(&c);
+	snprintf(text, sizeof(text), "[class a]\nmatch = udp dport %.78s53\ninterval = 1s\n", zeros);
+	ck_assert_int_eq(parse_text(text, &c, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "t.conf:2: 'dport 0000000000"));
+	ck_assert_ptr_nonnull(strstr(err, "0000...': expected a port 0..65535"));
+	pacer_conf_free(&c);
+	snprintf(text, sizeof(text), "[class a]\nmatch = udp src %.78s1\ninterval = 1s\n", zeros);
+	ck_assert_int_eq(parse_text(text, &c, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "is not an IPv4 or IPv6 address"));
+	pacer_conf_free(&c);
+	ck_assert_int_eq(parse_text("[class a]\nmatch = udp dport 5\xc2\x9b" "3\ninterval = 1s\n", &c, err,
+				    sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "t.conf:2: 'dport 5\\xc2\\x9b3': expected a port 0..65535 or a range N-M with N <= M");
+	pacer_conf_free(&c);
+	ck_assert_int_eq(parse_text("[exempt]\nsrc = 2001:db8::\xd8\xcc" "2\n", &c, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "t.conf:2: '2001:db8::\\xd8\\xcc2' is not an IPv4 or IPv6 address or prefix (ADDR/LEN)");
+	pacer_conf_free(&c);
+}
+END_TEST
+
 /* 33 classes: the 33rd's header is the error. */
 START_TEST(test_too_many_classes)
 {
@@ -443,6 +478,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_no_sections);
 	tcase_add_loop_test(tc, test_bad_files, 0, (int)(sizeof(bad_files) / sizeof(bad_files[0])));
 	tcase_add_test(tc, test_too_many_classes);
+	tcase_add_test(tc, test_long_words_and_bytes);
 	tcase_add_test(tc, test_exempt_and_deny);
 	tcase_add_test(tc, test_ten_thousand_prefixes);
 	tcase_add_test(tc, test_cli_form);

@@ -183,6 +183,15 @@ static int port_range(const char *s, __u16 *lo, __u16 *hi)
 	return 0;
 }
 
+/*
+ * A word too long for its buffer ends in "...", which no value parses:
+ * cut silently, "dport 000...053" would read as a shorter number.
+ */
+static void mark_cut(char *w, size_t len)
+{
+	memcpy(w + len - 4, "...", 4);
+}
+
 /* The next whitespace-separated word of *s into w (NUL-terminated), or NULL at the end. */
 static const char *next_word(const char **s, char *w, size_t len)
 {
@@ -196,9 +205,14 @@ static const char *next_word(const char **s, char *w, size_t len)
 	while (*p && !isspace((unsigned char)*p)) {
 		if (n + 1 < len)
 			w[n++] = *p;
+		else
+			n = len; /* cut */
 		p++;
 	}
-	w[n] = 0;
+	if (n == len)
+		mark_cut(w, len);
+	else
+		w[n] = 0;
 	*s = p;
 	return w;
 }
@@ -498,7 +512,10 @@ const char *class_where(const struct class_conf *cc, const struct class_spec *s,
 	return buf;
 }
 
-/* "FILE:LINE: " into err, then the message. */
+/*
+ * "FILE:LINE: " into err, then the message, the file's words in it shown
+ * as pacer_conf_shown() does (a word's UTF-8 may encode a terminal control).
+ */
 static int file_err(const struct class_conf *cc, unsigned line, char *err, size_t errlen,
 		    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
@@ -506,13 +523,25 @@ static int file_err(const struct class_conf *cc, unsigned line, char *err, size_
 		    const char *fmt, ...)
 {
 	size_t used = (size_t)snprintf(err, errlen, "%s:%u: ", cc->path ? cc->path : "?", line);
+	char body[1024];
 	va_list ap;
 
 	if (used < errlen) {
 		va_start(ap, fmt);
-		vsnprintf(err + used, errlen - used, fmt, ap);
+		vsnprintf(body, sizeof(body), fmt, ap);
 		va_end(ap);
+		pacer_conf_shown(body, err + used, errlen - used);
 	}
+	return -EINVAL;
+}
+
+/* "--OPT 'TEXT': why" into err, TEXT and why shown as file_err() shows them. */
+static int cli_err(const char *opt, const char *text, const char *why, char *err, size_t errlen)
+{
+	char t[4 * 160 + 1], w[4 * 384 + 1];
+
+	snprintf(err, errlen, "--%s '%s': %s", opt, pacer_conf_shown(text, t, sizeof(t)),
+		 pacer_conf_shown(why, w, sizeof(w)));
 	return -EINVAL;
 }
 
@@ -741,8 +770,11 @@ static int list_add_text(struct prefix_list *l, const char *text, unsigned line,
 			snprintf(why, len, "an empty item between commas");
 			return -EINVAL;
 		}
-		if (n >= sizeof(w))
-			n = sizeof(w) - 1;
+		if (n >= sizeof(w)) {
+			snprintf(why, len, "'%.24s...': longer than any prefix (%zu characters, at most %zu)",
+				 s, n, sizeof(w) - 1);
+			return -EINVAL;
+		}
 		memcpy(w, s, n);
 		w[n] = 0;
 		s += strcspn(s, ", \t");
@@ -828,11 +860,10 @@ int class_conf_add_cli(struct class_conf *cc, const char *text, char *err, size_
 		cc->classes_given = true;
 		return 0;
 	}
-	if (!colon) {
-		snprintf(err, errlen, "--class '%s': expected 'NAME: MATCH... rate N/T' (e.g. 'dns: udp dport 53 rate 20/1s'), or 'none'",
-			 text);
-		return -EINVAL;
-	}
+	if (!colon)
+		return cli_err("class", text,
+			       "expected 'NAME: MATCH... rate N/T' (e.g. 'dns: udp dport 53 rate 20/1s'), or 'none'",
+			       err, errlen);
 	n = (size_t)(colon - text);
 	while (n && isspace((unsigned char)text[n - 1]))
 		n--;
@@ -883,8 +914,7 @@ int class_conf_add_cli(struct class_conf *cc, const char *text, char *err, size_
 bad:
 	if (s)
 		cc->n--; /* nothing half-added */
-	snprintf(err, errlen, "--class '%s': %s", text, why);
-	return -EINVAL;
+	return cli_err("class", text, why, err, errlen);
 }
 
 int class_conf_add_list_cli(struct class_conf *cc, int deny, const char *text, char *err,
@@ -896,10 +926,8 @@ int class_conf_add_list_cli(struct class_conf *cc, int deny, const char *text, c
 	l->given = true;
 	if (!strcmp(text, "none"))
 		return 0;
-	if (list_add_text(l, text, 0, why, sizeof(why))) {
-		snprintf(err, errlen, "--%s '%s': %s", deny ? "deny" : "exempt", text, why);
-		return -EINVAL;
-	}
+	if (list_add_text(l, text, 0, why, sizeof(why)))
+		return cli_err(deny ? "deny" : "exempt", text, why, err, errlen);
 	return 0;
 }
 
