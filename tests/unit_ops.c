@@ -140,6 +140,24 @@ START_TEST(test_conf_tabs_and_crlf)
 	ck_assert_str_eq(pacer_conf_get(&c, "interval")->value, "250ms");
 	ck_assert_str_eq(pacer_conf_get(&c, "rows")->value, "2");
 	pacer_conf_free(&c);
+	/* Sections too; a UTF-8 byte order mark before the first line is skipped. */
+	ck_assert_int_eq(parse_text("\xef\xbb\xbfinterval = 1s\r\n[class dns]\r\nmatch = udp dport 53\r\n"
+				    "rate = 20/1s\r\n[exempt]\r\nsrc = 192.0.2.0/24, 2001:db8::/32\r\n",
+				    &c, err, sizeof(err)), 0);
+	ck_assert_str_eq(pacer_conf_get(&c, "interval")->value, "1s");
+	ck_assert_int_eq(c.cls->n, 1);
+	ck_assert_uint_eq(c.cls->cls[0].c.rate_n, 20);
+	ck_assert_uint_eq(c.cls->cls[0].limit_line, 4);
+	ck_assert_int_eq((int)c.cls->exempt.n, 2);
+	pacer_conf_free(&c);
+	/* A carriage return alone (old Mac line ends) is no line end: named, not guessed. */
+	ck_assert_int_eq(parse_text("interval = 1s\rrows = 2\r", &c, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "t.conf:1: control byte 0x0d at column 14");
+	pacer_conf_free(&c);
+	/* A mark anywhere else is a byte of the text, shown escaped. */
+	ck_assert_int_eq(parse_text("interval = 1s\n\xef\xbb\xbfrows = 2\n", &c, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "t.conf:2: unknown key '\\xef\\xbb\\xbfrows'"));
+	pacer_conf_free(&c);
 }
 END_TEST
 
