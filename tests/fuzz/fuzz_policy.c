@@ -8,9 +8,9 @@
  *     global values through the option tables load and set parse them
  *     with (opts.c, cli_values.c), its classes through the tick choice
  *     (ticks.c) and the datapath's check of a class list;
- *   - each line as `--class TEXT`, `--exempt TEXT` and `--deny TEXT`
- *     through opts_parse (class_conf.c's command-line form), then merged
- *     over the file as load and set merge them;
+ *   - each line as `--class TEXT`, then as `--exempt TEXT` or `--deny
+ *     TEXT`, through the option table's parser (class_conf.c's
+ *     command-line form), then merged over the file as load and set do;
  *   - each word as a duration, checked against an independent parser.
  *
  * Beyond the sanitizers (ASan, UBSan), it aborts when a refusal does not
