@@ -37,8 +37,8 @@ sed -E 's/^# ?([a-z[])/\1/' dist/example.conf >"$seeds/example-uncommented.conf"
 awk -v dir="$seeds" '
 	/^ *```/ { if (inb) { if (buf ~ /\[(class|exempt|deny)/) print buf > (dir "/doc-" ++n ".conf"); inb = 0; buf = "" } else inb = 1; next }
 	inb { sub(/^  /, ""); buf = buf $0 "\n" }' README.md docs/operating.md
-# The docs' --class, --exempt and --deny texts, one seed each.
-grep -ohE -- "--(class|exempt|deny) '[^']*'" README.md docs/*.md dist/xdp-pacer.8 |
+# The --class, --exempt and --deny texts of the docs and the integration tests, one seed each.
+grep -ohE -- "--(class|exempt|deny) '[^']*'" README.md docs/*.md tests/integ_*.sh |
 	sed -E "s/^--[a-z]+ '(.*)'$/\\1/" | sort -u | awk -v dir="$seeds" '{ print > (dir "/doc-cli-" NR ".txt") }'
 nseeds=$(ls "$seeds" | wc -l)
 

@@ -130,6 +130,9 @@ static const struct {
 	{ "[class a]\nmatch = udp dport 53 dport 54\ninterval = 1s\n", "t.conf:2: 'dport' given twice" },
 	{ "[class a]\nmatch = udp dport 70000\ninterval = 1s\n", "t.conf:2: 'dport 70000': expected a port 0..65535" },
 	{ "[class a]\nmatch = udp dport 60-50\ninterval = 1s\n", "t.conf:2: 'dport 60-50': expected a port" },
+	{ "[class a]\nmatch = udp dport 65536\ninterval = 1s\n", "t.conf:2: 'dport 65536': expected a port 0..65535" },
+	{ "[class a]\nmatch = tcp sport 0-65536\ninterval = 1s\n", "t.conf:2: 'sport 0-65536': expected a port 0..65535" },
+	{ "[class a]\nmatch = udp dport -1\ninterval = 1s\n", "t.conf:2: 'dport -1': expected a port 0..65535" },
 	{ "[class a]\nmatch = udp dport\ninterval = 1s\n", "t.conf:2: 'dport' needs a value" },
 	{ "[class a]\nmatch = vlan 5000\ninterval = 1s\n", "t.conf:2: 'vlan 5000': expected a VLAN id 0..4095" },
 	{ "[class a]\nmatch = src 192.0.2.1/24\ninterval = 1s\n",
@@ -472,6 +475,11 @@ START_TEST(test_cli_form)
 	ck_assert_int_eq(class_conf_add_cli(&cc, ": tcp rate 1/1s", err, sizeof(err)), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "bad class name ''"));
 	ck_assert_int_eq(cc.n, 5); /* nothing half-added */
+	/* Port 0 and 65535 are ports (scanners and floods send them). */
+	ck_assert_int_eq(class_conf_add_cli(&cc, "p0: udp dport 0 sport 65535 drop", err, sizeof(err)), 0);
+	ck_assert_uint_eq(cc.cls[5].c.m.dport_lo, 0);
+	ck_assert_uint_eq(cc.cls[5].c.m.sport_hi, 65535);
+	ck_assert_str_eq(class_match_format(&cc.cls[5].c.m, buf, sizeof(buf)), "udp sport 65535 dport 0");
 
 	ck_assert_int_eq(class_conf_add_list_cli(&cc, 0, "192.0.2.0/24,2001:db8::/32", err, sizeof(err)), 0);
 	ck_assert_int_eq(class_conf_add_list_cli(&cc, 1, "198.51.100.1", err, sizeof(err)), 0);
