@@ -6,7 +6,7 @@
 #include "live_opts.h"
 #include "pacer_rate.h"
 #include "class_conf.h"
-#include "pacer_conf.h"
+#include "conf_text.h"
 #include <stdio.h>
 #include <string.h>
 
