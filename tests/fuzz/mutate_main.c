@@ -222,5 +222,13 @@ int main(int argc, char **argv)
 	printf("Done %llu runs in %.0f second(s)\n", done, secs);
 	printf("stat::number_of_executed_units: %llu\n", done);
 	printf("stat::average_exec_per_sec:     %.0f\n", secs > 0 ? done / secs : 0.0);
+	fflush(stdout);
+	free(m);
+	for (i = 0; i < nseeds; i++)
+		free(seeds[i].b);
+	for (i = 0; i < ndict; i++)
+		free(dict[i].b);
+	free(seeds);
+	free(dict);
 	return 0;
 }
