@@ -62,6 +62,26 @@ SAN_BINS  := $(patsubst %,$(BUILD)/tests/san/unit_%,pktparse classify pcapng ops
 SAN_FLAGS  = -fsanitize=undefined -fno-sanitize-recover=all
 SAN_LIB   := $(BUILD)/san/libpacer.a
 SAN_OBJS  := $(patsubst $(BUILD)/%,$(BUILD)/san/%,$(LIB_OBJS))
+# The policy parsers' fuzz target (tests/fuzz/fuzz_policy.c; tests/fuzz.sh
+# runs it): libFuzzer with ASan and UBSan where clang has the runtime
+# (libclang-rt-14-dev), else the same target under a deterministic mutation
+# loop (tests/fuzz/mutate_main.c) with gcc's ASan and UBSan.  Over a
+# user/lib archive of its own, built with the same instrumentation.
+FUZZ_BIN  := $(BUILD)/tests/fuzz/fuzz_policy
+FUZZ_LIBFUZZER := $(wildcard $(shell $(CLANG) -print-runtime-dir 2>/dev/null)/libclang_rt.fuzzer-$(shell uname -m).a)
+FUZZ_SAN   = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+ifneq ($(FUZZ_LIBFUZZER),)
+FUZZ_CC    = $(CLANG)
+FUZZ_CFLAGS = $(FUZZ_SAN) -fsanitize=fuzzer-no-link
+FUZZ_LINK  = $(FUZZ_SAN) -fsanitize=fuzzer
+FUZZ_MAIN  =
+else
+FUZZ_CC    = $(CC)
+FUZZ_CFLAGS = $(FUZZ_SAN)
+FUZZ_LINK  = $(FUZZ_SAN)
+FUZZ_MAIN  = tests/fuzz/mutate_main.c
+endif
+FUZZ_LIB  := $(BUILD)/fuzz/libpacer.a
 # Measurement tools (synthetic recordings, HM timing); built with the tests.
 TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(wildcard tests/tools/*.c))
 
@@ -78,13 +98,13 @@ UNITDIR    ?= $(PREFIX)/lib/systemd/system
 COMPDIR    ?= $(PREFIX)/share/bash-completion/completions
 DOCDIR     ?= $(PREFIX)/share/doc/xdp-pacer
 
-.PHONY: all bpf cli tests test check unit-test prog-test integration-test demo bench clean deps install deb
+.PHONY: all bpf cli tests test check unit-test prog-test integration-test demo bench clean deps install deb fuzz
 
 all: bpf cli tests
 
 bpf: $(BPF_OBJS) $(SKELS)
 cli: $(CLI)
-tests: $(UNIT_BINS) $(PROG_BINS) $(TOOL_BINS) $(SAN_BINS)
+tests: $(UNIT_BINS) $(PROG_BINS) $(TOOL_BINS) $(SAN_BINS) $(FUZZ_BIN)
 
 $(BUILD)/%.bpf.o: bpf/%.bpf.c | $(BUILD)
 	$(call msg,BPF,$@)
@@ -102,7 +122,7 @@ $(BUILD)/analysis/%.o: user/analysis/%.c | $(BUILD)/analysis
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ANA_INC) $(CPPFLAGS) $(XCFLAGS) -c $< -o $@
 
-$(BUILD)/lib/version.o $(BUILD)/san/lib/version.o: CPPFLAGS += -DPACER_VERSION='"$(VERSION)"'
+$(BUILD)/lib/version.o $(BUILD)/san/lib/version.o $(BUILD)/fuzz/lib/version.o: CPPFLAGS += -DPACER_VERSION='"$(VERSION)"'
 $(BUILD)/lib/version.o: Makefile
 
 $(LIB_A): $(LIB_OBJS)
@@ -151,6 +171,24 @@ $(BUILD)/tests/san/unit_%: tests/unit_%.c $(SAN_LIB) | $(BUILD)/tests/san
 	$(call msg,CC-SAN,$@)
 	$(Q)$(CC) $(ALL_INC) $(CPPFLAGS) -Itests $(XCFLAGS) $(SAN_FLAGS) -o $@ $< $(SAN_LIB) $(CHECK_LIBS)
 
+$(BUILD)/fuzz/lib/%.o: user/lib/%.c
+	$(call msg,CC-FUZZ,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(LIB_INC) $(CPPFLAGS) $(XCFLAGS) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(FUZZ_LIB): $(patsubst user/lib/%.c,$(BUILD)/fuzz/lib/%.o,$(LIB_SRCS))
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(FUZZ_BIN): tests/fuzz/fuzz_policy.c $(FUZZ_MAIN) $(FUZZ_LIB) Makefile
+	$(call msg,CC-FUZZ,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(ALL_INC) $(CPPFLAGS) $(XCFLAGS) $(FUZZ_LINK) -o $@ $< $(FUZZ_MAIN) $(FUZZ_LIB) -lm
+
+# A longer fuzzing run than the tests' (docs/hacking.md, Fuzzing): FUZZ_TIME seconds.
+fuzz: $(FUZZ_BIN)
+	$(Q)BUILD=$(BUILD) tests/fuzz.sh --time $(or $(FUZZ_TIME),600)
+
 $(BUILD)/tests/tools/%: tests/tools/%.c $(LIB_A) | $(BUILD)/tests/tools
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_INC) $(CPPFLAGS) $(XCFLAGS) -o $@ $< $(LIB_A) -lm
@@ -185,10 +223,10 @@ test: all
 
 # The inner loop: unit tests without the BPF build and without the test
 # cases tagged slow (tests/check_run.h).  unit-test runs them all.
-check: $(UNIT_BINS) $(SAN_BINS)
+check: $(UNIT_BINS) $(SAN_BINS) $(FUZZ_BIN)
 	$(Q)CK_EXCLUDE_TAGS=slow BUILD=$(BUILD) tests/run.sh unit
 
-unit-test: $(UNIT_BINS) $(SAN_BINS)
+unit-test: $(UNIT_BINS) $(SAN_BINS) $(FUZZ_BIN)
 	$(Q)BUILD=$(BUILD) tests/run.sh unit
 
 prog-test: all

@@ -8,6 +8,9 @@ have_cmd() { command -v "$1" >/dev/null 2>&1; }
 have_pc() { pkg-config --exists "$1" 2>/dev/null; }
 
 have_cmd clang || need_pkgs+=(clang)
+# libFuzzer (tests/fuzz.sh): clang's runtime, only recommended by clang's packages.
+[ -e "$(clang -print-runtime-dir 2>/dev/null)/libclang_rt.fuzzer-$(uname -m).a" ] ||
+	need_pkgs+=(libclang-rt-14-dev)
 have_cmd llvm-objdump || need_pkgs+=(llvm)
 have_cmd bpftool || need_pkgs+=(bpftool)
 have_cmd make || need_pkgs+=(make)

@@ -98,6 +98,8 @@ if [ "$what" = unit ] || [ "$what" = all ]; then
 	for t in "$BUILD"/tests/san/unit_*; do # the same tests built with UBSan
 		[ -x "$t" ] && run_bin "$(basename "$t") (UBSan)" "$t"
 	done
+	# The policy parsers under libFuzzer (or a mutation loop), ASan and UBSan.
+	run_bin "fuzz_policy (fuzz)" env -u CK_TAP_LOG_FILE_NAME BUILD="$BUILD" bash tests/fuzz.sh
 fi
 if [ "$what" = prog ] || [ "$what" = all ]; then
 	if why=$(need_root_and_bpf); then

@@ -130,6 +130,9 @@ static const struct {
 	{ "[class a]\nmatch = udp dport 53 dport 54\ninterval = 1s\n", "t.conf:2: 'dport' given twice" },
 	{ "[class a]\nmatch = udp dport 70000\ninterval = 1s\n", "t.conf:2: 'dport 70000': expected a port 0..65535" },
 	{ "[class a]\nmatch = udp dport 60-50\ninterval = 1s\n", "t.conf:2: 'dport 60-50': expected a port" },
+	{ "[class a]\nmatch = udp dport 65536\ninterval = 1s\n", "t.conf:2: 'dport 65536': expected a port 0..65535" },
+	{ "[class a]\nmatch = tcp sport 0-65536\ninterval = 1s\n", "t.conf:2: 'sport 0-65536': expected a port 0..65535" },
+	{ "[class a]\nmatch = udp dport -1\ninterval = 1s\n", "t.conf:2: 'dport -1': expected a port 0..65535" },
 	{ "[class a]\nmatch = udp dport\ninterval = 1s\n", "t.conf:2: 'dport' needs a value" },
 	{ "[class a]\nmatch = vlan 5000\ninterval = 1s\n", "t.conf:2: 'vlan 5000': expected a VLAN id 0..4095" },
 	{ "[class a]\nmatch = src 192.0.2.1/24\ninterval = 1s\n",
@@ -175,6 +178,41 @@ START_TEST(test_bad_files)
 	ck_assert_int_eq(parse_text(bad_files[_i].text, &c, err, sizeof(err)), -EINVAL);
 	ck_assert_msg(!strncmp(err, bad_files[_i].want, strlen(bad_files[_i].want)),
 		      "file %d: got \"%s\", want \"%s...\"", _i, err, bad_files[_i].want);
+	pacer_conf_free(&c);
+}
+END_TEST
+
+/*
+ * A word longer than its buffer is refused, never read cut short (a
+ * prefix length of 75 zeros and an 8 read as /0, a port of 78 zeros and
+ * 53 as 5); a word's bytes beyond ASCII are shown as \xNN, as a terminal
+ * could take their UTF-8 for a control (U+009B).  Found by tests/fuzz.sh.
+ */
+START_TEST(test_long_words_and_bytes)
+{
+	char text[512], zeros[80], err[512];
+	struct pacer_conf c;
+
+	memset(zeros, '0', sizeof(zeros));
+	snprintf(text, sizeof(text), "[exempt]\nsrc = 0.0.0.0/%.75s8\n", zeros);
+	ck_assert_int_eq(parse_text(text, &c, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "t.conf:2: '0.0.0.0/0000000000000000...': longer than any prefix (84 characters, at most 79)");
+	pacer_conf_free(&c);
+	snprintf(text, sizeof(text), "[class a]\nmatch = udp dport %.78s53\ninterval = 1s\n", zeros);
+	ck_assert_int_eq(parse_text(text, &c, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "t.conf:2: 'dport 0000000000"));
+	ck_assert_ptr_nonnull(strstr(err, "0000...': expected a port 0..65535"));
+	pacer_conf_free(&c);
+	snprintf(text, sizeof(text), "[class a]\nmatch = udp src %.78s1\ninterval = 1s\n", zeros);
+	ck_assert_int_eq(parse_text(text, &c, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "is not an IPv4 or IPv6 address"));
+	pacer_conf_free(&c);
+	ck_assert_int_eq(parse_text("[class a]\nmatch = udp dport 5\xc2\x9b" "3\ninterval = 1s\n", &c, err,
+				    sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "t.conf:2: 'dport 5\\xc2\\x9b3': expected a port 0..65535 or a range N-M with N <= M");
+	pacer_conf_free(&c);
+	ck_assert_int_eq(parse_text("[exempt]\nsrc = 2001:db8::\xd8\xcc" "2\n", &c, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "t.conf:2: '2001:db8::\\xd8\\xcc2' is not an IPv4 or IPv6 address or prefix (ADDR/LEN)");
 	pacer_conf_free(&c);
 }
 END_TEST
@@ -249,6 +287,147 @@ START_TEST(test_ten_thousand_prefixes)
 }
 END_TEST
 
+/*
+ * A million-entry list is refused at the first prefix over the limit,
+ * naming its line and the limit, having held no more than the limit's
+ * worth; each family has its own limit; a list the command line gives
+ * and the file's other one together are refused naming both.
+ */
+START_TEST(test_million_entry_list)
+{
+	size_t cap = 1000000 * 20 + 64, used = 0;
+	char *text = malloc(cap), err[512];
+	struct pacer_conf c;
+	struct class_conf none, cli;
+	int i;
+
+	ck_assert_ptr_nonnull(text);
+	used += (size_t)sprintf(text, "[deny]\n");
+	for (i = 0; i < 1000000; i++)
+		used += (size_t)sprintf(text + used, "src = 10.%d.%d.%d\n", i >> 16, (i >> 8) & 255, i & 255);
+	ck_assert_int_eq(parse_text(text, &c, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "t.conf:65538: '10.1.0.0': more than 65536 IPv4 prefixes on the exempt and deny lists (at most 65536 per family, both lists together)");
+	ck_assert_uint_le(c.cls->deny.cap, 65536);
+	pacer_conf_free(&c);
+
+	/* 65536 of each family, split over both lists: the limit is per family. */
+	used = (size_t)sprintf(text, "[exempt]\n");
+	for (i = 0; i < 65536; i++) {
+		if (i == 32768)
+			used += (size_t)sprintf(text + used, "[deny]\n");
+		used += (size_t)sprintf(text + used, "src = 10.%d.%d.0/24, 2001:db8:%x::/48\n", i >> 8,
+					i & 255, i);
+	}
+	ck_assert_int_eq(parse_text(text, &c, err, sizeof(err)), 0);
+	class_conf_init(&none, NULL);
+	ck_assert_int_eq(class_conf_merge(c.cls, &none, err, sizeof(err)), 0);
+	ck_assert_int_eq((int)(c.cls->exempt.n + c.cls->deny.n), 2 * 65536);
+	ck_assert_int_eq((int)(c.cls->exempt.n6 + c.cls->deny.n6), 65536);
+	pacer_conf_free(&c);
+	strcat(text, "src = 2001:db8:ffff:1::/64\n");
+	ck_assert_int_eq(parse_text(text, &c, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "t.conf:65539: '2001:db8:ffff:1::/64': more than 65536 IPv6 prefixes on the exempt and deny lists (at most 65536 per family, both lists together)");
+	pacer_conf_free(&c);
+
+	/* The command line's exempt list with the file's deny list. */
+	used = (size_t)sprintf(text, "[deny]\n");
+	for (i = 0; i < 30000; i++)
+		used += (size_t)sprintf(text + used, "src = 10.%d.%d.0/24\n", i >> 8, i & 255);
+	ck_assert_int_eq(parse_text(text, &c, err, sizeof(err)), 0);
+	class_conf_init(&cli, NULL);
+	for (i = 0, used = 0; i < 40000; i++)
+		used += (size_t)sprintf(text + used, "%s11.%d.%d.0/24", i ? "," : "", i >> 8, i & 255);
+	ck_assert_int_eq(class_conf_add_list_cli(&cli, 0, text, err, sizeof(err)), 0);
+	ck_assert_int_eq(class_conf_merge(c.cls, &cli, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "the exempt list (--exempt) and the deny list (t.conf) hold 70000 IPv4 prefixes together: at most 65536 per family");
+	class_conf_free(&cli);
+	pacer_conf_free(&c);
+	/* On the command line alone: refused at the prefix over the limit. */
+	class_conf_init(&cli, NULL);
+	for (i = 0, used = 0; i < 65537; i++)
+		used += (size_t)sprintf(text + used, "%s12.%d.%d.%d", i ? "," : "", i >> 16, (i >> 8) & 255,
+					i & 255);
+	ck_assert_int_eq(class_conf_add_list_cli(&cli, 1, text, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "...': '12.1.0.0': more than 65536 IPv4 prefixes on the exempt and deny lists"), "%s", err);
+	ck_assert(!strncmp(err, "--deny '12.0.0.0,12.0.0.1,", 26));
+	class_conf_free(&cli);
+	free(text);
+}
+END_TEST
+
+/*
+ * The first class that matches decides: one every packet of which an
+ * earlier class matches never decides anything, and is refused naming
+ * both; classes that overlap in part (or the narrower first) load.
+ */
+static const struct {
+	const char *text, *want; /* want NULL: accepted */
+} shadow_files[] = {
+	{ "[class all-udp]\nmatch = udp\nrate = 5/1s\n[class dns]\nmatch = udp dport 53\nrate = 20/1s\n",
+	  "t.conf:4: class 'dns' never matches: class 'all-udp' (line 1) comes first and matches every packet it would ('udp'): put the narrower class first" },
+	{ "[class dns]\nmatch = udp dport 53\nrate = 20/1s\n[class dns2]\nmatch = udp dport 53\naction = drop\n",
+	  "t.conf:4: class 'dns2' never matches: class 'dns' (line 1)" },
+	{ "[class all]\nmatch = any\ninterval = 1s\n[class syn]\nmatch = tcp flags syn\ninterval = 1s\n",
+	  "t.conf:4: class 'syn' never matches: class 'all' (line 1) comes first and matches every packet it would ('any')" },
+	{ "[class lan]\nmatch = src 10.0.0.0/8\naction = pass\n[class ssh]\nmatch = tcp dport 22 src 10.1.0.0/16\naction = drop\n",
+	  "t.conf:4: class 'ssh' never matches: class 'lan' (line 1) comes first and matches every packet it would ('src 10.0.0.0/8')" },
+	{ "[class hi]\nmatch = udp dport 1000-2000\ninterval = 1s\n[class mid]\nmatch = udp dport 1500-1600 vlan 7\ninterval = 1s\n",
+	  "t.conf:4: class 'mid' never matches" },
+	{ "[class ping]\nmatch = icmp\naction = drop\n[class lanping]\nmatch = icmp src 10.0.0.0/8\naction = pass\n",
+	  "t.conf:4: class 'lanping' never matches" },
+	{ "[class a]\nmatch = dst 2001:db8::/32\naction = pass\n[class b]\nmatch = udp dst 2001:db8:1::/48 sport 53\naction = drop\n",
+	  "t.conf:4: class 'b' never matches" },
+	/* Accepted: narrower first, partial overlaps, other families, other ports. */
+	{ "[class dns]\nmatch = udp dport 53\nrate = 20/1s\n[class all-udp]\nmatch = udp\nrate = 5/1s\n[class all]\nmatch = any\ninterval = 1s\n",
+	  NULL },
+	{ "[class lo]\nmatch = udp dport 50-60\ninterval = 1s\n[class hi]\nmatch = udp dport 55-70\ninterval = 1s\n", NULL },
+	{ "[class syn]\nmatch = tcp flags syn\ninterval = 1s\n[class web]\nmatch = tcp dport 80\ninterval = 1s\n", NULL },
+	{ "[class v4]\nmatch = src 10.0.0.0/8\naction = pass\n[class v6]\nmatch = src 2001:db8::/32\naction = pass\n", NULL },
+	{ "[class narrow]\nmatch = src 10.1.0.0/16\naction = pass\n[class wide]\nmatch = src 10.0.0.0/8\naction = drop\n", NULL },
+	{ "[class tcp]\nmatch = tcp dport 53\ninterval = 1s\n[class udp]\nmatch = udp dport 53\ninterval = 1s\n", NULL },
+	{ "[class v7]\nmatch = vlan 7\naction = pass\n[class v8]\nmatch = vlan 8\naction = drop\n", NULL },
+	{ "[class ping4]\nmatch = icmp\naction = drop\n[class lan]\nmatch = src 10.0.0.0/8\naction = pass\n", NULL },
+	{ "[class lan]\nmatch = src 10.0.0.0/8\naction = pass\n[class mapped]\nmatch = udp src ::ffff:10.1.0.0/112\naction = drop\n",
+	  "t.conf:4: class 'mapped' never matches" },
+};
+
+START_TEST(test_shadowed_classes)
+{
+	struct pacer_conf c;
+	struct class_conf none;
+	char err[512];
+
+	ck_assert_int_eq(parse_text(shadow_files[_i].text, &c, err, sizeof(err)), 0);
+	class_conf_init(&none, NULL);
+	if (!shadow_files[_i].want) {
+		ck_assert_msg(!class_conf_merge(c.cls, &none, err, sizeof(err)), "file %d: %s", _i, err);
+	} else {
+		ck_assert_int_eq(class_conf_merge(c.cls, &none, err, sizeof(err)), -EINVAL);
+		ck_assert_msg(!strncmp(err, shadow_files[_i].want, strlen(shadow_files[_i].want)),
+			      "file %d: got \"%s\"", _i, err);
+	}
+	pacer_conf_free(&c);
+}
+END_TEST
+
+/* The command line's classes, and the file's replaced by them, are checked alike. */
+START_TEST(test_shadowed_cli_classes)
+{
+	struct pacer_conf c;
+	struct class_conf cli;
+	char err[512];
+
+	ck_assert_int_eq(parse_text(issue_conf, &c, err, sizeof(err)), 0);
+	class_conf_init(&cli, NULL);
+	ck_assert_int_eq(class_conf_add_cli(&cli, "a: udp rate 1/1s", err, sizeof(err)), 0);
+	ck_assert_int_eq(class_conf_add_cli(&cli, "b: udp dport 53 drop", err, sizeof(err)), 0);
+	ck_assert_int_eq(class_conf_merge(c.cls, &cli, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "--class 'b: udp dport 53 drop' never matches: class 'a' (--class) comes first and matches every packet it would ('udp'): put the narrower class first");
+	class_conf_free(&cli);
+	pacer_conf_free(&c);
+}
+END_TEST
+
 /* The command line's form. */
 START_TEST(test_cli_form)
 {
@@ -296,6 +475,11 @@ START_TEST(test_cli_form)
 	ck_assert_int_eq(class_conf_add_cli(&cc, ": tcp rate 1/1s", err, sizeof(err)), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "bad class name ''"));
 	ck_assert_int_eq(cc.n, 5); /* nothing half-added */
+	/* Port 0 and 65535 are ports (scanners and floods send them). */
+	ck_assert_int_eq(class_conf_add_cli(&cc, "p0: udp dport 0 sport 65535 drop", err, sizeof(err)), 0);
+	ck_assert_uint_eq(cc.cls[5].c.m.dport_lo, 0);
+	ck_assert_uint_eq(cc.cls[5].c.m.sport_hi, 65535);
+	ck_assert_str_eq(class_match_format(&cc.cls[5].c.m, buf, sizeof(buf)), "udp sport 65535 dport 0");
 
 	ck_assert_int_eq(class_conf_add_list_cli(&cc, 0, "192.0.2.0/24,2001:db8::/32", err, sizeof(err)), 0);
 	ck_assert_int_eq(class_conf_add_list_cli(&cc, 1, "198.51.100.1", err, sizeof(err)), 0);
@@ -443,8 +627,12 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_no_sections);
 	tcase_add_loop_test(tc, test_bad_files, 0, (int)(sizeof(bad_files) / sizeof(bad_files[0])));
 	tcase_add_test(tc, test_too_many_classes);
+	tcase_add_test(tc, test_long_words_and_bytes);
 	tcase_add_test(tc, test_exempt_and_deny);
 	tcase_add_test(tc, test_ten_thousand_prefixes);
+	tcase_add_test(tc, test_million_entry_list);
+	tcase_add_loop_test(tc, test_shadowed_classes, 0, (int)(sizeof(shadow_files) / sizeof(shadow_files[0])));
+	tcase_add_test(tc, test_shadowed_cli_classes);
 	tcase_add_test(tc, test_cli_form);
 	tcase_add_test(tc, test_cli_failure_adds_nothing);
 	tcase_add_test(tc, test_cli_over_file);

@@ -12,8 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include "analyze_pcap.h"
+#include "class_conf.h"
 #include "pacer_conf.h"
 #include "prom.h"
 #include "prom_text.h"
@@ -137,6 +140,24 @@ START_TEST(test_conf_tabs_and_crlf)
 	ck_assert_str_eq(pacer_conf_get(&c, "interval")->value, "250ms");
 	ck_assert_str_eq(pacer_conf_get(&c, "rows")->value, "2");
 	pacer_conf_free(&c);
+	/* Sections too; a UTF-8 byte order mark before the first line is skipped. */
+	ck_assert_int_eq(parse_text("\xef\xbb\xbfinterval = 1s\r\n[class dns]\r\nmatch = udp dport 53\r\n"
+				    "rate = 20/1s\r\n[exempt]\r\nsrc = 192.0.2.0/24, 2001:db8::/32\r\n",
+				    &c, err, sizeof(err)), 0);
+	ck_assert_str_eq(pacer_conf_get(&c, "interval")->value, "1s");
+	ck_assert_int_eq(c.cls->n, 1);
+	ck_assert_uint_eq(c.cls->cls[0].c.rate_n, 20);
+	ck_assert_uint_eq(c.cls->cls[0].limit_line, 4);
+	ck_assert_int_eq((int)c.cls->exempt.n, 2);
+	pacer_conf_free(&c);
+	/* A carriage return alone (old Mac line ends) is no line end: named, not guessed. */
+	ck_assert_int_eq(parse_text("interval = 1s\rrows = 2\r", &c, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "t.conf:1: control byte 0x0d at column 14");
+	pacer_conf_free(&c);
+	/* A mark anywhere else is a byte of the text, shown escaped. */
+	ck_assert_int_eq(parse_text("interval = 1s\n\xef\xbb\xbfrows = 2\n", &c, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "t.conf:2: unknown key '\\xef\\xbb\\xbfrows'"));
+	pacer_conf_free(&c);
 }
 END_TEST
 
@@ -162,6 +183,79 @@ START_TEST(test_conf_refuses_what_is_not_a_file)
 	ck_assert(strstr(err, ": not a regular file (a directory)"));
 	pacer_conf_free(&c);
 	unlink(fifo);
+	rmdir(dir);
+}
+END_TEST
+
+/* A config file of n exempt prefixes 10.V.x.y, "interval = Vs" and a class's rate V/1s. */
+static void write_version(const char *path, int v, int n)
+{
+	FILE *f = fopen(path, "w");
+	int i;
+
+	if (!f)
+		_exit(1);
+	fprintf(f, "interval = %ds\nbackend = table\n[class dns]\nmatch = udp dport 53\nrate = %d/1s\n[exempt]\n",
+		v, v);
+	for (i = 0; i < n; i++)
+		fprintf(f, "src = 10.%d.%d.%d\n", v, i >> 8, i & 255);
+	if (fclose(f))
+		_exit(1);
+}
+
+/*
+ * A list file replaced while load or set --config reads it, by a writer
+ * renaming complete files over it in a loop (as write_file_atomic and
+ * editors' "save" do): every read is the old file or the new one, whole,
+ * never a mix, never an error.  The file is read through one descriptor,
+ * so a rename during the read leaves the reader on the inode it opened.
+ * (A writer rewriting the file in place fails this test: half files.)
+ */
+START_TEST(test_conf_replaced_while_read)
+{
+	char dir[] = "/tmp/xdp-pacer-race.XXXXXX", path[64], a[64], b[64], err[512];
+	const struct pacer_conf_entry *e;
+	int reads, seen[3] = { 0 }, status, v, i;
+	struct pacer_conf c;
+	pid_t writer;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/lists.conf", dir);
+	snprintf(a, sizeof(a), "%s/new-1", dir);
+	snprintf(b, sizeof(b), "%s/new-2", dir);
+	write_version(path, 1, 3000); /* ~60 KiB: many reads of stdio's buffer */
+	writer = fork();
+	ck_assert_int_ge(writer, 0);
+	if (!writer) {
+		for (i = 0;; i++) {
+			write_version(i & 1 ? a : b, 1 + (i & 1), 3000);
+			if (rename(i & 1 ? a : b, path))
+				_exit(1);
+			usleep(100); /* the reader gets the CPU on a loaded machine */
+		}
+	}
+	for (reads = 0; reads < 200; reads++) {
+		ck_assert_msg(pacer_conf_read(path, &c, err, sizeof(err)) == 0, "read %d: %s", reads, err);
+		e = pacer_conf_get(&c, "interval");
+		ck_assert_ptr_nonnull(e);
+		v = e->value[0] - '0';
+		ck_assert(v == 1 || v == 2);
+		ck_assert_int_eq(c.cls->n, 1);
+		ck_assert_uint_eq(c.cls->cls[0].c.rate_n, (unsigned)v);
+		ck_assert_int_eq((int)c.cls->exempt.n, 3000);
+		for (i = 0; i < 3000; i++)
+			ck_assert_uint_eq(c.cls->exempt.p[i].addr[1], (unsigned)v);
+		seen[v]++;
+		pacer_conf_free(&c);
+	}
+	kill(writer, SIGKILL);
+	ck_assert_int_eq(waitpid(writer, &status, 0), writer);
+	ck_assert(WIFSIGNALED(status)); /* the writer never failed */
+	ck_assert_int_gt(seen[1], 0);
+	ck_assert_int_gt(seen[2], 0);
+	unlink(path);
+	unlink(a);
+	unlink(b);
 	rmdir(dir);
 }
 END_TEST
@@ -425,6 +519,12 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_write_file_atomic);
 	tcase_add_test(tc, test_pcap_keys_like_the_datapath);
 	tcase_add_test(tc, test_pcap_rejects_what_is_not_a_capture);
+	suite_add_tcase(s, tc);
+	/* A race against a writer process: seconds on a loaded machine. */
+	tc = tcase_create("race");
+	tcase_set_tags(tc, CHECK_TAG_SLOW);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_conf_replaced_while_read);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -14,6 +14,8 @@
 #include <string.h>
 #include "opts.h"
 #include "budget_cfg.h"
+#include "class_conf.h"
+#include "live_opts.h"
 
 struct inner {
 	uint32_t level;
@@ -252,6 +254,46 @@ START_TEST(test_budget_table_through_opts)
 }
 END_TEST
 
+/*
+ * --class, --exempt and --deny (live_opts.c's class_specs) give bad_value()
+ * the reason alone, also for a text longer than the message holds (its
+ * reason was once read from past the end of the message) and for one
+ * with bytes a terminal could take as controls (shown as \xNN).
+ */
+START_TEST(test_class_options_reason)
+{
+	struct class_conf cc;
+	struct opt_error e;
+	const struct opt_spec *cls = opts_find(class_specs, "class", NULL);
+	const struct opt_spec *deny = opts_find(class_specs, "deny", NULL);
+	char text[2048];
+
+	memset(&cc, 0, sizeof(cc));
+	ck_assert_int_eq(opts_parse_value(cls, "x: udp dprot 53 rate 1/1s", &cc, &e), 2);
+	ck_assert_str_eq(e.opt, "--class");
+	ck_assert_ptr_nonnull(strstr(e.why, "unknown word 'dprot'"));
+	ck_assert(!strncmp(e.why, "unknown word", 12));
+	ck_assert_int_eq(opts_parse_value(deny, "192.0.2.1/24", &cc, &e), 2);
+	ck_assert_str_eq(e.why, "'192.0.2.1/24' has bits set beyond its /24 (did you mean 192.0.2.0/24?)");
+
+	memset(text, 'a', sizeof(text) - 1);
+	text[sizeof(text) - 1] = 0;
+	memcpy(text, "name: udp", 9);
+	ck_assert_int_eq(opts_parse_value(cls, text, &cc, &e), 2);
+	ck_assert_ptr_nonnull(strstr(e.why, "--class 'name: udpaaaa"));
+	ck_assert_uint_lt(strlen(e.why), sizeof(e.why));
+	ck_assert_int_eq(opts_parse_value(deny, text, &cc, &e), 2);
+	ck_assert(!strncmp(e.why, "--deny 'name: udpaaa", 20));
+
+	ck_assert_int_eq(opts_parse_value(cls, "x: udp dport 5\xc2\x9b" "3 rate 1/1s", &cc, &e), 2);
+	ck_assert_str_eq(e.why, "'dport 5\\xc2\\x9b3': expected a port 0..65535 or a range N-M with N <= M");
+	ck_assert_int_eq(opts_parse_value(cls, "\xc2\x9b udp", &cc, &e), 2);
+	ck_assert_str_eq(e.why, "expected 'NAME: MATCH... rate N/T' (e.g. 'dns: udp dport 53 rate 20/1s'), or 'none'");
+	ck_assert_int_eq(cc.n, 0);
+	class_conf_free(&cc);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("opts");
@@ -263,6 +305,7 @@ int main(void)
 	tcase_add_test(tc, test_usage_text_comes_from_the_table);
 	tcase_add_test(tc, test_decimal_and_sampling_parsers);
 	tcase_add_test(tc, test_budget_table_through_opts);
+	tcase_add_test(tc, test_class_options_reason);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

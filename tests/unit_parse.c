@@ -47,6 +47,21 @@ START_TEST(test_parse_duration_max)
 	ck_assert_int_eq(parse_duration_max("1x", 1ULL << 40, &v), -EINVAL);
 	ck_assert_int_eq(parse_duration_max("99999999999999999999s", UINT64_MAX, &v), -ERANGE);
 	ck_assert_uint_eq(v, 1ULL << 40); /* untouched by failures */
+	/*
+	 * A fraction that carries the value past 2^64 ns is out of range, not
+	 * wrapped: 18446744073.9s once read as 190 ms (found by tests/fuzz.sh).
+	 */
+	ck_assert_int_eq(parse_duration_max("18446744073.9s", UINT64_MAX, &v), -ERANGE);
+	ck_assert_int_eq(parse_duration_max("18446744073.9s", 1ULL << 40, &v), -ERANGE);
+	ck_assert_int_eq(parse_duration_max("18446744073.709551615s", UINT64_MAX, &v), 0);
+	ck_assert_uint_eq(v, UINT64_MAX);
+	ck_assert_int_eq(parse_duration_max("18446744073.709551616s", UINT64_MAX, &v), -ERANGE);
+	ck_assert_int_eq(parse_duration_max("18446744073709551.9ms", UINT64_MAX, &v), -ERANGE);
+	/* The largest count of ns is one, its next is not. */
+	ck_assert_int_eq(parse_duration_max("18446744073709551615ns", UINT64_MAX, &v), 0);
+	ck_assert_uint_eq(v, UINT64_MAX);
+	ck_assert_int_eq(parse_duration_max("18446744073709551616ns", UINT64_MAX, &v), -ERANGE);
+	ck_assert_uint_eq(v, UINT64_MAX); /* untouched by failures */
 }
 END_TEST
 

@@ -63,7 +63,7 @@ int bad_value(const char *opt, const char *val, const char *why)
 		pr_err("%s:%u: invalid value '%s' for %s: %s", opt_conf->path, line,
 		       pacer_conf_shown(val, shown, sizeof(shown)), opt + 2, why);
 	else
-		pr_err("invalid value '%s' for %s: %s", val, opt, why);
+		pr_err("invalid value '%s' for %s: %s", pacer_conf_shown(val, shown, sizeof(shown)), opt, why);
 	return 2;
 }
 

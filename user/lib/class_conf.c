@@ -183,6 +183,15 @@ static int port_range(const char *s, __u16 *lo, __u16 *hi)
 	return 0;
 }
 
+/*
+ * A word too long for its buffer ends in "...", which no value parses:
+ * cut silently, "dport 000...053" would read as a shorter number.
+ */
+static void mark_cut(char *w, size_t len)
+{
+	memcpy(w + len - 4, "...", 4);
+}
+
 /* The next whitespace-separated word of *s into w (NUL-terminated), or NULL at the end. */
 static const char *next_word(const char **s, char *w, size_t len)
 {
@@ -196,9 +205,14 @@ static const char *next_word(const char **s, char *w, size_t len)
 	while (*p && !isspace((unsigned char)*p)) {
 		if (n + 1 < len)
 			w[n++] = *p;
+		else
+			n = len; /* cut */
 		p++;
 	}
-	w[n] = 0;
+	if (n == len)
+		mark_cut(w, len);
+	else
+		w[n] = 0;
 	*s = p;
 	return w;
 }
@@ -498,7 +512,10 @@ const char *class_where(const struct class_conf *cc, const struct class_spec *s,
 	return buf;
 }
 
-/* "FILE:LINE: " into err, then the message. */
+/*
+ * "FILE:LINE: " into err, then the message, the file's words in it shown
+ * as pacer_conf_shown() does (a word's UTF-8 may encode a terminal control).
+ */
 static int file_err(const struct class_conf *cc, unsigned line, char *err, size_t errlen,
 		    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
@@ -506,13 +523,30 @@ static int file_err(const struct class_conf *cc, unsigned line, char *err, size_
 		    const char *fmt, ...)
 {
 	size_t used = (size_t)snprintf(err, errlen, "%s:%u: ", cc->path ? cc->path : "?", line);
+	char body[1024];
 	va_list ap;
 
 	if (used < errlen) {
 		va_start(ap, fmt);
-		vsnprintf(err + used, errlen - used, fmt, ap);
+		vsnprintf(body, sizeof(body), fmt, ap);
 		va_end(ap);
+		pacer_conf_shown(body, err + used, errlen - used);
 	}
+	return -EINVAL;
+}
+
+/*
+ * "--OPT 'TEXT': why" into err, TEXT and why shown as file_err() shows
+ * them; a long TEXT (a list) cut to its start, so the reason fits.
+ */
+static int cli_err(const char *opt, const char *text, const char *why, char *err, size_t errlen)
+{
+	char t[4 * 160 + 1], w[4 * 384 + 1];
+
+	pacer_conf_shown(text, t, sizeof(t));
+	if (strlen(t) > 160)
+		memcpy(t + 156, "...", 4);
+	snprintf(err, errlen, "--%s '%s': %s", opt, t, pacer_conf_shown(why, w, sizeof(w)));
 	return -EINVAL;
 }
 
@@ -719,12 +753,25 @@ static int list_add(struct prefix_list *l, const struct conf_prefix *p)
 		l->cap = cap;
 	}
 	l->p[l->n++] = *p;
+	l->n6 += p->family == 6;
 	return 0;
 }
 
-/* "P, P P,P": every prefix of text onto l (line: where it came from): 0, or -EINVAL with why. */
-static int list_add_text(struct prefix_list *l, const char *text, unsigned line, char *why,
-			 size_t len)
+/* Prefixes of a family written onto both lists of cc so far (repeats too). */
+static size_t written(const struct class_conf *cc, int family)
+{
+	size_t n6 = cc->exempt.n6 + cc->deny.n6;
+
+	return family == 6 ? n6 : cc->exempt.n + cc->deny.n - n6;
+}
+
+/*
+ * "P, P P,P": every prefix of text onto cc's list l (line: where it came
+ * from): 0, or -EINVAL with why.  Refused at the first prefix over the
+ * lists' limit, so a million-line list costs no more than the limit's.
+ */
+static int list_add_text(struct class_conf *cc, struct prefix_list *l, const char *text,
+			 unsigned line, char *why, size_t len)
 {
 	const char *s = text;
 	struct conf_prefix p;
@@ -741,13 +788,21 @@ static int list_add_text(struct prefix_list *l, const char *text, unsigned line,
 			snprintf(why, len, "an empty item between commas");
 			return -EINVAL;
 		}
-		if (n >= sizeof(w))
-			n = sizeof(w) - 1;
+		if (n >= sizeof(w)) {
+			snprintf(why, len, "'%.24s...': longer than any prefix (%zu characters, at most %zu)",
+				 s, n, sizeof(w) - 1);
+			return -EINVAL;
+		}
 		memcpy(w, s, n);
 		w[n] = 0;
 		s += strcspn(s, ", \t");
 		if (parse_prefix(w, &p, why, len))
 			return -EINVAL;
+		if (written(cc, p.family) >= PACER_LIST_MAX_ENTRIES) {
+			snprintf(why, len, "'%s': more than %d IPv%d prefixes on the exempt and deny lists (at most %d per family, both lists together)",
+				 w, PACER_LIST_MAX_ENTRIES, p.family, PACER_LIST_MAX_ENTRIES);
+			return -EINVAL;
+		}
 		p.line = line;
 		if (list_add(l, &p)) {
 			snprintf(why, len, "out of memory");
@@ -780,7 +835,7 @@ int class_conf_key(struct class_conf *cc, const char *key, const char *value, un
 		if (strcmp(key, "src"))
 			return file_err(cc, line, err, errlen, "unknown key '%s' in [%s] (it takes 'src = PREFIX, ...')",
 					pacer_conf_shown(key, shown, sizeof(shown)), sec);
-		ret = list_add_text(cc->section == CLASS_SEC_EXEMPT ? &cc->exempt : &cc->deny, value,
+		ret = list_add_text(cc, cc->section == CLASS_SEC_EXEMPT ? &cc->exempt : &cc->deny, value,
 				    line, why, sizeof(why));
 		return ret ? file_err(cc, line, err, errlen, "%s", why), ret : 0;
 	}
@@ -828,11 +883,10 @@ int class_conf_add_cli(struct class_conf *cc, const char *text, char *err, size_
 		cc->classes_given = true;
 		return 0;
 	}
-	if (!colon) {
-		snprintf(err, errlen, "--class '%s': expected 'NAME: MATCH... rate N/T' (e.g. 'dns: udp dport 53 rate 20/1s'), or 'none'",
-			 text);
-		return -EINVAL;
-	}
+	if (!colon)
+		return cli_err("class", text,
+			       "expected 'NAME: MATCH... rate N/T' (e.g. 'dns: udp dport 53 rate 20/1s'), or 'none'",
+			       err, errlen);
 	n = (size_t)(colon - text);
 	while (n && isspace((unsigned char)text[n - 1]))
 		n--;
@@ -883,8 +937,7 @@ int class_conf_add_cli(struct class_conf *cc, const char *text, char *err, size_
 bad:
 	if (s)
 		cc->n--; /* nothing half-added */
-	snprintf(err, errlen, "--class '%s': %s", text, why);
-	return -EINVAL;
+	return cli_err("class", text, why, err, errlen);
 }
 
 int class_conf_add_list_cli(struct class_conf *cc, int deny, const char *text, char *err,
@@ -896,10 +949,8 @@ int class_conf_add_list_cli(struct class_conf *cc, int deny, const char *text, c
 	l->given = true;
 	if (!strcmp(text, "none"))
 		return 0;
-	if (list_add_text(l, text, 0, why, sizeof(why))) {
-		snprintf(err, errlen, "--%s '%s': %s", deny ? "deny" : "exempt", text, why);
-		return -EINVAL;
-	}
+	if (list_add_text(cc, l, text, 0, why, sizeof(why)))
+		return cli_err(deny ? "deny" : "exempt", text, why, err, errlen);
 	return 0;
 }
 
@@ -937,6 +988,8 @@ static void list_sort_unique(struct prefix_list *l)
 		if (!same_prefix(&l->p[o], &l->p[i]))
 			l->p[++o] = l->p[i];
 	l->n = o + 1;
+	for (i = 0, l->n6 = 0; i < l->n; i++)
+		l->n6 += l->p[i].family == 6;
 }
 
 static size_t count_family(const struct prefix_list *l, int family)
@@ -967,10 +1020,94 @@ static const char *prefix_where(const struct class_conf *cc, const struct conf_p
 	return buf;
 }
 
+/* Whether every packet b's terms fit also fits a's (pacer_classify.h's matching). */
+static bool ports_cover(__u16 alo, __u16 ahi, __u16 blo, __u16 bhi)
+{
+	return alo <= blo && bhi <= ahi;
+}
+
+static bool prefix_covers(__u64 alo, __u64 ahi, __u64 amlo, __u64 amhi, __u64 blo, __u64 bhi,
+			  __u64 bmlo, __u64 bmhi)
+{
+	return !(amlo & ~bmlo) && !(amhi & ~bmhi) && (blo & amlo) == alo && (bhi & amhi) == ahi;
+}
+
+static bool match_covers(const struct pacer_match *a, const struct pacer_match *b)
+{
+	__u32 ta = a->terms, tb = b->terms;
+
+	if ((ta & PACER_M_PROTO) && (!(tb & PACER_M_PROTO) || a->proto != b->proto))
+		return false;
+	if ((ta & PACER_M_FAMILY) && (!(tb & PACER_M_FAMILY) || a->family != b->family))
+		return false;
+	if ((ta & PACER_M_DPORT) &&
+	    (!(tb & PACER_M_DPORT) || !ports_cover(a->dport_lo, a->dport_hi, b->dport_lo, b->dport_hi)))
+		return false;
+	if ((ta & PACER_M_SPORT) &&
+	    (!(tb & PACER_M_SPORT) || !ports_cover(a->sport_lo, a->sport_hi, b->sport_lo, b->sport_hi)))
+		return false;
+	if ((ta & PACER_M_SYN) && !(tb & PACER_M_SYN))
+		return false;
+	if ((ta & PACER_M_VLAN) && (!(tb & PACER_M_VLAN) || a->vlan != b->vlan))
+		return false;
+	if ((ta & PACER_M_SRC) &&
+	    (!(tb & PACER_M_SRC) || !prefix_covers(a->src_lo, a->src_hi, a->src_mask_lo, a->src_mask_hi,
+						    b->src_lo, b->src_hi, b->src_mask_lo, b->src_mask_hi)))
+		return false;
+	if ((ta & PACER_M_DST) &&
+	    (!(tb & PACER_M_DST) || !prefix_covers(a->dst_lo, a->dst_hi, a->dst_mask_lo, a->dst_mask_hi,
+						    b->dst_lo, b->dst_hi, b->dst_mask_lo, b->dst_mask_hi)))
+		return false;
+	return true;
+}
+
+/* Where a class's section or --class is ("FILE:LINE: class 'dns'"), or which class it is. */
+static const char *class_at(const struct class_conf *cc, const struct class_spec *s, bool where,
+			    char *buf, size_t len)
+{
+	char t[4 * 160 + 1];
+
+	if (s->line && cc->path && where)
+		snprintf(buf, len, "%s:%u: class '%s'", cc->path, s->line, s->c.name);
+	else if (s->line && cc->path)
+		snprintf(buf, len, "class '%s' (line %u)", s->c.name, s->line);
+	else if (where)
+		snprintf(buf, len, "--class '%s'", pacer_conf_shown(s->text, t, sizeof(t)));
+	else
+		snprintf(buf, len, "class '%s' (--class)", s->c.name);
+	return buf;
+}
+
+/*
+ * The first class that matches decides: a class every packet of which an
+ * earlier one matches never decides anything (written after a broader
+ * one, or twice with different actions).  Refused, naming both.
+ */
+static int check_shadowed(const struct class_conf *cc, char *err, size_t errlen)
+{
+	char a[256], b[256], m[160];
+	int i, j;
+
+	for (i = 1; i < cc->n; i++)
+		for (j = 0; j < i; j++) {
+			if (!match_covers(&cc->cls[j].c.m, &cc->cls[i].c.m))
+				continue;
+			snprintf(err, errlen, "%s never matches: %s comes first and matches every packet it would ('%s'): put the narrower class first",
+				 class_at(cc, &cc->cls[i], true, b, sizeof(b)),
+				 class_at(cc, &cc->cls[j], false, a, sizeof(a)),
+				 class_match_format(&cc->cls[j].c.m, m, sizeof(m)));
+			return -EINVAL;
+		}
+	return 0;
+}
+
 int class_conf_merge(struct class_conf *file, const struct class_conf *cli_in, char *err,
 		     size_t errlen)
 {
 	struct class_conf *cli = (struct class_conf *)cli_in;
+	/* Where each list comes from, for the limit's message. */
+	const char *ex_from = cli->exempt.given ? "--exempt" : file->path ? file->path : "--exempt";
+	const char *de_from = cli->deny.given ? "--deny" : file->path ? file->path : "--deny";
 	char a[64], b[64], pb[64];
 	size_t i, j;
 	int fam;
@@ -984,14 +1121,16 @@ int class_conf_merge(struct class_conf *file, const struct class_conf *cli_in, c
 		list_move(&file->exempt, &cli->exempt);
 	if (cli->deny.given)
 		list_move(&file->deny, &cli->deny);
+	if (check_shadowed(file, err, errlen))
+		return -EINVAL;
 	list_sort_unique(&file->exempt);
 	list_sort_unique(&file->deny);
 	for (fam = 4; fam <= 6; fam += 2) {
 		size_t n = count_family(&file->exempt, fam) + count_family(&file->deny, fam);
 
 		if (n > PACER_LIST_MAX_ENTRIES) {
-			snprintf(err, errlen, "%zu IPv%d prefixes on the exempt and deny lists: at most %d per family",
-				 n, fam, PACER_LIST_MAX_ENTRIES);
+			snprintf(err, errlen, "the exempt list (%s) and the deny list (%s) hold %zu IPv%d prefixes together: at most %d per family",
+				 ex_from, de_from, n, fam, PACER_LIST_MAX_ENTRIES);
 			return -EINVAL;
 		}
 	}

@@ -38,6 +38,7 @@ const char *format_prefix_bytes(unsigned family, unsigned plen, const uint8_t *a
 struct prefix_list {
 	struct conf_prefix *p;
 	size_t n, cap;
+	size_t n6;  /* of n, IPv6 */
 	bool given; /* set by the file or the command line (possibly to none) */
 };
 

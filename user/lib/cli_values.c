@@ -25,9 +25,11 @@ int parse_duration_ns(const char *s, uint64_t *out)
 	if (!s || !isdigit((unsigned char)*p))
 		return -EINVAL;
 	while (isdigit((unsigned char)*p)) {
-		if (whole > (UINT64_MAX - 9) / 10)
+		uint64_t d = (uint64_t)(*p++ - '0');
+
+		if (whole > (UINT64_MAX - d) / 10)
 			return -ERANGE;
-		whole = whole * 10 + (uint64_t)(*p++ - '0');
+		whole = whole * 10 + d;
 	}
 	if (*p == '.') {
 		p++;
@@ -48,10 +50,11 @@ int parse_duration_ns(const char *s, uint64_t *out)
 	}
 	if (!unit)
 		return -EINVAL;
-	if (whole > UINT64_MAX / unit)
-		return -ERANGE;
 	if (frac * unit % frac_div)
 		return -EINVAL; /* not a whole number of nanoseconds */
+	/* The fraction too must fit: 18446744073.9s is beyond 2^64 ns, not 190 ms. */
+	if (whole > UINT64_MAX / unit || whole * unit > UINT64_MAX - frac * unit / frac_div)
+		return -ERANGE;
 	*out = whole * unit + frac * unit / frac_div;
 	return 0;
 }

@@ -10,6 +10,7 @@
 
 #define PACER_STR_(x) #x
 #define PACER_STR(x) PACER_STR_(x)
+#include "conf_text.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -70,11 +71,16 @@ const struct opt_spec sampling_specs[] = {
 	{ 0 },
 };
 
-/* The reason of class_conf's "--opt 'TEXT': reason", which bad_value() frames itself. */
+/*
+ * The reason of class_conf's "--opt 'TEXT': reason", which bad_value()
+ * frames itself; the whole message where it does not start so (a TEXT
+ * cut short in it).
+ */
 static int class_opt(const struct opt_spec *s, const char *arg, void *field, char *why, size_t len)
 {
 	struct class_conf *cc = field;
-	char err[640];
+	char err[640], start[sizeof(err)], shown[sizeof(err)];
+	size_t n;
 	int ret;
 
 	if (!strcmp(s->name, "class"))
@@ -83,7 +89,12 @@ static int class_opt(const struct opt_spec *s, const char *arg, void *field, cha
 		ret = class_conf_add_list_cli(cc, s->name[0] == 'd', arg, err, sizeof(err));
 	if (!ret)
 		return 0;
-	snprintf(why, len, "%s", err + strlen("--") + strlen(s->name) + strlen(" '") + strlen(arg) + strlen("': "));
+	snprintf(start, sizeof(start), "--%s '%s': ", s->name, pacer_conf_shown(arg, shown, sizeof(shown)));
+	n = strlen(start);
+	if (n + 1 < sizeof(start) && !strncmp(err, start, n) && err[n])
+		snprintf(why, len, "%s", err + n);
+	else
+		snprintf(why, len, "%s", err);
 	return ret;
 }
 

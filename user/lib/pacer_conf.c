@@ -229,6 +229,11 @@ int pacer_conf_parse(FILE *f, const char *path, struct pacer_conf *c, char *err,
 				return ret;
 			break;
 		}
+		/* A UTF-8 byte order mark (some Windows editors write one) is no key: skipped, as systemd does. */
+		if (line == 1 && len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3)) {
+			memmove(buf, buf + 3, len - 2);
+			len -= 3;
+		}
 		at = control_byte_at(buf, len);
 		if (at >= 0) {
 			if (buf[at])
