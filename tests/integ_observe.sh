@@ -8,8 +8,9 @@
 # deny list's override the global one; the attach mode's old spelling
 # (--mode skb) still loads, and set refuses it.
 . "$(dirname "$0")/lib.sh"
-trap 'teardown_pair' EXIT
 
+WORK=$(mktemp -d /tmp/xpr-observe.XXXXXX)
+trap 'teardown_pair; rm -rf "$WORK"' EXIT
 setup_pair xob || { echo "cannot create namespaces/veth"; exit 1; }
 require_xdp_veth
 
@@ -93,6 +94,22 @@ sleep 0.2
 check "set --class, the mode changed: dns keeps its sources' state, now enforced (dropped $(cstat dns dropped))" \
 	test "$(cstat dns dropped) $(cstat dns passed)" = "2 1"
 check "... junk observes its drop action (would_drop $(cstat junk would_drop))" test "$(cstat junk would_drop)" = 2
+rx "$CLI" unload "$IF_RX" >/dev/null
+
+# --- record marks observed verdicts; analyze audits them as drops ---
+rx "$CLI" load "$IF_RX" --interval 30s --mode observe >/dev/null
+nsenter --net="/run/netns/$NS_RX" "$CLI" record "$IF_RX" -o "$WORK/obs.xpr" --sample-sources 1/1 \
+	--duration 1.5s >/dev/null 2>"$WORK/rec.err" &
+REC_PID=$!
+sleep 0.5
+send 10.215.2.1 4 --per-source 5 >/dev/null
+wait "$REC_PID"
+check "record in observe mode exits 0 ($(head -1 "$WORK/rec.err"))" test $? -eq 0
+an=$(rx "$CLI" analyze "$WORK/obs.xpr" 2>&1)
+check "analyze: 20 packets, 4 admitted, 16 dropped" grep -q "20 packets of 4 source-sampled sources: 4 admitted, 16 dropped" <<<"$an"
+check "analyze: the 16 drops were observed" grep -q "of the drops, 16 were observed" <<<"$an"
+check "analyze: no false pass, no false drop" \
+	bash -c 'grep -q "false drops: 0 " <<<"$1" && grep -q "false passes: 0" <<<"$1"' _ "$an"
 rx "$CLI" unload "$IF_RX" >/dev/null
 
 # --- the attach mode ---
