@@ -28,6 +28,22 @@
 #include "lib/class.h"
 #include "lib/lists.h"
 
+/*
+ * The final action of a drop verdict, the one place observe mode acts:
+ * every stage before judged and wrote its state as enforcing would;
+ * observing counts the verdict's would-drop twin and passes the packet.
+ */
+static __always_inline int drop_verdict(struct pacer_counters *st, __u32 dropped, __u32 observed,
+					int observe)
+{
+	if (observe) {
+		st->c[observed]++;
+		return XDP_PASS;
+	}
+	st->c[dropped]++;
+	return XDP_DROP;
+}
+
 /* Frames that are not IP pass; malformed IP frames get the configured verdict. */
 static __always_inline int not_ip_verdict(int kind, struct pacer_counters *st)
 {
@@ -35,10 +51,9 @@ static __always_inline int not_ip_verdict(int kind, struct pacer_counters *st)
 		st->c[PACER_STAT_NONIP_PASSED]++;
 		return XDP_PASS;
 	}
-	if (pacer_cfg.malformed == PACER_MALFORMED_DROP) {
-		st->c[PACER_STAT_MALFORMED_DROPPED]++;
-		return XDP_DROP;
-	}
+	if (pacer_cfg.malformed == PACER_MALFORMED_DROP)
+		return drop_verdict(st, PACER_STAT_MALFORMED_DROPPED, PACER_STAT_OBSERVED_MALFORMED,
+				    pacer_cfg.mode == PACER_MODE_OBSERVE);
 	st->c[PACER_STAT_MALFORMED_PASSED]++;
 	return XDP_PASS;
 }
@@ -79,7 +94,7 @@ struct pacer_stage_io {
 	__u32 commit_now; /* no budget: write the admission in the judgement */
 	__u32 policy;     /* enum pacer_policy: the global one, or the deciding class's */
 	__u32 thresh;     /* for the record: the threshold in force */
-	__u32 drop;       /* for the record: refused by pacing or the budget */
+	__u32 drop;       /* for the record: refused by pacing or the budget; | 2 observed */
 	__u32 pad;
 };
 
@@ -90,15 +105,16 @@ struct pacer_stage_io {
  * limit, and the policy and what a record says of the key.
  */
 #define PACER_LIMIT(thresh, burst) ((__u64)(thresh) | (__u64)(burst) << 32)
-#define PACER_META(policy, kind, prefix, slot, key_mode)                               \
+#define PACER_META(policy, kind, prefix, slot, key_mode, observe)                      \
 	((__u32)((policy) == PACER_POLICY_QUIET) | (__u32)((kind) == PACER_PKT_V6) << 1 | \
 	 ((__u32)(prefix) & 0xff) << 2 | ((__u32)(slot) & 0x3f) << 10 |                  \
-	 ((__u32)(key_mode) & 3) << 16)
+	 ((__u32)(key_mode) & 3) << 16 | (__u32)!!(observe) << 18)
 #define PACER_META_POLICY(m) ((m) & 1 ? PACER_POLICY_QUIET : PACER_POLICY_PACE)
 #define PACER_META_KIND(m) ((m) & 2 ? PACER_PKT_V6 : PACER_PKT_V4)
 #define PACER_META_PREFIX(m) (((m) >> 2) & 0xff)
 #define PACER_META_SLOT(m) (((m) >> 10) & 0x3f) /* record's class_slot: stat_slot + 1, 0 none */
 #define PACER_META_KEY_MODE(m) (((m) >> 16) & 3)
+#define PACER_META_OBSERVE(m) (((m) >> 18) & 1) /* a drop verdict is observed, not enforced */
 
 /*
  * 1 to drop, 0 if pacing admits, -1 on a map error.  With no budget to
@@ -229,7 +245,8 @@ static __always_inline int pacer_pace(__u64 h, __u64 limit, __u32 meta, struct p
 	}
 	if (record_wanted()) {
 		io.thresh = rate.thresh;
-		io.drop = drop | budget_drop;
+		io.drop = (__u32)(drop | budget_drop) | (__u32)((drop | budget_drop) &&
+								PACER_META_OBSERVE(meta)) << 1;
 		pacer_record_stage(h, src, &io, meta, st);
 	}
 	cs = PACER_META_SLOT(meta) ? class_counters(PACER_META_SLOT(meta) - 1) : NULL;
@@ -237,11 +254,13 @@ static __always_inline int pacer_pace(__u64 h, __u64 limit, __u32 meta, struct p
 		cs->c[PACER_CSTAT_SEEN]++;
 	if (budget_drop) {
 		if (cs)
-			cs->c[PACER_CSTAT_DROPPED_BUDGET]++;
+			cs->c[PACER_META_OBSERVE(meta) ? PACER_CSTAT_OBSERVED_BUDGET
+						       : PACER_CSTAT_DROPPED_BUDGET]++;
 		return PACER_PACE_DROP_BUDGET;
 	}
 	if (cs)
-		cs->c[drop ? PACER_CSTAT_DROPPED : PACER_CSTAT_PASSED]++;
+		cs->c[!drop ? PACER_CSTAT_PASSED
+		      : PACER_META_OBSERVE(meta) ? PACER_CSTAT_OBSERVED : PACER_CSTAT_DROPPED]++;
 	return drop ? PACER_PACE_DROP : PACER_PACE_PASS;
 }
 
@@ -255,10 +274,9 @@ static __always_inline int lists_verdict(int kind, const struct pacer_src *src,
 		st->c[PACER_STAT_EXEMPT_PASSED]++;
 		return XDP_PASS;
 	}
-	if (v == PACER_LIST_DENY) {
-		st->c[PACER_STAT_DENY_DROPPED]++;
-		return XDP_DROP;
-	}
+	if (v == PACER_LIST_DENY)
+		return drop_verdict(st, PACER_STAT_DENY_DROPPED, PACER_STAT_OBSERVED_DENY,
+				    PACER_MODE_OBSERVES(pacer_cfg.deny_mode, pacer_cfg.mode));
 	return -1;
 }
 
@@ -330,7 +348,7 @@ __noinline int pacer_class_path(struct xdp_md *ctx, __u32 sel, struct pacer_src 
 	struct pacer_pkt p;
 	__u32 idx, prefix;
 	__u64 key[2];
-	int kind, v, i;
+	int kind, v, i, observe;
 
 	if (!k || !masked || !st)
 		return XDP_DROP;
@@ -364,14 +382,14 @@ __noinline int pacer_class_path(struct xdp_md *ctx, __u32 sel, struct pacer_src 
 		st->c[PACER_STAT_PASSED]++;
 		return XDP_PASS;
 	}
+	observe = PACER_MODE_OBSERVES(c->mode, pacer_cfg.mode);
 	if (c->action != PACER_ACTION_PACE) { /* drop, or an action this build does not know */
 		cs = class_counters(c->stat_slot);
 		if (cs) {
 			cs->c[PACER_CSTAT_SEEN]++;
-			cs->c[PACER_CSTAT_DROPPED]++;
+			cs->c[observe ? PACER_CSTAT_OBSERVED : PACER_CSTAT_DROPPED]++;
 		}
-		st->c[PACER_STAT_CLASS_DROPPED]++;
-		return XDP_DROP;
+		return drop_verdict(st, PACER_STAT_CLASS_DROPPED, PACER_STAT_OBSERVED_CLASS, observe);
 	}
 	key[0] = pacer_cfg.hash_key[0];
 	key[1] = pacer_cfg.hash_key[1];
@@ -381,7 +399,8 @@ __noinline int pacer_class_path(struct xdp_md *ctx, __u32 sel, struct pacer_src 
 	k->limit = PACER_LIMIT(c->thresh_ticks, c->burst_ticks);
 	if (record_wanted())
 		record_key_note(k->h, c->key_mode, &p);
-	return PACER_CLASS_PACES | PACER_META(c->policy, kind, prefix, c->stat_slot + 1, c->key_mode);
+	return PACER_CLASS_PACES |
+	       PACER_META(c->policy, kind, prefix, c->stat_slot + 1, c->key_mode, observe);
 }
 
 /*
@@ -428,7 +447,8 @@ int xdp_pacer(struct xdp_md *ctx)
 		/* Without classes: the source's key under the global limit. */
 		pk.k.h = source_hash(kind, &pk.src, &prefix, st);
 		pk.k.limit = PACER_LIMIT(pacer_cfg.thresh_ticks, pacer_cfg.burst_ticks);
-		meta = PACER_META(pacer_cfg.policy, kind, prefix, 0, PACER_KEY_SRC);
+		meta = PACER_META(pacer_cfg.policy, kind, prefix, 0, PACER_KEY_SRC,
+				  pacer_cfg.mode == PACER_MODE_OBSERVE);
 	}
 	v = pacer_pace(pk.k.h, pk.k.limit, meta, &pk.src, st);
 	if (v == PACER_PACE_PASS) {
@@ -436,8 +456,12 @@ int xdp_pacer(struct xdp_md *ctx)
 		return XDP_PASS;
 	}
 	if (v == PACER_PACE_DROP)
-		st->c[PACER_STAT_DROPPED_RECENT]++;
-	return XDP_DROP;
+		return drop_verdict(st, PACER_STAT_DROPPED_RECENT, PACER_STAT_OBSERVED_RECENT,
+				    PACER_META_OBSERVE(meta));
+	if (v == PACER_PACE_DROP_BUDGET)
+		return drop_verdict(st, PACER_STAT_DROPPED_BUDGET, PACER_STAT_OBSERVED_BUDGET,
+				    PACER_META_OBSERVE(meta));
+	return XDP_DROP; /* a map error: fail closed, whatever the mode (counted as map_error) */
 }
 
 /*

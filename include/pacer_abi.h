@@ -39,6 +39,15 @@ enum pacer_stat {
 	PACER_STAT_DENY_DROPPED,      /* source on the deny list: dropped */
 	PACER_STAT_UNCLASSIFIED,      /* classes configured, none matched: passed */
 	PACER_STAT_CLASS_DROPPED,     /* dropped by a class whose action is drop */
+	/*
+	 * Observe mode (enum pacer_mode): judged to drop as above, passed.
+	 * One per drop verdict, each beside the enforced count it shadows.
+	 */
+	PACER_STAT_OBSERVED_RECENT,    /* would be dropped_recent */
+	PACER_STAT_OBSERVED_BUDGET,    /* would be dropped_budget */
+	PACER_STAT_OBSERVED_CLASS,     /* would be dropped_class */
+	PACER_STAT_OBSERVED_DENY,      /* would be deny_dropped */
+	PACER_STAT_OBSERVED_MALFORMED, /* would be malformed_dropped */
 	PACER_STAT_MAX,
 };
 
@@ -47,6 +56,26 @@ enum pacer_policy {
 	PACER_POLICY_QUIET = 1, /* update on every packet: pass after a quiet interval */
 	PACER_POLICY_MAX,
 };
+
+/*
+ * Observe or enforce a drop verdict (live).  Every stage judges and writes
+ * its state alike in both; only the final action differs: observe counts
+ * the verdict as would-drop (PACER_STAT_OBSERVED_*) and passes the packet
+ * (XDP_PASS: in a libxdp chain it goes on to the next program).  The
+ * global mode is pacer_config.mode (0 reads as enforce); a class's and
+ * the deny list's own mode, when set, overrides it (0: follow the global
+ * one).  A map error still drops (fail closed): it is no verdict.
+ */
+enum pacer_mode {
+	PACER_MODE_GLOBAL = 0,  /* a class or the deny list: as pacer_config.mode */
+	PACER_MODE_ENFORCE = 1,
+	PACER_MODE_OBSERVE = 2,
+	PACER_MODE_MAX,
+};
+
+/* Whether a drop verdict under own (a class's or the deny list's mode) and global is observed. */
+#define PACER_MODE_OBSERVES(own, global) \
+	(((own) ? (own) : (global)) == PACER_MODE_OBSERVE)
 
 enum pacer_verdict_cfg {
 	PACER_MALFORMED_PASS = 0,
@@ -175,6 +204,8 @@ struct pacer_config {
 	__u32 rate_n;             /* N of --rate N/T; 1 for --interval (0 reads as 1) */
 	__u32 class_sel;          /* PACER_CLASS_SEL(bank, count); 0: no classes (pacer_class.h) */
 	__u32 list_sel;           /* PACER_LIST_V4 | PACER_LIST_V6: which lists hold prefixes */
+	__u32 mode;               /* enum pacer_mode: ENFORCE (0 reads as it) or OBSERVE */
+	__u32 deny_mode;          /* enum pacer_mode of the deny list; GLOBAL: as mode */
 	__u32 pad;
 };
 
@@ -188,6 +219,7 @@ struct pacer_counters {
 #define PACER_REC_SAMPLED_SOURCE 0x1 /* flags: chosen by source hash */
 #define PACER_REC_SAMPLED_PACKET 0x2 /* flags: chosen by packet sampling */
 #define PACER_REC_KEY 0x4            /* flags: key_dport and key_dst hold the deciding class's key */
+#define PACER_REC_OBSERVED 0x8       /* flags: verdict drop, passed in observe mode (file minor 3) */
 #define PACER_AGE_NEVER 0xffffffffu  /* est_age_ticks: no recent cell */
 
 struct pacer_record {

@@ -119,6 +119,8 @@ struct pacer_class {
 	__u64 interval_ns;
 	__u32 id;        /* mixed into the key's hash: a changed class starts afresh */
 	__u32 stat_slot; /* its row of pacer_class_stats: stable while its name is */
+	__u32 mode;      /* enum pacer_mode: GLOBAL (0) follows pacer_config.mode */
+	__u32 pad;
 	char name[PACER_CLASS_NAME_LEN];
 };
 
@@ -128,6 +130,8 @@ enum pacer_class_stat {
 	PACER_CSTAT_PASSED,         /* ... passed (paced and admitted, or action pass) */
 	PACER_CSTAT_DROPPED,        /* ... dropped by the class's limit or its action drop */
 	PACER_CSTAT_DROPPED_BUDGET, /* ... admitted by the class, dropped by the global budget */
+	PACER_CSTAT_OBSERVED,       /* ... would be dropped (as DROPPED), passed: observe mode */
+	PACER_CSTAT_OBSERVED_BUDGET, /* ... would be dropped_budget, passed: observe mode */
 	PACER_CSTAT_MAX,
 };
 

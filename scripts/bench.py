@@ -153,6 +153,14 @@ for _n in (1, 8, 32):
     PROGRAMS[f"pacer-shared-classes{_n}"] = ("cli", ["--placement", "shared"])
     FILL[f"pacer-shared-classes{_n}"] = ["--classes", str(_n)]
 PROGRAMS["pacer-shared-exempt10k"] = ("cli", ["--placement", "shared"])
+# Observe mode: the same judgement and state writes, a would-drop counted and the packet
+# passed.  Beside its enforcing twin (the name without OBSERVE_SUFFIX), x_enforce_paired
+# the median of the two's ratios within a round.  Its verdicts pass by design: no
+# guarantee, accuracy or paced rows.
+OBSERVE_SUFFIX = "-observe"
+PROGRAMS["pacer-shared" + OBSERVE_SUFFIX] = ("cli", ["--placement", "shared", "--mode", "observe"])
+PROGRAMS["pacer-shared-512k" + OBSERVE_SUFFIX] = ("cli", ["--placement", "shared", "--width", "131072",
+                                                         "--mode", "observe"])
 FILL["pacer-shared-exempt10k"] = ["--exempt", "10000"]
 # The list lookup alone (bpf/bench_lists.bpf.c): parse, look the source up, drop; the LPM
 # trie empty and with the same 10 000 prefixes, and a hash of /32 and /24 keys beside it.
@@ -498,7 +506,10 @@ def perf_rows(programs, wl, secs, threads, reps):
                "passed_fraction": None if m["passed"] is None
                else median([r["passed"] for r in runs[prog]]),
                "busiest_cpu_share": m["cpu_share"]}
-        for key, ref in (("x_floor_paired", floor_of(prog)), ("x_bare_paired", "bare-drop")):
+        refs = [("x_floor_paired", floor_of(prog)), ("x_bare_paired", "bare-drop")]
+        if prog.endswith(OBSERVE_SUFFIX):
+            refs.append(("x_enforce_paired", prog[:-len(OBSERVE_SUFFIX)]))
+        for key, ref in refs:
             if ref in runs and prog != ref:
                 row[key] = median([a["ns"] / b["ns"] for a, b in zip(runs[prog], runs[ref])])
         if "lru-exact" in runs and prog != "lru-exact":
@@ -967,7 +978,7 @@ def main():
             CLI_OF[twin] = os.path.abspath(a.compare_cli)
             PACERS.append(twin)
             programs.insert(programs.index(p) + 1, twin)
-    pacers = [p for p in programs if p in PACERS]
+    pacers = [p for p in programs if p in PACERS and not p.endswith(OBSERVE_SUFFIX)]
 
     results = {"machine": {"kernel": platform.release(), "cpus": ncpus,
                            "cpu": open("/proc/cpuinfo").read().split("model name")[1]

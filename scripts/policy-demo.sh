@@ -13,8 +13,14 @@
 #   class   the limiter with a DNS class at that rate (udp dport 53) and B
 #           in the exempt list: everything else passes unpaced
 # The bare and class runs alternate ROUNDS times (ABBA; medians), each global
-# run comes once.  Prints a table; --json FILE writes the figures
-# (tests/integ_policy_demo.sh asserts on them).  Cleans up on any exit.
+# run comes once.  Then observe, then enforce (unless --no-observe): the
+# class's configuration with the DNS class in observe mode (`mode = observe`
+# in its section), dnsperf from A and B alone (no transfer); the would-drop
+# counters read; then `set --config` with the same file saying `mode =
+# enforce` (live: every source's state kept) and the same dnsperf load
+# again, started when the first run's burst is back (after T).  Prints a
+# table; --json FILE writes the figures (tests/integ_policy_demo.sh asserts
+# on them).  Cleans up on any exit.
 # Needs root; installs what is missing (scripts/deps.sh) and builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,13 +31,15 @@ PASS_OBJ=$BUILD/bench_pass.bpf.o
 usage() {
 	cat <<TXT
 Usage: scripts/policy-demo.sh [--seconds N] [--rounds N] [--qps N] [--global OPTS]...
-                              [--json FILE] [--no-build]
+                              [--no-observe] [--json FILE] [--no-build]
 
   --seconds N   length of each run, 1..60 (default: 5)
   --rounds N    bare/class pairs, alternated, medians over them, 1..20 (default: 3)
   --qps N       queries per second each dnsperf sends, 1..5000 (default: 200)
   --global OPTS the global-limit run loads with these options instead of
                 '--backend table --rate 20/1s'; repeatable: one run each
+  --no-observe  skip the observe-then-enforce runs (the DNS class observed,
+                then switched to enforce live by 'xdp-pacer set --config')
   --json FILE   also write the figures as JSON to FILE
   --no-build    skip scripts/deps.sh and make (the tests' build is used)
 TXT
@@ -41,7 +49,7 @@ int_in() { # value lo hi
 	[[ $1 =~ ^[0-9]+$ ]] && [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]
 }
 
-SECONDS_PER_RUN=5 ROUNDS=3 QPS=200 JSON_OUT='' BUILD_FIRST=1 GLOBALS=()
+SECONDS_PER_RUN=5 ROUNDS=3 QPS=200 JSON_OUT='' BUILD_FIRST=1 GLOBALS=() OBSERVE=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--seconds) [ $# -ge 2 ] || die_usage "--seconds needs a value"
@@ -61,6 +69,7 @@ while [ $# -gt 0 ]; do
 		fi
 		JSON_OUT=$2; shift 2 ;;
 	--no-build) BUILD_FIRST=; shift ;;
+	--no-observe) OBSERVE=; shift ;;
 	-h|--help) usage; exit 0 ;;
 	*) die_usage "unknown argument '$1'" ;;
 	esac
@@ -169,8 +178,18 @@ rate = $RATE_N/$RATE_T
 src = $SRC_B/32
 CONF
 
+# The observe-then-enforce runs: the class's file with the DNS class's own
+# mode, observe first, then enforce.
+sed "s/^rate = .*/&\nmode = observe/" "$WORK/class.conf" >"$WORK/observe.conf"
+sed "s/^mode = observe/mode = enforce/" "$WORK/observe.conf" >"$WORK/enforce.conf"
+
 attach() { # mode
 	case $1 in
+	observe) srv "$CLI" load "$IF_SRV" --config "$WORK/observe.conf" >"$WORK/load.log" 2>&1 ||
+		{ cat "$WORK/load.log" >&2; return 1; } ;;
+	enforce) # live, the state kept: what `systemctl reload xdp-pacer@IF` does
+		srv "$CLI" set "$IF_SRV" --config "$WORK/enforce.conf" >"$WORK/set.log" 2>&1 ||
+		{ cat "$WORK/set.log" >&2; return 1; } ;;
 	bare) srv ip link set dev "$IF_SRV" xdpdrv obj "$PASS_OBJ" sec xdp ;;
 	global*) # shellcheck disable=SC2086 # load's options are words
 		srv "$CLI" load "$IF_SRV" ${GLOBALS[${1#global}]} >"$WORK/load.log" 2>&1 ||
@@ -182,6 +201,7 @@ attach() { # mode
 detach() { # mode
 	case $1 in
 	bare) srv ip link set dev "$IF_SRV" xdpdrv off ;;
+	observe) srv "$CLI" stats "$IF_SRV" --json >"$WORK/$2.stats.json" ;; # stays for enforce
 	*) srv "$CLI" stats "$IF_SRV" --json >"$WORK/$2.stats.json"
 	   srv "$CLI" unload "$IF_SRV" >/dev/null ;;
 	esac
@@ -190,11 +210,14 @@ detach() { # mode
 # One run: dnsperf from A and from B and an iperf3 transfer from A, at once,
 # for SECONDS_PER_RUN.  Files $WORK/TAG.{dns_a,dns_b,iperf}.
 run_once() { # mode tag
-	local mode=$1 tag=$2 pa pb
+	local mode=$1 tag=$2 pa pb dns_only=
+	case $mode in observe|enforce) dns_only=1 ;; esac
 	attach "$mode"
-	"${IN_SRV[@]}" iperf3 -s -1 -B "$SRV_ADDR" >"$WORK/$tag.iperf_srv" 2>&1 &
-	IPERF_SRV_PID=$!
-	listening "$NS_SRV" tcp 5201 || { echo "policy-demo: the iperf3 server did not start" >&2; return 1; }
+	if [ -z "$dns_only" ]; then
+		"${IN_SRV[@]}" iperf3 -s -1 -B "$SRV_ADDR" >"$WORK/$tag.iperf_srv" 2>&1 &
+		IPERF_SRV_PID=$!
+		listening "$NS_SRV" tcp 5201 || { echo "policy-demo: the iperf3 server did not start" >&2; return 1; }
+	fi
 	# -q: outstanding queries are not capped by the drops (each waits out -t).
 	"${IN_CLI[@]}" dnsperf -s "$SRV_ADDR" -a "$SRC_A" -d "$WORK/queries" -l "$SECONDS_PER_RUN" \
 		-Q "$QPS" -q 65535 -t 1 -O suppress=timeout >"$WORK/$tag.dns_a" 2>&1 &
@@ -205,9 +228,13 @@ run_once() { # mode tag
 	CLIENT_PIDS=("$pa" "$pb")
 	# Under one global limit the transfer's control connection may stall: a
 	# bounded wait, and a run without a result counts as no throughput.
-	timeout $((SECONDS_PER_RUN + 10)) "${IN_CLI[@]}" \
-		iperf3 -c "$SRV_ADDR" -B "$SRC_A" -t "$SECONDS_PER_RUN" --connect-timeout 3000 -J \
-		>"$WORK/$tag.iperf" 2>&1 || true
+	if [ -z "$dns_only" ]; then
+		timeout $((SECONDS_PER_RUN + 10)) "${IN_CLI[@]}" \
+			iperf3 -c "$SRV_ADDR" -B "$SRC_A" -t "$SECONDS_PER_RUN" --connect-timeout 3000 -J \
+			>"$WORK/$tag.iperf" 2>&1 || true
+	else
+		echo '{"end": {"sum_received": {"bits_per_second": 0}}, "dns_only": true}' >"$WORK/$tag.iperf"
+	fi
 	wait "$pa" "$pb" || true
 	CLIENT_PIDS=()
 	for f in "$WORK/$tag.dns_a" "$WORK/$tag.dns_b"; do
@@ -216,8 +243,10 @@ run_once() { # mode tag
 		tail -5 "$f" >&2
 		return 1
 	done
-	kill "$IPERF_SRV_PID" 2>/dev/null || true
-	wait "$IPERF_SRV_PID" 2>/dev/null || true
+	if [ -n "$IPERF_SRV_PID" ]; then
+		kill "$IPERF_SRV_PID" 2>/dev/null || true
+		wait "$IPERF_SRV_PID" 2>/dev/null || true
+	fi
 	IPERF_SRV_PID=
 	detach "$mode" "$tag"
 }
@@ -225,8 +254,8 @@ run_once() { # mode tag
 MODES=(bare class)
 # Each limiter configuration loads before any run does: a bad --global
 # stops the demo here, naming it, rather than after minutes of runs.
-for mode in class "${!GLOBALS[@]}"; do
-	[ "$mode" = class ] || mode=global$mode
+for mode in class ${OBSERVE:+observe} "${!GLOBALS[@]}"; do
+	case $mode in class|observe) ;; *) mode=global$mode ;; esac
 	attach "$mode" || { echo "policy-demo: the $mode run's limiter does not load (above)" >&2; exit 1; }
 	srv "$CLI" unload "$IF_SRV" >/dev/null
 done
@@ -245,8 +274,12 @@ for r in $(seq "$ROUNDS"); do
 	fi
 done
 for g in "${!GLOBALS[@]}"; do order+=("global$g.1"); done
+# Observe, then enforce: the second run starts once the first run's burst
+# is back (the rate's T, plus margin), as the first started with it.
+[ -z "$OBSERVE" ] || order+=("observe.1" "enforce.1")
 printf '%s\n' "${GLOBALS[@]}" >"$WORK/globals"
 for tag in "${order[@]}"; do
+	[ "$tag" != enforce.1 ] || sleep "$(python3 -c "print(float('${RATE_T%s}') + 0.5)")"
 	printf '   %-10s' "$tag"
 	run_once "${tag%.*}" "$tag"
 	python3 - "$WORK" "$tag" <<'PY'
@@ -257,11 +290,13 @@ def dns(f):
     g = lambda k: float(re.search(rf"{k}:\s+([0-9.]+)", t).group(1))
     return g("Queries sent"), g("Queries completed")
 try:
-    bps = json.load(open(f"{work}/{tag}.iperf"))["end"]["sum_received"]["bits_per_second"]
+    j = json.load(open(f"{work}/{tag}.iperf"))
+    bps = j["end"]["sum_received"]["bits_per_second"]
 except (ValueError, KeyError):
-    bps = 0.0 # no result: the summary names the error
+    j, bps = {}, 0.0 # no result: the summary names the error
 sa, ca = dns("dns_a"); sb, cb = dns("dns_b")
-print(f"iperf3 {bps / 1e9:7.4f} Gbit/s, DNS A {ca:.0f}/{sa:.0f} answered, B {cb:.0f}/{sb:.0f}")
+tp = "no transfer    " if j.get("dns_only") else f"iperf3 {bps / 1e9:7.4f} Gbit/s"
+print(f"{tp}, DNS A {ca:.0f}/{sa:.0f} answered, B {cb:.0f}/{sb:.0f}")
 PY
 done
 
@@ -276,7 +311,7 @@ def dns(tag, who):
     t = open(f"{work}/{tag}.dns_{who}").read()
     g = lambda k: float(re.search(rf"{k}:\s+([0-9.]+)", t).group(1))
     return {"sent": int(g("Queries sent")), "answered": int(g("Queries completed")),
-            "seconds": g("Run time \\(s\\)")}
+            "lost": int(g("Queries lost")), "seconds": g("Run time \\(s\\)")}
 
 def iperf(tag):
     """Received throughput; a run without a result (its error) counts as 0."""
@@ -342,6 +377,7 @@ def summary(mode):
             "iperf_bps_median": statistics.median(r["iperf"]["bps"] for r in rs),
             "iperf_errors": [r["iperf"]["error"] for r in rs if r["iperf"]["error"]],
             "dns_a_sent": tot("dns_a", "sent"), "dns_a_answered": tot("dns_a", "answered"),
+            "dns_a_lost": tot("dns_a", "lost"), "dns_b_lost": tot("dns_b", "lost"),
             "dns_a_seconds": tot("dns_a", "seconds"),
             "dns_a_allowed_by_rate": allowed("dns_a"),
             "dns_b_sent": tot("dns_b", "sent"), "dns_b_answered": tot("dns_b", "answered"),
@@ -358,6 +394,25 @@ for m, s in res["modes"].items():
 bare = res["modes"]["bare"]["iperf_bps_median"]
 for m, s in res["modes"].items():
     s["iperf_vs_bare"] = s["iperf_bps_median"] / bare if bare else None
+oe = None
+if "observe" in res["modes"] and "enforce" in res["modes"]:
+    # The enforce run's counters are the program's totals: the observe run's
+    # and its own (dropped counts only enforced verdicts).
+    so = res["modes"]["observe"]["limiter_stats"]
+    se = res["modes"]["enforce"]["limiter_stats"]
+    dropped = lambda st: sum(v for k, v in st.items() if not isinstance(v, dict) and
+                             (k.startswith("dropped") or k.endswith("_dropped") or k == "map_error"))
+    oe = {"observe_would_drop": so["class dns"]["would_drop"],
+          "observe_dropped": dropped(so) + so["class dns"]["dropped"],
+          "observe_dns_lost": res["modes"]["observe"]["dns_a_lost"] + res["modes"]["observe"]["dns_b_lost"],
+          "observe_dns_a_sent": res["modes"]["observe"]["dns_a_sent"],
+          "enforce_dropped": se["class dns"]["dropped"] - so["class dns"]["dropped"],
+          "enforce_would_drop": se["class dns"]["would_drop"] - so["class dns"]["would_drop"],
+          "enforce_dns_a_sent": res["modes"]["enforce"]["dns_a_sent"],
+          "enforce_dns_a_lost": res["modes"]["enforce"]["dns_a_lost"]}
+    oe["would_drop_vs_dropped"] = (oe["observe_would_drop"] / oe["enforce_dropped"]
+                                   if oe["enforce_dropped"] else None)
+    res["observe_then_enforce"] = oe
 if "class" in res["modes"]:
     # Each round's class run against its bare run (adjacent in time).
     pairs = list(zip(res["modes"]["bare"]["iperf_bps"], res["modes"]["class"]["iperf_bps"]))
@@ -375,7 +430,7 @@ width = max(40, max(len(v) for v in label.values()) + 4)
 print()
 print(f"{'run':<{width}} {'iperf3 from A':>22} {'DNS answered, A':>18} {'DNS answered, B':>18}")
 for m in ["bare"] + sorted(k for k in res["modes"] if k.startswith("global")) + ["class"]:
-    if m not in res["modes"]:
+    if m not in res["modes"] or m in ("observe", "enforce"):
         continue
     s = res["modes"][m]
     tp = f"{rate_text(s['iperf_bps_median'])} ({100 * s['iperf_vs_bare']:.0f} %)"
@@ -389,4 +444,14 @@ print(f"A rate of {rate_n}/{rate_t} from a fresh start admits a burst of {rate_n
 for m, s in res["modes"].items():
     for e in s["iperf_errors"]:
         print(f"note: iperf3 in a {m} run: {e}")
+if oe:
+    print()
+    print(f"Observe, then enforce (dnsperf from A and B alone, {secs} s each; the class's file with")
+    print(f"'mode = observe' in [class dns], then 'xdp-pacer set --config' with 'mode = enforce'):")
+    print(f"  observing: A sent {oe['observe_dns_a_sent']}, the class judged {oe['observe_would_drop']} to drop (would_drop);"
+          f" dropped {oe['observe_dropped']}, dnsperf lost {oe['observe_dns_lost']}")
+    print(f"  enforcing: A sent {oe['enforce_dns_a_sent']}, the class dropped {oe['enforce_dropped']};"
+          f" dnsperf lost {oe['enforce_dns_a_lost']} of A's")
+    if oe["would_drop_vs_dropped"] is not None:
+        print(f"  would-drop while observing / drops while enforcing: {oe['would_drop_vs_dropped']:.3f}")
 PY

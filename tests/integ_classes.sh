@@ -100,7 +100,7 @@ check "the exempt source passes, unpaced ($(gstat exempt_passed))" test "$(gstat
 check "the denied source is dropped ($(gstat deny_dropped))" test "$(gstat deny_dropped)" = 30
 check "no packet of exempt or denied sources reached a class" test "$(cstat syn seen)" = 0
 js=$(rx "$CLI" stats "$IF_RX" --json)
-check "stats --json: the classes array" grep -q '"classes":\[{"class":"dns","seen":30,"passed":20,"dropped":10,"dropped_budget":0}' <<<"$js"
+check "stats --json: the classes array" grep -q '"classes":\[{"class":"dns","seen":30,"passed":20,"dropped":10,"dropped_budget":0,"would_drop":0,"would_drop_budget":0}' <<<"$js"
 pr=$(rx "$CLI" stats "$IF_RX" --format prometheus)
 check "Prometheus: per-class counters with a class label" \
 	grep -q "xdp_pacer_class_packets_total{ifname=\"$IF_RX\",class=\"dns\",verdict=\"passed\"} 20" <<<"$pr"

@@ -11,7 +11,10 @@
 # and B exempt, A's answers stay within the class's allowance and above half
 # of it, every query of B is answered and counted exempt, the limiter drops
 # nothing but A's DNS queries, and the transfer keeps >= 80 % of bare
-# (medians of the alternated runs).
+# (medians of the alternated runs).  Then observe, then enforce: with the
+# DNS class in observe mode no query is lost (dnsperf) or dropped (the
+# limiter's counters), and the would-drop count is within 5 % of the drops
+# once `set --config` switches it to enforce live under the same load.
 . "$(dirname "$0")/lib.sh"
 WORK=$(mktemp -d /tmp/xpd-policy.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
@@ -101,6 +104,22 @@ check "class: its drops are the limiter's only drops, the transfer is never pace
 	holds 'm["class"]["limiter_stats"]["dropped_recent"] == m["class"]["limiter_stats"]["class dns"]["dropped"] and m["class"]["limiter_stats"]["dropped_class"] == m["class"]["limiter_stats"]["dropped_budget"] == 0'
 check "class: the transfer's packets pass unclassified ($(fig 'm["class"]["limiter_stats"]["unclassified_passed"]'))" \
 	holds 'm["class"]["limiter_stats"]["unclassified_passed"] > 10000'
+# oe EXPR: a figure of the observe-then-enforce runs (o: their JSON object).
+oe() {
+	python3 -c 'import json, sys; o = json.load(open(sys.argv[1]))["observe_then_enforce"]; print(eval(sys.argv[2]))' \
+		"$WORK/r.json" "$1"
+}
+if [ "$(python3 -c 'import json, sys; print("observe_then_enforce" in json.load(open(sys.argv[1])))' "$WORK/r.json")" = True ]; then
+	check "observe: no query lost ($(oe 'o["observe_dns_lost"]') lost in dnsperf), nothing dropped ($(oe 'o["observe_dropped"]') in the limiter's counters)" \
+		test "$(oe 'o["observe_dns_lost"] + o["observe_dropped"]')" = 0
+	check "observe: the class judged A's queries beyond its rate to drop ($(oe 'o["observe_would_drop"]') of $(oe 'o["observe_dns_a_sent"]'))" \
+		test "$(oe 'bool(o["observe_would_drop"] > 0.5 * o["observe_dns_a_sent"])')" = True
+	check "enforce after set --config: would-drop $(oe 'o["observe_would_drop"]') within 5 % of the drops $(oe 'o["enforce_dropped"]') (ratio $(oe 'round(o["would_drop_vs_dropped"], 3)'))" \
+		test "$(oe 'bool(o["enforce_dropped"] > 0 and abs(o["observe_would_drop"] - o["enforce_dropped"]) <= 0.05 * o["enforce_dropped"])')" = True
+	check "enforce: nothing more counted would-drop ($(oe 'o["enforce_would_drop"]'))" test "$(oe 'o["enforce_would_drop"]')" = 0
+else
+	not_ok "the observe-then-enforce runs did not run"
+fi
 check "class: the transfer from A keeps >= 80 % of bare ($(fig 'round(100 * m["class"]["iperf_vs_bare"], 1)') %: medians $(fig 'round(m["class"]["iperf_bps_median"] / 1e9, 2)') vs $(fig 'round(m["bare"]["iperf_bps_median"] / 1e9, 2)') Gbit/s)" \
 	holds 'm["class"]["iperf_vs_bare"] >= 0.8'
 finish

@@ -50,7 +50,7 @@ check "record exits 0" test "$rc" -eq 0
 sed 's/^/    /' "$WORK/rec.out" "$WORK/rec.err"
 check "record: 1200 records (unclassified traffic is not paced, so not recorded), 0 lost" \
 	grep -q ": 1200 records written to .*; 0 records lost" "$WORK/rec.out"
-check "the file is format 3.1" test "$(od -An -tu2 -j8 -N4 "$REC" | tr -s ' ')" = " 3 1"
+check "the file is format 3.3" test "$(od -An -tu2 -j8 -N4 "$REC" | tr -s ' ')" = " 3 3"
 
 rx "$CLI" stats "$IF_RX" --json >"$WORK/stats.json"
 rx "$CLI" analyze "$REC" --json --report "$WORK/report.html" >"$WORK/a.json" 2>"$WORK/a.err"

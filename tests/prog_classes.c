@@ -30,6 +30,7 @@
 #include "pacer_budget.h"
 #include "pacer_dense.h"
 #include "pacer_place.h"
+#include "pacer_names.h"
 #include "lib_frames.h"
 #include "pacer_rate.h"
 #include "pacer_sketch.h"
@@ -953,6 +954,272 @@ START_TEST(test_record_names_the_class)
 }
 END_TEST
 
+/* ---- observe mode ---- */
+
+/* A map's whole contents (every CPU's copy of a per-CPU map), malloc'd; *len its bytes. */
+static uint8_t *map_dump(const struct bpf_map *m, size_t *len)
+{
+	bool percpu = bpf_map__type(m) == BPF_MAP_TYPE_PERCPU_ARRAY;
+	size_t vs = bpf_map__value_size(m), one, k;
+	uint32_t n = bpf_map__max_entries(m);
+	uint8_t *out;
+
+	one = percpu ? ((vs + 7) & ~(size_t)7) * (size_t)libbpf_num_possible_cpus() : vs;
+	out = calloc(n, one);
+	ck_assert_ptr_nonnull(out);
+	for (k = 0; k < n; k++) {
+		uint32_t key = (uint32_t)k;
+
+		ck_assert_int_eq(bpf_map_lookup_elem(bpf_map__fd(m), &key, out + k * one), 0);
+	}
+	*len = n * one;
+	return out;
+}
+
+#define OBS_MAPS 4
+#define OBS_RECS 512
+
+/* What one run of the observe test's sequence left behind. */
+struct obs_run {
+	int verdict[256];
+	int n;
+	uint64_t stats[PACER_STAT_MAX];
+	uint64_t cstats[2][PACER_CSTAT_MAX];
+	uint8_t *state[OBS_MAPS]; /* pacer_sk, pacer_budget, pacer_budget_local, pacer_seen */
+	size_t state_len[OBS_MAPS];
+	struct pacer_record rec[OBS_RECS];
+	int nrec;
+};
+
+static int on_obs_record(void *ctx, void *data, size_t len)
+{
+	struct obs_run *r = ctx;
+
+	if (len == sizeof(struct pacer_record) && r->nrec < OBS_RECS)
+		memcpy(&r->rec[r->nrec++], data, len);
+	return 0;
+}
+
+/*
+ * The observe test's sequence under one mode setting: dns sources paced
+ * (20 ms; three packets each per 30 ms round, so pacing refuses two of
+ * three), a class that drops ICMP, a denied source, a malformed frame,
+ * unmatched traffic; with budget, a global budget of 6 per minute refuses
+ * most admissions after the first round.  Without classes the global limit
+ * (64 ticks) paces every source.  mode: the global mode; dns_mode, the
+ * dns class's own.
+ */
+static uint32_t obs_deny_mode; /* the deny list's mode in obs_sequence() */
+
+static void obs_sequence(struct obs_run *r, uint32_t backend, int classes, int budget,
+			 uint32_t mode, uint32_t dns_mode)
+{
+	static const char *const srcs[] = { "10.20.0.1", "10.20.0.2", "10.20.0.3", "2001:db8:20::1" };
+	struct pacer_prefix deny = pfx("10.20.9.0", 24);
+	const struct pk ping = { "10.20.1.1", "192.0.2.1", PACER_IPPROTO_ICMP, 0, 0, 0, -1, 0 };
+	const struct pk denied = { "10.20.9.9", "192.0.2.1", 17, 1, 53, 0, -1, 0 };
+	const struct pk other = { "10.20.2.1", "192.0.2.1", 17, 1, 5000, 0, -1, 0 };
+	const struct bpf_map *maps[OBS_MAPS];
+	struct pacer_class c[2];
+	struct ring_buffer *rb;
+	struct frame f;
+	char err[160];
+	int round, i, k;
+
+	memset(r, 0, sizeof(*r));
+	fx_budget = budget ? "6/60s" : NULL;
+	fx_record = budget; /* records take the full path: with the budget's variant */
+	fixture_load(backend, PACER_PLACEMENT_SHARED);
+	fx_budget = NULL;
+	fx_record = 0;
+	fx.m.cfg->mode = mode;
+	fx.m.cfg->deny_mode = obs_deny_mode;
+	if (classes) {
+		c[0] = cls("dns", 0, PACER_ACTION_PACE, 20 * MS);
+		proto_port(&c[0], PACER_IPPROTO_UDP, PACER_M_DPORT, 53, 53);
+		c[0].mode = dns_mode;
+		c[1] = cls("ping", 1, PACER_ACTION_DROP, 0);
+		c[1].m.terms = PACER_M_PROTO;
+		c[1].m.proto = PACER_IPPROTO_ICMP;
+		install(c, 2);
+	}
+	ck_assert_int_eq(pacer_lists_apply(&fx.m, NULL, 0, &deny, 1, err, sizeof(err)), 0);
+	for (round = 0; round < 4; round++) {
+		for (i = 0; i < 3; i++)
+			for (k = 0; k < (int)(sizeof(srcs) / sizeof(srcs[0])); k++) {
+				const struct pk dns = { srcs[k], strchr(srcs[k], ':') ? "2001:db8::1" : "192.0.2.1",
+							17, 1, 53, 0, -1, 0 };
+
+				r->verdict[r->n++] = run_pk(&dns);
+				set_clock(fx.now_ns + MS);
+			}
+		r->verdict[r->n++] = run_pk(&ping);
+		r->verdict[r->n++] = run_pk(&ping);
+		r->verdict[r->n++] = run_pk(&denied);
+		r->verdict[r->n++] = run_pk(&other);
+		f = build(&other);
+		r->verdict[r->n++] = run_len(&f, 14 + 10); /* IPv4 header cut short: malformed */
+		set_clock(fx.now_ns + 30 * MS + (uint64_t)round * 100 * MS);
+	}
+	for (i = 0; i < PACER_STAT_MAX; i++)
+		r->stats[i] = counter((enum pacer_stat)i);
+	for (i = 0; classes && i < 2; i++)
+		for (k = 0; k < PACER_CSTAT_MAX; k++)
+			r->cstats[i][k] = class_counter((uint32_t)i, (enum pacer_class_stat)k);
+	maps[0] = fx.skel->maps.pacer_sk;
+	maps[1] = fx.skel->maps.pacer_budget;
+	maps[2] = fx.skel->maps.pacer_budget_local;
+	maps[3] = fx.skel->maps.pacer_seen;
+	for (i = 0; i < OBS_MAPS; i++)
+		r->state[i] = map_dump(maps[i], &r->state_len[i]);
+	rb = ring_buffer__new(bpf_map__fd(fx.skel->maps.pacer_events), on_obs_record, r, NULL);
+	ck_assert_ptr_nonnull(rb);
+	while (ring_buffer__consume(rb) > 0)
+		;
+	ring_buffer__free(rb);
+	fixture_unload();
+}
+
+static void obs_free(struct obs_run *r)
+{
+	int i;
+
+	for (i = 0; i < OBS_MAPS; i++)
+		free(r->state[i]);
+}
+
+/* The same state, byte for byte, in every map a verdict writes. */
+static void obs_same_state(const struct obs_run *a, const struct obs_run *b)
+{
+	static const char *const names[OBS_MAPS] = { "pacer_sk", "pacer_budget", "pacer_budget_local",
+						     "pacer_seen" };
+	int i;
+
+	for (i = 0; i < OBS_MAPS; i++) {
+		ck_assert_uint_eq(a->state_len[i], b->state_len[i]);
+		ck_assert_msg(!memcmp(a->state[i], b->state[i], a->state_len[i]),
+			      "%s differs between enforce and observe", names[i]);
+	}
+}
+
+/*
+ * _i: backend x (classes, budget with records).  Observe judges and writes
+ * state exactly as enforce: the same packet sequence run twice, on fresh
+ * programs with the same hash key and clock, once enforcing and once
+ * observing, leaves identical bytes in the per-source state and the
+ * budget's maps; each drop counter of the enforced run is the observed
+ * run's would-drop counter of that verdict (and the class's); every other
+ * counter is equal; every packet of the observed run passed; the records
+ * carry the same verdicts, the observed run's drops flagged observed.
+ */
+START_TEST(test_observe_judges_as_enforce)
+{
+	static struct obs_run enf, obs;
+	uint32_t backend = (uint32_t)_i % PACER_BACKEND_MAX;
+	int classes = (_i / PACER_BACKEND_MAX) & 1, budget = (_i / PACER_BACKEND_MAX) >> 1, i;
+	uint64_t drops = 0;
+
+	obs_sequence(&enf, backend, classes, budget, PACER_MODE_ENFORCE, PACER_MODE_GLOBAL);
+	obs_sequence(&obs, backend, classes, budget, PACER_MODE_OBSERVE, PACER_MODE_GLOBAL);
+	ck_assert_int_eq(enf.n, obs.n);
+	for (i = 0; i < enf.n; i++) {
+		ck_assert_int_eq(obs.verdict[i], PASS);
+		drops += enf.verdict[i] == DROP;
+	}
+	obs_same_state(&enf, &obs);
+	for (i = 0; i < PACER_STAT_MAX; i++) {
+		int twin = pacer_stat_observes((unsigned)i);
+
+		if (twin >= 0) {
+			ck_assert_msg(obs.stats[i] == enf.stats[twin], "%s %llu, enforced %s %llu",
+				      pacer_stat_names[i], (unsigned long long)obs.stats[i],
+				      pacer_stat_names[twin], (unsigned long long)enf.stats[twin]);
+			ck_assert_uint_eq(obs.stats[twin], 0);
+			ck_assert_uint_eq(enf.stats[i], 0);
+		} else if (i != PACER_STAT_DROPPED_RECENT && i != PACER_STAT_DROPPED_BUDGET &&
+			   i != PACER_STAT_CLASS_DROPPED && i != PACER_STAT_DENY_DROPPED &&
+			   i != PACER_STAT_MALFORMED_DROPPED) {
+			ck_assert_msg(obs.stats[i] == enf.stats[i], "%s: observed %llu, enforced %llu",
+				      pacer_stat_names[i], (unsigned long long)obs.stats[i],
+				      (unsigned long long)enf.stats[i]);
+		}
+	}
+	/* The sequence exercises every verdict it can: recent, deny, malformed; class drop; budget. */
+	ck_assert_uint_gt(enf.stats[PACER_STAT_DROPPED_RECENT], 0);
+	ck_assert_uint_gt(enf.stats[PACER_STAT_DENY_DROPPED], 0);
+	ck_assert_uint_gt(enf.stats[PACER_STAT_MALFORMED_DROPPED], 0);
+	if (classes)
+		ck_assert_uint_gt(enf.stats[PACER_STAT_CLASS_DROPPED], 0);
+	if (budget)
+		ck_assert_uint_gt(enf.stats[PACER_STAT_DROPPED_BUDGET], 0);
+	ck_assert_uint_eq(enf.stats[PACER_STAT_DROPPED_RECENT] + enf.stats[PACER_STAT_DROPPED_BUDGET] +
+			  enf.stats[PACER_STAT_CLASS_DROPPED] + enf.stats[PACER_STAT_DENY_DROPPED] +
+			  enf.stats[PACER_STAT_MALFORMED_DROPPED], drops);
+	for (i = 0; classes && i < 2; i++) {
+		ck_assert_uint_eq(obs.cstats[i][PACER_CSTAT_SEEN], enf.cstats[i][PACER_CSTAT_SEEN]);
+		ck_assert_uint_eq(obs.cstats[i][PACER_CSTAT_PASSED], enf.cstats[i][PACER_CSTAT_PASSED]);
+		ck_assert_uint_eq(obs.cstats[i][PACER_CSTAT_OBSERVED], enf.cstats[i][PACER_CSTAT_DROPPED]);
+		ck_assert_uint_eq(obs.cstats[i][PACER_CSTAT_OBSERVED_BUDGET],
+				  enf.cstats[i][PACER_CSTAT_DROPPED_BUDGET]);
+		ck_assert_uint_eq(obs.cstats[i][PACER_CSTAT_DROPPED] + obs.cstats[i][PACER_CSTAT_DROPPED_BUDGET], 0);
+	}
+	ck_assert_int_eq(enf.nrec, obs.nrec);
+	if (budget)
+		ck_assert_int_gt(enf.nrec, 0);
+	for (i = 0; i < enf.nrec; i++) {
+		ck_assert_uint_eq(enf.rec[i].verdict, obs.rec[i].verdict);
+		ck_assert_uint_eq(enf.rec[i].est_age_ticks, obs.rec[i].est_age_ticks);
+		ck_assert(!(enf.rec[i].flags & PACER_REC_OBSERVED));
+		ck_assert_int_eq(!!(obs.rec[i].flags & PACER_REC_OBSERVED),
+				 obs.rec[i].verdict == PACER_REC_DROP);
+	}
+	obs_free(&enf);
+	obs_free(&obs);
+}
+END_TEST
+
+/*
+ * A class's own mode overrides the global one, and the deny list's: a dns
+ * class that enforces under a global observe drops as an enforced run
+ * does, while the ICMP drop class and the deny list follow the global
+ * observe; the deny list's own mode likewise.
+ */
+START_TEST(test_observe_class_overrides)
+{
+	static struct obs_run enf, mix;
+
+	obs_sequence(&enf, PACER_BACKEND_SKETCH, 1, 0, PACER_MODE_ENFORCE, PACER_MODE_GLOBAL);
+	obs_sequence(&mix, PACER_BACKEND_SKETCH, 1, 0, PACER_MODE_OBSERVE, PACER_MODE_ENFORCE);
+	obs_same_state(&enf, &mix);
+	ck_assert_uint_eq(mix.stats[PACER_STAT_DROPPED_RECENT], enf.stats[PACER_STAT_DROPPED_RECENT]);
+	ck_assert_uint_eq(mix.cstats[0][PACER_CSTAT_DROPPED], enf.cstats[0][PACER_CSTAT_DROPPED]);
+	ck_assert_uint_eq(mix.stats[PACER_STAT_OBSERVED_RECENT], 0);
+	ck_assert_uint_eq(mix.stats[PACER_STAT_OBSERVED_CLASS], enf.stats[PACER_STAT_CLASS_DROPPED]);
+	ck_assert_uint_eq(mix.stats[PACER_STAT_OBSERVED_DENY], enf.stats[PACER_STAT_DENY_DROPPED]);
+	ck_assert_uint_eq(mix.stats[PACER_STAT_OBSERVED_MALFORMED], enf.stats[PACER_STAT_MALFORMED_DROPPED]);
+	obs_free(&mix);
+	/* Global enforce, the dns class observing: only its verdicts pass. */
+	obs_sequence(&mix, PACER_BACKEND_SKETCH, 1, 0, PACER_MODE_ENFORCE, PACER_MODE_OBSERVE);
+	obs_same_state(&enf, &mix);
+	ck_assert_uint_eq(mix.stats[PACER_STAT_DROPPED_RECENT], 0);
+	ck_assert_uint_eq(mix.stats[PACER_STAT_OBSERVED_RECENT], enf.stats[PACER_STAT_DROPPED_RECENT]);
+	ck_assert_uint_eq(mix.cstats[0][PACER_CSTAT_OBSERVED], enf.cstats[0][PACER_CSTAT_DROPPED]);
+	ck_assert_uint_eq(mix.stats[PACER_STAT_CLASS_DROPPED], enf.stats[PACER_STAT_CLASS_DROPPED]);
+	ck_assert_uint_eq(mix.stats[PACER_STAT_DENY_DROPPED], enf.stats[PACER_STAT_DENY_DROPPED]);
+	obs_free(&mix);
+	/* Global observe, the deny list enforcing: only denied sources drop. */
+	obs_deny_mode = PACER_MODE_ENFORCE;
+	obs_sequence(&mix, PACER_BACKEND_SKETCH, 1, 0, PACER_MODE_OBSERVE, PACER_MODE_GLOBAL);
+	obs_deny_mode = PACER_MODE_GLOBAL;
+	obs_same_state(&enf, &mix);
+	ck_assert_uint_eq(mix.stats[PACER_STAT_DENY_DROPPED], enf.stats[PACER_STAT_DENY_DROPPED]);
+	ck_assert_uint_eq(mix.stats[PACER_STAT_OBSERVED_DENY], 0);
+	ck_assert_uint_eq(mix.stats[PACER_STAT_OBSERVED_RECENT], enf.stats[PACER_STAT_DROPPED_RECENT]);
+	obs_free(&mix);
+	obs_free(&enf);
+}
+END_TEST
+
 /* ---- each class's guarantee against an exact oracle ---- */
 
 struct rng {
@@ -1145,6 +1412,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_cut_l4_is_malformed);
 	tcase_add_test(tc, test_budget_only_after_pace_classes);
 	tcase_add_test(tc, test_record_names_the_class);
+	tcase_add_loop_test(tc, test_observe_judges_as_enforce, 0, 4 * PACER_BACKEND_MAX);
+	tcase_add_test(tc, test_observe_class_overrides);
 	tcase_add_loop_test(tc, test_property_per_class, 0, 6 * PACER_BACKEND_MAX);
 	suite_add_tcase(s, tc);
 	return s;

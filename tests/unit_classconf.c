@@ -168,7 +168,70 @@ static const struct {
 	{ "[exempt extra]\n", "t.conf:1: [exempt] takes no name ('extra')" },
 	{ "[deny]\nsrc =\n", "t.conf:2: 'src' has no value" },
 	{ "[class a]\nmatch\n", "t.conf:2: expected 'key = value', got 'match'" },
+	{ "[class a]\nmatch = any\ninterval = 1s\nmode = watch\n",
+	  "t.conf:4: 'mode watch': expected observe, enforce or global (as --mode)" },
+	{ "[class a]\nmatch = any\ninterval = 1s\nmode = observe\nmode = enforce\n",
+	  "t.conf:5: 'mode' is already set for class 'a'" },
+	{ "[class a]\nmatch = any\naction = pass\nmode = observe\n",
+	  "t.conf:1: class 'a': action pass never drops, so it takes no mode" },
+	{ "mode = native\nxdp-mode = skb\n", "t.conf:2: 'xdp-mode' is already set on line 1" },
+	{ "[deny]\nmode = observe\n", "t.conf:2: unknown key 'mode' in [deny]" },
 };
+
+/*
+ * A class's mode: 'mode = observe' in its section, 'observe' or 'mode
+ * observe' on the command line; unset, it follows the global mode.  The
+ * file's 'mode = native|skb' is the attach mode's key from before --mode
+ * took the verdict mode: read as 'xdp-mode'.
+ */
+START_TEST(test_class_modes)
+{
+	struct pacer_conf c;
+	struct class_conf cc;
+	char err[512], buf[160];
+
+	ck_assert_int_eq(parse_text("mode = observe\ndeny-mode = enforce\n"
+				    "[class dns]\nmatch = udp dport 53\nrate = 20/1s\nmode = enforce\n"
+				    "[class ping]\nmatch = icmp\naction = drop\nmode = observe\n"
+				    "[class syn]\nmatch = tcp flags syn\ninterval = 1s\n",
+				    &c, err, sizeof(err)), 0);
+	ck_assert_str_eq(pacer_conf_get(&c, "mode")->value, "observe");
+	ck_assert_str_eq(pacer_conf_get(&c, "deny-mode")->value, "enforce");
+	ck_assert_int_eq(c.cls->n, 3);
+	ck_assert_uint_eq(c.cls->cls[0].c.mode, PACER_MODE_ENFORCE);
+	ck_assert_uint_eq(c.cls->cls[1].c.mode, PACER_MODE_OBSERVE);
+	ck_assert_uint_eq(c.cls->cls[2].c.mode, PACER_MODE_GLOBAL);
+	ck_assert_str_eq(class_action_format(&c.cls->cls[1].c, buf, sizeof(buf)), "drop, mode observe");
+	pacer_conf_free(&c);
+
+	ck_assert_int_eq(parse_text("mode = skb\n", &c, err, sizeof(err)), 0);
+	ck_assert_ptr_null(pacer_conf_get(&c, "mode"));
+	ck_assert_str_eq(pacer_conf_get(&c, "xdp-mode")->value, "skb");
+	pacer_conf_free(&c);
+
+	class_conf_init(&cc, NULL);
+	ck_assert_int_eq(class_conf_add_cli(&cc, "dns: udp dport 53 rate 20/1s observe", err, sizeof(err)), 0);
+	ck_assert_int_eq(class_conf_add_cli(&cc, "ping: icmp drop mode enforce", err, sizeof(err)), 0);
+	ck_assert_int_eq(class_conf_add_cli(&cc, "syn: tcp flags syn interval 1s", err, sizeof(err)), 0);
+	ck_assert_uint_eq(cc.cls[0].c.mode, PACER_MODE_OBSERVE);
+	ck_assert_uint_eq(cc.cls[1].c.mode, PACER_MODE_ENFORCE);
+	ck_assert_uint_eq(cc.cls[2].c.mode, PACER_MODE_GLOBAL);
+	ck_assert_int_eq(class_conf_add_cli(&cc, "x: udp rate 1/1s observe enforce", err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "--class 'x: udp rate 1/1s observe enforce': the class's mode is given twice");
+	ck_assert_int_eq(class_conf_add_cli(&cc, "y: udp rate 1/1s mode loud", err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "--class 'y: udp rate 1/1s mode loud': 'mode loud': expected observe, enforce or global (as --mode)");
+	ck_assert_int_eq(class_conf_add_cli(&cc, "z: udp pass observe", err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(cc.n, 3); /* nothing half-added */
+	/* A changed mode keeps the class's behaviour, so its id and its sources' state. */
+	{
+		struct pacer_class a = cc.cls[0].c, b = a;
+
+		b.mode = PACER_MODE_ENFORCE;
+		ck_assert(class_same_behaviour(&a, &b));
+	}
+	class_conf_free(&cc);
+}
+END_TEST
 
 START_TEST(test_bad_files)
 {
@@ -634,6 +697,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, test_shadowed_classes, 0, (int)(sizeof(shadow_files) / sizeof(shadow_files[0])));
 	tcase_add_test(tc, test_shadowed_cli_classes);
 	tcase_add_test(tc, test_cli_form);
+	tcase_add_test(tc, test_class_modes);
 	tcase_add_test(tc, test_cli_failure_adds_nothing);
 	tcase_add_test(tc, test_cli_over_file);
 	tcase_add_test(tc, test_limits_tick);

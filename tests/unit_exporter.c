@@ -63,8 +63,15 @@ START_TEST(test_every_counter_exported_once)
 		ck_assert_msg(line != NULL, "counter %s is not exported exactly once", pacer_stat_names[i]);
 		ck_assert_msg(!strncmp(line, fam, strlen(fam)) && line[strlen(fam)] == '{',
 			      "counter %s: '%s' is not in family %s", pacer_stat_names[i], line, fam);
-		/* Labelled families name the counter as stats --json does. */
-		if (strchr(line, ',')) {
+		/*
+		 * Labelled families name the counter as stats --json does; an
+		 * observed verdict by its enforced twin's name, with mode="observe".
+		 */
+		if (pacer_stat_observes((unsigned)i) >= 0) {
+			snprintf(label, sizeof(label), "verdict=\"%s\",mode=\"observe\"}",
+				 pacer_stat_names[pacer_stat_observes((unsigned)i)]);
+			ck_assert_msg(strstr(line, label) != NULL, "%s lacks %s", line, label);
+		} else if (strchr(line, ',')) {
 			snprintf(label, sizeof(label), "=\"%s\"}", pacer_stat_names[i]);
 			ck_assert_msg(strstr(line, label) != NULL, "%s lacks %s", line, label);
 		}
@@ -96,7 +103,20 @@ START_TEST(test_verdicts_are_one_family)
 			 pacer_stat_names[verdicts[i]]);
 		ck_assert_msg(strstr(t, want) != NULL, "missing %s", want);
 	}
-	ck_assert_uint_eq(count(t, "xdp_pacer_packets_total{"), sizeof(verdicts) / sizeof(verdicts[0]));
+	for (i = 0; i < PACER_STAT_MAX; i++) {
+		int twin = pacer_stat_observes((unsigned)i);
+
+		if (twin < 0)
+			continue;
+		ck_assert_str_eq(prom_counter_family((unsigned)i), "xdp_pacer_packets_total");
+		snprintf(want, sizeof(want),
+			 "xdp_pacer_packets_total{ifname=\"eth0\",verdict=\"%s\",mode=\"observe\"} 0\n",
+			 pacer_stat_names[twin]);
+		ck_assert_msg(strstr(t, want) != NULL, "missing %s", want);
+	}
+	/* Each drop verdict and its observed twin: the five of observe mode. */
+	ck_assert_uint_eq(count(t, "xdp_pacer_packets_total{"), sizeof(verdicts) / sizeof(verdicts[0]) + 5);
+	ck_assert_uint_eq(count(t, ",mode=\"observe\"} 0\n"), 5);
 	free(t);
 }
 END_TEST
@@ -120,6 +140,8 @@ START_TEST(test_class_families)
 	ck_assert_int_eq(class_match_parse("icmp", &p[0].classes[1].c.m, err, sizeof(err)), 0);
 	snprintf(p[0].classes[1].c.name, sizeof(p[0].classes[1].c.name), "ping");
 	p[0].classes[1].c.action = PACER_ACTION_DROP;
+	p[0].classes[1].c.mode = PACER_MODE_OBSERVE;
+	p[0].classes[1].counters[PACER_CSTAT_OBSERVED] = 6;
 	p[0].nclasses = 2;
 	p[1].classes[0] = p[0].classes[0];
 	p[1].nclasses = 1;
@@ -128,11 +150,14 @@ START_TEST(test_class_families)
 	ck_assert_ptr_nonnull(strstr(t, "xdp_pacer_class_packets_total{ifname=\"eth0\",class=\"dns\",verdict=\"passed\"} 20\n"));
 	ck_assert_ptr_nonnull(strstr(t, "xdp_pacer_class_packets_total{ifname=\"eth0\",class=\"dns\",verdict=\"dropped\"} 10\n"));
 	ck_assert_ptr_nonnull(strstr(t, "xdp_pacer_class_packets_total{ifname=\"eth1\",class=\"dns\",verdict=\"dropped_budget\"} 0\n"));
-	ck_assert_ptr_nonnull(strstr(t, "xdp_pacer_class_info{ifname=\"eth0\",class=\"ping\",match=\"icmp\",action=\"drop\",key=\"\"} 2\n"));
+	ck_assert_ptr_nonnull(strstr(t, "xdp_pacer_class_info{ifname=\"eth0\",class=\"ping\",match=\"icmp\",action=\"drop\",key=\"\",mode=\"observe\"} 2\n"));
+	ck_assert_ptr_nonnull(strstr(t, "xdp_pacer_class_info{ifname=\"eth0\",class=\"dns\",match=\"udp dport 53\",action=\"pace\",key=\"src\",mode=\"global\"} 1\n"));
+	ck_assert_ptr_nonnull(strstr(t, "xdp_pacer_class_packets_total{ifname=\"eth0\",class=\"ping\",verdict=\"dropped\",mode=\"observe\"} 6\n"));
+	ck_assert_ptr_nonnull(strstr(t, "xdp_pacer_class_packets_total{ifname=\"eth0\",class=\"ping\",verdict=\"dropped\"} 0\n"));
 	ck_assert_ptr_nonnull(strstr(t, "xdp_pacer_class_rate_packets{ifname=\"eth0\",class=\"dns\"} 20\n"));
 	ck_assert_ptr_null(strstr(t, "xdp_pacer_class_rate_packets{ifname=\"eth0\",class=\"ping\"}")); /* no limit */
 	ck_assert_uint_eq(count(t, "# TYPE xdp_pacer_class_packets_total counter"), 1);
-	ck_assert_uint_eq(count(t, "xdp_pacer_class_packets_total{"), 3 * 3);
+	ck_assert_uint_eq(count(t, "xdp_pacer_class_packets_total{"), 3 * 5);
 	free(t);
 }
 END_TEST

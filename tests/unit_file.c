@@ -327,7 +327,7 @@ START_TEST(test_truncated_last_record_every_byte)
 				found = 1;
 				ck_assert_uint_eq(rd.warnings[i].offset,
 						  PACER_FILE_HEADER_LEN + 49 * PACER_FILE_RECORD_V1_LEN);
-				ck_assert_ptr_nonnull(strstr(rd.warnings[i].msg, "offset 2248"));
+				ck_assert_ptr_nonnull(strstr(rd.warnings[i].msg, "offset 2252"));
 			}
 		}
 		ck_assert_int_eq(found, 1);
@@ -466,15 +466,15 @@ START_TEST(test_version_mismatch)
 	ck_assert_int_eq(pacer_file_header_decode(buf, sizeof(buf), &got, &e), -EPROTONOSUPPORT);
 	ck_assert_int_eq(e.problem, PACER_FILE_VERSION);
 	ck_assert_uint_eq(e.offset, 8);
-	ck_assert_ptr_nonnull(strstr(e.msg, "version 4.1"));
+	ck_assert_ptr_nonnull(strstr(e.msg, "version 4.3"));
 	ck_assert_ptr_nonnull(strstr(e.msg, "versions 1.x, 2.x and 3.x"));
 
-	/* A newer minor version with a longer header is still read: its fields past x.2's ignored. */
+	/* A newer minor version with a longer header is still read: its fields past x.3's ignored. */
 	{
 		uint8_t big[PACER_FILE_HEADER_V1_2_LEN + 64];
 
 		sample_header(&h);
-		h.version_minor = 3;
+		h.version_minor = 4;
 		h.header_len = PACER_FILE_HEADER_V1_2_LEN;
 		ck_assert_int_eq(pacer_file_header_encode(&h, big, sizeof(big)), 0);
 		memset(big + PACER_FILE_HEADER_V1_2_LEN - 4, 0xee, 68);
@@ -483,7 +483,7 @@ START_TEST(test_version_mismatch)
 		crc = pacer_crc32(0, big, sizeof(big) - 4);
 		memcpy(big + sizeof(big) - 4, &crc, 4); /* little-endian host */
 		ck_assert_int_eq(pacer_file_header_decode(big, sizeof(big), &got, &e), 0);
-		ck_assert_uint_eq(got.version_minor, 3);
+		ck_assert_uint_eq(got.version_minor, 4);
 		ck_assert_uint_eq(got.header_len, sizeof(big));
 	}
 }
@@ -502,9 +502,9 @@ START_TEST(test_writer_release)
 	sample_header(&h);
 	snprintf(want, sizeof(want), "xdp-pacer %s", pacer_version);
 	ck_assert_str_eq(h.writer, want);
-	ck_assert_uint_eq(h.header_len, PACER_FILE_HEADER_V1_1_LEN);
+	ck_assert_uint_eq(h.header_len, PACER_FILE_HEADER_V1_2_LEN);
 	ck_assert_int_eq(pacer_file_header_encode(&h, buf, sizeof(buf)), 0);
-	ck_assert_uint_eq(buf[10], 1); /* minor version 1 */
+	ck_assert_uint_eq(buf[10], 3); /* minor version 3 */
 	ck_assert_int_eq(memcmp(buf + 252, want, strlen(want)), 0);
 	ck_assert_int_eq(pacer_file_header_decode(buf, sizeof(buf), &got, &e), 0);
 	ck_assert_str_eq(got.writer, want);
@@ -924,11 +924,11 @@ START_TEST(test_classes_round_trip)
 
 	path_of(p, sizeof(p), "cls.xpr");
 	size = write_class_file(p, 300, PACER_FORMAT_BINARY);
-	ck_assert_int_eq(size, PACER_FILE_HEADER_CLASSES_LEN(2) + 300 * PACER_FILE_RECORD_V3_LEN);
+	ck_assert_int_eq(size, PACER_FILE_HEADER_CLASSES_LEN(2) + 4 + 300 * PACER_FILE_RECORD_V3_LEN);
 	ck_assert_int_eq(pacer_file_open(p, &rd, &e), 0);
 	ck_assert_int_eq(rd.n_warnings, 0);
 	ck_assert_uint_eq(rd.hdr.version_major, 3);
-	ck_assert_uint_eq(rd.hdr.version_minor, 1);
+	ck_assert_uint_eq(rd.hdr.version_minor, 3);
 	ck_assert_uint_eq(rd.hdr.n_classes, 2);
 	ck_assert_uint_eq(rd.hdr.rate_n, 1);
 	sample_classes(c);
@@ -953,7 +953,7 @@ END_TEST
 START_TEST(test_classes_header_every_byte)
 {
 	char p[128], q[128];
-	long size, off, hlen = PACER_FILE_HEADER_CLASSES_LEN(2);
+	long size, off, hlen = PACER_FILE_HEADER_CLASSES_LEN(2) + 4;
 
 	path_of(p, sizeof(p), "clsb.xpr");
 	path_of(q, sizeof(q), "clsbb.xpr");
@@ -1012,11 +1012,11 @@ START_TEST(test_line_count_field)
 	struct pacer_file_error e;
 	uint32_t v;
 
-	/* Without a count: format x.1, as before. */
+	/* Without a count: format x.3 writes it 0. */
 	sample_header(&h);
 	pacer_file_header_set_lines(&h, 0);
-	ck_assert_uint_eq(h.version_minor, 1);
-	ck_assert_uint_eq(h.header_len, PACER_FILE_HEADER_V1_1_LEN);
+	ck_assert_uint_eq(h.version_minor, 3);
+	ck_assert_uint_eq(h.header_len, PACER_FILE_HEADER_V1_2_LEN);
 	/* A table's x.2 header with count 0 reads, and says 0. */
 	h.backend = PACER_BACKEND_TABLE;
 	h.rows = 1;
@@ -1039,8 +1039,10 @@ START_TEST(test_line_count_field)
 	buf[13] = PACER_FILE_HEADER_V1_1_LEN >> 8;
 	ck_assert_int_eq(pacer_file_header_decode(buf, sizeof(buf), &got, &e), -EBADMSG);
 	ck_assert_int_eq(e.problem, PACER_FILE_HEADER_CORRUPT);
-	/* The encoder refuses a count it has no room for. */
+	/* The encoder refuses a count it has no room for (an x.1 header). */
 	sample_header(&h);
+	h.version_minor = 1;
+	h.header_len = PACER_FILE_HEADER_V1_1_LEN;
 	h.lines = 5;
 	ck_assert_int_eq(pacer_file_header_encode(&h, buf, sizeof(buf)), -EINVAL);
 	/* Format 3.2: the count after the class table. */
@@ -1062,7 +1064,7 @@ START_TEST(test_line_count_field)
 	h.rows = 1;
 	h.lines_log2 = 19;
 	pacer_file_header_set_lines(&h, 468750);
-	ck_assert_uint_eq(h.version_minor, 2);
+	ck_assert_uint_eq(h.version_minor, 3);
 	ck_assert_uint_eq(h.header_len, PACER_FILE_HEADER_V1_2_LEN);
 	ck_assert_int_eq(pacer_file_header_encode(&h, buf, sizeof(buf)), 0);
 	ck_assert_uint_eq(buf[284] | buf[285] << 8 | buf[286] << 16, 468750);
@@ -1078,7 +1080,7 @@ START_TEST(test_line_count_field)
 		ck_assert_ptr_nonnull(f);
 		ck_assert_int_eq(pacer_csv_write_header(f, &h), 0);
 		fclose(f);
-		ck_assert_ptr_nonnull(strstr(csv, "format 1.2\n"));
+		ck_assert_ptr_nonnull(strstr(csv, "format 1.3\n"));
 		ck_assert_ptr_nonnull(strstr(csv, "# dense: 468750 lines\n"));
 		free(csv);
 	}
@@ -1235,7 +1237,7 @@ START_TEST(test_classes_invalid_record)
 	struct pacer_file_error e;
 	struct pacer_record r;
 	char p[128];
-	long rec2 = PACER_FILE_HEADER_CLASSES_LEN(2) + 2 * PACER_FILE_RECORD_V3_LEN;
+	long rec2 = PACER_FILE_HEADER_CLASSES_LEN(2) + 4 + 2 * PACER_FILE_RECORD_V3_LEN;
 	struct pacer_file_reader rd;
 	int ret, n = 0;
 
@@ -1390,6 +1392,42 @@ START_TEST(test_csv_full_disk)
 }
 END_TEST
 
+/*
+ * Minor 3: a drop verdict observe mode passed carries PACER_REC_OBSERVED
+ * (0x8), verdict still drop; the flag on a pass, or in an x.2 file, is
+ * refused; the CSV names it would_drop.
+ */
+START_TEST(test_observed_flag)
+{
+	struct pacer_file_header h;
+	struct pacer_file_error e;
+	struct pacer_record r;
+	char *csv = NULL;
+	size_t csv_len = 0;
+	FILE *f;
+
+	sample_header(&h);
+	ck_assert_uint_eq(h.version_minor, PACER_FILE_VERSION_MINOR_OBSERVED);
+	sample_record(&r, 1); /* a drop */
+	ck_assert_uint_eq(r.verdict, PACER_REC_DROP);
+	r.flags |= PACER_REC_OBSERVED;
+	ck_assert_int_eq(pacer_file_record_check(&h, &r, 0, 0, &e), 0);
+	f = open_memstream(&csv, &csv_len);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(pacer_csv_write_record(f, &h, 0, &r), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(csv, ",would_drop,source,"));
+	free(csv);
+	r.verdict = PACER_REC_PASS;
+	ck_assert_int_eq(pacer_file_record_check(&h, &r, 0, 0, &e), -EBADMSG);
+	ck_assert_ptr_nonnull(strstr(e.msg, "flag 0x8 (observed) on a pass verdict"));
+	r.verdict = PACER_REC_DROP;
+	h.version_minor = 2; /* older files cannot hold it */
+	ck_assert_int_eq(pacer_file_record_check(&h, &r, 0, 0, &e), -EBADMSG);
+	ck_assert_ptr_nonnull(strstr(e.msg, "flags 0x9 are not a set of 0x1 and 0x2"));
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("file");
@@ -1424,9 +1462,11 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_classes_csv);
 	tcase_add_test(tc, test_csv_full_disk);
 	tcase_add_test(tc, test_open_fdopen_fails_no_leak);
+	tcase_add_test(tc, test_observed_flag);
 	suite_add_tcase(s, tc);
 	return s;
 }
+
 
 int main(void)
 {

@@ -288,8 +288,13 @@ START_TEST(test_conf_keys_are_load_options)
 	ck_assert_ptr_null(pacer_conf_default(pacer_conf_key("rate")));
 	for (k = pacer_conf_keys; k->name; k++)
 		n_live += k->live ? 1 : 0;
-	ck_assert_uint_eq(n_live, 11);
+	ck_assert_uint_eq(n_live, 13); /* ... mode and deny-mode */
 	ck_assert(!pacer_conf_key("rows")->live);
+	/* The verdict mode is live (enforce when a reload's file leaves it out); the attach mode is not. */
+	ck_assert(pacer_conf_key("mode")->live);
+	ck_assert_str_eq(pacer_conf_default(pacer_conf_key("mode")), "enforce");
+	ck_assert_str_eq(pacer_conf_default(pacer_conf_key("deny-mode")), "global");
+	ck_assert(!pacer_conf_key("xdp-mode")->live);
 }
 END_TEST
 
@@ -320,7 +325,7 @@ START_TEST(test_prom_escaping_and_grouping)
 	ck_assert_ptr_nonnull(strstr(t, "# TYPE xdp_pacer_interval_seconds gauge\n"));
 	/* One HELP/TYPE per family, both interfaces' samples after it. */
 	ck_assert_uint_eq(count(t, "# TYPE xdp_pacer_packets_total "), 1);
-	ck_assert_uint_eq(count(t, "xdp_pacer_packets_total{"), 2 * 11); /* two interfaces, 11 verdicts */
+	ck_assert_uint_eq(count(t, "xdp_pacer_packets_total{"), 2 * 16); /* two interfaces, 11 verdicts, 5 observed */
 	ck_assert_ptr_null(strstr(strstr(t, "xdp_pacer_packets_total{"), "# TYPE xdp_pacer_packets_total"));
 	ck_assert_ptr_nonnull(strstr(t, "xdp_pacer_info{ifname=\"eth0\",prog_id=\"0\",backend=\"sketch\",policy=\"pace\""));
 	free(t);

@@ -16,6 +16,8 @@
 #include "budget_cfg.h"
 #include "class_conf.h"
 #include "live_opts.h"
+#include "live_opts.h"
+#include "pacer_abi.h"
 
 struct inner {
 	uint32_t level;
@@ -291,6 +293,36 @@ START_TEST(test_class_options_reason)
 	ck_assert_str_eq(e.why, "expected 'NAME: MATCH... rate N/T' (e.g. 'dns: udp dport 53 rate 20/1s'), or 'none'");
 	ck_assert_int_eq(cc.n, 0);
 	class_conf_free(&cc);
+/* --mode enforce|observe; native|skb is load's attach mode (its spelling before --xdp-mode). */
+START_TEST(test_mode_table_through_opts)
+{
+	const struct opt_spec *m = opts_find(mode_specs, "mode", NULL);
+	const struct opt_spec *d = opts_find(mode_specs, "deny-mode", NULL);
+	struct live_opts o;
+	struct opt_error e;
+
+	ck_assert_ptr_nonnull(m);
+	ck_assert_ptr_nonnull(d);
+	memset(&o, 0, sizeof(o));
+	ck_assert_int_eq(opts_parse_value(m, "observe", &o, &e), 0);
+	ck_assert_uint_eq(o.mode.mode, PACER_MODE_OBSERVE);
+	ck_assert(o.mode_set && !o.mode.attach_set);
+	ck_assert(live_opts_any(&o));
+	ck_assert_int_eq(opts_parse_value(m, "enforce", &o, &e), 0);
+	ck_assert_uint_eq(o.mode.mode, PACER_MODE_ENFORCE);
+	ck_assert_int_eq(opts_parse_value(m, "skb", &o, &e), 0);
+	ck_assert(o.mode.attach_set);
+	ck_assert_uint_eq(o.mode.attach, 2);
+	ck_assert_uint_eq(o.mode.mode, PACER_MODE_ENFORCE); /* the verdict mode untouched */
+	ck_assert_int_eq(opts_parse_value(m, "global", &o, &e), 2); /* a class's, not the global one's */
+	ck_assert_int_eq(opts_parse_value(m, "watch", &o, &e), 2);
+	ck_assert_ptr_nonnull(strstr(e.msg, "invalid value 'watch' for --mode: expected enforce or observe"));
+	ck_assert_int_eq(opts_parse_value(d, "global", &o, &e), 0);
+	ck_assert_uint_eq(o.deny_mode, PACER_MODE_GLOBAL);
+	ck_assert_int_eq(opts_parse_value(d, "observe", &o, &e), 0);
+	ck_assert_uint_eq(o.deny_mode, PACER_MODE_OBSERVE);
+	ck_assert_int_eq(opts_parse_value(d, "loud", &o, &e), 2);
+	ck_assert_str_eq(m->dflt, "enforce");
 }
 END_TEST
 
@@ -306,6 +338,7 @@ int main(void)
 	tcase_add_test(tc, test_decimal_and_sampling_parsers);
 	tcase_add_test(tc, test_budget_table_through_opts);
 	tcase_add_test(tc, test_class_options_reason);
+	tcase_add_test(tc, test_mode_table_through_opts);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

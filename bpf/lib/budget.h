@@ -102,9 +102,9 @@ static __always_inline int seen_probe(__u64 h, const struct pacer_budget_cfg *c,
 	return recent;
 }
 
+/* A refusal's own event; the verdict (dropped_budget, or observed) is counted by the program. */
 static __always_inline int budget_refuse(struct pacer_counters *st, int verdict)
 {
-	st->c[PACER_STAT_DROPPED_BUDGET]++;
 	if (verdict == PACER_BUDGET_NO_BUCKET)
 		st->c[PACER_STAT_BUDGET_NO_BUCKET]++;
 	return 1;
@@ -112,7 +112,7 @@ static __always_inline int budget_refuse(struct pacer_counters *st, int verdict)
 
 /*
  * 0: admitted (or budget off), *now_ns set to the ring time of the
- * admission; 1: dropped, counted.  A reserve (new_limit < limit) makes
+ * admission; 1: refused (the caller counts the verdict).  A reserve (new_limit < limit) makes
  * sources not admitted within the horizon wait once new_limit are in flight.
  * An admission spends one of this CPU's drawn admissions, or draws a batch
  * under the lock; a refusal reads full_until, or finds the ring full under
@@ -131,8 +131,7 @@ static __always_inline int budget_stage(__u64 h, __u64 *now_ns, struct pacer_cou
 	if (!pacer_budget_cfg.limit)
 		return 0;
 	if (budget_cfg_read(&c) < 0 && budget_cfg_read(&c) < 0) {
-		st->c[PACER_STAT_DROPPED_BUDGET]++; /* being changed right now: fail closed */
-		return 1;
+		return 1; /* being changed right now: fail closed */
 	}
 	if (!c.limit)
 		return 0;

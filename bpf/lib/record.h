@@ -58,7 +58,7 @@ static __always_inline int record_wanted(void)
 }
 
 static __always_inline void record(__u64 h, const struct pacer_src *src, int kind, __u32 prefix,
-				   __u64 now_ns, __u32 age, __u32 thresh, int drop, __u32 class_slot,
+				   __u64 now_ns, __u32 age, __u32 thresh, __u32 drop, __u32 class_slot,
 				   __u32 key_mode, struct pacer_counters *st)
 {
 	struct pacer_record *rec;
@@ -84,7 +84,10 @@ static __always_inline void record(__u64 h, const struct pacer_src *src, int kin
 	__builtin_memcpy(&rec->addr[8], &src->hi, 8);
 	rec->family = kind == PACER_PKT_V4 ? 4 : 6;
 	rec->prefix = prefix;
-	rec->verdict = drop ? PACER_REC_DROP : PACER_REC_PASS;
+	/* drop: bit 0 the verdict judged; bit 1 observe mode passed it (PACER_REC_OBSERVED). */
+	rec->verdict = drop & 1 ? PACER_REC_DROP : PACER_REC_PASS;
+	if (drop & 2)
+		flags |= PACER_REC_OBSERVED;
 	rec->est_age_ticks = age >= PACER_AGE_STALE ? PACER_AGE_NEVER : age;
 	rec->cpu = bpf_get_smp_processor_id();
 	rec->thresh_ticks = thresh;

@@ -263,6 +263,7 @@ static void count_record(struct audit_result *out, struct audit_bin *bin,
 		out->other_thresh++;
 	if (drop) {
 		out->drops++;
+		out->observed_drops += !!(a->flags & PACER_REC_OBSERVED);
 		bin->drops++;
 	} else {
 		out->passes++;

@@ -85,6 +85,7 @@ struct audit_result {
 	uint64_t judged_records;     /* records of source-sampled sources */
 	uint64_t packet_only;        /* chosen by packet sampling only: streams incomplete, not judged */
 	uint64_t passes, drops;
+	uint64_t observed_drops;     /* ... of the drops: passed in observe mode (judged as drops) */
 	uint64_t unknown;            /* truth below the interval could not be ruled out or in */
 	uint64_t eligible;           /* truth >= interval: the packet was owed a pass */
 	uint64_t correct_passes, correct_drops;

@@ -168,7 +168,8 @@ static void json_audit_timeline(struct json_writer *w, const struct audit_result
 #define AU_U64(m, key) JSONW_U64(struct audit_result, m, key)
 static const struct jsonw_member audit_counts[] = {
 	AU_U64(judged_records, "packets"), AU_U64(sources, "sources"), AU_U64(passes, "passes"),
-	AU_U64(drops, "drops"), AU_U64(exact_passes, "exact_gcra_passes"),
+	AU_U64(drops, "drops"), AU_U64(observed_drops, "observed_drops"),
+	AU_U64(exact_passes, "exact_gcra_passes"),
 	AU_U64(eligible, "owed_passes"), AU_U64(unknown, "unknown"),
 	AU_U64(false_drops, "false_drops"), AU_U64(false_drops_quant, "false_drops_quantisation"),
 	AU_U64(false_drops_collision, "false_drops_collision"),

@@ -95,6 +95,9 @@ static void text_audit(FILE *f, const struct an_report *r)
 		return;
 	fprintf(f, "  %" PRIu64 " packets of %" PRIu64 " source-sampled sources: %" PRIu64 " admitted, %" PRIu64 " dropped\n",
 		au->judged_records, au->sources, au->passes, au->drops);
+	if (au->observed_drops)
+		fprintf(f, "  of the drops, %" PRIu64 " were observed (observe mode passed them); they are judged as drops\n",
+			au->observed_drops);
 	fprintf(f, "  the exact per-source GCRA would admit %" PRIu64 " of them (admitted: %.2f%% of that)\n",
 		au->exact_passes, an_pct(au->passes, au->exact_passes));
 	if (h->n_classes)
@@ -178,6 +181,9 @@ static void text_capture_classes(FILE *f, const struct an_report *r)
 		fprintf(f, "    %" PRIu64 " frames of %" PRIu64 " keys: %" PRIu64 " admitted, %" PRIu64 " dropped (%.2f %%)\n",
 			au->judged_records, au->sources, au->passes, au->drops,
 			an_pct(au->drops, au->judged_records));
+		if (au->observed_drops)
+			fprintf(f, "    of the drops, %" PRIu64 " observed (passed in observe mode)\n",
+				au->observed_drops);
 		fprintf(f, "    keys per interval of its limit: mean %.1f, peak %" PRIu64 "\n",
 			au->keys_per_interval_mean, au->keys_per_interval_peak);
 	}

@@ -460,7 +460,8 @@ const char *class_action_format(const struct pacer_class *c, char *buf, size_t l
 	size_t used;
 
 	if (c->action != PACER_ACTION_PACE) {
-		snprintf(buf, len, "%s", class_action_name(c->action));
+		snprintf(buf, len, "%s%s%s", class_action_name(c->action),
+			 c->mode ? ", mode " : "", c->mode ? own_mode_name(c->mode) : "");
 		return buf;
 	}
 	if (c->rate_n > 1)
@@ -470,6 +471,8 @@ const char *class_action_format(const struct pacer_class *c, char *buf, size_t l
 		used = appendf(buf, len, 0, "interval %s", format_duration(c->interval_ns, d, sizeof(d)));
 	used = appendf(buf, len, used, ", key %s /%u /%u, policy %s", class_key_name(c->key_mode),
 		       c->prefix4, c->prefix6, policy_name(c->policy));
+	if (c->mode)
+		used = appendf(buf, len, used, ", mode %s", own_mode_name(c->mode));
 	(void)used;
 	return buf;
 }
@@ -643,6 +646,14 @@ static int class_attr(struct class_spec *s, const char *key, const char *value, 
 		s->key_set = true;
 		return 0;
 	}
+	if (!strcmp(key, "mode")) {
+		if (parse_own_mode(value, &s->c.mode)) {
+			snprintf(why, len, "'mode %s': expected observe, enforce or global (as --mode)", value);
+			return -EINVAL;
+		}
+		s->mode_set = true;
+		return 0;
+	}
 	if (!strcmp(key, "prefix4") || !strcmp(key, "prefix6")) {
 		bool v4 = key[6] == '4';
 
@@ -672,6 +683,10 @@ static int class_finish(struct class_spec *s, char *why, size_t len)
 	}
 	if (!s->action_set)
 		s->c.action = PACER_ACTION_PACE;
+	if (s->c.action == PACER_ACTION_PASS && s->mode_set) {
+		snprintf(why, len, "class '%s': action pass never drops, so it takes no mode", s->c.name);
+		return -EINVAL;
+	}
 	if (s->c.action != PACER_ACTION_PACE) {
 		if (s->limit_set || s->policy_set || s->key_set || s->prefix4_set || s->prefix6_set) {
 			snprintf(why, len,
@@ -692,7 +707,7 @@ static int class_finish(struct class_spec *s, char *why, size_t len)
 /* ---- the file ---- */
 
 /* The keys a [class] section takes, for messages. */
-static const char class_keys[] = "match, rate, interval, policy, action, key, prefix4, prefix6";
+static const char class_keys[] = "match, rate, interval, policy, action, key, prefix4, prefix6, mode";
 
 static int finish_section(struct class_conf *cc, char *err, size_t errlen)
 {
@@ -850,7 +865,7 @@ int class_conf_key(struct class_conf *cc, const char *key, const char *value, un
 	}
 	if ((!strcmp(key, "policy") && s->policy_set) || (!strcmp(key, "action") && s->action_set) ||
 	    (!strcmp(key, "key") && s->key_set) || (!strcmp(key, "prefix4") && s->prefix4_set) ||
-	    (!strcmp(key, "prefix6") && s->prefix6_set))
+	    (!strcmp(key, "prefix6") && s->prefix6_set) || (!strcmp(key, "mode") && s->mode_set))
 		return file_err(cc, line, err, errlen, "'%s' is already set for class '%s'", key, s->c.name);
 	ret = class_attr(s, key, value, line, why, sizeof(why));
 	if (ret > 0)
@@ -908,6 +923,16 @@ int class_conf_add_cli(struct class_conf *cc, const char *text, char *err, size_
 				goto bad;
 			continue;
 		}
+		if (!strcmp(w, "observe") || !strcmp(w, "enforce")) { /* 'mode observe', short */
+			if (s->mode_set) {
+				snprintf(why, sizeof(why), "the class's mode is given twice");
+				goto bad;
+			}
+			r = class_attr(s, "mode", w, 0, why, sizeof(why));
+			if (r)
+				goto bad;
+			continue;
+		}
 		r = match_word(&st, w, &rest, why, sizeof(why));
 		if (r < 0)
 			goto bad;
@@ -915,7 +940,7 @@ int class_conf_add_cli(struct class_conf *cc, const char *text, char *err, size_
 			continue;
 		if (!next_word(&rest, arg, sizeof(arg))) {
 			if (class_attr(s, w, "", 0, why, sizeof(why)) > 0)
-				snprintf(why, sizeof(why), "unknown word '%s' (match words: %s; then rate N/T or interval DUR, action, key, policy, prefix4, prefix6)",
+				snprintf(why, sizeof(why), "unknown word '%s' (match words: %s; then rate N/T or interval DUR, action, key, policy, prefix4, prefix6, mode)",
 					 w, match_words);
 			else
 				snprintf(why, sizeof(why), "'%s' needs a value", w);
@@ -923,7 +948,7 @@ int class_conf_add_cli(struct class_conf *cc, const char *text, char *err, size_
 		}
 		r = class_attr(s, w, arg, 0, why, sizeof(why));
 		if (r > 0)
-			snprintf(why, sizeof(why), "unknown word '%s' (match words: %s; then rate N/T or interval DUR, action, key, policy, prefix4, prefix6)",
+			snprintf(why, sizeof(why), "unknown word '%s' (match words: %s; then rate N/T or interval DUR, action, key, policy, prefix4, prefix6, mode)",
 				 w, match_words);
 		if (r)
 			goto bad;

@@ -45,7 +45,7 @@ struct prefix_list {
 /* A class as written, before its limit is put in ticks. */
 struct class_spec {
 	struct pacer_class c;  /* match, action, key, name; limit as asked (rate_n, interval_ns) */
-	bool limit_set, policy_set, action_set, key_set, prefix4_set, prefix6_set, match_set;
+	bool limit_set, policy_set, action_set, key_set, prefix4_set, prefix6_set, match_set, mode_set;
 	unsigned line;         /* its [class NAME] line; 0: the command line */
 	unsigned limit_line;   /* the line of its rate or interval */
 	char text[160];        /* --class's text, for messages */

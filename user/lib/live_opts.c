@@ -61,6 +61,38 @@ const struct opt_spec malformed_specs[] = {
 	{ 0 },
 };
 
+/* --mode's values: the verdict mode, or (load) the attach mode's old spelling. */
+static int parse_mode_opt(const struct opt_spec *s, const char *arg, void *field, char *why,
+			  size_t len)
+{
+	struct mode_opt *m = field;
+
+	(void)s, (void)why, (void)len;
+	if (!parse_mode(arg, &m->mode))
+		return 0;
+	if (!strcmp(arg, "native") || !strcmp(arg, "skb")) {
+		m->attach = arg[0] == 'n' ? 1 /* XDP_MODE_NATIVE */ : 2 /* XDP_MODE_SKB */;
+		m->attach_set = true;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+const struct opt_spec mode_specs[] = {
+	{ .name = "mode", .type = OPT_CUSTOM, .flags = OPT_CONF | OPT_LIVE, .arg = "enforce|observe",
+	  .parse = parse_mode_opt, .dflt = "enforce", OPT_FIELD(struct live_opts, mode),
+	  OPT_GIVEN(struct live_opts, mode_set), .why = "expected enforce or observe",
+	  .help = "observe: every stage judges and keeps its state as enforcing\n"
+		  "would, but a packet judged to drop passes, counted as would-drop\n"
+		  "(stats, metrics); a class's own mode overrides it (docs/operating.md,\n"
+		  "Observe, then enforce)" },
+	{ .name = "deny-mode", .type = OPT_ENUM, .flags = OPT_CONF | OPT_LIVE,
+	  .arg = "global|enforce|observe", .lookup = parse_own_mode, .dflt = "global",
+	  OPT_FIELD(struct live_opts, deny_mode), OPT_GIVEN(struct live_opts, deny_mode_set),
+	  .help = "the deny list's mode; global: as --mode" },
+	{ 0 },
+};
+
 const struct opt_spec sampling_specs[] = {
 	{ .name = "sample-sources", .type = OPT_SAMPLING, .arg = "1/N|off",
 	  OPT_FIELD(struct live_opts, sample_src), OPT_GIVEN(struct live_opts, sample_src_set),
@@ -122,7 +154,8 @@ const struct opt_spec wait_specs[] = {
 bool live_opts_any(const struct live_opts *o)
 {
 	return o->interval_set || o->rate_set || o->policy_set || o->prefix4_set || o->prefix6_set ||
-	       o->malformed_set || o->sample_src_set || o->sample_pkt_set;
+	       o->malformed_set || o->sample_src_set || o->sample_pkt_set || o->mode_set ||
+	       o->deny_mode_set;
 }
 
 const char *live_opts_conflict(const struct live_opts *o)

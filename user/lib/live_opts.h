@@ -12,18 +12,33 @@ struct rate_opt {
 	uint64_t n, interval_ns;
 };
 
+/*
+ * --mode: observe|enforce; native|skb, load's attach mode as it was spelt
+ * before --xdp-mode, lands in attach (load takes it, set refuses it).
+ */
+struct mode_opt {
+	uint32_t mode;   /* enum pacer_mode: ENFORCE or OBSERVE */
+	uint32_t attach; /* enum xdp_attach_mode, when attach_set */
+	bool attach_set;
+};
+
 struct live_opts {
 	uint64_t interval_ns, sample_src, sample_pkt; /* sampling: 32-bit hash thresholds */
 	struct rate_opt rate;
 	uint32_t policy, prefix4, prefix6, malformed;
 	bool interval_set, rate_set, policy_set, prefix4_set, prefix6_set, malformed_set;
 	bool sample_src_set, sample_pkt_set;
+	struct mode_opt mode;
+	uint32_t deny_mode; /* enum pacer_mode: GLOBAL follows --mode */
+	bool mode_set, deny_mode_set;
 };
 
 /* --interval, --policy, --prefix4, --prefix6 with load's defaults. */
 extern const struct opt_spec pacing_specs[];
 /* --malformed. */
 extern const struct opt_spec malformed_specs[];
+/* --mode, --deny-mode. */
+extern const struct opt_spec mode_specs[];
 /* --sample-sources, --sample-packets (no defaults). */
 extern const struct opt_spec sampling_specs[];
 

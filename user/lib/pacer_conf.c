@@ -18,6 +18,8 @@ const struct pacer_conf_key pacer_conf_keys[] = {
 	{ "prefix4", 1 },
 	{ "prefix6", 1 },
 	{ "malformed", 1 },
+	{ "mode", 1 },
+	{ "deny-mode", 1 },
 	{ "budget", 1 },
 	{ "slack-time", 1 },
 	{ "slack-count", 1 },
@@ -32,7 +34,7 @@ const struct pacer_conf_key pacer_conf_keys[] = {
 	{ "placement", 0 },
 	{ "tick", 0 },
 	{ "clock", 0 },
-	{ "mode", 0 },
+	{ "xdp-mode", 0 },
 	{ NULL, 0 },
 };
 
@@ -44,6 +46,8 @@ const char *pacer_conf_default(const struct pacer_conf_key *k)
 		s = opts_find(malformed_specs, k->name, NULL);
 	if (!s)
 		s = opts_find(budget_specs, k->name, NULL);
+	if (!s)
+		s = opts_find(mode_specs, k->name, NULL);
 	return k->live && s ? s->dflt : NULL;
 }
 
@@ -131,6 +135,10 @@ static int parse_line(struct pacer_conf *c, char *text, unsigned line, char *err
 	*eq = 0;
 	key = trim(text);
 	value = trim(eq + 1);
+	/* 'mode = native|skb': the attach mode's key before 'mode' took the verdict mode. */
+	if (c->cls->section == CLASS_SEC_NONE && !strcmp(key, "mode") &&
+	    (!strcmp(value, "native") || !strcmp(value, "skb")))
+		key = "xdp-mode";
 	if (c->cls->section != CLASS_SEC_NONE) {
 		if (!*value) {
 			snprintf(err, errlen, "%s:%u: '%s' has no value", c->path, line,

@@ -151,15 +151,14 @@ void pacer_file_header_init(struct pacer_file_header *h)
 	snprintf(h->writer, sizeof(h->writer), "xdp-pacer %s", pacer_version);
 }
 
-/* Header and record lengths, and the minor version, for h's classes and line count. */
+/* Header and record lengths for h's classes: minor 3 always carries the line count. */
 static void fit_lengths(struct pacer_file_header *h)
 {
 	uint32_t n = h->n_classes;
 
-	h->header_len = (n ? PACER_FILE_HEADER_CLASSES_LEN(n) : PACER_FILE_HEADER_LEN) +
-			(h->lines ? 4 : 0);
+	h->header_len = (n ? PACER_FILE_HEADER_CLASSES_LEN(n) : PACER_FILE_HEADER_V1_1_LEN) + 4;
 	h->record_size = n ? PACER_FILE_RECORD_V3_LEN : PACER_FILE_RECORD_V1_LEN;
-	h->version_minor = h->lines ? PACER_FILE_VERSION_MINOR_LINES : PACER_FILE_VERSION_MINOR;
+	h->version_minor = PACER_FILE_VERSION_MINOR;
 }
 
 void pacer_file_header_set_classes(struct pacer_file_header *h, const struct pacer_class *c,
@@ -470,9 +469,9 @@ static int check_framing(const uint8_t *buf, size_t len, struct pacer_file_heade
 	    h->header_len > PACER_FILE_HEADER_MAX_LEN || h->header_len % 4 ||
 	    (h->version_minor == 0 && h->header_len != PACER_FILE_HEADER_V1_LEN) ||
 	    (h->version_minor == 1 && h->header_len != PACER_FILE_HEADER_V1_1_LEN) ||
-	    (h->version_minor == 2 && h->header_len != PACER_FILE_HEADER_V1_2_LEN)))
+	    ((h->version_minor == 2 || h->version_minor == 3) && h->header_len != PACER_FILE_HEADER_V1_2_LEN)))
 		return fail(err, PACER_FILE_HEADER_CORRUPT, -EBADMSG, OFF_HLEN,
-			    "header length %u is impossible for version %u.%u (x.0 headers are %d bytes, x.1 ones %d, x.2 ones %d, later ones up to %d)",
+			    "header length %u is impossible for version %u.%u (x.0 headers are %d bytes, x.1 ones %d, x.2 and x.3 ones %d, later ones up to %d)",
 			    h->header_len, h->version_major, h->version_minor, PACER_FILE_HEADER_V1_LEN,
 			    PACER_FILE_HEADER_V1_1_LEN, PACER_FILE_HEADER_V1_2_LEN, PACER_FILE_HEADER_MAX_LEN);
 	if (h->version_major == PACER_FILE_VERSION_CLASSES && len >= PACER_FILE_CLASSES_OFF) {
@@ -484,7 +483,7 @@ static int check_framing(const uint8_t *buf, size_t len, struct pacer_file_heade
 		if (n >= 1 && n <= PACER_MAX_CLASSES && elen >= PACER_FILE_CLASS_ENTRY_LEN &&
 		    elen <= PACER_FILE_CLASS_ENTRY_MAX_LEN &&
 		    (h->header_len < need ||
-		     (h->version_minor <= PACER_FILE_VERSION_MINOR_LINES && h->header_len != need)))
+		     (h->version_minor <= PACER_FILE_VERSION_MINOR_OBSERVED && h->header_len != need)))
 			return fail(err, PACER_FILE_HEADER_CORRUPT, -EBADMSG, OFF_HLEN,
 				    "header length %u does not match its %u classes of %u bytes (%" PRIu64 ")",
 				    h->header_len, n, elen, need);
@@ -907,9 +906,14 @@ int pacer_file_record_check(const struct pacer_file_header *h, const struct pace
 				  index, r->verdict);
 	if (!(r->flags & (PACER_REC_SAMPLED_SOURCE | PACER_REC_SAMPLED_PACKET)) ||
 	    (r->flags & ~(PACER_REC_SAMPLED_SOURCE | PACER_REC_SAMPLED_PACKET |
-			  (h->n_classes ? PACER_REC_KEY : 0))))
-		return BAD_RECORD("record %" PRIu64 ": flags 0x%x are not a set of 0x1 and 0x2%s", index,
-				  r->flags, h->n_classes ? " (and 0x4)" : "");
+			  (h->n_classes ? PACER_REC_KEY : 0) |
+			  (h->version_minor >= PACER_FILE_VERSION_MINOR_OBSERVED ? PACER_REC_OBSERVED : 0))))
+		return BAD_RECORD("record %" PRIu64 ": flags 0x%x are not a set of 0x1 and 0x2%s%s", index,
+				  r->flags, h->n_classes ? " (and 0x4)" : "",
+				  h->version_minor >= PACER_FILE_VERSION_MINOR_OBSERVED ? " (and 0x8)" : "");
+	if ((r->flags & PACER_REC_OBSERVED) && r->verdict != PACER_REC_DROP)
+		return BAD_RECORD("record %" PRIu64 ": flag 0x8 (observed) on a pass verdict: only a drop is observed",
+				  index);
 	if (r->pad || (!(r->flags & PACER_REC_KEY) && (r->key_dport || !zero16(r->key_dst))))
 		return BAD_RECORD("record %" PRIu64 ": key bytes set without the key flag 0x4, or padding not zero",
 				  index);
@@ -1305,7 +1309,8 @@ int pacer_csv_write_record(FILE *f, const struct pacer_file_header *h, uint64_t 
 	errno = 0;
 	n = fprintf(f, "%" PRIu64 ",%" PRIu64 ",%.9f,%s,%u,%u,%s,%s,%s,%s,%u,%u%s%s%s%s\n", index, (uint64_t)r->ts_ns,
 		    rel, pacer_record_source(r, src, sizeof(src)), r->family, r->prefix,
-		    r->verdict == PACER_REC_DROP ? "drop" : "pass", by[r->flags & 3], age, age_ns,
+		    r->verdict != PACER_REC_DROP ? "pass" : r->flags & PACER_REC_OBSERVED ? "would_drop" : "drop",
+		    by[r->flags & 3], age, age_ns,
 		    r->cpu, r->thresh_ticks, h->n_classes ? "," : "",
 		    h->n_classes ? pacer_record_class_name(h, r->class_slot) : "", h->n_classes ? "," : "",
 		    h->n_classes ? record_key_text(h, r, key, sizeof(key)) : "");

@@ -75,9 +75,16 @@
  *               (lines_log2 is its ceiling's log2); L = 284, or 300 + n * e
  *               after the classes
  *    L+4     4  CRC-32 (IEEE) of bytes [0, header_len - 4)
- *   Written only for the dense table, whose geometry lines_log2 cannot say;
- *   a file of minor 0 or 1 has lines 0 (its line count is 2^lines_log2 for
- *   the table, the sketch's rows and lines_log2 for the sketch).
+ *   Written for the dense table, whose geometry lines_log2 cannot say (0
+ *   for the other backends, whose geometry lines_log2 is); a file of minor
+ *   0 or 1 has lines 0 (its line count is 2^lines_log2 for the table, the
+ *   sketch's rows and lines_log2 for the sketch).
+ *
+ *   header x.3 (what this writer writes): x.2's layout, the line count
+ *   always there (0 but for the dense table), and records may carry the
+ *   flag PACER_REC_OBSERVED (0x8): a drop verdict that observe mode passed
+ *   (verdict stays 1, the judgement).  Readers of x.0 to x.2 files refuse
+ *   the flag in them.
  *
  *   record v1 (PACER_FILE_RECORD_V1_LEN = 40 bytes), at header_len + i * record_size:
  *        0    8  ts_ns, datapath clock       8  16  masked source address
@@ -92,6 +99,7 @@
  *       48   16  key_dst (flags has PACER_REC_KEY, the class keys src+dst;
  *                IPv4 in the first 4 bytes)
  *   and flags may hold PACER_REC_KEY: the record carries its class's key.
+ *   From minor 3, flags may hold PACER_REC_OBSERVED (0x8) on a drop verdict.
  *
  * The hash key is deliberately not stored: whoever holds the file could use
  * it to aim collisions at the live sketch.  Offline simulation draws its own.
@@ -124,14 +132,16 @@
  * limit.  Written only while classes are configured.
  */
 #define PACER_FILE_VERSION_CLASSES 3
-#define PACER_FILE_VERSION_MINOR 1
-/* Minor 2: the dense table's line count (written only for it). */
+/* Minor 1: the writer's release.  Minor 2: the dense table's line count. */
 #define PACER_FILE_VERSION_MINOR_LINES 2
+/* Minor 3, what the writer writes: the line count always, records flagged observed. */
+#define PACER_FILE_VERSION_MINOR_OBSERVED 3
+#define PACER_FILE_VERSION_MINOR PACER_FILE_VERSION_MINOR_OBSERVED
 #define PACER_FILE_HEADER_V1_LEN 256
 #define PACER_FILE_HEADER_V1_1_LEN 288
 #define PACER_FILE_HEADER_V1_2_LEN 292
-/* What the writer writes without the dense table: format 1.1 (or 2.1). */
-#define PACER_FILE_HEADER_LEN PACER_FILE_HEADER_V1_1_LEN
+/* What the writer writes without classes: format 1.3 (or 2.3), x.2's layout. */
+#define PACER_FILE_HEADER_LEN PACER_FILE_HEADER_V1_2_LEN
 #define PACER_FILE_RECORD_V1_LEN 40
 #define PACER_FILE_RECORD_V3_LEN 64
 #define PACER_FILE_CLASS_ENTRY_LEN 144

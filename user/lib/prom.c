@@ -24,7 +24,7 @@ static const struct {
 } families[F_MAX] = {
 	[F_FRAMES] = { "xdp_pacer_frames_total", "Frames the XDP program ran on; the verdicts of xdp_pacer_packets_total sum to it.", NULL },
 	[F_PACKETS] = { "xdp_pacer_packets_total",
-			"Frames by verdict: IP frames passed, dropped by the per-source limit, dropped by the global budget, dropped by a class whose action is drop, dropped on a map error (fail closed); sources on the exempt list passed, on the deny list dropped; IP frames no class matched passed; non-IP frames passed; malformed frames passed or dropped.",
+			"Frames by verdict: IP frames passed, dropped by the per-source limit, dropped by the global budget, dropped by a class whose action is drop, dropped on a map error (fail closed); sources on the exempt list passed, on the deny list dropped; IP frames no class matched passed; non-IP frames passed; malformed frames passed or dropped.  Observe mode: packets a drop verdict passed carry mode=\"observe\" beside that verdict; samples without it are enforced.",
 			"verdict" },
 	[F_IP] = { "xdp_pacer_ip_packets_total", "Well-formed IP frames by address family.", "family" },
 	[F_REBASES] = { "xdp_pacer_line_rebases_total", "Sketch lines re-based to a new epoch.", NULL },
@@ -68,6 +68,12 @@ static const enum family stat_family[PACER_STAT_MAX] = {
 	[PACER_STAT_DENY_DROPPED] = F_PACKETS,
 	[PACER_STAT_UNCLASSIFIED] = F_PACKETS,
 	[PACER_STAT_CLASS_DROPPED] = F_PACKETS,
+	/* Observe mode: the verdict they would have been, with mode="observe". */
+	[PACER_STAT_OBSERVED_RECENT] = F_PACKETS,
+	[PACER_STAT_OBSERVED_BUDGET] = F_PACKETS,
+	[PACER_STAT_OBSERVED_CLASS] = F_PACKETS,
+	[PACER_STAT_OBSERVED_DENY] = F_PACKETS,
+	[PACER_STAT_OBSERVED_MALFORMED] = F_PACKETS,
 };
 
 const char *prom_counter_family(unsigned stat)
@@ -154,11 +160,22 @@ static void write_counters(FILE *f, const struct prom_pacer *p, size_t n)
 		family_head(f, families[fam].name, families[fam].help, "counter");
 		for (k = 0; k < n; k++) {
 			for (s = 0; s < PACER_STAT_MAX; s++) {
+				int twin = pacer_stat_observes((unsigned)s);
+
 				if (stat_family[s] != (enum family)fam)
 					continue;
 				fputs(families[fam].name, f);
-				labels(f, &p[k], families[fam].label,
-				       families[fam].label ? pacer_stat_names[s] : NULL);
+				if (twin >= 0) { /* an observed verdict: its enforced twin's name, and the mode */
+					fputs("{ifname=\"", f);
+					prom_label_value(f, p[k].ifname);
+					fputc('"', f);
+					label_pair(f, families[fam].label, pacer_stat_names[twin]);
+					label_pair(f, "mode", "observe");
+					fputc('}', f);
+				} else {
+					labels(f, &p[k], families[fam].label,
+					       families[fam].label ? pacer_stat_names[s] : NULL);
+				}
 				fprintf(f, " %llu\n", (unsigned long long)p[k].counters[s]);
 			}
 		}
@@ -174,7 +191,9 @@ static void write_classes(FILE *f, const struct prom_pacer *p, size_t n)
 {
 	static const char *const verdicts[] = { [PACER_CSTAT_PASSED] = "passed",
 						[PACER_CSTAT_DROPPED] = "dropped",
-						[PACER_CSTAT_DROPPED_BUDGET] = "dropped_budget" };
+						[PACER_CSTAT_DROPPED_BUDGET] = "dropped_budget",
+						[PACER_CSTAT_OBSERVED] = "dropped",
+						[PACER_CSTAT_OBSERVED_BUDGET] = "dropped_budget" };
 	char mb[160];
 	size_t k;
 	int i, s;
@@ -188,7 +207,7 @@ static void write_classes(FILE *f, const struct prom_pacer *p, size_t n)
 			fprintf(f, " %llu\n", (unsigned long long)p[k].classes[i].counters[PACER_CSTAT_SEEN]);
 		}
 	family_head(f, "xdp_pacer_class_packets_total",
-		    "Packets a traffic class matched, by verdict: passed (paced and admitted, or action pass), dropped (by its limit or action drop), dropped_budget (admitted by the class, refused by the global budget).",
+		    "Packets a traffic class matched, by verdict: passed (paced and admitted, or action pass), dropped (by its limit or action drop), dropped_budget (admitted by the class, refused by the global budget); mode=\"observe\": packets such a drop verdict passed in observe mode.",
 		    "counter");
 	for (k = 0; k < n; k++)
 		for (i = 0; i < p[k].nclasses; i++)
@@ -198,6 +217,8 @@ static void write_classes(FILE *f, const struct prom_pacer *p, size_t n)
 				fputc('"', f);
 				label_pair(f, "class", p[k].classes[i].c.name);
 				label_pair(f, "verdict", verdicts[s]);
+				if (s == PACER_CSTAT_OBSERVED || s == PACER_CSTAT_OBSERVED_BUDGET)
+					label_pair(f, "mode", "observe");
 				fprintf(f, "} %llu\n", (unsigned long long)p[k].classes[i].counters[s]);
 			}
 	family_head(f, "xdp_pacer_class_info",
@@ -213,6 +234,7 @@ static void write_classes(FILE *f, const struct prom_pacer *p, size_t n)
 			label_pair(f, "match", class_match_format(&c->m, mb, sizeof(mb)));
 			label_pair(f, "action", class_action_name(c->action));
 			label_pair(f, "key", c->action == PACER_ACTION_PACE ? class_key_name(c->key_mode) : "");
+			label_pair(f, "mode", own_mode_name(c->mode));
 			fprintf(f, "} %d\n", i + 1);
 		}
 	family_head(f, "xdp_pacer_class_interval_seconds", "A pacing class's interval L, or T of its rate N/T.", "gauge");
@@ -349,6 +371,8 @@ static void write_info(FILE *f, const struct prom_pacer *p, size_t n)
 		label_pair(f, "backend", backend_name(p[k].layout.backend));
 		label_pair(f, "policy", policy_name(p[k].cfg.policy));
 		label_pair(f, "malformed", p[k].cfg.malformed ? "drop" : "pass");
+		label_pair(f, "mode", mode_name(p[k].cfg.mode));
+		label_pair(f, "deny_mode", own_mode_name(p[k].cfg.deny_mode));
 		if (d && d->takes_on_full)
 			label_pair(f, "on_full", on_full_name(p[k].layout.on_full));
 		else

@@ -66,8 +66,8 @@ struct load_opts {
 	struct class_conf cls; /* --class, --exempt, --deny */
 	struct budget_opts budget;
 	uint64_t tick_ns, width, reserve_cells;
-	uint32_t rows, kind, placement, clock, backend, on_full, mode;
-	bool rows_set, layout_set, on_full_set;
+	uint32_t rows, kind, placement, clock, backend, on_full, mode; /* mode: XDP attach */
+	bool rows_set, layout_set, on_full_set, mode_set;
 	const char *ifname;
 };
 
@@ -79,6 +79,7 @@ static const struct opt_spec load_specs[] = {
 	{ .type = OPT_SECTION, .help = "Live options (change later with 'xdp-pacer set'):" },
 	{ .type = OPT_INCLUDE, .sub = pacing_specs, OPT_FIELD(struct load_opts, live) },
 	{ .type = OPT_INCLUDE, .sub = malformed_specs, OPT_FIELD(struct load_opts, live) },
+	{ .type = OPT_INCLUDE, .sub = mode_specs, OPT_FIELD(struct load_opts, live) },
 	{ .type = OPT_INCLUDE, .sub = budget_specs, OPT_FIELD(struct load_opts, budget) },
 	{ .type = OPT_INCLUDE, .sub = class_specs, OPT_FIELD(struct load_opts, cls) },
 	{ .type = OPT_SECTION, .help = "Fixed at load (change needs unload + load):" },
@@ -133,8 +134,9 @@ static const struct opt_spec load_specs[] = {
 	  .help = "datapath clock: cached: the coarse clock\n"
 		  "refreshed by a BPF timer, no helper call per packet;\n"
 		  "coarse: bpf_ktime_get_coarse_ns per packet; precise: bpf_ktime_get_ns" },
-	{ .name = "mode", .type = OPT_ENUM, .flags = LOAD_FIXED, .choices = mode_choices,
-	  .dflt = "native", OPT_FIELD(struct load_opts, mode), .help = "XDP attach mode" },
+	{ .name = "xdp-mode", .type = OPT_ENUM, .flags = LOAD_FIXED, .choices = mode_choices,
+	  .dflt = "native", OPT_FIELD(struct load_opts, mode), OPT_GIVEN(struct load_opts, mode_set),
+	  .help = "XDP attach mode (also '--mode native|skb', its spelling before --mode observe)" },
 	{ .type = OPT_SECTION, .help = "" },
 	{ .name = "config", .type = OPT_CUSTOM, .arg = "FILE", .parse = config_again,
 	  .help = "read options from FILE: 'key = value' lines with the option\n"
@@ -169,6 +171,14 @@ static int parse_opts(int argc, char **argv, struct load_opts *o)
 				     "--on-full applies to --backend table and dense only");
 	if (live_opts_conflict(&o->live))
 		return conf_conflict("load", "interval", "rate", live_opts_conflict(&o->live));
+	if (o->live.mode.attach_set) { /* --mode native|skb: the attach mode's old spelling */
+		uint32_t attach = o->live.mode.attach == 2 ? XDP_MODE_SKB : XDP_MODE_NATIVE;
+
+		if (o->mode_set && o->mode != attach)
+			return conf_conflict("load", "mode", "xdp-mode",
+					     "--mode native|skb is the attach mode --xdp-mode sets: give one");
+		o->mode = attach;
+	}
 	return 0;
 }
 
@@ -526,6 +536,8 @@ static int configure_object(struct xdp_pacer_bpf *skel, const struct load_opts *
 	cfg->burst_ticks = rate->burst;
 	cfg->policy = o->live.policy;
 	cfg->malformed = o->live.malformed;
+	cfg->mode = o->live.mode.mode;
+	cfg->deny_mode = o->live.deny_mode;
 	cfg->prefix4 = o->live.prefix4;
 	cfg->prefix6 = o->live.prefix6;
 	if (getrandom(cfg->hash_key, sizeof(cfg->hash_key), 0) != sizeof(cfg->hash_key)) {

@@ -45,7 +45,7 @@ struct set_opts {
 
 static const struct opt_spec fixed_specs[] = {
 	SET_FIXED("rows"), SET_FIXED("width"), SET_FIXED("layout"), SET_FIXED("placement"),
-	SET_FIXED("tick"), SET_FIXED("clock"), SET_FIXED("mode"), SET_FIXED("reserve-cells"),
+	SET_FIXED("tick"), SET_FIXED("clock"), SET_FIXED("xdp-mode"), SET_FIXED("reserve-cells"),
 	SET_FIXED("backend"), SET_FIXED("on-full"),
 	{ 0 },
 };
@@ -55,6 +55,7 @@ static const struct opt_spec set_specs[] = {
 	  OPT_FIELD(struct set_opts, ifname) },
 	{ .type = OPT_INCLUDE, .sub = pacing_specs, OPT_FIELD(struct set_opts, live) },
 	{ .type = OPT_INCLUDE, .sub = malformed_specs, OPT_FIELD(struct set_opts, live) },
+	{ .type = OPT_INCLUDE, .sub = mode_specs, OPT_FIELD(struct set_opts, live) },
 	{ .type = OPT_INCLUDE, .sub = sampling_specs, OPT_FIELD(struct set_opts, live) },
 	{ .name = "config", .type = OPT_CUSTOM, .arg = "FILE", .parse = config_again,
 	  .help = "make the live settings what FILE says (the file 'load\n"
@@ -82,7 +83,8 @@ static const struct opt_verb set_verb = {
 		  "keeps its sources' state, and a class keeps its counters while its name does.\n"
 		  "A budget change keeps the ring: held buckets stay and are released by the\n"
 		  "new T; the new K applies to what is in flight (docs/design.md, Global budget).\n"
-		  "Rows, width, layout, placement, tick, clock, mode, backend, on-full and reserve\n"
+		  "--mode switches every source's verdicts at once and keeps their state.\n"
+		  "Rows, width, layout, placement, tick, clock, xdp-mode, backend, on-full and reserve\n"
 		  "cells are fixed at load: changing them needs 'xdp-pacer unload' and\n"
 		  "'xdp-pacer load'.\n",
 };
@@ -163,6 +165,8 @@ static int store64(volatile __u64 *to, uint64_t v, bool given)
 static int store_live_words(struct pacer_config *cfg, const struct live_opts *l)
 {
 	return store32(&cfg->policy, l->policy, l->policy_set) +
+	       store32(&cfg->mode, l->mode.mode, l->mode_set) +
+	       store32(&cfg->deny_mode, l->deny_mode, l->deny_mode_set) +
 	       store32(&cfg->malformed, l->malformed, l->malformed_set) +
 	       store32(&cfg->prefix4, l->prefix4, l->prefix4_set) +
 	       store32(&cfg->prefix6, l->prefix6, l->prefix6_set) +
@@ -208,6 +212,8 @@ static int set_main(int argc, char **argv, struct pacer_conf *conf)
 		return usage_error("set", "set needs at least one option to change");
 	if (live_opts_conflict(l))
 		return conf_conflict("set", "interval", "rate", live_opts_conflict(l));
+	if (l->mode.attach_set)
+		return usage_error("set", "--mode native|skb is the XDP attach mode (--xdp-mode), fixed at load: run 'xdp-pacer unload' and 'xdp-pacer load' with the new value");
 	set_lock_fd = pins_writer_lock(o.ifname, o.wait_s);
 	if (set_lock_fd < 0)
 		return 1;
@@ -285,11 +291,12 @@ static int set_main(int argc, char **argv, struct pacer_conf *conf)
 	n_changes += store_live_words(h.cfg, l);
 	__sync_synchronize();
 	err = 0;
-	pr_info("xdp-pacer: %s: %d setting%s changed: %s, policy %s, prefix4 /%u, prefix6 /%u, malformed %s",
+	pr_info("xdp-pacer: %s: %d setting%s changed: %s, policy %s, prefix4 /%u, prefix6 /%u, malformed %s, mode %s, deny-mode %s",
 		h.ifname, n_changes, n_changes == 1 ? "" : "s",
 		rate_describe(h.cfg, h.layout.tick_shift, a, sizeof(a)),
 		policy_name(h.cfg->policy), h.cfg->prefix4, h.cfg->prefix6,
-		h.cfg->malformed ? "drop" : "pass");
+		h.cfg->malformed ? "drop" : "pass", mode_name(h.cfg->mode),
+		own_mode_name(h.cfg->deny_mode));
 	if (class_change)
 		classes_report(&cmaps, h.layout.tick_shift, h.layout.backend);
 	if ((l->prefix4_set || l->prefix6_set) && h.layout.placement == PACER_PLACEMENT_PERCPU)

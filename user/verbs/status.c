@@ -79,6 +79,9 @@ static void show(const struct pacer_handle *h)
 	       clock_name(l->clock));
 	printf("  live: %s, policy %s\n", rate_describe(c, l->tick_shift, b, sizeof(b)),
 	       policy_name(c->policy));
+	printf("  live: mode %s%s, deny list %s\n", mode_name(c->mode),
+	       c->mode == PACER_MODE_OBSERVE ? " (drop verdicts pass, counted as would-drop)" : "",
+	       c->deny_mode ? own_mode_name(c->deny_mode) : "as mode");
 	if (d->rate_max_n > 1)
 		printf("  live: --interval settable within %s; --rate N/T needs T/N >= %s, about T <= %u ticks, and N/T delivered within 1 %%\n",
 		       format_duration_range(min_ns, max_ns, rng, sizeof(rng)),
