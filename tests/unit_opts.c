@@ -293,6 +293,9 @@ START_TEST(test_class_options_reason)
 	ck_assert_str_eq(e.why, "expected 'NAME: MATCH... rate N/T' (e.g. 'dns: udp dport 53 rate 20/1s'), or 'none'");
 	ck_assert_int_eq(cc.n, 0);
 	class_conf_free(&cc);
+}
+END_TEST
+
 /* --mode enforce|observe; native|skb is load's attach mode (its spelling before --xdp-mode). */
 START_TEST(test_mode_table_through_opts)
 {
