@@ -98,8 +98,8 @@ static int check_config_fixed(const struct pacer_conf *conf, const struct pacer_
 	if (!lv)
 		return 2;
 	lv[n++] = (char *)h->ifname;
-	if (load_check_fixed(n, lv, conf->cls, &h->layout, budget_seen_cells_log2(h), differ,
-			     sizeof(differ)))
+	if (load_check_fixed(n, lv, conf->cls, &h->layout, budget_seen_cells_log2(h),
+			     h->chained ? (int64_t)h->run_prio : -1, differ, sizeof(differ)))
 		return 2;
 	if (differ[0])
 		pr_err("warning: %s: fixed at load, not applied by set: %s (unload and load again, e.g. systemctl restart)",
