@@ -33,6 +33,7 @@ const struct pacer_conf_key pacer_conf_keys[] = {
 	{ "tick", 0 },
 	{ "clock", 0 },
 	{ "mode", 0 },
+	{ "priority", 0 },
 	{ NULL, 0 },
 };
 

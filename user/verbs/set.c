@@ -44,7 +44,7 @@ struct set_opts {
 static const struct opt_spec fixed_specs[] = {
 	SET_FIXED("rows"), SET_FIXED("width"), SET_FIXED("layout"), SET_FIXED("placement"),
 	SET_FIXED("tick"), SET_FIXED("clock"), SET_FIXED("mode"), SET_FIXED("reserve-cells"),
-	SET_FIXED("backend"), SET_FIXED("on-full"),
+	SET_FIXED("backend"), SET_FIXED("on-full"), SET_FIXED("priority"),
 	{ 0 },
 };
 
