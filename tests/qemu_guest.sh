@@ -153,14 +153,14 @@ chain_tests() {
 	# The unit's reload: the limiter's live options change, xdp-filter stays.
 	id_f=$(xdp-pacer status v1 --json | sed -n 's/.*"name":"xdpfilt_alw_all","id":\([0-9]*\).*/\1/p')
 	mkdir -p "$tmp/etc/xdp-pacer"
-	printf 'interval = 2s\npriority = 20\n' >"$tmp/etc/xdp-pacer/v1.conf"
-	if unit_reload && xdp-pacer status v1 | grep -q 'live: interval 2s' && ! grep -q warning "$tmp/reload.out"; then
-		ok "chain: the unit's ExecReload applied interval 2s"
+	printf 'policy = quiet\npriority = 20\n' >"$tmp/etc/xdp-pacer/v1.conf"
+	if unit_reload && xdp-pacer status v1 | grep -q 'policy quiet' && ! grep -q warning "$tmp/reload.out"; then
+		ok "chain: the unit's ExecReload applied policy quiet"
 	else
 		not_ok "chain: the unit's ExecReload: $(cat "$tmp/reload.out")"
 	fi
-	printf 'interval = 2s\npriority = 30\n' >"$tmp/etc/xdp-pacer/v1.conf"
-	if unit_reload && grep -q 'fixed at load, not applied by set: priority' "$tmp/reload.out"; then
+	printf 'policy = quiet\npriority = 30\n' >"$tmp/etc/xdp-pacer/v1.conf"
+	if unit_reload && grep -q 'fixed at load, not applied by set: priority (unload' "$tmp/reload.out"; then
 		ok "chain: a reload with another priority says it is fixed at load"
 	else
 		not_ok "chain: a reload with priority 30: $(cat "$tmp/reload.out")"
