@@ -69,6 +69,9 @@ else
 	echo "qemu-boot: xdp-filter not found (scripts/deps.sh installs xdp-tools); the guest has none" >&2
 fi
 cp dist/xdp-pacer@.service.in "$root/pacer/unit"
+# bpftool, where there is one: the chain-cost benchmark runs programs with it.
+bpftool=$(command -v bpftool || true)
+[ -n "$bpftool" ] && add_bin "$bpftool" /sbin
 # veth, unpacked (busybox's insmod reads plain .ko files).
 veth=$(find "$kdir/lib/modules/$kver" -name 'veth.ko*' | head -1)
 [ -n "$veth" ] || skip "$kver has no veth module"
