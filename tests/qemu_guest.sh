@@ -85,7 +85,7 @@ unit_reload() {
 }
 
 chain_tests() {
-	local id_f id_f2 seen0 seen drop0 pass0 hits0 name
+	local id_f id_f2 seen0 drop0 pass0 hits0 name rc rec exp
 	grep -q ' /sys/fs/bpf bpf ' /proc/mounts || mount -t bpf bpf /sys/fs/bpf
 	if ! command -v xdp-filter >/dev/null; then
 		not_ok "chain: no xdp-filter here (xdp-tools)"
@@ -150,6 +150,31 @@ chain_tests() {
 	expect_eq "chain: filter first: the limiter passed one of them" "$(stat_of passed)" 1
 	expect_eq "chain: filter first: xdp-filter dropped the denied source's 8" "$(($(filt_agg XDP_DROP) - drop0))" 8
 	expect_eq "chain: filter first: xdp-filter passed the other source's 8" "$(($(filt_agg XDP_PASS) - pass0))" 8
+	# The verbs that find the limiter behind the dispatcher.
+	if xdp-pacer query v1 10.9.0.2 >"$tmp/q.out" 2>&1 && xdp-pacer status --json | grep -q '"ifname":"v1"'; then
+		ok "chain: query and status (all interfaces) find the limiter in the dispatcher"
+	else
+		not_ok "chain: query/status: $(cat "$tmp/q.out")"
+	fi
+	xdp-pacer record v1 -o "$tmp/rec" --sample-sources 1/1 --count 8 --duration 5s >"$tmp/rec.out" 2>&1 &
+	rec=$!
+	sleep 0.5
+	send8 10.9.0.4
+	if wait "$rec" && [ -s "$tmp/rec" ]; then
+		ok "chain: record records the chained limiter's decisions"
+	else
+		not_ok "chain: record: $(cat "$tmp/rec.out")"
+	fi
+	$IP link set lo up
+	xdp-pacer exporter --listen 127.0.0.1:9477 >"$tmp/exp.out" 2>&1 &
+	exp=$!
+	sleep 0.5
+	if wget -qO- http://127.0.0.1:9477/metrics 2>/dev/null | grep -q 'xdp_pacer_.*{ifname="v1"'; then
+		ok "chain: the exporter serves the chained limiter's metrics"
+	else
+		not_ok "chain: exporter: $(cat "$tmp/exp.out")"
+	fi
+	kill "$exp" 2>/dev/null; wait "$exp" 2>/dev/null
 	# The unit's reload: the limiter's live options change, xdp-filter stays.
 	id_f=$(xdp-pacer status v1 --json | sed -n 's/.*"name":"xdpfilt_alw_all","id":\([0-9]*\).*/\1/p')
 	mkdir -p "$tmp/etc/xdp-pacer"
