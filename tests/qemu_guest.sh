@@ -305,7 +305,9 @@ if [ "$mode" = test ]; then
 	else
 		not_ok "ip link set dev v1 xdp obj ... sec xdp: $(grep -v '^$' "$tmp/ip.out" | tail -1)"
 	fi
+	t0=$(cut -d. -f1 /proc/uptime)
 	chain_tests
+	echo "chain-time $(($(cut -d. -f1 /proc/uptime) - t0)) s (the tests beside xdp-filter)"
 fi
 echo "$n_pass passed, $n_fail failed"
 [ "$n_fail" -eq 0 ]
