@@ -14,6 +14,8 @@
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
+#include <xdp/xdp_helpers.h>
+#include "pacer_defaults.h"
 #include "pacer_parse.h"
 #include "pacer_classify.h"
 #include "lib/config.h"
@@ -412,6 +414,16 @@ struct pacer_pkt_key {
 	struct pacer_src src; /* the source, masked to its key's prefix */
 	struct pacer_pace_key k;
 };
+
+/*
+ * libxdp's run configuration (read from BTF, as xdp-filter declares its
+ * own): its place in a dispatcher, and XDP_PASS goes on to the next
+ * program; a drop ends the chain.  A data section libbpf and iproute2 skip.
+ */
+struct {
+	__uint(priority, PACER_DEFAULT_RUN_PRIO);
+	__uint(XDP_PASS, 1);
+} XDP_RUN_CONFIG(xdp_pacer);
 
 SEC("xdp")
 int xdp_pacer(struct xdp_md *ctx)

@@ -35,9 +35,9 @@ _xdp_pacer()
 	--arrivals) COMPREPLY=($(compgen -W "random paced" -- "$cur")); return ;;
 	esac
 	case $verb in
-	load) opts="--interval --rate --policy --prefix4 --prefix6 --malformed --budget --slack-time --slack-count --reserve --horizon --backend --on-full --reserve-cells --rows --width --layout --placement --tick --clock --mode --config --class --exempt --deny --help" ;;
+	load) opts="--interval --rate --policy --prefix4 --prefix6 --malformed --budget --slack-time --slack-count --reserve --horizon --backend --on-full --reserve-cells --rows --width --layout --placement --tick --clock --mode --priority --config --class --exempt --deny --help" ;;
 	unload) opts="--netns --help" ;;
-	status) opts="--help" ;;
+	status) opts="--json --help" ;;
 	set) opts="--interval --rate --policy --prefix4 --prefix6 --malformed --sample-sources --sample-packets --config --budget --slack-time --slack-count --reserve --horizon --class --exempt --deny --help" ;;
 	stats) opts="--watch --count --format --json --output --help" ;;
 	query) opts="--class --dport --dst --json --help" ;;

@@ -28,6 +28,15 @@
 #define PACER_DEFAULT_PREFIX4_TEXT "32"
 #define PACER_DEFAULT_PREFIX6_TEXT "64"
 #define PACER_DEFAULT_RINGBUF_BYTES (1u << 20)
+/*
+ * The limiter's place in libxdp's dispatcher (lower runs first): after
+ * xdp-filter (priority 10), so a source a filter denies costs the limiter
+ * nothing and takes none of its state or budget; before programs at
+ * libxdp's default (50), which may redirect or transmit a packet, so it is
+ * paced before it leaves the chain.  Overridden by `load --priority`.
+ */
+#define PACER_DEFAULT_RUN_PRIO 20
+#define PACER_DEFAULT_RUN_PRIO_TEXT "20"
 /* Per-CPU copies the object carries as compiled; CPUs beyond share them (see pacer_place.h). */
 #define PACER_DEFAULT_COPIES 4
 

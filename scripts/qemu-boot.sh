@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Boot one of Debian's kernel packages under qemu with a small initramfs
 # (busybox, the CLI and its libraries, ip, send_frames, the BPF object,
-# veth) and run a script in it as the guest's init; the guest's console is
+# xdp-filter with libxdp's objects, the systemd unit's source, veth) and run a script in it as the guest's init; the guest's console is
 # this script's output, and its exit status is the guest script's.
 #
 #   scripts/qemu-boot.sh SERIES GUEST_SCRIPT [ARGS...]
@@ -52,9 +52,26 @@ add_bin "$BUILD/xdp-pacer" /pacer
 add_bin "$BUILD/tests/tools/send_frames" /pacer
 add_bin "$(command -v ip)" /sbin
 cp "$BUILD/xdp_pacer.bpf.o" "$root/pacer/"
-[ -d /usr/lib/x86_64-linux-gnu/bpf ] &&
-	mkdir -p "$root/usr/lib/x86_64-linux-gnu/bpf" &&
-	cp /usr/lib/x86_64-linux-gnu/bpf/xdp-dispatcher.o "$root/usr/lib/x86_64-linux-gnu/bpf/" 2>/dev/null || true
+# libxdp's dispatcher, and xdp-filter (xdp-tools) with its programs: the
+# neighbour the chain test loads beside the limiter.  Where libxdp looks for
+# them (BPF_OBJECT_PATH; Debian's is /usr/lib/x86_64-linux-gnu/bpf, upstream's
+# /usr/lib/bpf).
+bpfdir=/usr/lib/x86_64-linux-gnu/bpf
+[ -d "$bpfdir" ] || bpfdir=/usr/lib/bpf
+if [ -d "$bpfdir" ]; then
+	mkdir -p "$root$bpfdir"
+	cp "$bpfdir"/xdp-dispatcher.o "$bpfdir"/xdpfilt_*.o "$root$bpfdir/" 2>/dev/null || true
+fi
+xdp_filter=$(command -v xdp-filter || true)
+if [ -n "$xdp_filter" ]; then
+	add_bin "$xdp_filter" /sbin
+else
+	echo "qemu-boot: xdp-filter not found (scripts/deps.sh installs xdp-tools); the guest has none" >&2
+fi
+cp dist/xdp-pacer@.service.in "$root/pacer/unit"
+# bpftool, where there is one: the chain-cost benchmark runs programs with it.
+bpftool=$(command -v bpftool || true)
+[ -n "$bpftool" ] && add_bin "$bpftool" /sbin
 # veth, unpacked (busybox's insmod reads plain .ko files).
 veth=$(find "$kdir/lib/modules/$kver" -name 'veth.ko*' | head -1)
 [ -n "$veth" ] || skip "$kver has no veth module"

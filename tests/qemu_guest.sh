@@ -6,14 +6,18 @@
 # `ip link set dev X xdp obj`.  Prints "insns CONFIG N" (the verifier's
 # processed instructions) per configuration and the closing
 # "N passed, N failed" line.
-#   guest.sh [report|too-old]   report: only load and print the instruction
-#   counts; too-old: a kernel older than the minimum, where load must refuse
-#   in one line naming it and leave nothing attached
-# PACER_DIR holds configs and xdp_pacer.bpf.o (default /pacer); xdp-pacer
-# and send_frames come from PATH.
+#   guest.sh [report|too-old] [dispatcher]   report: only load and print the
+#   instruction counts; too-old: a kernel older than the minimum, where load
+#   must refuse in one line naming it and leave nothing attached;
+#   dispatcher: libxdp's dispatcher must work here (the chain with
+#   xdp-filter is tested; without it, only load's refusal beside it)
+# PACER_DIR holds configs, xdp_pacer.bpf.o and unit (the systemd unit's
+# source, dist/xdp-pacer@.service.in) (default /pacer); xdp-pacer,
+# send_frames and xdp-filter come from PATH.
 IP=${IP:-/sbin/ip} # busybox's sh would run its own ip applet for a bare "ip"
 PACER_DIR=${PACER_DIR:-/pacer}
 mode=${1:-test}
+chain_need=${2:-}
 n_pass=0
 n_fail=0
 tmp=$(mktemp -d)
@@ -47,6 +51,197 @@ pace_check() { # name min-max passes of the first source
 	else
 		not_ok "$name: expected $lo-$hi of 9 passed, the rest dropped as recent; got '$passed' and '$dropped'"
 	fi
+}
+
+# Beside xdp-filter (xdp-tools) in libxdp's dispatcher, before it and after
+# it: each acts in chain order, either unloads alone, and the unit's reload
+# leaves the neighbour be.  Where libxdp attaches xdp-filter on its own (no
+# dispatcher on this kernel), load must refuse, saying why.
+#   $chain_need: "dispatcher" when this kernel must run libxdp's dispatcher.
+filt_agg() { # XDP_PASS|XDP_DROP: xdp-filter's aggregate count of that verdict
+	xdp-filter status 2>/dev/null | awk -v a="$1" '$1 == a { print $2; exit }'
+}
+filt_hits() { # address: the hit counter of xdp-filter's rule for it
+	xdp-filter status 2>/dev/null | awk -v a="$1" '$1 == a { print $3; exit }'
+}
+attached_name() { $IP link show v1 | sed -n 's/.*prog\/xdp id [0-9]* name \([^ ]*\).*/\1/p'; }
+send8() { # source: 8 frames from it at once
+	send_frames --iface v0 --dst-mac "$mac" --src-base "$1" --dst 10.9.9.9 --per-source 8 >/dev/null ||
+		not_ok "send_frames from $1 failed"
+	sleep 0.2
+}
+expect_eq() { # what got want
+	if [ "$2" = "$3" ]; then ok "$1: $2"; else not_ok "$1: expected $3, got '$2'"; fi
+}
+# The unit's ExecReload line, exactly as dist/xdp-pacer@.service.in states it,
+# with what `make install` and systemd substitute (@BINDIR@, @SYSCONFDIR@, %i).
+unit_reload() {
+	local cmd
+	cmd=$(sed -n 's/^ExecReload=//p' "$PACER_DIR/unit" |
+		sed "s|@BINDIR@|$(dirname "$(command -v xdp-pacer)")|g; s|@SYSCONFDIR@|$tmp/etc|g; s|%i|v1|g")
+	echo "running the unit's ExecReload (no systemd here): $cmd"
+	# shellcheck disable=SC2086 # the unit's words, as systemd splits them
+	$cmd >"$tmp/reload.out" 2>&1
+}
+
+chain_tests() {
+	local id_f id_f2 seen0 drop0 pass0 hits0 name rc rec exp
+	grep -q ' /sys/fs/bpf bpf ' /proc/mounts || mount -t bpf bpf /sys/fs/bpf
+	if ! command -v xdp-filter >/dev/null; then
+		not_ok "chain: no xdp-filter here (xdp-tools)"
+		return
+	fi
+	if ! xdp-filter load v1 >"$tmp/filt.out" 2>&1; then
+		not_ok "chain: xdp-filter load v1 failed: $(tail -1 "$tmp/filt.out")"
+		return
+	fi
+	name=$(attached_name)
+	if [ "$name" != xdp_dispatcher ]; then
+		# libxdp fell back to attaching xdp-filter on its own: load must refuse.
+		if [ "$chain_need" = dispatcher ]; then
+			not_ok "chain: libxdp attached xdp-filter without its dispatcher ($name) on a kernel that must run it"
+		fi
+		id_f=$($IP link show v1 | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p')
+		xdp-pacer load v1 >"$tmp/load.out" 2>&1
+		rc=$?
+		if [ "$rc" = 1 ] && grep -q "has XDP program id $id_f '$name' attached on its own, not through libxdp's dispatcher" "$tmp/load.out" &&
+			grep -q "ip link set dev v1 xdp off" "$tmp/load.out"; then
+			ok "chain: no dispatcher here: load beside a lone xdp-filter refuses (exit 1), saying why and what to do"
+		else
+			not_ok "chain: load beside a lone xdp-filter: exit $rc: $(cat "$tmp/load.out")"
+		fi
+		expect_eq "chain: the refusal leaves xdp-filter attached alone" "$($IP link show v1 | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p')" "$id_f"
+		xdp-filter unload v1 >/dev/null 2>&1 || $IP link set dev v1 xdp off
+		return
+	fi
+	# 1. xdp-filter first (its priority 10), the limiter after it (20).
+	xdp-filter ip 10.9.0.1 --mode src >/dev/null || not_ok "chain: xdp-filter ip 10.9.0.1 failed"
+	if xdp-pacer load v1 >"$tmp/load.out" 2>&1; then
+		ok "chain: load joins xdp-filter's dispatcher: $(grep -m1 'chain:' "$tmp/load.out" | sed 's/^ *//')"
+	else
+		not_ok "chain: load beside xdp-filter failed: $(grep -m1 '^xdp-pacer' "$tmp/load.out")"
+		xdp-filter unload v1 >/dev/null 2>&1
+		return
+	fi
+	xdp-pacer status v1 --json >"$tmp/st.json" 2>&1
+	if grep -q '"attach":"dispatcher","dispatcher_id":[0-9]*,"priority":20,"chain_actions":\["XDP_PASS"\],"chain":\[{"name":"xdpfilt_alw_all","id":[0-9]*,"priority":10,"chain_actions":\["XDP_PASS"\],"self":false},{"name":"xdp_pacer","id":[0-9]*,"priority":20,"chain_actions":\["XDP_PASS"\],"self":true}\]' "$tmp/st.json"; then
+		ok "chain: status --json lists xdp-filter (priority 10) then the limiter (20)"
+	else
+		not_ok "chain: status --json: $(cat "$tmp/st.json")"
+	fi
+	xdp-pacer status v1 >"$tmp/st.txt" 2>&1
+	if grep -q '1\. xdpfilt_alw_all (id [0-9]*, priority 10, on to the next on XDP_PASS)' "$tmp/st.txt" &&
+		grep -q '2\. xdp_pacer (id [0-9]*, priority 20, on to the next on XDP_PASS)  <- this limiter' "$tmp/st.txt"; then
+		ok "chain: status lists the neighbours in run order"
+	else
+		not_ok "chain: status: $(grep -A3 'chain:' "$tmp/st.txt")"
+	fi
+	xdp-pacer load v1 >"$tmp/load2.out" 2>&1
+	rc=$?
+	if [ "$rc" = 1 ] && grep -q "already has xdp-pacer attached (program id [0-9]*, in libxdp's dispatcher); one limiter per interface" "$tmp/load2.out"; then
+		ok "chain: a second limiter is refused (exit 1)"
+	else
+		not_ok "chain: a second load: exit $rc: $(cat "$tmp/load2.out")"
+	fi
+	drop0=$(filt_agg XDP_DROP); pass0=$(filt_agg XDP_PASS)
+	send8 10.9.0.1 # denied by xdp-filter
+	send8 10.9.0.2 # passed by xdp-filter, paced by the limiter
+	expect_eq "chain: filter first: the limiter sees only what xdp-filter passed" "$(stat_of seen)" 8
+	expect_eq "chain: filter first: the limiter passed one of them" "$(stat_of passed)" 1
+	expect_eq "chain: filter first: xdp-filter dropped the denied source's 8" "$(($(filt_agg XDP_DROP) - drop0))" 8
+	expect_eq "chain: filter first: xdp-filter passed the other source's 8" "$(($(filt_agg XDP_PASS) - pass0))" 8
+	# The verbs that find the limiter behind the dispatcher.
+	if xdp-pacer query v1 10.9.0.2 >"$tmp/q.out" 2>&1 && xdp-pacer status --json | grep -q '"ifname":"v1"'; then
+		ok "chain: query and status (all interfaces) find the limiter in the dispatcher"
+	else
+		not_ok "chain: query/status: $(cat "$tmp/q.out")"
+	fi
+	xdp-pacer record v1 -o "$tmp/rec" --sample-sources 1/1 --count 8 --duration 5s >"$tmp/rec.out" 2>&1 &
+	rec=$!
+	sleep 0.5
+	send8 10.9.0.4
+	if wait "$rec" && [ -s "$tmp/rec" ]; then
+		ok "chain: record records the chained limiter's decisions"
+	else
+		not_ok "chain: record: $(cat "$tmp/rec.out")"
+	fi
+	$IP link set lo up
+	xdp-pacer exporter --listen 127.0.0.1:9477 >"$tmp/exp.out" 2>&1 &
+	exp=$!
+	sleep 0.5
+	if wget -qO- http://127.0.0.1:9477/metrics 2>/dev/null | grep -q 'xdp_pacer_.*{ifname="v1"'; then
+		ok "chain: the exporter serves the chained limiter's metrics"
+	else
+		not_ok "chain: exporter: $(cat "$tmp/exp.out")"
+	fi
+	kill "$exp" 2>/dev/null; wait "$exp" 2>/dev/null
+	# The unit's reload: the limiter's live options change, xdp-filter stays.
+	id_f=$(xdp-pacer status v1 --json | sed -n 's/.*"name":"xdpfilt_alw_all","id":\([0-9]*\).*/\1/p')
+	mkdir -p "$tmp/etc/xdp-pacer"
+	printf 'policy = quiet\npriority = 20\n' >"$tmp/etc/xdp-pacer/v1.conf"
+	if unit_reload && xdp-pacer status v1 | grep -q 'policy quiet' && ! grep -q warning "$tmp/reload.out"; then
+		ok "chain: the unit's ExecReload applied policy quiet"
+	else
+		not_ok "chain: the unit's ExecReload: $(cat "$tmp/reload.out")"
+	fi
+	printf 'policy = quiet\npriority = 30\n' >"$tmp/etc/xdp-pacer/v1.conf"
+	if unit_reload && grep -q 'fixed at load, not applied by set: priority (unload' "$tmp/reload.out"; then
+		ok "chain: a reload with another priority says it is fixed at load"
+	else
+		not_ok "chain: a reload with priority 30: $(cat "$tmp/reload.out")"
+	fi
+	id_f2=$(xdp-pacer status v1 --json | sed -n 's/.*"name":"xdpfilt_alw_all","id":\([0-9]*\).*/\1/p')
+	expect_eq "chain: after the reload xdp-filter is the same program" "$id_f2" "$id_f"
+	hits0=$(filt_hits 10.9.0.1); seen0=$(stat_of seen)
+	send8 10.9.0.1
+	expect_eq "chain: after the reload xdp-filter still denies" "$(($(filt_hits 10.9.0.1) - hits0))" 8
+	expect_eq "chain: after the reload the limiter still sees none of it" "$(stat_of seen)" "$seen0"
+	# Unload the limiter alone: xdp-filter stays attached and working.
+	xdp-pacer unload v1 >"$tmp/unload.out" 2>&1 || not_ok "chain: unload beside xdp-filter: $(cat "$tmp/unload.out")"
+	if grep -q "still attached to v1 in libxdp's dispatcher: xdpfilt_alw_all" "$tmp/unload.out" &&
+		[ "$(attached_name)" = xdp_dispatcher ]; then
+		ok "chain: unload leaves xdp-filter attached"
+	else
+		not_ok "chain: after unload: $(cat "$tmp/unload.out"); attached: $(attached_name)"
+	fi
+	hits0=$(filt_hits 10.9.0.1)
+	send8 10.9.0.1
+	expect_eq "chain: xdp-filter still denies after the limiter left" "$(($(filt_hits 10.9.0.1) - hits0))" 8
+	xdp-filter unload v1 >/dev/null 2>&1 || not_ok "chain: xdp-filter unload failed"
+	# 2. The limiter first (--priority 5), xdp-filter after it.
+	if ! xdp-pacer load v1 --priority 5 >"$tmp/load.out" 2>&1; then
+		not_ok "chain: load --priority 5: $(grep -m1 '^xdp-pacer' "$tmp/load.out")"
+		return
+	fi
+	if ! xdp-filter load v1 >"$tmp/filt.out" 2>&1; then
+		not_ok "chain: xdp-filter load beside the limiter failed: $(tail -1 "$tmp/filt.out")"
+		xdp-pacer unload v1 >/dev/null 2>&1
+		return
+	fi
+	xdp-filter ip 10.9.0.1 --mode src >/dev/null || not_ok "chain: xdp-filter ip 10.9.0.1 failed"
+	if xdp-pacer status v1 --json | grep -q '"chain":\[{"name":"xdp_pacer","id":[0-9]*,"priority":5,[^]]*\],"self":true},{"name":"xdpfilt_alw_all"'; then
+		ok "chain: --priority 5 runs the limiter before xdp-filter"
+	else
+		not_ok "chain: order with --priority 5: $(xdp-pacer status v1 --json)"
+	fi
+	drop0=$(filt_agg XDP_DROP); pass0=$(filt_agg XDP_PASS)
+	send8 10.9.0.1 # the limiter passes 1, drops 7; xdp-filter drops the 1
+	send8 10.9.0.2 # the limiter passes 1, drops 7; xdp-filter passes the 1
+	expect_eq "chain: limiter first: it sees every frame" "$(stat_of seen)" 16
+	expect_eq "chain: limiter first: it drops 7 of each source" "$(stat_of dropped_recent)" 14
+	expect_eq "chain: limiter first: xdp-filter never sees its drops (passed)" "$(($(filt_agg XDP_PASS) - pass0))" 1
+	expect_eq "chain: limiter first: xdp-filter never sees its drops (dropped)" "$(($(filt_agg XDP_DROP) - drop0))" 1
+	# Unload xdp-filter alone: the limiter stays attached and pacing.
+	xdp-filter unload v1 >/dev/null 2>&1 || not_ok "chain: xdp-filter unload beside the limiter failed"
+	seen0=$(stat_of seen)
+	send8 10.9.0.3
+	if [ "$(($(stat_of seen) - seen0))" = 8 ] && xdp-pacer status v1 >/dev/null 2>&1; then
+		ok "chain: the limiter stays attached and working once xdp-filter unloads"
+	else
+		not_ok "chain: after xdp-filter unload: seen $(stat_of seen) (was $seen0)"
+	fi
+	xdp-pacer unload v1 >/dev/null 2>&1 || not_ok "chain: last unload failed"
+	expect_eq "chain: nothing left attached" "$(attached_name)" ""
 }
 
 if [ "$mode" = too-old ]; then
@@ -110,6 +305,9 @@ if [ "$mode" = test ]; then
 	else
 		not_ok "ip link set dev v1 xdp obj ... sec xdp: $(grep -v '^$' "$tmp/ip.out" | tail -1)"
 	fi
+	t0=$(cut -d. -f1 /proc/uptime)
+	chain_tests
+	echo "chain-time $(($(cut -d. -f1 /proc/uptime) - t0)) s (the tests beside xdp-filter)"
 fi
 echo "$n_pass passed, $n_fail failed"
 [ "$n_fail" -eq 0 ]

@@ -58,13 +58,14 @@ char **conf_argv(const struct pacer_conf *conf, char *argv0, int live_only, int 
 /*
  * (load.c) Check load options as `load` would (same messages), and list in
  * `differ` the fixed-at-load settings they give that the running layout
- * (and returning-source filter of 2^running_seen_log2 cells; -1: unknown)
+ * (and returning-source filter of 2^running_seen_log2 cells; -1: unknown;
+ * and dispatcher priority running_prio; -1: not in a dispatcher)
  * does not have; cls: the file's classes, whose limits choose the tick (NULL: none).  0, or 2 after printing what is wrong.
  */
 struct class_conf;
 int load_check_fixed(int argc, char **argv, const struct class_conf *cls,
-		     const struct pacer_layout *running, int running_seen_log2, char *differ,
-		     size_t len);
+		     const struct pacer_layout *running, int running_seen_log2,
+		     int64_t running_prio, char *differ, size_t len);
 
 
 #endif

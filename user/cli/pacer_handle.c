@@ -23,6 +23,7 @@
 #include "classes_map.h"
 #include "time_now.h"
 #include "xdp_query.h"
+#include "xdp_chain.h"
 
 int num_cpus(void)
 {
@@ -39,30 +40,30 @@ static int find_prog_id(int ifindex, uint32_t *prog_id, const char **mode)
 	return err ? err : xdp_query_prog(&q, prog_id, mode);
 }
 
-/* Behind libxdp's dispatcher our program is a component, not the attached one. */
-static int resolve_dispatcher(int ifindex, uint32_t *prog_id)
+/*
+ * Behind libxdp's dispatcher our program is a component, not the attached
+ * one: its id into *prog_id, with its place in the chain into h (if given).
+ */
+static int resolve_dispatcher(int ifindex, uint32_t *prog_id, struct pacer_handle *h)
 {
-	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
-	struct xdp_program *p = NULL;
-	long err = libxdp_get_error(mp);
+	struct xdp_chain c;
+	int err = xdp_chain_read(ifindex, &c), i;
 
 	if (err)
-		return (int)err;
-	if (!mp)
+		return err;
+	if (!c.dispatcher)
+		return c.nprogs ? 0 : -ENOENT;
+	i = xdp_chain_find(&c, PACER_PROG_NAME);
+	if (i < 0)
 		return -ENOENT;
-	if (xdp_multiprog__is_legacy(mp)) {
-		xdp_multiprog__close(mp);
-		return 0;
+	*prog_id = c.progs[i].id;
+	if (h) {
+		h->chained = true;
+		h->dispatcher_id = c.dispatcher_id;
+		h->run_prio = c.progs[i].priority;
+		h->chain_actions = c.progs[i].chain_actions;
 	}
-	while ((p = xdp_multiprog__next_prog(p, mp))) {
-		if (!strcmp(xdp_program__name(p), PACER_PROG_NAME)) {
-			*prog_id = xdp_program__id(p);
-			xdp_multiprog__close(mp);
-			return 0;
-		}
-	}
-	xdp_multiprog__close(mp);
-	return -ENOENT;
+	return 0;
 }
 
 /*
@@ -89,7 +90,7 @@ static int attached_pacer_lookup(int ifindex, uint32_t *id)
 	}
 	if (bpf_obj_get_info_by_fd(fd, &info, &len))
 		*id = 0;
-	else if (!strcmp(info.name, "xdp_dispatcher") && resolve_dispatcher(ifindex, id))
+	else if (!strcmp(info.name, "xdp_dispatcher") && resolve_dispatcher(ifindex, id, NULL))
 		*id = 0;
 	else if (strcmp(info.name, "xdp_dispatcher") && strcmp(info.name, PACER_PROG_NAME))
 		*id = 0;
@@ -150,7 +151,7 @@ static int open_attached_prog(struct pacer_handle *h, struct bpf_prog_info *info
 	err = bpf_obj_get_info_by_fd(fd, info, &info_len);
 	if (!err && !strcmp(info->name, "xdp_dispatcher")) {
 		close(fd);
-		err = resolve_dispatcher(h->ifindex, &inner);
+		err = resolve_dispatcher(h->ifindex, &inner, h);
 		if (err || !inner) {
 			pr_err("libxdp dispatcher on %s holds no %s program", h->ifname, PACER_PROG_NAME);
 			return -ENOENT;

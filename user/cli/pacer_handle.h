@@ -26,6 +26,10 @@ struct pacer_handle {
 	int prog_fd;
 	const char *mode;         /* "native", "skb", "hw" */
 	bool pinned;              /* loaded by this CLI (pins present) */
+	bool chained;             /* a program in libxdp's dispatcher (xdp_chain.h) */
+	uint32_t dispatcher_id;   /* chained: the dispatcher's program id */
+	uint32_t run_prio;        /* chained: its priority there (lower runs first) */
+	uint32_t chain_actions;   /* chained: verdicts (1 << XDP_x) that go on to the next */
 	int map_fd[PACER_MAP_MAX];
 	struct pacer_layout layout;
 	struct pacer_config *cfg; /* mmap of the live .data map */

@@ -35,6 +35,7 @@ const struct pacer_conf_key pacer_conf_keys[] = {
 	{ "tick", 0 },
 	{ "clock", 0 },
 	{ "xdp-mode", 0 },
+	{ "priority", 0 },
 	{ NULL, 0 },
 };
 

@@ -29,6 +29,8 @@
 #include "pacer_table.h"
 #include "pacer_place.h"
 #include "xdp_query.h"
+#include "xdp_chain.h"
+#include "pacer_handle.h"
 #include "verifier_log.h"
 #include "xdp_pacer.skel.h"
 #include "pacer_ticks.h"
@@ -66,8 +68,8 @@ struct load_opts {
 	struct class_conf cls; /* --class, --exempt, --deny */
 	struct budget_opts budget;
 	uint64_t tick_ns, width, reserve_cells;
-	uint32_t rows, kind, placement, clock, backend, on_full, mode; /* mode: XDP attach */
-	bool rows_set, layout_set, on_full_set, mode_set;
+	uint32_t rows, kind, placement, clock, backend, on_full, mode, priority; /* mode: XDP attach */
+	bool rows_set, layout_set, on_full_set, mode_set, priority_set;
 	const char *ifname;
 };
 
@@ -137,6 +139,13 @@ static const struct opt_spec load_specs[] = {
 	{ .name = "xdp-mode", .type = OPT_ENUM, .flags = LOAD_FIXED, .choices = mode_choices,
 	  .dflt = "native", OPT_FIELD(struct load_opts, mode), OPT_GIVEN(struct load_opts, mode_set),
 	  .help = "XDP attach mode (also '--mode native|skb', its spelling before --mode observe)" },
+	{ .name = "priority", .type = OPT_U32, .flags = LOAD_FIXED, .arg = "N", .min = 0,
+	  .max = UINT32_MAX, .dflt = PACER_DEFAULT_RUN_PRIO_TEXT,
+	  OPT_FIELD(struct load_opts, priority), OPT_GIVEN(struct load_opts, priority_set),
+	  .help = "place in libxdp's dispatcher beside other XDP programs\n"
+		  "(lower runs first): the default runs after xdp-filter (10)\n"
+		  "and before programs at libxdp's default (50); a packet the\n"
+		  "limiter drops reaches no later program, one it passes does" },
 	{ .type = OPT_SECTION, .help = "" },
 	{ .name = "config", .type = OPT_CUSTOM, .arg = "FILE", .parse = config_again,
 	  .help = "read options from FILE: 'key = value' lines with the option\n"
@@ -324,16 +333,34 @@ static int pin_all(struct xdp_pacer_bpf *skel, const char *dir, bool *created)
 /* Which attach path libxdp took: its dispatcher, or a plain single program. */
 static const char *attach_kind(int ifindex)
 {
-	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
-	const char *kind = "unknown";
+	struct xdp_chain c;
 
-	if (!libxdp_get_error(mp) && mp) {
-		kind = xdp_multiprog__is_legacy(mp)
-			       ? "single program (libxdp's dispatcher is not available on this kernel)"
-			       : "libxdp dispatcher";
-		xdp_multiprog__close(mp);
+	if (xdp_chain_read(ifindex, &c) || !c.nprogs)
+		return "unknown";
+	return c.dispatcher ? "libxdp dispatcher"
+			    : "single program (libxdp's dispatcher is not available on this kernel)";
+}
+
+/* In a dispatcher: the limiter's place among its neighbours, in run order. */
+static void report_chain(int ifindex)
+{
+	char acts[64], line[1024] = "";
+	struct xdp_chain c;
+	int i;
+
+	if (xdp_chain_read(ifindex, &c) || !c.dispatcher)
+		return;
+	for (i = 0; i < c.nprogs; i++) {
+		size_t used = strlen(line);
+
+		snprintf(line + used, sizeof(line) - used, "%s%d. %s%s (id %u, priority %u, on to the next on %s)",
+			 i ? "; " : "", i + 1, c.progs[i].name,
+			 strcmp(c.progs[i].name, PACER_PROG_NAME) ? "" : " [this limiter]", c.progs[i].id,
+			 c.progs[i].priority,
+			 xdp_chain_actions_str(c.progs[i].chain_actions, acts, sizeof(acts)));
 	}
-	return kind;
+	pr_info("  chain: program %d of %d in libxdp's dispatcher (id %u), in run order: %s",
+		xdp_chain_find(&c, PACER_PROG_NAME) + 1, c.nprogs, c.dispatcher_id, line);
 }
 
 /* Which placement, who chose it, whether per-CPU placement is exact here, and which costs less. */
@@ -393,8 +420,8 @@ static void add_name(char *buf, size_t len, const char *name)
 }
 
 int load_check_fixed(int argc, char **argv, const struct class_conf *cls,
-		     const struct pacer_layout *running, int running_seen_log2, char *differ,
-		     size_t len)
+		     const struct pacer_layout *running, int running_seen_log2,
+		     int64_t running_prio, char *differ, size_t len)
 {
 	struct place_cost_verdict cost;
 	struct rss_verdict rss;
@@ -429,6 +456,9 @@ int load_check_fixed(int argc, char **argv, const struct class_conf *cls,
 		add_name(differ, len, "on-full");
 	if (running_seen_log2 >= 0 && log2_exact(o.reserve_cells) != running_seen_log2)
 		add_name(differ, len, "reserve-cells");
+	/* A priority matters only inside a dispatcher; one attached alone has none. */
+	if (running_prio >= 0 && o.priority != running_prio)
+		add_name(differ, len, "priority");
 	return 0;
 }
 
@@ -489,29 +519,50 @@ static int check_kernel_features(void)
 	return -EOPNOTSUPP;
 }
 
-/* Nothing else may be attached; pins of an earlier load with nothing attached are stale. */
-static int check_interface_free(int ifindex, const char *ifname, const char *dir)
+/*
+ * Where the limiter can go on ifname: a free interface, or beside other
+ * programs in libxdp's dispatcher (it joins it).  Refused: another
+ * limiter, a program attached on its own (libxdp cannot add to it), a
+ * dispatcher in another mode or already full.  Pins of an earlier load
+ * with no limiter attached are stale, and removed.
+ */
+static int check_interface(int ifindex, const struct load_opts *o, const char *dir)
 {
-	LIBBPF_OPTS(bpf_xdp_query_opts, q);
-	const char *other_mode;
-	uint32_t other_id = 0;
+	const char *ifname = o->ifname;
+	struct xdp_chain c;
 	struct stat st;
 	char eb[128];
-	int err;
+	int err, i;
 
-	err = bpf_xdp_query(ifindex, 0, &q);
+	err = xdp_chain_read(ifindex, &c);
 	if (err) {
-		pr_err("cannot query XDP state of %s: %s", ifname, err_str(err, eb, sizeof(eb)));
+		pr_err("cannot read the XDP state of %s: %s", ifname, err_str(err, eb, sizeof(eb)));
 		return err;
 	}
-	if (!xdp_query_prog(&q, &other_id, &other_mode)) {
-		pr_err("%s already has an XDP program attached (id %u); run 'xdp-pacer unload %s' or detach it first",
-		       ifname, other_id, ifname);
+	i = xdp_chain_find(&c, PACER_PROG_NAME);
+	if (i >= 0) {
+		pr_err("%s already has xdp-pacer attached (program id %u%s); one limiter per interface: run 'xdp-pacer unload %s' first",
+		       ifname, c.progs[i].id, c.dispatcher ? ", in libxdp's dispatcher" : "", ifname);
+		return -EBUSY;
+	}
+	if (c.nprogs && !c.dispatcher) {
+		pr_err("%s has XDP program id %u '%s' attached on its own, not through libxdp's dispatcher (attached by 'ip link', or by a libxdp loader that fell back to a single program because libxdp cannot build its dispatcher on this kernel); xdp-pacer can run beside other programs only in that dispatcher: detach it ('ip link set dev %s xdp off'), or load both through libxdp on a kernel where its dispatcher works (xdp-loader, xdp-filter; docs/operating.md, Sharing the interface)",
+		       ifname, c.progs[0].id, c.progs[0].name, ifname);
+		return -EBUSY;
+	}
+	if (c.dispatcher && c.mode != (int)o->mode) {
+		pr_err("libxdp's dispatcher on %s runs in %s mode; the limiter can join it only in the same mode (--mode %s)",
+		       ifname, xdp_chain_mode_name(c.mode), xdp_chain_mode_name(c.mode));
+		return -EBUSY;
+	}
+	if (c.dispatcher && c.nprogs >= XDP_CHAIN_MAX) {
+		pr_err("libxdp's dispatcher on %s already runs %d programs, its most; unload one first",
+		       ifname, c.nprogs);
 		return -EBUSY;
 	}
 	if (stat(dir, &st))
 		return 0;
-	pr_err("removing stale pins in %s left by an earlier load (nothing is attached to %s)", dir,
+	pr_err("removing stale pins in %s left by an earlier load (no limiter is attached to %s)", dir,
 	       ifname);
 	err = pacer_remove_pin_dir(dir);
 	if (err)
@@ -627,6 +678,12 @@ static int attach_object(const struct load_opts *o, const struct pacer_layout *l
 		pr_err("libxdp cannot use the BPF object: %s", err_str(err, eb, sizeof(eb)));
 		return err;
 	}
+	/* Its place in a dispatcher: the object declares the default, --priority overrides it. */
+	err = xdp_program__set_run_prio(*prog, o->priority);
+	if (err) {
+		pr_err("libxdp cannot set the priority %u: %s", o->priority, err_str(err, eb, sizeof(eb)));
+		return err;
+	}
 	err = xdp_program__attach(*prog, ifindex, o->mode, 0);
 	if (err) {
 		/* Never loaded, and the verifier said why: that is the error, not the attach's errno. */
@@ -654,8 +711,10 @@ static void report_attached(const struct load_opts *o, const struct pacer_layout
 	char mb[32], shape[96];
 
 	pr_info("xdp-pacer: attached to %s (ifindex %d) in %s mode as %s, program id %u", o->ifname,
-		ifindex, o->mode == XDP_MODE_SKB ? "skb" : "native", attach_kind(ifindex),
+		ifindex, o->mode == XDP_MODE_SKB ? "skb" : "native",
+		attach_kind(ifindex),
 		xdp_program__id(prog));
+	report_chain(ifindex);
 	pr_info("  %s: %s, %s (%s%s)", d->name,
 		d->live_str(lay->rows, lay->kind, lay->lines_log2, lay->lines, lay->on_full, shape,
 			    sizeof(shape)),
@@ -837,7 +896,7 @@ static int load_main(int argc, char **argv, struct pacer_conf *conf)
 		pins_writer_unlock(writer_fd);
 		return 1;
 	}
-	err = check_interface_free(ifindex, ifname, dir);
+	err = check_interface(ifindex, &o, dir);
 	if (err)
 		goto out;
 	pl.cc = cc;

@@ -46,7 +46,7 @@ struct set_opts {
 static const struct opt_spec fixed_specs[] = {
 	SET_FIXED("rows"), SET_FIXED("width"), SET_FIXED("layout"), SET_FIXED("placement"),
 	SET_FIXED("tick"), SET_FIXED("clock"), SET_FIXED("xdp-mode"), SET_FIXED("reserve-cells"),
-	SET_FIXED("backend"), SET_FIXED("on-full"),
+	SET_FIXED("backend"), SET_FIXED("on-full"), SET_FIXED("priority"),
 	{ 0 },
 };
 
@@ -103,8 +103,8 @@ static int check_config_fixed(const struct pacer_conf *conf, const struct pacer_
 	if (!lv)
 		return 2;
 	lv[n++] = (char *)h->ifname;
-	if (load_check_fixed(n, lv, conf->cls, &h->layout, budget_seen_cells_log2(h), differ,
-			     sizeof(differ)))
+	if (load_check_fixed(n, lv, conf->cls, &h->layout, budget_seen_cells_log2(h),
+			     h->chained ? (int64_t)h->run_prio : -1, differ, sizeof(differ)))
 		return 2;
 	if (differ[0])
 		pr_err("warning: %s: fixed at load, not applied by set: %s (unload and load again, e.g. systemctl restart)",

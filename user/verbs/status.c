@@ -21,22 +21,31 @@
 #include "pacer_ticks.h"
 #include "classes_cli.h"
 #include "classes_map.h"
+#include "json_writer.h"
+#include "xdp_chain.h"
 
 struct status_opts {
 	const char *ifname;
+	bool json;
 };
 
 static const struct opt_spec status_specs[] = {
 	{ .name = "IFNAME", .type = OPT_IFNAME, .flags = OPT_POSITIONAL | OPT_OPTIONAL,
 	  OPT_FIELD(struct status_opts, ifname) },
+	{ .name = "json", .type = OPT_BOOL, OPT_FIELD(struct status_opts, json),
+	  .help = "one JSON object: each attached limiter's program, mode, pins,\n"
+		  "geometry and its place among the other XDP programs\n"
+		  "(libxdp's dispatcher); stale pins are listed in the text form only" },
 	{ 0 },
 };
 
 static const struct opt_verb status_verb = {
 	.name = "status",
-	.synopsis = "[IFNAME]",
+	.synopsis = "[IFNAME] [--json]",
 	.intro = "Show the xdp-pacer program on IFNAME, or on every interface that has one:\n"
-		 "attach mode, backend and geometry (fixed at load), live configuration, map memory,\n"
+		 "attach mode, its place among other XDP programs in libxdp's dispatcher (each\n"
+		 "program's name, id, priority and the verdicts that go on to the next), backend\n"
+		 "and geometry (fixed at load), live configuration, map memory,\n"
 		 "and whether the NIC's RSS hash makes per-CPU placement exact per source.\n"
 		 "Without IFNAME, also list pins no running pacer owns: orphaned ones (the\n"
 		 "interface was deleted, or the program detached by other means) and those\n"
@@ -52,6 +61,101 @@ static void show_rss(const struct pacer_handle *h)
 	rss_verdict_of(h, &v);
 	printf("  rss: per-CPU placement %s here: %s\n", v.exact ? "is exact" : "is not exact",
 	       v.text);
+}
+
+/*
+ * The programs that run on the limiter's interface, in run order; 0, or
+ * negative errno after saying why (the dispatcher cannot be read).
+ */
+static int read_chain(const struct pacer_handle *h, struct xdp_chain *c)
+{
+	char eb[128];
+	int err = xdp_chain_read(h->ifindex, c);
+
+	if (err)
+		pr_err("cannot read the XDP programs on %s: %s", h->ifname, err_str(err, eb, sizeof(eb)));
+	return err;
+}
+
+/* Where the limiter runs: alone, or its place among its neighbours. */
+static void show_chain(const struct pacer_handle *h)
+{
+	char acts[64];
+	struct xdp_chain c;
+	int i;
+
+	if (!h->chained) {
+		printf("  chain: attached on its own (no libxdp dispatcher): no other XDP program runs on %s\n",
+		       h->ifname);
+		return;
+	}
+	if (read_chain(h, &c))
+		return;
+	printf("  chain: libxdp dispatcher id %u, %d program%s in run order (a verdict not listed ends the chain):\n",
+	       c.dispatcher_id, c.nprogs, c.nprogs == 1 ? "" : "s");
+	for (i = 0; i < c.nprogs; i++)
+		printf("    %d. %s (id %u, priority %u, on to the next on %s)%s\n", i + 1,
+		       c.progs[i].name, c.progs[i].id, c.progs[i].priority,
+		       xdp_chain_actions_str(c.progs[i].chain_actions, acts, sizeof(acts)),
+		       c.progs[i].id == h->prog_id ? "  <- this limiter" : "");
+}
+
+static void json_actions(struct json_writer *w, uint32_t mask)
+{
+	unsigned int a;
+
+	jsonw_start_array_field(w, "chain_actions");
+	for (a = 0; a < XDP_CHAIN_ACTIONS; a++)
+		if (mask & (1u << a))
+			jsonw_string(w, xdp_chain_action_name(a));
+	jsonw_end_array(w);
+}
+
+/* One limiter as a JSON object: what `show` says about attachment and geometry. */
+static int show_json(struct pacer_handle *h, void *ctx)
+{
+	struct json_writer *w = ctx;
+	const struct pacer_layout *l = &h->layout;
+	struct xdp_chain c = { 0 };
+	char dir[256];
+	int i;
+
+	if (h->chained && read_chain(h, &c))
+		return -EIO;
+	jsonw_start_object(w);
+	jsonw_string_field(w, "ifname", h->ifname);
+	jsonw_uint_field(w, "ifindex", (uint64_t)h->ifindex);
+	jsonw_uint_field(w, "prog_id", h->prog_id);
+	jsonw_string_field(w, "mode", h->mode);
+	if (h->pinned && !pin_dir(h->ifname, dir, sizeof(dir)))
+		jsonw_string_field(w, "pins", dir);
+	else
+		jsonw_null_field(w, "pins");
+	jsonw_string_field(w, "backend", backend_name(l->backend));
+	jsonw_string_field(w, "placement", placement_name(l->placement));
+	jsonw_string_field(w, "clock", clock_name(l->clock));
+	jsonw_uint_field(w, "tick_ns", pacer_tick_ns(l->tick_shift));
+	jsonw_string_field(w, "policy", policy_name(h->cfg->policy));
+	jsonw_uint_field(w, "map_bytes", pacer_map_bytes(h));
+	jsonw_string_field(w, "attach", h->chained ? "dispatcher" : "single");
+	if (h->chained) {
+		jsonw_uint_field(w, "dispatcher_id", c.dispatcher_id);
+		jsonw_uint_field(w, "priority", h->run_prio);
+		json_actions(w, h->chain_actions);
+	}
+	jsonw_start_array_field(w, "chain");
+	for (i = 0; i < c.nprogs; i++) {
+		jsonw_start_object(w);
+		jsonw_string_field(w, "name", c.progs[i].name);
+		jsonw_uint_field(w, "id", c.progs[i].id);
+		jsonw_uint_field(w, "priority", c.progs[i].priority);
+		json_actions(w, c.progs[i].chain_actions);
+		jsonw_bool_field(w, "self", c.progs[i].id == h->prog_id);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+	jsonw_end_object(w);
+	return 0;
 }
 
 static void show(const struct pacer_handle *h)
@@ -77,6 +181,7 @@ static void show(const struct pacer_handle *h)
 	       d->live_str(l->rows, l->kind, l->lines_log2, l->lines, l->on_full, shape, sizeof(shape)),
 	       placement_name(l->placement), format_duration(pacer_tick_ns(l->tick_shift), a, sizeof(a)),
 	       clock_name(l->clock));
+	show_chain(h);
 	printf("  live: %s, policy %s\n", rate_describe(c, l->tick_shift, b, sizeof(b)),
 	       policy_name(c->policy));
 	printf("  live: mode %s%s, deny list %s\n", mode_name(c->mode),
@@ -187,6 +292,31 @@ static int show_other_pins(void)
 	return shown;
 }
 
+/* --json: {"version", "abi", "interfaces": [limiter, ...]}. */
+static int status_json(const char *ifname)
+{
+	struct json_writer w;
+	struct pacer_handle h;
+	int err = 0;
+
+	if (ifname && pacer_handle_open(ifname, &h))
+		return 1;
+	jsonw_init(&w, stdout);
+	jsonw_start_object(&w);
+	jsonw_string_field(&w, "version", pacer_version);
+	jsonw_uint_field(&w, "abi", PACER_ABI_VERSION);
+	jsonw_start_array_field(&w, "interfaces");
+	if (ifname) {
+		err = show_json(&h, &w);
+		pacer_handle_close(&h);
+	} else {
+		err = pacer_for_each(show_json, &w);
+	}
+	jsonw_end_array(&w);
+	jsonw_end_object(&w);
+	return jsonw_finish(&w) || err < 0 ? 1 : 0;
+}
+
 int cmd_status(int argc, char **argv)
 {
 	struct status_opts o = { 0 };
@@ -195,6 +325,8 @@ int cmd_status(int argc, char **argv)
 
 	if (err)
 		return err == OPTS_HELP ? 0 : err;
+	if (o.json)
+		return status_json(o.ifname);
 	printf("xdp-pacer %s (datapath ABI %d)\n", pacer_version, PACER_ABI_VERSION);
 	if (o.ifname) {
 		if (pacer_handle_open(o.ifname, &h))

@@ -13,6 +13,7 @@
 #include "opts.h"
 #include "cli_values.h"
 #include "writer_lock.h"
+#include "xdp_chain.h"
 
 struct unload_opts {
 	const char *ifname;
@@ -36,7 +37,8 @@ static const struct opt_verb unload_verb = {
 	.synopsis = "IFNAME [--netns INODE]",
 	.intro = "Detach the xdp-pacer program from IFNAME, whether the CLI or 'ip link' attached it,\n"
 		 "and remove the pins 'load' made for IFNAME in this network namespace\n"
-		 "(" PACER_PIN_ROOT "/netns-INODE/IFNAME). Other XDP programs are left alone.\n"
+		 "(" PACER_PIN_ROOT "/netns-INODE/IFNAME). Other XDP programs are left alone:\n"
+		 "in libxdp's dispatcher, the limiter leaves it and its neighbours keep running.\n"
 		 "If IFNAME no longer exists, its orphaned pins are removed (which frees the\n"
 		 "program and its sketch).\n",
 	.args = "an interface name",
@@ -68,6 +70,25 @@ static int detach(struct pacer_handle *h)
 		pr_err("cannot detach program id %u from %s: %s", h->prog_id, h->ifname,
 		       err_str(err, eb, sizeof(eb)));
 	return err;
+}
+
+/* What still runs on the interface: the neighbours libxdp's dispatcher kept. */
+static void report_left(int ifindex, const char *ifname)
+{
+	char names[512] = "";
+	struct xdp_chain c;
+	int i;
+
+	if (xdp_chain_read(ifindex, &c) || !c.nprogs)
+		return;
+	for (i = 0; i < c.nprogs; i++) {
+		size_t used = strlen(names);
+
+		snprintf(names + used, sizeof(names) - used, "%s%s (id %u)", i ? ", " : "",
+			 c.progs[i].name, c.progs[i].id);
+	}
+	pr_info("  still attached to %s%s: %s", ifname,
+		c.dispatcher ? " in libxdp's dispatcher" : "", names);
 }
 
 static int remove_dir_pins(const char *dir, const char *why)
@@ -132,6 +153,7 @@ static int unload_locked(const char *ifname, const char *dir, bool had_pins)
 		if (err)
 			return 1;
 		pr_info("xdp-pacer: detached program id %u from %s", h.prog_id, ifname);
+		report_left((int)ifindex, ifname);
 	} else if (!had_pins) {
 		pr_err("nothing to unload: no XDP program on %s and no pins in %s", ifname, dir);
 		return 1;
