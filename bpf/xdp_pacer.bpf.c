@@ -435,7 +435,7 @@ int xdp_pacer(struct xdp_md *ctx)
 		return XDP_PASS;
 	st->c[PACER_STAT_SEEN]++;
 	sel = *(volatile __u32 *)&pacer_cfg.class_sel; /* once: userspace flips it live */
-	if (sel) {
+	if (PACER_CLASS_SEL_COUNT(sel)) { /* its generation bits are userspace's */
 		v = pacer_class_path(ctx, sel, &pk.src, &pk.k, st);
 		if (!(v & PACER_CLASS_PACES))
 			return v;

@@ -31,10 +31,17 @@
 #define PACER_CLASS_BANKS 2
 #define PACER_CLASS_NAME_LEN 16 /* with its NUL: [a-zA-Z0-9_-], 1..15 bytes */
 
-/* pacer_config.class_sel: bank in bit 8, count in bits 0-7; 0 is "no classes". */
+/*
+ * pacer_config.class_sel: bank in bit 8, count in bits 0-7; 0 is "no
+ * classes".  Bits 16-31 are the install's generation, which the datapath
+ * ignores: a userspace reader that finds class_sel unchanged after reading
+ * a bank read one install's classes (pacer_classes_read).
+ */
 #define PACER_CLASS_SEL(bank, n) (((__u32)(bank) << 8) | (__u32)(n))
+#define PACER_CLASS_SEL_GEN(sel, gen) ((sel) | ((__u32)(gen) << 16))
 #define PACER_CLASS_SEL_BANK(sel) (((sel) >> 8) & 1)
 #define PACER_CLASS_SEL_COUNT(sel) ((sel) & 0xff)
+#define PACER_CLASS_SEL_GEN_OF(sel) ((sel) >> 16)
 
 enum pacer_class_action {
 	PACER_ACTION_PACE = 0, /* the class's limit decides */
@@ -130,17 +137,45 @@ struct pacer_class_counters {
 
 /*
  * The exempt/deny lists: LPM tries "pacer_list4" and "pacer_list6" keyed by
- * source prefix, value enum pacer_list_verdict.  pacer_config.list_sel has
+ * source prefix, valued struct pacer_list_value.  pacer_config.list_sel has
  * PACER_LIST_V4/_V6 set while the family's trie holds any prefix, so an
  * empty list costs no lookup.
  */
-#define PACER_LIST_MAX_ENTRIES 65536 /* per family */
+#define PACER_LIST_MAX_ENTRIES 262144 /* per family; the tries allocate per entry */
 #define PACER_LIST_V4 (1u << 0)
 #define PACER_LIST_V6 (1u << 1)
 
 enum pacer_list_verdict {
 	PACER_LIST_EXEMPT = 1, /* always pass */
 	PACER_LIST_DENY = 2,   /* always drop */
+	/* new verdicts (modes) take the next values; the datapath treats unknown ones as absent */
+};
+
+/* Who put an entry on a list: a reload replaces the configuration's and keeps the others. */
+enum pacer_list_origin {
+	PACER_LIST_CONF = 0,  /* the configuration: load/set --exempt/--deny or --config */
+	PACER_LIST_ADDED = 1, /* `xdp-pacer deny|exempt add`, with or without a timeout */
+	PACER_LIST_ORIGIN_MAX,
+};
+
+/*
+ * Expired entries: the datapath treats an entry whose expires_ns has passed
+ * as absent and asks the trie again below its prefix length, at most
+ * PACER_LIST_LOOKUPS times in all (expired entries nested deeper than that
+ * over one source read as "on no list" until a writer collects them).
+ */
+#define PACER_LIST_LOOKUPS 4
+#define PACER_LIST_TIMEOUT_MAX_S 0xffffffffu
+
+/* A trie entry's value. */
+struct pacer_list_value {
+	__u32 verdict;    /* enum pacer_list_verdict */
+	__u8 origin;      /* enum pacer_list_origin */
+	__u8 prefixlen;   /* the entry's own: an expired entry's lookup falls back below it */
+	__u16 flags;      /* 0; room for per-entry modes */
+	__u32 timeout_s;  /* as added (0: none), for `list` */
+	__u32 pad;
+	__u64 expires_ns; /* CLOCK_MONOTONIC (bpf_ktime_get_coarse_ns) deadline; 0: never */
 };
 
 /*

@@ -566,7 +566,7 @@ START_TEST(test_lists_before_classes)
 		uint32_t verdict[4];
 		int n;
 
-		ck_assert_int_eq(pacer_lists_read(&fx.m, out, verdict, 4, &n), 0);
+		ck_assert_int_eq(pacer_lists_read(&fx.m, PACER_LIST_ORIGINS_ALL, out, verdict, 4, &n), 0);
 		ck_assert_int_eq(n, 1);
 		ck_assert_uint_eq(out[0].family, 6);
 		ck_assert_uint_eq(verdict[0], PACER_LIST_EXEMPT);
@@ -576,12 +576,118 @@ START_TEST(test_lists_before_classes)
 	{
 		/* a trie entry whose filter bit is clear is not looked for: the filter gates the walk */
 		struct pacer_list4_key k = { .prefixlen = 16, .addr = { 10, 4, 0, 0 } };
-		uint32_t v = PACER_LIST_DENY;
+		struct pacer_list_value v = { .verdict = PACER_LIST_DENY, .prefixlen = 16 };
 
 		ck_assert_int_eq(bpf_map_update_elem(fx.m.list4_fd, &k, &v, BPF_ANY), 0);
 		fx.m.cfg->list_sel = PACER_LIST_V4;
 		ck_assert_int_eq(run_pk(&exempt4), PASS);
 	}
+	fixture_unload();
+}
+END_TEST
+
+/* Set the expiry of the IPv4 entry a/len in the trie directly (1: long past). */
+static void expire_at(const char *a, uint32_t len, uint64_t expires_ns)
+{
+	struct pacer_list4_key k = { .prefixlen = len };
+	struct pacer_list_value v;
+
+	ck_assert_int_eq(inet_pton(AF_INET, a, k.addr), 1);
+	ck_assert_int_eq(bpf_map_lookup_elem(fx.m.list4_fd, &k, &v), 0);
+	ck_assert_uint_eq(v.prefixlen, len);
+	v.expires_ns = expires_ns;
+	ck_assert_int_eq(bpf_map_update_elem(fx.m.list4_fd, &k, &v, BPF_EXIST), 0);
+}
+
+/*
+ * add/del/flush with timeouts: an expired entry reads as absent and the
+ * trie is asked again below it (at most PACER_LIST_LOOKUPS lookups); a
+ * reload keeps add's entries; the configuration's entries are not add's
+ * to change.
+ */
+START_TEST(test_lists_incremental_expiry)
+{
+	struct pacer_prefix conf_ex = pfx("10.7.0.0", 16), conf_deny = pfx("192.0.2.0", 24);
+	struct pacer_prefix host = pfx("10.7.1.1", 32), net24 = pfx("10.7.1.0", 24);
+	struct pacer_prefix nest[4] = { pfx("10.7.2.1", 32), pfx("10.7.2.0", 31), pfx("10.7.2.0", 30),
+					pfx("10.7.2.0", 29) };
+	const struct pk from_host = { "10.7.1.1", "192.0.2.1", 17, 1, 53, 0, -1, 0 };
+	const struct pk from_nest = { "10.7.2.1", "192.0.2.1", 17, 1, 53, 0, -1, 0 };
+	struct pacer_list_change r;
+	struct pacer_list_entry *all = NULL;
+	struct pacer_list_counts c;
+	size_t n = 0, collected = 0;
+	uint64_t exempted, denied;
+	char err[256];
+	int i;
+
+	fixture_load(PACER_BACKEND_SKETCH, PACER_PLACEMENT_SHARED);
+	ck_assert_int_eq(pacer_lists_apply(&fx.m, &conf_ex, 1, &conf_deny, 1, err, sizeof(err)), 0);
+	ck_assert_int_eq(pacer_lists_add(&fx.m, PACER_LIST_DENY, &host, 1, 3600, &r, err, sizeof(err)), 0);
+	ck_assert_uint_eq(r.added, 1);
+	ck_assert_int_eq(run_pk(&from_host), DROP);
+	/* expired: absent, the /16 exempt below it decides */
+	expire_at("10.7.1.1", 32, 1);
+	exempted = counter(PACER_STAT_EXEMPT_PASSED);
+	ck_assert_int_eq(run_pk(&from_host), PASS);
+	ck_assert_uint_eq(counter(PACER_STAT_EXEMPT_PASSED), exempted + 1);
+	/* ... or a live /24 deny between them */
+	ck_assert_int_eq(pacer_lists_add(&fx.m, PACER_LIST_DENY, &net24, 1, 0, &r, err, sizeof(err)), 0);
+	ck_assert_int_eq(run_pk(&from_host), DROP);
+	/* adding the expired prefix again: a new entry; again while live: its timeout anew */
+	ck_assert_int_eq(pacer_lists_add(&fx.m, PACER_LIST_DENY, &host, 1, 60, &r, err, sizeof(err)), 0);
+	ck_assert_uint_eq(r.added, 1);
+	ck_assert_int_eq(pacer_lists_add(&fx.m, PACER_LIST_DENY, &host, 1, 120, &r, err, sizeof(err)), 0);
+	ck_assert_uint_eq(r.refreshed, 1);
+	/* four nested expired entries: the lookups end there, the source reads as on no list */
+	ck_assert_int_eq(pacer_lists_add(&fx.m, PACER_LIST_DENY, nest, 4, 3600, &r, err, sizeof(err)), 0);
+	ck_assert_uint_eq(r.added, 4);
+	ck_assert_int_eq(run_pk(&from_nest), DROP);
+	expire_at("10.7.2.1", 32, 1);
+	expire_at("10.7.2.0", 31, 1);
+	expire_at("10.7.2.0", 30, 1);
+	ck_assert_int_eq(run_pk(&from_nest), DROP); /* the /29, fourth lookup */
+	expire_at("10.7.2.0", 29, 1);
+	exempted = counter(PACER_STAT_EXEMPT_PASSED);
+	denied = counter(PACER_STAT_DENY_DROPPED);
+	ck_assert_int_eq(run_pk(&from_nest), PASS); /* paced: first packet of its source */
+	ck_assert_uint_eq(counter(PACER_STAT_EXEMPT_PASSED), exempted);
+	ck_assert_uint_eq(counter(PACER_STAT_DENY_DROPPED), denied);
+	/* collected: then the /16 exempt decides */
+	ck_assert_int_eq(pacer_lists_collect(&fx.m, &collected), 0);
+	ck_assert_uint_eq(collected, 4);
+	ck_assert_int_eq(run_pk(&from_nest), PASS);
+	ck_assert_uint_eq(counter(PACER_STAT_EXEMPT_PASSED), exempted + 1);
+	/* the other list's prefix, the configuration's entries: refused, nothing changed */
+	ck_assert_int_eq(pacer_lists_add(&fx.m, PACER_LIST_EXEMPT, &net24, 1, 0, &r, err, sizeof(err)), -EEXIST);
+	ck_assert_str_eq(err, "10.7.1.0/24 is on the deny list: delete it there first");
+	ck_assert_int_eq(pacer_lists_del(&fx.m, PACER_LIST_DENY, &conf_deny, 1, false, &r, err, sizeof(err)), -EPERM);
+	ck_assert_int_eq(pacer_lists_del(&fx.m, PACER_LIST_DENY, nest, 1, false, &r, err, sizeof(err)), -ENOENT);
+	ck_assert_int_eq(pacer_lists_del(&fx.m, PACER_LIST_DENY, nest, 1, true, &r, err, sizeof(err)), 0);
+	ck_assert_uint_eq(r.missing, 1);
+	ck_assert_int_eq(pacer_lists_add(&fx.m, PACER_LIST_DENY, &conf_deny, 1, 60, &r, err, sizeof(err)), 0);
+	ck_assert_uint_eq(r.kept_conf, 1);
+	/* a reload: the configuration's entries replaced, add's kept */
+	ck_assert_int_eq(pacer_lists_apply(&fx.m, &conf_ex, 1, NULL, 0, err, sizeof(err)), 0);
+	ck_assert_int_eq(pacer_lists_dump(&fx.m, &all, &n), 0);
+	pacer_lists_count(all, n, pacer_list_clock_ns(), &c);
+	free(all);
+	ck_assert_uint_eq(c.n[0][PACER_LIST_CONF], 1);
+	ck_assert_uint_eq(c.n[1][PACER_LIST_CONF], 0);
+	ck_assert_uint_eq(c.n[1][PACER_LIST_ADDED], 2);
+	ck_assert_uint_eq(c.timed[1], 1);
+	ck_assert_int_eq(run_pk(&from_host), DROP);
+	/* del, then flush: the configuration's exempt stays */
+	ck_assert_int_eq(pacer_lists_del(&fx.m, PACER_LIST_DENY, &host, 1, false, &r, err, sizeof(err)), 0);
+	ck_assert_uint_eq(r.removed, 1);
+	ck_assert_int_eq(run_pk(&from_host), DROP); /* the /24 */
+	ck_assert_int_eq(pacer_lists_flush(&fx.m, PACER_LIST_DENY, &r, err, sizeof(err)), 0);
+	ck_assert_uint_eq(r.removed, 1);
+	exempted = counter(PACER_STAT_EXEMPT_PASSED);
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(run_pk(&from_host), PASS);
+	ck_assert_uint_eq(counter(PACER_STAT_EXEMPT_PASSED), exempted + 3);
+	ck_assert_uint_eq(fx.m.cfg->list_sel, PACER_LIST_V4);
 	fixture_unload();
 }
 END_TEST
@@ -609,7 +715,7 @@ START_TEST(test_lists_diff_many)
 		ex[i] = pfx(a, 32);
 	}
 	ck_assert_int_eq(pacer_lists_apply(&fx.m, ex, 10000, NULL, 0, err, sizeof(err)), 0);
-	ck_assert_int_eq(pacer_lists_read(&fx.m, out, verdict, 20001, &n), 0);
+	ck_assert_int_eq(pacer_lists_read(&fx.m, PACER_LIST_ORIGINS_ALL, out, verdict, 20001, &n), 0);
 	ck_assert_int_eq(n, 10000);
 	{
 		/* the filter holds exactly the new lists' bits: the removed prefixes' are gone */
@@ -686,7 +792,7 @@ START_TEST(test_live_bank_flip)
 	c[1] = cls("ntp", 1, PACER_ACTION_DROP, 0);
 	proto_port(&c[1], PACER_IPPROTO_UDP, PACER_M_DPORT, 123, 123);
 	install(c, 2);
-	ck_assert_uint_eq(fx.m.cfg->class_sel, PACER_CLASS_SEL(1, 2));
+	ck_assert_uint_eq(fx.m.cfg->class_sel, PACER_CLASS_SEL_GEN(PACER_CLASS_SEL(1, 2), 2));
 	ck_assert_int_eq(run_pk(&ntp), DROP);
 	ck_assert_int_eq(run_pk(&dns), DROP);
 	ck_assert_int_eq(pacer_classes_read(&fx.m, got, &n), 0);
@@ -695,12 +801,12 @@ START_TEST(test_live_bank_flip)
 	/* dns changed (new id): fresh state */
 	c[0].id = 7;
 	install(c, 2);
-	ck_assert_uint_eq(fx.m.cfg->class_sel, PACER_CLASS_SEL(0, 2));
+	ck_assert_uint_eq(fx.m.cfg->class_sel, PACER_CLASS_SEL_GEN(PACER_CLASS_SEL(0, 2), 3));
 	ck_assert_int_eq(run_pk(&dns), PASS);
 	ck_assert_int_eq(run_pk(&dns), DROP);
 	/* no classes: the classless limit (prefix /32, 64 ticks) keys this source afresh */
 	install(c, 0);
-	ck_assert_uint_eq(fx.m.cfg->class_sel, 0);
+	ck_assert_uint_eq(fx.m.cfg->class_sel, PACER_CLASS_SEL_GEN(0, 4));
 	ck_assert_int_eq(pacer_classes_read(&fx.m, got, &n), 0);
 	ck_assert_int_eq(n, 0);
 	ck_assert_int_eq(run_pk(&ntp), PASS);
@@ -711,7 +817,7 @@ START_TEST(test_live_bank_flip)
 
 		c[0].thresh_ticks = 1;
 		ck_assert_int_eq(pacer_classes_install(&fx.m, c, 2, err, sizeof(err)), -EINVAL);
-		ck_assert_uint_eq(fx.m.cfg->class_sel, 0);
+		ck_assert_uint_eq(fx.m.cfg->class_sel, PACER_CLASS_SEL_GEN(0, 4));
 	}
 	fixture_unload();
 }
@@ -1033,6 +1139,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, test_key_modes, 0, PACER_BACKEND_MAX);
 	tcase_add_test(tc, test_lists_before_classes);
 	tcase_add_test(tc, test_lists_diff_many);
+	tcase_add_test(tc, test_lists_incremental_expiry);
 	tcase_add_test(tc, test_unmatched_never_paced);
 	tcase_add_test(tc, test_live_bank_flip);
 	tcase_add_test(tc, test_cut_l4_is_malformed);

@@ -75,6 +75,41 @@ START_TEST(test_parse_numbers_and_addresses)
 }
 END_TEST
 
+/* List timeouts as nftables writes them, and back. */
+START_TEST(test_parse_timeout)
+{
+	static const struct {
+		const char *in;
+		int ret;
+		uint32_t secs;
+	} cases[] = {
+		{ "30s", 0, 30 }, { "5m", 0, 300 }, { "1h", 0, 3600 }, { "1d", 0, 86400 },
+		{ "1h30m", 0, 5400 }, { "2d3h4m5s", 0, 183845 }, { "90", 0, 90 }, { "90m", 0, 5400 },
+		{ "49710d6h28m15s", 0, 4294967295u }, { "49710d6h28m16s", -ERANGE, 0 },
+		{ "0", -EINVAL, 0 }, { "0s", -EINVAL, 0 }, { "", -EINVAL, 0 }, { "1x", -EINVAL, 0 },
+		{ "30m1h", -EINVAL, 0 }, { "1h1h", -EINVAL, 0 }, { "h", -EINVAL, 0 }, { "-1s", -EINVAL, 0 },
+		{ "1.5h", -EINVAL, 0 }, { "1h 30m", -EINVAL, 0 }, { "99999999999s", -ERANGE, 0 },
+	};
+	char buf[32];
+	uint32_t v;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		v = 0;
+		ck_assert_msg(parse_timeout_s(cases[i].in, &v) == cases[i].ret, "'%s'", cases[i].in);
+		if (!cases[i].ret)
+			ck_assert_msg(v == cases[i].secs, "'%s': %u", cases[i].in, v);
+	}
+	ck_assert_str_eq(format_timeout_s(5400, buf, sizeof(buf)), "1h30m");
+	ck_assert_str_eq(format_timeout_s(183845, buf, sizeof(buf)), "2d3h4m5s");
+	ck_assert_str_eq(format_timeout_s(3599, buf, sizeof(buf)), "59m59s");
+	ck_assert_str_eq(format_timeout_s(0, buf, sizeof(buf)), "0s");
+	ck_assert_str_eq(format_timeout_s(86400, buf, sizeof(buf)), "1d");
+	ck_assert_int_eq(parse_timeout_s(format_timeout_s(4294967295u, buf, sizeof(buf)), &v), 0);
+	ck_assert_uint_eq(v, 4294967295u);
+}
+END_TEST
+
 START_TEST(test_parse_mac)
 {
 	uint8_t m[6];
@@ -96,6 +131,7 @@ int main(void)
 	tcase_add_test(tc, test_parse_duration_max);
 	tcase_add_test(tc, test_parse_numbers_and_addresses);
 	tcase_add_test(tc, test_parse_mac);
+	tcase_add_test(tc, test_parse_timeout);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -118,7 +118,7 @@ static struct pacer_prefix *to_map_prefixes(const struct prefix_list *l, int *n)
 	return p;
 }
 
-/* What the lists hold now, as classes_map.h gives it back, split by verdict. */
+/* The configuration's entries the lists hold now, as classes_map.h gives them back, split by verdict. */
 static int read_lists(const struct pacer_class_maps *m, struct pacer_prefix **ex, int *ne,
 		      struct pacer_prefix **de, int *nd)
 {
@@ -129,7 +129,7 @@ static int read_lists(const struct pacer_class_maps *m, struct pacer_prefix **ex
 	*ex = calloc((size_t)max, sizeof(**ex));
 	*de = calloc((size_t)max, sizeof(**de));
 	*ne = *nd = 0;
-	ret = all && v && *ex && *de ? pacer_lists_read(m, all, v, max, &n) : -ENOMEM;
+	ret = all && v && *ex && *de ? pacer_lists_read(m, 1u << PACER_LIST_CONF, all, v, max, &n) : -ENOMEM;
 	for (i = 0; !ret && i < n; i++) {
 		if (v[i] == PACER_LIST_EXEMPT)
 			(*ex)[(*ne)++] = all[i];
@@ -219,10 +219,9 @@ static const char *backend_rate_note(uint32_t backend)
 void classes_report(const struct pacer_class_maps *m, uint32_t tick_shift, uint32_t backend)
 {
 	struct pacer_class cur[PACER_MAX_CLASSES];
-	struct pacer_prefix *ex = NULL, *de = NULL;
 	char mb[160], ab[160], rb[64];
 	uint64_t lo, hi;
-	int n = 0, ne = 0, nd = 0, i;
+	int n = 0, i;
 
 	if (!pacer_classes_read(m, cur, &n) && n) {
 		pr_info("  classes (the first that matches decides; unmatched traffic passes):");
@@ -234,11 +233,24 @@ void classes_report(const struct pacer_class_maps *m, uint32_t tick_shift, uint3
 			format_duration_range(lo, hi, rb, sizeof(rb)),
 			backend_rate_note(backend));
 	}
-	if (!read_lists(m, &ex, &ne, &de, &nd) && (ne || nd))
-		pr_info("  exempt: %d prefix%s, deny: %d prefix%s", ne, ne == 1 ? "" : "es", nd,
-			nd == 1 ? "" : "es");
-	free(ex);
-	free(de);
+	lists_report(m, "  ");
+}
+
+void lists_report(const struct pacer_class_maps *m, const char *indent)
+{
+	struct pacer_list_entry *v = NULL;
+	struct pacer_list_counts c;
+	size_t n = 0;
+
+	if (pacer_lists_dump(m, &v, &n))
+		return;
+	pacer_lists_count(v, n, pacer_list_clock_ns(), &c);
+	free(v);
+	if (n)
+		pr_info("%sexempt: %llu prefixes (%llu configured, %llu added), deny: %llu prefixes (%llu configured, %llu added)",
+			indent, (unsigned long long)(c.n[0][0] + c.n[0][1]), (unsigned long long)c.n[0][0],
+			(unsigned long long)c.n[0][1], (unsigned long long)(c.n[1][0] + c.n[1][1]),
+			(unsigned long long)c.n[1][0], (unsigned long long)c.n[1][1]);
 }
 
 int classes_fill(const struct pacer_class_maps *m, struct prom_class *out, int *n)

@@ -58,4 +58,7 @@ int classes_fill(const struct pacer_class_maps *m, struct prom_class *out, int *
 /* load's and set's lines on what runs now: each class, the lists' sizes, the range set may use. */
 void classes_report(const struct pacer_class_maps *m, uint32_t tick_shift, uint32_t backend);
 
+/* One line on the lists' sizes by origin (nothing while both are empty), after indent. */
+void lists_report(const struct pacer_class_maps *m, const char *indent);
+
 #endif

@@ -15,6 +15,8 @@ static const struct verb {
 	{ "unload", cmd_unload, "detach it and remove its pins" },
 	{ "status", cmd_status, "what is attached where, with which configuration" },
 	{ "set", cmd_set, "change interval, policy, prefixes or malformed verdict live" },
+	{ "deny", cmd_deny, "add, del, list or flush deny-list prefixes live, with timeouts" },
+	{ "exempt", cmd_exempt, "add, del, list or flush exempt-list prefixes live, with timeouts" },
 	{ "stats", cmd_stats, "counters, totals or rates" },
 	{ "query", cmd_query, "when the limiter last saw an address" },
 	{ "model", cmd_model, "false-drop model and sizing for a sketch, table or dense table" },

@@ -449,6 +449,19 @@ int pacer_prom_fill(const struct pacer_handle *h, struct prom_pacer *out)
 		return -errno;
 	pacer_class_maps_of(h, &m);
 	err = classes_fill(&m, out->classes, &out->nclasses);
+	if (!err) {
+		struct pacer_list_entry *v = NULL;
+		struct pacer_list_counts c;
+		size_t nv = 0;
+
+		err = pacer_lists_dump(&m, &v, &nv);
+		if (!err) {
+			pacer_lists_count(v, nv, pacer_list_clock_ns(), &c);
+			memcpy(out->list_entries, c.n, sizeof(out->list_entries));
+			memcpy(out->list_timed, c.timed, sizeof(out->list_timed));
+		}
+		free(v);
+	}
 	return err ? err : pacer_read_counters(h, out->counters);
 }
 

@@ -14,6 +14,7 @@
 #include <bpf/bpf.h>
 #include "cli_log.h"
 #include "pin_ops.h"
+#include "writer_lock.h"
 
 int netns_self(uint64_t *ino)
 {
@@ -55,6 +56,39 @@ void pins_unlock(int fd)
 {
 	if (fd >= 0)
 		close(fd); /* closing drops the flock */
+}
+
+int pins_writer_lock(const char *ifname, unsigned wait_s)
+{
+	uint64_t ns = 0;
+	char err[512];
+	int fd = netns_self(&ns);
+
+	if (fd) {
+		pr_err("cannot name this network namespace: %s", strerror(-fd));
+		return -1;
+	}
+	fd = writer_lock_take(ns, ifname, wait_s * 1000u, err, sizeof(err));
+	if (fd < 0) {
+		pr_err("%s", err);
+		return -1;
+	}
+	return fd;
+}
+
+int pins_writer_lock_try(const char *ifname)
+{
+	uint64_t ns = 0;
+	char err[512];
+
+	if (netns_self(&ns))
+		return -1;
+	return writer_lock_take(ns, ifname, 0, err, sizeof(err));
+}
+
+void pins_writer_unlock(int fd)
+{
+	writer_lock_release(fd);
 }
 
 uint32_t pinned_prog_id(const char *dir)

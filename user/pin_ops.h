@@ -15,6 +15,15 @@ int pin_dir(const char *ifname, char *buf, size_t len); /* ifname's pins in this
 /* Serialise everything that makes or removes pins: an flock on the pin root. fd or -errno. */
 int pins_lock(void);
 void pins_unlock(int fd);
+/*
+ * Take ifname's writer lock in this network namespace (writer_lock.h),
+ * waiting at most wait_s seconds: its fd for pins_writer_unlock(), or -1
+ * after saying why (who holds it).
+ */
+int pins_writer_lock(const char *ifname, unsigned wait_s);
+/* The same without waiting or saying anything: its fd, or -1 while another holds it. */
+int pins_writer_lock_try(const char *ifname);
+void pins_writer_unlock(int fd);
 /* Id of the program pinned in dir, 0 if none. */
 uint32_t pinned_prog_id(const char *dir);
 /* Whether a process or a mount (ip netns, containers) still holds network namespace ino. */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The exempt/deny lists (include/pacer_class.h): one longest-prefix-match
- * trie per family, keyed by source prefix, valued enum pacer_list_verdict.
+ * trie per family, keyed by source prefix, valued struct pacer_list_value
+ * (a verdict, and an expiry the lookup compares with the clock).
  * pacer_cfg.list_sel says which tries hold prefixes, so an empty list
  * costs no lookup; the filter in front of them (pacer_class.h) lets most
  * sources off the lists skip the trie's walk.
@@ -19,7 +20,7 @@ struct {
 	__uint(max_entries, PACER_LIST_MAX_ENTRIES);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct pacer_list4_key);
-	__type(value, __u32);
+	__type(value, struct pacer_list_value);
 } pacer_list4 SEC(".maps");
 
 struct {
@@ -27,7 +28,7 @@ struct {
 	__uint(max_entries, PACER_LIST_MAX_ENTRIES);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct pacer_list6_key);
-	__type(value, __u32);
+	__type(value, struct pacer_list_value);
 } pacer_list6 SEC(".maps");
 
 struct {
@@ -47,10 +48,28 @@ static __always_inline int list_filter_hit(int kind, const struct pacer_src *src
 	return word && ((*word >> (bit & 63)) & 1);
 }
 
+/*
+ * Whether a found entry decides: it has not expired.  *now is read once,
+ * and only for an entry with a timeout.  An entry with an expiry the
+ * coarse clock has passed reads as absent: the caller asks again below its
+ * prefix length (pacer_class.h, PACER_LIST_LOOKUPS).
+ */
+static __always_inline int list_entry_live(const struct pacer_list_value *v, __u64 *now)
+{
+	if (!v->expires_ns)
+		return 1;
+	if (!*now)
+		*now = bpf_ktime_get_coarse_ns();
+	return v->expires_ns > *now;
+}
+
 /* The lists' verdict for src (kind PACER_PKT_V4 or _V6): 0 when on neither, or its family's list is empty. */
 static __always_inline __u32 list_verdict(int kind, const struct pacer_src *src)
 {
-	__u32 sel = pacer_cfg.list_sel, *v;
+	__u32 sel = pacer_cfg.list_sel;
+	struct pacer_list_value *v;
+	__u64 now = 0;
+	int i;
 
 	if (kind == PACER_PKT_V4) {
 		struct pacer_list4_key k4;
@@ -59,7 +78,16 @@ static __always_inline __u32 list_verdict(int kind, const struct pacer_src *src)
 			return 0;
 		k4.prefixlen = 32;
 		__builtin_memcpy(k4.addr, &src->lo, 4);
-		v = bpf_map_lookup_elem(&pacer_list4, &k4);
+		for (i = 0; i < PACER_LIST_LOOKUPS; i++) {
+			v = bpf_map_lookup_elem(&pacer_list4, &k4);
+			if (!v)
+				return 0;
+			if (list_entry_live(v, &now))
+				return v->verdict;
+			if (!v->prefixlen)
+				return 0;
+			k4.prefixlen = v->prefixlen - 1u;
+		}
 	} else {
 		struct pacer_list6_key k6;
 
@@ -68,9 +96,18 @@ static __always_inline __u32 list_verdict(int kind, const struct pacer_src *src)
 		k6.prefixlen = 128;
 		__builtin_memcpy(k6.addr, &src->lo, 8);
 		__builtin_memcpy(k6.addr + 8, &src->hi, 8);
-		v = bpf_map_lookup_elem(&pacer_list6, &k6);
+		for (i = 0; i < PACER_LIST_LOOKUPS; i++) {
+			v = bpf_map_lookup_elem(&pacer_list6, &k6);
+			if (!v)
+				return 0;
+			if (list_entry_live(v, &now))
+				return v->verdict;
+			if (!v->prefixlen)
+				return 0;
+			k6.prefixlen = v->prefixlen - 1u;
+		}
 	}
-	return v ? *v : 0;
+	return 0;
 }
 
 #endif /* PACER_BPF_LISTS_H */

@@ -7,16 +7,48 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <bpf/bpf.h>
 #include "class_conf.h"
 #include "classes_map.h"
 #include "pacer_classify.h"
 
+/*
+ * The grace period: a map-in-map update returns only after synchronize_rcu()
+ * (kernel/bpf/syscall.c, maybe_wait_bpf_programs(), since 4.x), and XDP
+ * programs run inside RCU read-side sections (NAPI's softirq, the generic
+ * hook's rcu_read_lock, BPF_PROG_TEST_RUN's), so every run that began
+ * before the update has ended when it returns.  The two maps are this
+ * process's own, made on first use and kept for its lifetime.
+ */
+static int grace_outer_fd = -1, grace_inner_fd = -1;
+
+int pacer_wait_packets_in_flight(void)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, o);
+	__u32 zero = 0;
+
+	if (grace_inner_fd < 0) {
+		grace_inner_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "pacer_grace_in", 4, 4, 1, NULL);
+		if (grace_inner_fd < 0)
+			return -errno;
+	}
+	if (grace_outer_fd < 0) {
+		o.inner_map_fd = grace_inner_fd;
+		grace_outer_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, "pacer_grace", 4, 4, 1, &o);
+		if (grace_outer_fd < 0)
+			return -errno;
+	}
+	if (bpf_map_update_elem(grace_outer_fd, &zero, &grace_inner_fd, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
 int pacer_classes_install(const struct pacer_class_maps *m, const struct pacer_class *c, int n,
 			  char *err, size_t len)
 {
-	volatile __u32 *sel_p = &m->cfg->class_sel;
-	__u32 sel = *sel_p, bank;
+	__u32 *sel_p = &m->cfg->class_sel;
+	__u32 sel = __atomic_load_n(sel_p, __ATOMIC_ACQUIRE), bank, gen;
 	int i, e;
 
 	e = pacer_classes_check(c, n, m->backend, err, len);
@@ -24,11 +56,22 @@ int pacer_classes_install(const struct pacer_class_maps *m, const struct pacer_c
 		return e;
 	/*
 	 * The bank no packet reads: the other one while classes run; either
-	 * while none do.  A packet reads class_sel once and walks its bank for
-	 * microseconds; the next install writes that bank only after this one
-	 * returned.
+	 * while none do.  A packet reads class_sel once and walks the bank it
+	 * names; one that read it before the flip that retired this bank (by
+	 * this writer or the one before) may still be walking it, so the bank
+	 * is written only after a grace period: every such packet is done.
+	 * Writers hold the writer lock, so no other install flips meanwhile.
 	 */
 	bank = PACER_CLASS_SEL_COUNT(sel) ? !PACER_CLASS_SEL_BANK(sel) : 0;
+	gen = (PACER_CLASS_SEL_GEN_OF(sel) + 1) & 0xffff;
+	if (n) {
+		e = pacer_wait_packets_in_flight();
+		if (e) {
+			snprintf(err, len, "cannot wait for the packets in flight (a map-in-map update): %s",
+				 strerror(-e));
+			return e;
+		}
+	}
 	for (i = 0; i < n; i++) {
 		__u32 idx = bank * PACER_MAX_CLASSES + (__u32)i;
 
@@ -51,39 +94,67 @@ int pacer_classes_install(const struct pacer_class_maps *m, const struct pacer_c
 			return e;
 		}
 	}
-	__atomic_store_n(sel_p, n ? PACER_CLASS_SEL(bank, n) : 0, __ATOMIC_RELEASE);
+	__atomic_store_n(sel_p, PACER_CLASS_SEL_GEN(n ? PACER_CLASS_SEL(bank, n) : 0, gen),
+			 __ATOMIC_RELEASE);
 	return 0;
 }
 
 int pacer_classes_read(const struct pacer_class_maps *m, struct pacer_class *out, int *n)
 {
-	__u32 sel = __atomic_load_n(&m->cfg->class_sel, __ATOMIC_ACQUIRE);
-	__u32 count = PACER_CLASS_SEL_COUNT(sel), bank = PACER_CLASS_SEL_BANK(sel), i;
+	int tries;
 
-	*n = 0;
-	if (count > PACER_MAX_CLASSES)
-		return -EPROTO;
-	for (i = 0; i < count; i++) {
-		__u32 idx = bank * PACER_MAX_CLASSES + i;
+	/*
+	 * A reader does not hold the writer lock: it reads the bank class_sel
+	 * names and keeps what it read only if class_sel (with its
+	 * generation) did not change meanwhile; a bank is rewritten only
+	 * after a flip away from it.
+	 */
+	for (tries = 0; tries < 1000; tries++) {
+		__u32 sel = __atomic_load_n(&m->cfg->class_sel, __ATOMIC_ACQUIRE);
+		__u32 count = PACER_CLASS_SEL_COUNT(sel), bank = PACER_CLASS_SEL_BANK(sel), i;
 
-		if (bpf_map_lookup_elem(m->classes_fd, &idx, &out[i]))
-			return -errno;
+		*n = 0;
+		if (count > PACER_MAX_CLASSES)
+			return -EPROTO;
+		for (i = 0; i < count; i++) {
+			__u32 idx = bank * PACER_MAX_CLASSES + i;
+
+			if (bpf_map_lookup_elem(m->classes_fd, &idx, &out[i]))
+				return -errno;
+		}
+		if (__atomic_load_n(&m->cfg->class_sel, __ATOMIC_ACQUIRE) == sel) {
+			*n = (int)count;
+			return 0;
+		}
 	}
-	*n = (int)count;
-	return 0;
+	return -EAGAIN;
 }
 
 /* ---- the lists ---- */
 
-/* One trie entry: its key as the map holds it, the verdict. */
+/* One trie entry: its key as the map holds it, its value. */
 struct list_entry {
-	uint32_t family, verdict;
+	uint32_t family;
 	struct pacer_list6_key k; /* a pacer_list4_key is its first 8 bytes */
+	struct pacer_list_value v;
 };
 
 const char *pacer_prefix_str(const struct pacer_prefix *p, char *buf, size_t len)
 {
 	return format_prefix_bytes(p->family, p->len, p->addr, buf, len);
+}
+
+uint64_t pacer_list_clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+bool pacer_list_expired(const struct pacer_list_value *v, uint64_t now_ns)
+{
+	return v->expires_ns && v->expires_ns <= now_ns;
 }
 
 static int entry_cmp(const void *a, const void *b)
@@ -98,7 +169,8 @@ static int entry_cmp(const void *a, const void *b)
 }
 
 /* The entry for prefix p (host bits cleared); -EINVAL for a bad family or length. */
-static int entry_of(const struct pacer_prefix *p, uint32_t verdict, struct list_entry *e)
+static int entry_of(const struct pacer_prefix *p, uint32_t verdict, uint8_t origin,
+		    struct list_entry *e)
 {
 	uint32_t bits = p->family == 4 ? 32 : 128, i;
 
@@ -106,7 +178,9 @@ static int entry_of(const struct pacer_prefix *p, uint32_t verdict, struct list_
 		return -EINVAL;
 	memset(e, 0, sizeof(*e));
 	e->family = p->family;
-	e->verdict = verdict;
+	e->v.verdict = verdict;
+	e->v.origin = origin;
+	e->v.prefixlen = (uint8_t)p->len;
 	e->k.prefixlen = p->len;
 	for (i = 0; i < bits / 8; i++) {
 		uint32_t keep = p->len >= (i + 1) * 8 ? 8 : p->len > i * 8 ? p->len - i * 8 : 0;
@@ -124,12 +198,25 @@ static void prefix_of(const struct list_entry *e, struct pacer_prefix *p)
 	memcpy(p->addr, e->k.addr, e->family == 4 ? 4 : 16);
 }
 
+static const char *entry_str(const struct list_entry *e, char *buf, size_t len)
+{
+	struct pacer_prefix p;
+
+	prefix_of(e, &p);
+	return pacer_prefix_str(&p, buf, len);
+}
+
 static int list_fd(const struct pacer_class_maps *m, uint32_t family)
 {
 	return family == 4 ? m->list4_fd : m->list6_fd;
 }
 
-/* Every entry of both tries, sorted, into a fresh array (*out, *n).  0 or -errno. */
+static const char *verdict_list(uint32_t verdict)
+{
+	return verdict == PACER_LIST_EXEMPT ? "exempt" : verdict == PACER_LIST_DENY ? "deny" : "unknown";
+}
+
+/* Every entry of both tries, expired ones too, sorted, into a fresh array (*out, *n).  0 or -errno. */
 static int lists_load(const struct pacer_class_maps *m, struct list_entry **out, size_t *n)
 {
 	size_t cap = 256, count = 0;
@@ -162,12 +249,15 @@ static int lists_load(const struct pacer_class_maps *m, struct list_entry **out,
 			memcpy(&e->k, &next, fam == 4 ? sizeof(struct pacer_list4_key) : sizeof(next));
 			cur = next;
 			prev = &cur;
-			if (bpf_map_lookup_elem(fd, &e->k, &e->verdict)) {
+			/* The exact key: the longest prefix holding it is itself. */
+			if (bpf_map_lookup_elem(fd, &e->k, &e->v)) {
 				if (errno == ENOENT) /* removed meanwhile */
 					continue;
 				free(v);
 				return -errno;
 			}
+			if (e->v.prefixlen != e->k.prefixlen) /* removed meanwhile: a shorter one answered */
+				continue;
 			count++;
 		}
 		if (errno != ENOENT) {
@@ -186,9 +276,50 @@ static struct list_entry *entry_find(struct list_entry *v, size_t n, const struc
 	return bsearch(k, v, n, sizeof(*v), entry_cmp);
 }
 
+/*
+ * The entry the trie holds for e's exact prefix into *found: 1 if there is
+ * one, 0 if not, -errno.  A trie lookup answers with the longest prefix
+ * holding the key; the value's own length tells whether that is e's.
+ */
+static int entry_lookup(const struct pacer_class_maps *m, const struct list_entry *e,
+			struct pacer_list_value *found)
+{
+	if (bpf_map_lookup_elem(list_fd(m, e->family), &e->k, found))
+		return errno == ENOENT ? 0 : -errno;
+	return found->prefixlen == e->k.prefixlen;
+}
+
+/* Prefixes into entries of one verdict and origin, sorted, duplicates merged.  0, -EINVAL or -ENOMEM. */
+static int entries_of(const struct pacer_prefix *p, size_t n, uint32_t verdict, uint8_t origin,
+		      struct list_entry **out, size_t *count, char *err, size_t len)
+{
+	struct list_entry *v = calloc(n ? n : 1, sizeof(*v));
+	size_t i, k = 0;
+
+	if (!v) {
+		snprintf(err, len, "out of memory for %zu prefixes", n);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		if (entry_of(&p[i], verdict, origin, &v[i])) {
+			snprintf(err, len, "%s prefix %u of family %u: bad family or length",
+				 verdict_list(verdict), p[i].len, p[i].family);
+			free(v);
+			return -EINVAL;
+		}
+	}
+	qsort(v, n, sizeof(*v), entry_cmp);
+	for (i = 0; i < n; i++)
+		if (!k || entry_cmp(&v[k - 1], &v[i]))
+			v[k++] = v[i];
+	*out = v;
+	*count = k;
+	return 0;
+}
+
 /* The wanted entries, sorted, merged, checked.  0 or -EINVAL / -ENOMEM with err. */
 static int lists_want(const struct pacer_prefix *exempt, int ne, const struct pacer_prefix *deny,
-		      int nd, struct list_entry **out, size_t *n, uint32_t *sel, char *err, size_t len)
+		      int nd, struct list_entry **out, size_t *n, char *err, size_t len)
 {
 	size_t total = (size_t)(ne > 0 ? ne : 0) + (size_t)(nd > 0 ? nd : 0), i, k = 0;
 	struct list_entry *v = calloc(total ? total : 1, sizeof(*v));
@@ -201,7 +332,7 @@ static int lists_want(const struct pacer_prefix *exempt, int ne, const struct pa
 		bool is_exempt = i < (size_t)ne;
 		const struct pacer_prefix *p = is_exempt ? &exempt[i] : &deny[i - (size_t)ne];
 
-		if (entry_of(p, is_exempt ? PACER_LIST_EXEMPT : PACER_LIST_DENY, &v[i])) {
+		if (entry_of(p, is_exempt ? PACER_LIST_EXEMPT : PACER_LIST_DENY, PACER_LIST_CONF, &v[i])) {
 			snprintf(err, len, "%s prefix %u of family %u: bad family or length",
 				 is_exempt ? "exempt" : "deny", p->len, p->family);
 			free(v);
@@ -209,15 +340,11 @@ static int lists_want(const struct pacer_prefix *exempt, int ne, const struct pa
 		}
 	}
 	qsort(v, total, sizeof(*v), entry_cmp);
-	*sel = 0;
 	for (i = 0; i < total; i++) {
 		if (k && !entry_cmp(&v[k - 1], &v[i])) {
-			if (v[k - 1].verdict != v[i].verdict) {
-				struct pacer_prefix p;
-
-				prefix_of(&v[i], &p);
+			if (v[k - 1].v.verdict != v[i].v.verdict) {
 				snprintf(err, len, "%s is on both the exempt and the deny list",
-					 pacer_prefix_str(&p, pb, sizeof(pb)));
+					 entry_str(&v[i], pb, sizeof(pb)));
 				free(v);
 				return -EINVAL;
 			}
@@ -225,7 +352,6 @@ static int lists_want(const struct pacer_prefix *exempt, int ne, const struct pa
 		}
 		v[k++] = v[i];
 		per_family[v[i].family == 6]++;
-		*sel |= v[i].family == 4 ? PACER_LIST_V4 : PACER_LIST_V6;
 	}
 	for (i = 0; i < 2; i++) {
 		if (per_family[i] > PACER_LIST_MAX_ENTRIES) {
@@ -255,13 +381,97 @@ static void filter_store(volatile __u64 *live, const __u64 *words, bool or_in)
 	}
 }
 
+/* The lists' live filter, mapped: the address, or NULL with err set. */
+static volatile __u64 *filter_map(const struct pacer_class_maps *m, int *e, char *err, size_t len)
+{
+	void *live = mmap(NULL, FILTER_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, m->list_filter_fd, 0);
+
+	if (live != MAP_FAILED)
+		return live;
+	*e = -errno;
+	snprintf(err, len, "cannot map the lists' filter: %s", strerror(-*e));
+	return NULL;
+}
+
+static void filter_unmap(volatile __u64 *live)
+{
+	if (live)
+		munmap((void *)live, FILTER_BYTES);
+}
+
+/* Add e's bits to words, and its family to *sel. */
+static void filter_add(__u64 *words, uint32_t *sel, const struct list_entry *e)
+{
+	pacer_list_filter_set(words, e->family, e->k.prefixlen, e->k.addr);
+	*sel |= e->family == 4 ? PACER_LIST_V4 : PACER_LIST_V6;
+}
+
+/*
+ * After removals: the filter and list_sel exactly what the entries left
+ * (keep[i] true, or keep NULL: all of v) need.  A source whose bit goes
+ * now has no entry left that holds it.  0 or -ENOMEM.
+ */
+static int filter_settle(const struct pacer_class_maps *m, volatile __u64 *live,
+			 const struct list_entry *v, size_t n, const bool *keep)
+{
+	__u64 *bits = calloc(2 * PACER_LIST_FILTER_WORDS, sizeof(*bits));
+	uint32_t sel = 0;
+	size_t i;
+
+	if (!bits)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if (!keep || keep[i])
+			filter_add(bits, &sel, &v[i]);
+	__atomic_store_n(&m->cfg->list_sel, sel, __ATOMIC_RELEASE);
+	filter_store(live, bits, false);
+	free(bits);
+	return 0;
+}
+
+/*
+ * Why the order of writes keeps every packet on the old or the new list
+ * (docs/design.md, Live changes): a packet's verdict is the longest
+ * prefix holding its source.  Additions and changes go longest prefix
+ * first, so any prefix the packet finds changed is the new list's longest
+ * for it; removals go shortest first, so any old prefix it finds is the
+ * old list's longest.  v is sorted shortest first.
+ */
+static int entries_write(const struct pacer_class_maps *m, const struct list_entry *v, size_t n,
+			 const bool *pick, size_t *failed)
+{
+	size_t i;
+
+	for (i = n; i-- > 0;) {
+		if (pick && !pick[i])
+			continue;
+		if (bpf_map_update_elem(list_fd(m, v[i].family), &v[i].k, &v[i].v, BPF_ANY)) {
+			*failed = i;
+			return -errno;
+		}
+	}
+	return 0;
+}
+
+static void entries_delete(const struct pacer_class_maps *m, const struct list_entry *v, size_t n,
+			   const bool *pick)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!pick || pick[i])
+			bpf_map_delete_elem(list_fd(m, v[i].family), &v[i].k);
+}
+
 int pacer_lists_apply(const struct pacer_class_maps *m, const struct pacer_prefix *exempt, int ne,
 		      const struct pacer_prefix *deny, int nd, char *err, size_t len)
 {
 	struct list_entry *want = NULL, *have = NULL;
-	size_t nw = 0, nh = 0, i, done = 0;
+	bool *change = NULL, *drop = NULL;
+	size_t nw = 0, nh = 0, i, failed = 0;
+	volatile __u64 *live = NULL;
 	__u64 *bits = NULL;
-	void *live;
+	uint64_t now = pacer_list_clock_ns();
 	uint32_t sel = 0;
 	int e;
 
@@ -269,92 +479,416 @@ int pacer_lists_apply(const struct pacer_class_maps *m, const struct pacer_prefi
 		snprintf(err, len, "lists of %d exempt and %d deny prefixes: bad counts", ne, nd);
 		return -EINVAL;
 	}
-	e = lists_want(exempt, ne, deny, nd, &want, &nw, &sel, err, len);
+	e = lists_want(exempt, ne, deny, nd, &want, &nw, err, len);
 	if (e)
 		return e;
-	live = mmap(NULL, FILTER_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, m->list_filter_fd, 0);
-	if (live == MAP_FAILED) {
-		e = -errno;
-		snprintf(err, len, "cannot map the lists' filter: %s", strerror(-e));
-		free(want);
-		return e;
-	}
+	live = filter_map(m, &e, err, len);
+	if (!live)
+		goto out;
 	bits = calloc(2 * PACER_LIST_FILTER_WORDS, sizeof(*bits));
 	e = bits ? lists_load(m, &have, &nh) : -ENOMEM;
+	change = calloc(nw ? nw : 1, sizeof(*change));
+	drop = calloc(nh ? nh : 1, sizeof(*drop));
+	if (!e && (!change || !drop))
+		e = -ENOMEM;
 	if (e) {
 		snprintf(err, len, "cannot read the lists: %s", strerror(-e));
 		goto out;
 	}
-	for (i = 0; i < nw; i++)
-		pacer_list_filter_set(bits, want[i].family, want[i].k.prefixlen, want[i].k.addr);
-	/* Additions and changes: a source on both the old and the new list stays on it. */
 	for (i = 0; i < nw; i++) {
 		struct list_entry *old = entry_find(have, nh, &want[i]);
 
-		if (old && old->verdict == want[i].verdict)
-			continue;
-		if (bpf_map_update_elem(list_fd(m, want[i].family), &want[i].k, &want[i].verdict,
-					BPF_ANY)) {
-			struct pacer_prefix p;
-			char pb[64];
+		change[i] = !old || memcmp(&old->v, &want[i].v, sizeof(old->v));
+		filter_add(bits, &sel, &want[i]);
+	}
+	/*
+	 * What goes: the configuration's entries the new one lacks, and
+	 * expired ones.  Entries `add` made stay, unless the configuration
+	 * now names their prefix (it then owns it).
+	 */
+	for (i = 0; i < nh; i++) {
+		bool wanted = entry_find(want, nw, &have[i]) != NULL;
 
-			e = -errno;
-			prefix_of(&want[i], &p);
-			snprintf(err, len, "cannot add %s to the lists: %s",
-				 pacer_prefix_str(&p, pb, sizeof(pb)), strerror(-e));
-			done = i;
-			goto undo;
-		}
+		drop[i] = !wanted && (have[i].v.origin == PACER_LIST_CONF ||
+				      pacer_list_expired(&have[i].v, now));
+		if (!wanted && !drop[i])
+			filter_add(bits, &sel, &have[i]);
 	}
 	/* The new prefixes' bits before anything looks for them; the old ones' stay. */
 	filter_store(live, bits, true);
-	__atomic_store_n(&m->cfg->list_sel, sel, __ATOMIC_RELEASE);
-	/* Removals last; a family with no prefixes left is already skipped. */
-	for (i = 0; i < nh; i++) {
-		if (!entry_find(want, nw, &have[i]))
-			bpf_map_delete_elem(list_fd(m, have[i].family), &have[i].k);
+	e = entries_write(m, want, nw, change, &failed);
+	if (e) {
+		char pb[64];
+
+		snprintf(err, len, "cannot add %s to the lists: %s",
+			 entry_str(&want[failed], pb, sizeof(pb)), strerror(-e));
+		goto undo;
 	}
+	__atomic_store_n(&m->cfg->list_sel, sel | __atomic_load_n(&m->cfg->list_sel, __ATOMIC_ACQUIRE),
+			 __ATOMIC_RELEASE);
+	/* Removals last; then the filter and list_sel what is left needs. */
+	entries_delete(m, have, nh, drop);
+	__atomic_store_n(&m->cfg->list_sel, sel, __ATOMIC_RELEASE);
 	filter_store(live, bits, false);
 	e = 0;
 	goto out;
 undo:
-	/* Put back what the additions changed: the old verdict, or no entry. */
-	for (i = 0; i < done; i++) {
-		struct list_entry *old = entry_find(have, nh, &want[i]);
-		int fd = list_fd(m, want[i].family);
+	/* Put back what the additions changed (written longest first: those after failed). */
+	for (i = failed + 1; i < nw; i++) {
+		struct list_entry *old;
 
+		if (!change[i])
+			continue;
+		old = entry_find(have, nh, &want[i]);
 		if (old)
-			bpf_map_update_elem(fd, &old->k, &old->verdict, BPF_ANY);
+			bpf_map_update_elem(list_fd(m, want[i].family), &old->k, &old->v, BPF_ANY);
 		else
-			bpf_map_delete_elem(fd, &want[i].k);
+			bpf_map_delete_elem(list_fd(m, want[i].family), &want[i].k);
 	}
 out:
-	munmap(live, FILTER_BYTES);
+	filter_unmap(live);
 	free(bits);
 	free(want);
+	free(have);
+	free(change);
+	free(drop);
+	return e;
+}
+
+/* Collect expired entries (all of them, any order: they read as absent already). */
+static int collect_expired(const struct pacer_class_maps *m, volatile __u64 *live, size_t *collected)
+{
+	struct list_entry *have = NULL;
+	uint64_t now = pacer_list_clock_ns();
+	size_t nh = 0, i, k = 0;
+	int e = lists_load(m, &have, &nh);
+
+	*collected = 0;
+	if (e)
+		return e;
+	for (i = 0; i < nh; i++) {
+		if (pacer_list_expired(&have[i].v, now)) {
+			if (!bpf_map_delete_elem(list_fd(m, have[i].family), &have[i].k))
+				(*collected)++;
+			continue;
+		}
+		have[k++] = have[i];
+	}
+	e = *collected ? filter_settle(m, live, have, k, NULL) : 0;
 	free(have);
 	return e;
 }
 
-int pacer_lists_read(const struct pacer_class_maps *m, struct pacer_prefix *out, uint32_t *verdict,
-		     int max, int *n)
+int pacer_lists_collect(const struct pacer_class_maps *m, size_t *collected)
+{
+	char err[128];
+	volatile __u64 *live;
+	int e = 0;
+
+	*collected = 0;
+	live = filter_map(m, &e, err, sizeof(err));
+	if (!live)
+		return e;
+	e = collect_expired(m, live, collected);
+	filter_unmap(live);
+	return e;
+}
+
+int pacer_lists_add(const struct pacer_class_maps *m, uint32_t verdict,
+		    const struct pacer_prefix *p, size_t n, uint32_t timeout_s,
+		    struct pacer_list_change *r, char *err, size_t len)
+{
+	struct list_entry *want = NULL;
+	struct pacer_list_value *old = NULL;
+	volatile __u64 *live = NULL;
+	bool *write = NULL, *had = NULL;
+	size_t nw = 0, i, failed = 0, collected = 0;
+	uint64_t now = pacer_list_clock_ns();
+	__u64 *bits = NULL;
+	uint32_t sel = 0;
+	char pb[64];
+	int e, found;
+
+	memset(r, 0, sizeof(*r));
+	if (verdict != PACER_LIST_EXEMPT && verdict != PACER_LIST_DENY) {
+		snprintf(err, len, "unknown list verdict %u", verdict);
+		return -EINVAL;
+	}
+	e = entries_of(p, n, verdict, PACER_LIST_ADDED, &want, &nw, err, len);
+	if (e)
+		return e;
+	write = calloc(nw ? nw : 1, sizeof(*write));
+	had = calloc(nw ? nw : 1, sizeof(*had));
+	old = calloc(nw ? nw : 1, sizeof(*old));
+	bits = calloc(2 * PACER_LIST_FILTER_WORDS, sizeof(*bits));
+	if (!write || !had || !old || !bits) {
+		e = -ENOMEM;
+		snprintf(err, len, "out of memory for %zu prefixes", nw);
+		goto out;
+	}
+	/* Every prefix checked against what the lists hold before anything changes. */
+	for (i = 0; i < nw; i++) {
+		struct list_entry *w = &want[i];
+
+		w->v.timeout_s = timeout_s;
+		w->v.expires_ns = timeout_s ? now + (uint64_t)timeout_s * 1000000000ULL : 0;
+		found = entry_lookup(m, w, &old[i]);
+		if (found < 0) {
+			e = found;
+			snprintf(err, len, "cannot read the lists: %s", strerror(-e));
+			goto out;
+		}
+		had[i] = found;
+		if (!found || pacer_list_expired(&old[i], now)) {
+			write[i] = true;
+			r->added++;
+			continue;
+		}
+		if (old[i].verdict != verdict) {
+			e = -EEXIST;
+			snprintf(err, len, "%s is on the %s list%s: delete it there first",
+				 entry_str(w, pb, sizeof(pb)), verdict_list(old[i].verdict),
+				 old[i].origin == PACER_LIST_CONF ? " (from the configuration)" : "");
+			goto out;
+		}
+		if (old[i].origin == PACER_LIST_CONF) {
+			r->kept_conf++; /* the configuration owns it, without a timeout */
+			continue;
+		}
+		write[i] = true;
+		r->refreshed++;
+	}
+	live = filter_map(m, &e, err, len);
+	if (!live)
+		goto out;
+	for (i = 0; i < nw; i++)
+		if (write[i])
+			filter_add(bits, &sel, &want[i]);
+	filter_store(live, bits, true);
+	e = entries_write(m, want, nw, write, &failed);
+	if (e == -ENOSPC || e == -E2BIG) {
+		/* A full trie: collect what expired, then try again from where it stopped. */
+		if (!collect_expired(m, live, &collected) && collected) {
+			filter_store(live, bits, true);
+			e = entries_write(m, want, failed + 1, write, &failed);
+		}
+		r->collected = collected;
+	}
+	if (e) {
+		if (e == -ENOSPC || e == -E2BIG)
+			snprintf(err, len, "cannot add %s to the %s list: the lists are full (%d prefixes per family, after collecting %zu expired)",
+				 entry_str(&want[failed], pb, sizeof(pb)), verdict_list(verdict),
+				 PACER_LIST_MAX_ENTRIES, collected);
+		else
+			snprintf(err, len, "cannot add %s to the %s list: %s",
+				 entry_str(&want[failed], pb, sizeof(pb)), verdict_list(verdict), strerror(-e));
+		/* Put back what this call wrote: the entries after the failed one. */
+		for (i = failed + 1; i < nw; i++) {
+			if (!write[i])
+				continue;
+			if (had[i])
+				bpf_map_update_elem(list_fd(m, want[i].family), &want[i].k, &old[i], BPF_ANY);
+			else
+				bpf_map_delete_elem(list_fd(m, want[i].family), &want[i].k);
+		}
+		memset(r, 0, sizeof(*r));
+		goto out;
+	}
+	__atomic_fetch_or(&m->cfg->list_sel, sel, __ATOMIC_RELEASE);
+out:
+	filter_unmap(live);
+	free(want);
+	free(write);
+	free(had);
+	free(old);
+	free(bits);
+	return e;
+}
+
+int pacer_lists_del(const struct pacer_class_maps *m, uint32_t verdict,
+		    const struct pacer_prefix *p, size_t n, bool missing_ok,
+		    struct pacer_list_change *r, char *err, size_t len)
+{
+	struct list_entry *want = NULL;
+	bool *drop = NULL;
+	uint64_t now = pacer_list_clock_ns();
+	size_t nw = 0, i;
+	char pb[64];
+	int e, found;
+
+	memset(r, 0, sizeof(*r));
+	e = entries_of(p, n, verdict, PACER_LIST_ADDED, &want, &nw, err, len);
+	if (e)
+		return e;
+	drop = calloc(nw ? nw : 1, sizeof(*drop));
+	if (!drop) {
+		free(want);
+		snprintf(err, len, "out of memory for %zu prefixes", nw);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nw; i++) {
+		struct pacer_list_value cur;
+
+		found = entry_lookup(m, &want[i], &cur);
+		if (found < 0) {
+			e = found;
+			snprintf(err, len, "cannot read the lists: %s", strerror(-e));
+			goto out;
+		}
+		if (found && pacer_list_expired(&cur, now)) {
+			drop[i] = true; /* gone for packets already: collected, counted missing */
+			found = 0;
+		}
+		if (!found) {
+			r->missing++;
+			if (missing_ok)
+				continue;
+			e = -ENOENT;
+			snprintf(err, len, "%s is not on the %s list%s", entry_str(&want[i], pb, sizeof(pb)),
+				 verdict_list(verdict), drop[i] ? " (its timeout expired)" : "");
+			goto out;
+		}
+		if (cur.verdict != verdict) {
+			e = -EEXIST;
+			snprintf(err, len, "%s is on the %s list, not the %s list",
+				 entry_str(&want[i], pb, sizeof(pb)), verdict_list(cur.verdict),
+				 verdict_list(verdict));
+			goto out;
+		}
+		if (cur.origin == PACER_LIST_CONF) {
+			e = -EPERM;
+			snprintf(err, len, "%s is on the %s list by the configuration: remove it there (the file, or set --%s) and reload",
+				 entry_str(&want[i], pb, sizeof(pb)), verdict_list(verdict), verdict_list(verdict));
+			goto out;
+		}
+		drop[i] = true;
+		r->removed++;
+	}
+	/* Shortest first (see entries_write); the filter keeps their bits until a flush or a reload. */
+	entries_delete(m, want, nw, drop);
+out:
+	if (e)
+		memset(r, 0, sizeof(*r));
+	free(want);
+	free(drop);
+	return e;
+}
+
+int pacer_lists_flush(const struct pacer_class_maps *m, uint32_t verdict,
+		      struct pacer_list_change *r, char *err, size_t len)
 {
 	struct list_entry *have = NULL;
+	volatile __u64 *live;
+	uint64_t now = pacer_list_clock_ns();
+	size_t nh = 0, i;
+	bool *drop = NULL;
+	int e = 0;
+
+	memset(r, 0, sizeof(*r));
+	live = filter_map(m, &e, err, len);
+	if (!live)
+		return e;
+	e = lists_load(m, &have, &nh);
+	drop = e ? NULL : calloc(nh ? nh : 1, sizeof(*drop));
+	if (!e && !drop)
+		e = -ENOMEM;
+	if (e) {
+		snprintf(err, len, "cannot read the lists: %s", strerror(-e));
+		goto out;
+	}
+	for (i = 0; i < nh; i++) {
+		bool expired = pacer_list_expired(&have[i].v, now);
+
+		drop[i] = expired || (have[i].v.verdict == verdict && have[i].v.origin == PACER_LIST_ADDED);
+		if (drop[i] && !expired)
+			r->removed++;
+		else if (drop[i])
+			r->collected++;
+		else
+			drop[i] = false;
+	}
+	entries_delete(m, have, nh, drop);
+	for (i = 0; i < nh; i++)
+		drop[i] = !drop[i];
+	e = filter_settle(m, live, have, nh, drop);
+	if (e)
+		snprintf(err, len, "out of memory for the lists' filter");
+out:
+	filter_unmap(live);
+	free(have);
+	free(drop);
+	return e;
+}
+
+int pacer_lists_dump(const struct pacer_class_maps *m, struct pacer_list_entry **out, size_t *n)
+{
+	struct list_entry *have = NULL;
+	struct pacer_list_entry *v;
 	size_t nh = 0, i;
 	int e = lists_load(m, &have, &nh);
+
+	*out = NULL;
+	*n = 0;
+	if (e)
+		return e;
+	v = calloc(nh ? nh : 1, sizeof(*v));
+	if (!v) {
+		free(have);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nh; i++) {
+		prefix_of(&have[i], &v[i].p);
+		v[i].v = have[i].v;
+	}
+	free(have);
+	*out = v;
+	*n = nh;
+	return 0;
+}
+
+void pacer_lists_count(const struct pacer_list_entry *v, size_t n, uint64_t now_ns,
+		       struct pacer_list_counts *c)
+{
+	size_t i;
+
+	memset(c, 0, sizeof(*c));
+	for (i = 0; i < n; i++) {
+		uint32_t l = v[i].v.verdict == PACER_LIST_EXEMPT ? 0 : 1;
+
+		if (pacer_list_expired(&v[i].v, now_ns)) {
+			c->expired++;
+			continue;
+		}
+		if (v[i].v.verdict != PACER_LIST_EXEMPT && v[i].v.verdict != PACER_LIST_DENY)
+			continue;
+		c->n[l][v[i].v.origin == PACER_LIST_CONF ? 0 : 1]++;
+		if (v[i].v.expires_ns)
+			c->timed[l]++;
+	}
+}
+
+int pacer_lists_read(const struct pacer_class_maps *m, unsigned origins, struct pacer_prefix *out,
+		     uint32_t *verdict, int max, int *n)
+{
+	struct list_entry *have = NULL;
+	uint64_t now = pacer_list_clock_ns();
+	size_t nh = 0, i;
+	int e = lists_load(m, &have, &nh), k = 0;
 
 	*n = 0;
 	if (e)
 		return e;
-	if (nh > (size_t)(max > 0 ? max : 0)) {
-		free(have);
-		return -ENOSPC;
-	}
 	for (i = 0; i < nh; i++) {
-		prefix_of(&have[i], &out[i]);
-		verdict[i] = have[i].verdict;
+		if (pacer_list_expired(&have[i].v, now) || !(origins & (1u << have[i].v.origin)))
+			continue;
+		if (k >= max) {
+			free(have);
+			return -ENOSPC;
+		}
+		prefix_of(&have[i], &out[k]);
+		verdict[k++] = have[i].v.verdict;
 	}
-	*n = (int)nh;
+	*n = k;
 	free(have);
 	return 0;
 }

@@ -252,3 +252,61 @@ int parse_mac(const char *s, uint8_t mac[6])
 		mac[i] = (uint8_t)v[i];
 	return 0;
 }
+
+int parse_timeout_s(const char *s, uint32_t *out)
+{
+	static const struct {
+		char unit;
+		uint64_t secs;
+	} units[] = { { 'd', 86400 }, { 'h', 3600 }, { 'm', 60 }, { 's', 1 } };
+	uint64_t total = 0, v;
+	size_t next = 0, i;
+	const char *p = s;
+	char *end;
+
+	if (!s || !*s)
+		return -EINVAL;
+	while (*p) {
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		errno = 0;
+		v = strtoull(p, &end, 10);
+		if (errno || v > 0xffffffffULL)
+			return -ERANGE;
+		if (!*end && p == s) { /* a bare number: seconds */
+			total = v;
+			p = end;
+			break;
+		}
+		for (i = next; i < sizeof(units) / sizeof(units[0]) && units[i].unit != *end; i++)
+			;
+		if (i == sizeof(units) / sizeof(units[0]))
+			return -EINVAL; /* unknown unit, or one out of order or repeated */
+		total += v * units[i].secs;
+		if (total > 0xffffffffULL)
+			return -ERANGE;
+		next = i + 1;
+		p = end + 1;
+	}
+	if (!total)
+		return -EINVAL;
+	*out = (uint32_t)total;
+	return 0;
+}
+
+const char *format_timeout_s(uint64_t secs, char *buf, size_t len)
+{
+	uint64_t d = secs / 86400, h = secs / 3600 % 24, m = secs / 60 % 60, sec = secs % 60;
+	size_t at = 0;
+
+	buf[0] = 0;
+	if (d)
+		at += (size_t)snprintf(buf + at, len - at, "%llud", (unsigned long long)d);
+	if (h && at < len)
+		at += (size_t)snprintf(buf + at, len - at, "%lluh", (unsigned long long)h);
+	if (m && at < len)
+		at += (size_t)snprintf(buf + at, len - at, "%llum", (unsigned long long)m);
+	if ((sec || !secs) && at < len)
+		snprintf(buf + at, len - at, "%llus", (unsigned long long)sec);
+	return buf;
+}

@@ -18,6 +18,15 @@ int parse_duration_max(const char *s, uint64_t max_ns, uint64_t *out);
 /* Decimal integer in [min, max]; -EINVAL on junk, -ERANGE outside. */
 int parse_u64_range(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 
+/*
+ * A list entry's timeout as nftables writes one: "30s", "5m", "1h", "1d",
+ * combined "1h30m" (units d, h, m, s, each once, largest first); a bare
+ * number is seconds.  1 s to 2^32 - 1 s (136 years).  0, -EINVAL or -ERANGE.
+ */
+int parse_timeout_s(const char *s, uint32_t *out);
+/* "1h30m", "59m58s", "0s": the form parse_timeout_s reads. */
+const char *format_timeout_s(uint64_t secs, char *buf, size_t len);
+
 /* Human form of a duration: "1s", "33.554ms", ... into buf. */
 const char *format_duration(uint64_t ns, char *buf, size_t len);
 

@@ -6,6 +6,10 @@
 #include "live_opts.h"
 #include "pacer_rate.h"
 #include "class_conf.h"
+#include "writer_lock.h"
+
+#define PACER_STR_(x) #x
+#define PACER_STR(x) PACER_STR_(x)
 #include <stdio.h>
 #include <string.h>
 
@@ -93,6 +97,14 @@ const struct opt_spec class_specs[] = {
 	  .help = "source prefixes that always pass, repeatable ('none': empty)" },
 	{ .name = "deny", .type = OPT_CUSTOM, .arg = "PREFIX[,...]", .parse = class_opt,
 	  .help = "source prefixes that are always dropped, repeatable ('none': empty)" },
+	{ 0 },
+};
+
+const struct opt_spec wait_specs[] = {
+	{ .name = "wait", .type = OPT_U32, .arg = "SECS", .max = PACER_LOCK_WAIT_MAX_S,
+	  .dflt = PACER_STR(PACER_LOCK_WAIT_DEFAULT_S),
+	  .help = "wait this long for another xdp-pacer changing the same\n"
+		  "pacer to finish (0: fail at once if one is)" },
 	{ 0 },
 };
 

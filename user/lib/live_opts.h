@@ -33,6 +33,12 @@ extern const struct opt_spec sampling_specs[];
  */
 extern const struct opt_spec class_specs[];
 
+/*
+ * --wait SECS: how long a writing verb waits for another's writer lock
+ * (writer_lock.h), into the uint32_t at the entry's offset.
+ */
+extern const struct opt_spec wait_specs[];
+
 /* Whether any option of these tables was given. */
 bool live_opts_any(const struct live_opts *o);
 

@@ -64,8 +64,8 @@ const struct pacer_map_info pacer_maps[PACER_MAP_MAX] = {
 	[PACER_MAP_SEEN] = { "pacer_seen", "budget_seen", sizeof(struct pacer_seen_line) },
 	[PACER_MAP_CLASSES] = { "pacer_classes", "classes", sizeof(struct pacer_class) },
 	[PACER_MAP_CLASS_STATS] = { "pacer_class_stats", "class_stats", sizeof(struct pacer_class_counters) },
-	[PACER_MAP_LIST4] = { "pacer_list4", "list4", sizeof(__u32) },
-	[PACER_MAP_LIST6] = { "pacer_list6", "list6", sizeof(__u32) },
+	[PACER_MAP_LIST4] = { "pacer_list4", "list4", sizeof(struct pacer_list_value) },
+	[PACER_MAP_LIST6] = { "pacer_list6", "list6", sizeof(struct pacer_list_value) },
 	[PACER_MAP_LIST_FILTER] = { "pacer_list_filter", "list_filter", sizeof(__u64) },
 	[PACER_MAP_CLASS_INDEX] = { "pacer_class_index", "class_index", sizeof(struct pacer_class_index) },
 };

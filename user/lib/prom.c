@@ -235,6 +235,37 @@ static void write_classes(FILE *f, const struct prom_pacer *p, size_t n)
 		}
 }
 
+/* The lists' sizes: by list and origin, and how many of them expire. */
+static void write_lists(FILE *f, const struct prom_pacer *p, size_t n)
+{
+	static const char *const lists[2] = { "exempt", "deny" };
+	static const char *const origins[PACER_LIST_ORIGIN_MAX] = { "configured", "added" };
+	size_t k;
+	int l, o;
+
+	family_head(f, "xdp_pacer_list_entries",
+		    "Prefixes on the exempt and deny lists, by origin: configured (the configuration's, replaced by a reload) or added (by 'xdp-pacer deny|exempt add', kept by a reload); expired ones not counted.",
+		    "gauge");
+	for (k = 0; k < n; k++)
+		for (l = 0; l < 2; l++)
+			for (o = 0; o < PACER_LIST_ORIGIN_MAX; o++) {
+				fputs("xdp_pacer_list_entries{ifname=\"", f);
+				prom_label_value(f, p[k].ifname);
+				fputc('"', f);
+				label_pair(f, "list", lists[l]);
+				label_pair(f, "origin", origins[o]);
+				fprintf(f, "} %llu\n", (unsigned long long)p[k].list_entries[l][o]);
+			}
+	family_head(f, "xdp_pacer_list_timed_entries",
+		    "Of xdp_pacer_list_entries, those added with a timeout: they expire on their own.", "gauge");
+	for (k = 0; k < n; k++)
+		for (l = 0; l < 2; l++) {
+			fputs("xdp_pacer_list_timed_entries", f);
+			labels(f, &p[k], "list", lists[l]);
+			fprintf(f, " %llu\n", (unsigned long long)p[k].list_timed[l]);
+		}
+}
+
 static double ratio_of(uint64_t thresh)
 {
 	return (double)thresh / 4294967296.0;
@@ -352,5 +383,6 @@ int prom_write(FILE *f, const struct prom_pacer *p, size_t n)
 	}
 	write_info(f, p, n);
 	write_classes(f, p, n);
+	write_lists(f, p, n);
 	return ferror(f) ? -EIO : 0;
 }

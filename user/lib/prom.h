@@ -31,6 +31,9 @@ struct prom_pacer {
 	struct pacer_budget_cfg budget; /* limit 0: off */
 	uint64_t map_bytes;
 	int nclasses; /* 0: no classes */
+	/* The exempt (0) and deny (1) lists' live entries by origin (enum pacer_list_origin). */
+	uint64_t list_entries[2][PACER_LIST_ORIGIN_MAX];
+	uint64_t list_timed[2]; /* of them, with a timeout */
 	struct prom_class classes[PACER_MAX_CLASSES];
 };
 

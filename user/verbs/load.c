@@ -34,6 +34,7 @@
 #include "pacer_ticks.h"
 #include "classes_cli.h"
 #include "classes_map.h"
+#include "writer_lock.h"
 
 /* --placement auto: decided from the interface's RSS hash and the cost once the options are read. */
 #define LOAD_PLACEMENT_AUTO UINT32_MAX
@@ -781,7 +782,7 @@ static int load_main(int argc, char **argv, struct pacer_conf *conf)
 	const char *ifname;
 	char dir[256], eb[128];
 	struct pacer_rate rate;
-	int ifindex, err, lock_fd;
+	int ifindex, err, lock_fd, writer_fd;
 	bool attached = false, created_dir = false;
 
 	err = parse_opts(argc, argv, &o);
@@ -813,10 +814,15 @@ static int load_main(int argc, char **argv, struct pacer_conf *conf)
 		return 1;
 	if (ensure_bpffs())
 		return 1;
+	/* Writers of this interface's pacer wait for the load (writer_lock.h). */
+	writer_fd = pins_writer_lock(ifname, PACER_LOCK_WAIT_DEFAULT_S);
+	if (writer_fd < 0)
+		return 1;
 	/* A concurrent load of the same interface waits here, then finds it busy. */
 	lock_fd = pins_lock();
 	if (lock_fd < 0) {
 		pr_err("cannot lock %s: %s", PACER_PIN_ROOT, strerror(-lock_fd));
+		pins_writer_unlock(writer_fd);
 		return 1;
 	}
 	err = check_interface_free(ifindex, ifname, dir);
@@ -849,6 +855,7 @@ out:
 	if (err && created_dir)
 		pacer_remove_pin_dir(dir);
 	pins_unlock(lock_fd);
+	pins_writer_unlock(writer_fd);
 	xdp_program__close(prog);
 	xdp_pacer_bpf__destroy(skel);
 	free(verifier_log);

@@ -213,29 +213,31 @@ static int age_of(const struct pacer_handle *h, uint64_t hash, const struct pace
 	return err ? 1 : 0;
 }
 
-/* The longest exempt/deny prefix holding addr: its verdict (0: none), the prefix into buf. */
+/* The longest live exempt/deny prefix holding addr: its verdict (0: none), the prefix into buf. */
 static uint32_t list_verdict(const struct pacer_class_maps *m, const struct pacer_addr *a, char *buf,
 			     size_t len)
 {
-	static struct pacer_prefix p[2 * PACER_LIST_MAX_ENTRIES];
-	static uint32_t v[2 * PACER_LIST_MAX_ENTRIES];
-	uint32_t best = 0, best_len = 0, i, bit;
-	int n = 0;
+	struct pacer_list_entry *p = NULL;
+	uint64_t now = pacer_list_clock_ns();
+	uint32_t best = 0, best_len = 0, bit;
+	size_t n = 0, i;
 
-	if (!m->cfg->list_sel || pacer_lists_read(m, p, v, 2 * PACER_LIST_MAX_ENTRIES, &n))
+	if (!m->cfg->list_sel || pacer_lists_dump(m, &p, &n))
 		return 0;
-	for (i = 0; i < (uint32_t)n; i++) {
-		if ((int)p[i].family != a->family || (best && p[i].len < best_len))
+	for (i = 0; i < n; i++) {
+		if ((int)p[i].p.family != a->family || (best && p[i].p.len < best_len) ||
+		    pacer_list_expired(&p[i].v, now))
 			continue;
-		for (bit = 0; bit < p[i].len; bit++)
-			if ((p[i].addr[bit / 8] ^ a->bytes[bit / 8]) & (0x80 >> (bit % 8)))
+		for (bit = 0; bit < p[i].p.len; bit++)
+			if ((p[i].p.addr[bit / 8] ^ a->bytes[bit / 8]) & (0x80 >> (bit % 8)))
 				break;
-		if (bit < p[i].len)
+		if (bit < p[i].p.len)
 			continue;
-		best = v[i];
-		best_len = p[i].len;
-		pacer_prefix_str(&p[i], buf, len);
+		best = p[i].v.verdict;
+		best_len = p[i].p.len;
+		pacer_prefix_str(&p[i].p, buf, len);
 	}
+	free(p);
 	return best;
 }
 

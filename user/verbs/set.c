@@ -14,6 +14,7 @@
 #include "live_opts.h"
 #include "classes_cli.h"
 #include "classes_map.h"
+#include "pin_ops.h"
 
 static int fixed_at_load(const struct opt_spec *s, const char *arg, void *field, char *why,
 			 size_t len)
@@ -36,6 +37,7 @@ struct set_opts {
 	struct class_conf cls; /* --class, --exempt, --deny */
 	struct budget_opts budget;
 	const char *ifname, *fixed;
+	uint32_t wait_s;
 };
 
 #define SET_FIXED(n)                                                                     \
@@ -62,6 +64,7 @@ static const struct opt_spec set_specs[] = {
 	{ .type = OPT_INCLUDE, .sub = budget_specs, OPT_FIELD(struct set_opts, budget) },
 	{ .type = OPT_INCLUDE, .sub = class_specs, OPT_FIELD(struct set_opts, cls) },
 	{ .type = OPT_INCLUDE, .sub = fixed_specs },
+	{ .type = OPT_INCLUDE, .sub = wait_specs, OPT_FIELD(struct set_opts, wait_s) },
 	{ 0 },
 };
 
@@ -120,6 +123,9 @@ static void note_rss(const struct pacer_handle *h)
 			v.text);
 }
 
+/* The writer lock (writer_lock.h), held from before the pacer is read until set returns. */
+static int set_lock_fd = -1;
+
 int cmd_set(int argc, char **argv)
 {
 	struct pacer_conf conf;
@@ -127,6 +133,8 @@ int cmd_set(int argc, char **argv)
 
 	if (!err)
 		err = set_main(argc, argv, &conf);
+	pins_writer_unlock(set_lock_fd);
+	set_lock_fd = -1;
 	pacer_conf_free(&conf);
 	return err;
 }
@@ -200,6 +208,9 @@ static int set_main(int argc, char **argv, struct pacer_conf *conf)
 		return usage_error("set", "set needs at least one option to change");
 	if (live_opts_conflict(l))
 		return conf_conflict("set", "interval", "rate", live_opts_conflict(l));
+	set_lock_fd = pins_writer_lock(o.ifname, o.wait_s);
+	if (set_lock_fd < 0)
+		return 1;
 	if (pacer_handle_open(o.ifname, &h))
 		return 1;
 	if (conf->path && check_config_fixed(conf, &h)) {

@@ -53,8 +53,42 @@ static void print_classes(const struct prom_class *pc, int n, struct json_writer
 	}
 }
 
+/* The lists' sizes (the exporter's xdp_pacer_list_entries): JSON object "lists", or a text line. */
+static void print_lists(const struct pacer_class_maps *m, struct json_writer *w)
+{
+	static const char *const lists[2] = { "exempt", "deny" };
+	struct pacer_list_entry *v = NULL;
+	struct pacer_list_counts c;
+	size_t n = 0;
+	int l;
+
+	if (pacer_lists_dump(m, &v, &n))
+		return;
+	pacer_lists_count(v, n, pacer_list_clock_ns(), &c);
+	free(v);
+	if (w) {
+		jsonw_name(w, "lists");
+		jsonw_start_object(w);
+		for (l = 0; l < 2; l++) {
+			jsonw_name(w, lists[l]);
+			jsonw_start_object(w);
+			jsonw_uint_field(w, "configured", c.n[l][PACER_LIST_CONF]);
+			jsonw_uint_field(w, "added", c.n[l][PACER_LIST_ADDED]);
+			jsonw_uint_field(w, "timed", c.timed[l]);
+			jsonw_end_object(w);
+		}
+		jsonw_end_object(w);
+		return;
+	}
+	for (l = 0; l < 2; l++)
+		printf("%-18s %llu configured, %llu added (%llu with a timeout)\n", lists[l],
+		       (unsigned long long)c.n[l][PACER_LIST_CONF], (unsigned long long)c.n[l][PACER_LIST_ADDED],
+		       (unsigned long long)c.timed[l]);
+}
+
 static void print_totals(const uint64_t *c, const struct pacer_config *cfg,
-			 const struct prom_class *pc, int nclasses, bool json)
+			 const struct prom_class *pc, int nclasses, const struct pacer_class_maps *m,
+			 bool json)
 {
 	int i;
 
@@ -75,12 +109,14 @@ static void print_totals(const uint64_t *c, const struct pacer_config *cfg,
 		jsonw_uint_field(&w, "rate_period_ns", cfg->interval_ns);
 		jsonw_uint_field(&w, "threshold_ticks", cfg->thresh_ticks);
 		print_classes(pc, nclasses, &w);
+		print_lists(m, &w);
 		jsonw_end_object(&w);
 		return;
 	}
 	for (i = 0; i < PACER_STAT_MAX; i++)
 		printf("%-18s %llu\n", pacer_stat_names[i], (unsigned long long)c[i]);
 	print_classes(pc, nclasses, NULL);
+	print_lists(m, NULL);
 }
 
 /* The classes' counters now; a class new since the last read (another name in its place) reads from 0. */
@@ -281,7 +317,7 @@ int cmd_stats(int argc, char **argv)
 		goto out;
 	}
 	if (!o.watch) {
-		print_totals(cur, h.cfg, pc, npc, json);
+		print_totals(cur, h.cfg, pc, npc, &m, json);
 		goto out;
 	}
 	signal(SIGINT, on_signal);

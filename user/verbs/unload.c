@@ -12,6 +12,7 @@
 #include "common.h"
 #include "opts.h"
 #include "cli_values.h"
+#include "writer_lock.h"
 
 struct unload_opts {
 	const char *ifname;
