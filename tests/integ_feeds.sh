@@ -18,6 +18,7 @@
 #   - a 5 s decision and a 5 s ban end by themselves with the bouncer
 #     stopped and fail2ban frozen; stopping fail2ban lifts its bans.
 # Every daemon, file and the veth pair go on any exit.  About 20 s.
+# run.sh: background (daemons that mostly wait; its time limits are seconds)
 . "$(dirname "$0")/lib.sh"
 WORK=$(mktemp -d /tmp/xpf-feeds.XXXXXX)
 DAEMONS=() # PIDs this test started
