@@ -284,20 +284,20 @@ B=192.0.2.55
 check "before any ban $B passes" passes_now $B
 f2b set xpf banip $B >/dev/null
 check "fail2ban-client set xpf banip $B" test $? -eq 0
-wait_for 5 denied_now $B
+wait_for 10 denied_now $B
 check "... drops $B's packets (within $WAITED s)" test "${WAITED:0:1}" != ">"
 t=$(timeout_of $B)
 check "... its entry has the ban time, 30 s, as timeout (${t:-none} s)" test "$t" = 30
 f2b set xpf unbanip $B >/dev/null
 check "fail2ban-client set xpf unbanip $B" test $? -eq 0
-wait_for 5 passes_now $B
+wait_for 10 passes_now $B
 check "... passes $B again (within $WAITED s)" test "${WAITED:0:1}" != ">"
 B6=2001:db8::55
 f2b set xpf banip $B6 >/dev/null
-wait_for 5 denied_now $B6
+wait_for 10 denied_now $B6
 check "banip $B6 (IPv6) drops it (within $WAITED s)" test "${WAITED:0:1}" != ">"
 f2b set xpf unbanip $B6 >/dev/null
-wait_for 5 passes_now $B6
+wait_for 10 passes_now $B6
 check "... unbanip passes it again (within $WAITED s)" test "${WAITED:0:1}" != ">"
 
 L=198.51.100.61
@@ -308,12 +308,12 @@ check "3 failures from $L in the jail's log: banned and dropped (within $WAITED 
 f2b set xpf bantime -1 >/dev/null
 P=192.0.2.66
 f2b set xpf banip $P >/dev/null
-wait_for 5 denied_now $P
+wait_for 10 denied_now $P
 check "bantime -1: banip $P drops it (within $WAITED s)" test "${WAITED:0:1}" != ">"
 e=$(entry $P)
 check "... its entry has no timeout (${e:-not listed})" bash -c 'test -n "$1" && ! grep -q timeout <<<"$1"' _ "$e"
 f2b set xpf unbanip $P >/dev/null
-wait_for 5 passes_now $P
+wait_for 10 passes_now $P
 check "... unbanip passes it again (within $WAITED s)" test "${WAITED:0:1}" != ">"
 
 # ============ both feeders gone: the entries end by themselves ============
@@ -326,7 +326,7 @@ E6=192.0.2.98
 f2b set xpf banip $E6 >/dev/null
 wait_for 10 denied_now $E
 check "cscli decisions add --ip $E --duration 5s: dropped (within $WAITED s)" test "${WAITED:0:1}" != ">"
-wait_for 5 denied_now $E6
+wait_for 10 denied_now $E6
 check "fail2ban bantime 5: banip $E6 dropped (within $WAITED s)" test "${WAITED:0:1}" != ">"
 kill -TERM $BOUNCER
 wait $BOUNCER 2>/dev/null
@@ -335,11 +335,11 @@ kill -STOP $F2B # fail2ban cannot lift its ban now
 e6=$(entry $E6)
 e=$(entry $E)
 check "... $E's entry is still there with the bouncer stopped (${e:-gone})" test -n "$e"
-wait_for 8 passes_now $E
+wait_for 10 passes_now $E
 check "... $E passes again when its 5 s are over (after $WAITED s more)" test "${WAITED:0:1}" != ">"
 check "... and its entry is gone without any command" no_entry $E
 check "$E6's entry is still there with fail2ban frozen (${e6:-gone})" test -n "$e6"
-wait_for 8 passes_now $E6
+wait_for 10 passes_now $E6
 check "with fail2ban frozen, $E6 passes again when its 5 s are over (after $WAITED s more)" test "${WAITED:0:1}" != ">"
 check "... and its entry is gone without any command" no_entry $E6
 kill -CONT $F2B
@@ -348,10 +348,10 @@ check "the bouncer logged no failed call" bash -c "! grep -q \"Error in '\" '$CS
 
 f2b stop >/dev/null
 check "fail2ban-client stop" test $? -eq 0
-wait_for 5 passes_now $L
+wait_for 10 passes_now $L
 check "... lifts the jail's bans: $L passes again (within $WAITED s)" test "${WAITED:0:1}" != ">"
 exited() { ! kill -0 "$1" 2>/dev/null || ps -o stat= -p "$1" | grep -q Z; }
-wait_for 5 exited $F2B
+wait_for 10 exited $F2B
 check "... and the server exits" test "${WAITED:0:1}" != ">"
 check "fail2ban logged no failed action" bash -c "! grep -E 'ERROR|Failed to execute' '$F/fail2ban.log'" ||
 	grep -E 'ERROR|Failed to execute' "$F/fail2ban.log"
