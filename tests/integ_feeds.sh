@@ -14,7 +14,8 @@
 #   - fail2ban-server with a jail using the shipped action.d/xdp-pacer.conf:
 #     `fail2ban-client set JAIL banip` drops (IPv4 and IPv6) with the ban
 #     time as timeout, `unbanip` passes, failures in its log ban, bantime -1
-#     gives an entry without timeout;
+#     gives an entry without timeout; the action without an interface fails
+#     a ban naming the parameter;
 #   - a 5 s decision and a 5 s ban end by themselves with the bouncer
 #     stopped and fail2ban frozen; stopping fail2ban lifts its bans.
 # Every daemon, file and the veth pair go on any exit.  About 20 s.
@@ -272,7 +273,14 @@ maxretry = 3
 findtime = 60
 bantime = 30
 action = xdp-pacer[interface=$IF_RX]
+# The action without its interface: a ban fails, saying so.
+[xpfnoif]
+enabled = true
+filter = xpf-test
+logpath = $F/auth-noif.log
+action = xdp-pacer
 EOF
+: >"$F/auth-noif.log"
 f2b() { rx fail2ban-client -c "$F" -s "$F/fail2ban.sock" "$@"; }
 start_daemon fail2ban fail2ban-server -f -x -c "$F" -s "$F/fail2ban.sock" -p "$F/fail2ban.pid"
 F2B=$!
@@ -343,6 +351,12 @@ wait_for 10 passes_now $E6
 check "with fail2ban frozen, $E6 passes again when its 5 s are over (after $WAITED s more)" test "${WAITED:0:1}" != ">"
 check "... and its entry is gone without any command" no_entry $E6
 kill -CONT $F2B
+check "fail2ban logged no failed action so far" bash -c "! grep -E 'ERROR|Failed to execute' '$F/fail2ban.log'" ||
+	grep -E 'ERROR|Failed to execute' "$F/fail2ban.log"
+f2b set xpfnoif banip 192.0.2.44 >/dev/null
+no_if() { grep -q "xdp-pacer action: no interface given: xdp-pacer\[interface=IFNAME\]" "$F/fail2ban.log"; }
+wait_for 10 no_if
+check "a jail whose xdp-pacer action has no interface: its ban fails, the message naming the parameter" test "${WAITED:0:1}" != ">"
 check "the bouncer logged no failed call" bash -c "! grep -q \"Error in '\" '$CS/log/crowdsec-custom-bouncer.log'" ||
 	grep "Error in '" "$CS/log/crowdsec-custom-bouncer.log"
 
@@ -353,7 +367,5 @@ check "... lifts the jail's bans: $L passes again (within $WAITED s)" test "${WA
 exited() { ! kill -0 "$1" 2>/dev/null || ps -o stat= -p "$1" | grep -q Z; }
 wait_for 10 exited $F2B
 check "... and the server exits" test "${WAITED:0:1}" != ">"
-check "fail2ban logged no failed action" bash -c "! grep -E 'ERROR|Failed to execute' '$F/fail2ban.log'" ||
-	grep -E 'ERROR|Failed to execute' "$F/fail2ban.log"
 echo "    (whole test: $((SECONDS - started)) s)"
 finish
