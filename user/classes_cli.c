@@ -236,21 +236,32 @@ void classes_report(const struct pacer_class_maps *m, uint32_t tick_shift, uint3
 	lists_report(m, "  ");
 }
 
+/* "2 prefixes", with "(1 configured, 1 added, 1 with a timeout)" once any were added. */
+static const char *list_size(const struct pacer_list_counts *c, int l, char *buf, size_t len)
+{
+	unsigned long long conf = c->n[l][PACER_LIST_CONF], added = c->n[l][PACER_LIST_ADDED];
+	int at = snprintf(buf, len, "%llu prefix%s", conf + added, conf + added == 1 ? "" : "es");
+
+	if (added && at > 0 && (size_t)at < len)
+		snprintf(buf + at, len - (size_t)at, " (%llu configured, %llu added, %llu with a timeout)",
+			 conf, added, (unsigned long long)c->timed[l]);
+	return buf;
+}
+
 void lists_report(const struct pacer_class_maps *m, const char *indent)
 {
 	struct pacer_list_entry *v = NULL;
 	struct pacer_list_counts c;
+	char eb[96], db[96];
 	size_t n = 0;
 
 	if (pacer_lists_dump(m, &v, &n))
 		return;
 	pacer_lists_count(v, n, pacer_list_clock_ns(), &c);
 	free(v);
-	if (n)
-		pr_info("%sexempt: %llu prefixes (%llu configured, %llu added), deny: %llu prefixes (%llu configured, %llu added)",
-			indent, (unsigned long long)(c.n[0][0] + c.n[0][1]), (unsigned long long)c.n[0][0],
-			(unsigned long long)c.n[0][1], (unsigned long long)(c.n[1][0] + c.n[1][1]),
-			(unsigned long long)c.n[1][0], (unsigned long long)c.n[1][1]);
+	if (c.n[0][0] + c.n[0][1] + c.n[1][0] + c.n[1][1])
+		pr_info("%sexempt: %s, deny: %s", indent, list_size(&c, 0, eb, sizeof(eb)),
+			list_size(&c, 1, db, sizeof(db)));
 }
 
 int classes_fill(const struct pacer_class_maps *m, struct prom_class *out, int *n)

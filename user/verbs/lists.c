@@ -251,6 +251,20 @@ static const char *origin_name(uint8_t origin)
 	return origin == PACER_LIST_CONF ? "configured" : "added";
 }
 
+/* list's order: IPv4 first, by address, a shorter prefix before the longer ones it holds. */
+static int by_address(const void *a, const void *b)
+{
+	const struct pacer_list_entry *x = a, *y = b;
+	int c;
+
+	if (x->p.family != y->p.family)
+		return x->p.family < y->p.family ? -1 : 1;
+	c = memcmp(x->p.addr, y->p.addr, sizeof(x->p.addr));
+	if (c)
+		return c;
+	return x->p.len < y->p.len ? -1 : x->p.len > y->p.len;
+}
+
 static int do_list(struct list_args *a, const struct pacer_class_maps *m, bool may_collect)
 {
 	struct pacer_list_entry *v = NULL;
@@ -266,6 +280,7 @@ static int do_list(struct list_args *a, const struct pacer_class_maps *m, bool m
 		pr_err("cannot read the lists of %s: %s", a->ifname, strerror(-e));
 		return 1;
 	}
+	qsort(v, n, sizeof(*v), by_address);
 	now = pacer_list_clock_ns();
 	pacer_lists_count(v, n, now, &c);
 	if (c.expired && may_collect) { /* nobody writes: collect them on the way */
