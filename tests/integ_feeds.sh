@@ -185,7 +185,7 @@ check "crowdsec's local API answers (after $WAITED s)" test "${WAITED:0:1}" != "
 cat >"$CS/bouncer.yaml" <<EOF
 bin_path: /bin/false
 piddir: $CS/
-update_frequency: 1s
+update_frequency: 250ms
 daemonize: false
 log_mode: file
 log_dir: $CS/log/
@@ -224,11 +224,11 @@ check "cscli decisions add --range 198.51.100.0/24: 198.51.100.9 dropped (within
 wait_for 10 denied_now 2001:db8::77
 check "cscli decisions add --ip 2001:db8::77: dropped (within $WAITED s)" test "${WAITED:0:1}" != ">"
 check "a captcha decision (fetched before those) does not drop $C" passes_now $C
-cscli decisions delete --range 198.51.100.0/24 >/dev/null 2>&1
-cscli decisions delete --ip 2001:db8::77 >/dev/null 2>&1
-cscli decisions delete --ip $C >/dev/null 2>&1
+cscli decisions delete --all >/dev/null 2>&1 # one cscli call (about a second under load) for the three
 wait_for 10 passes_now 198.51.100.9
-check "... deleted, the range passes again (within $WAITED s)" test "${WAITED:0:1}" != ">"
+check "cscli decisions delete --all: the range passes again (within $WAITED s)" test "${WAITED:0:1}" != ">"
+wait_for 10 passes_now 2001:db8::77
+check "... and 2001:db8::77 (within $WAITED s)" test "${WAITED:0:1}" != ">"
 
 # CrowdSec's own detection: ssh brute force in a log it reads (crowdsecurity/ssh-bf).
 S=203.0.113.45
