@@ -97,6 +97,7 @@ MANDIR     ?= $(PREFIX)/share/man
 UNITDIR    ?= $(PREFIX)/lib/systemd/system
 COMPDIR    ?= $(PREFIX)/share/bash-completion/completions
 DOCDIR     ?= $(PREFIX)/share/doc/xdp-pacer
+LIBEXECDIR ?= $(PREFIX)/libexec
 
 .PHONY: all bpf cli tests test check unit-test prog-test integration-test demo bench clean deps install deb fuzz
 
@@ -246,7 +247,11 @@ bench: all
 deps:
 	$(Q)scripts/deps.sh
 
-# The unit names the installed binary and configuration directory.
+# The units and the feeds' files (CrowdSec's custom bouncer and fail2ban
+# feeding the deny list, docs/operating.md) name the installed binary and
+# directories.
+INSTALL_SUBST = sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+	-e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g'
 install: $(CLI) $(BUILD)/xdp_pacer.bpf.o
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)install -D -m 0755 $(CLI) $(DESTDIR)$(BINDIR)/xdp-pacer
@@ -254,10 +259,16 @@ install: $(CLI) $(BUILD)/xdp_pacer.bpf.o
 	$(Q)install -D -m 0644 dist/xdp-pacer.8 $(DESTDIR)$(MANDIR)/man8/xdp-pacer.8
 	$(Q)install -d $(DESTDIR)$(UNITDIR)
 	$(Q)for u in xdp-pacer@.service xdp-pacer-exporter.service; do \
-		sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
-			dist/$$u.in > $(DESTDIR)$(UNITDIR)/$$u || exit 1; done
+		$(INSTALL_SUBST) dist/$$u.in > $(DESTDIR)$(UNITDIR)/$$u || exit 1; done
 	$(Q)install -D -m 0644 dist/xdp-pacer.bash $(DESTDIR)$(COMPDIR)/xdp-pacer
 	$(Q)install -D -m 0644 dist/example.conf $(DESTDIR)$(DOCDIR)/example.conf
+	$(Q)install -d $(DESTDIR)$(LIBEXECDIR)/xdp-pacer $(DESTDIR)$(DOCDIR)/examples \
+		$(DESTDIR)$(SYSCONFDIR)/fail2ban/action.d
+	$(Q)$(INSTALL_SUBST) dist/crowdsec-decision.in > $(DESTDIR)$(LIBEXECDIR)/xdp-pacer/crowdsec-decision
+	$(Q)chmod 0755 $(DESTDIR)$(LIBEXECDIR)/xdp-pacer/crowdsec-decision
+	$(Q)$(INSTALL_SUBST) dist/crowdsec-custom-bouncer.yaml.local.in \
+		> $(DESTDIR)$(DOCDIR)/examples/crowdsec-custom-bouncer.yaml.local
+	$(Q)$(INSTALL_SUBST) dist/fail2ban-xdp-pacer.conf.in > $(DESTDIR)$(SYSCONFDIR)/fail2ban/action.d/xdp-pacer.conf
 
 # The Debian package, $(BUILD)/xdp-pacer_$(VERSION)_ARCH.deb, from `make
 # install` into a staging tree (scripts/deb.sh); check it with lintian.

@@ -12,7 +12,7 @@ _xdp_pacer()
 		esac
 	done
 	if [ -z "$verb" ]; then
-		COMPREPLY=($(compgen -W "load unload status set stats query model gen record analyze exporter -v --verbose -V --version --help" -- "$cur"))
+		COMPREPLY=($(compgen -W "load unload status set deny exempt stats query model gen record analyze exporter -v --verbose -V --version --help" -- "$cur"))
 		return
 	fi
 	case $prev in
@@ -34,11 +34,38 @@ _xdp_pacer()
 	--on-full) COMPREPLY=($(compgen -W "drop evict-oldest" -- "$cur")); return ;;
 	--arrivals) COMPREPLY=($(compgen -W "random paced" -- "$cur")); return ;;
 	esac
+	if [ "$verb" = deny ] || [ "$verb" = exempt ]; then
+		# xdp-pacer deny|exempt ACTION IFNAME [PREFIX...|-] [options]
+		local action= nargs=0
+		for ((i = i + 1; i < COMP_CWORD; i++)); do
+			case ${COMP_WORDS[i]} in
+			--timeout|--wait) ((i++)) ;;
+			-?*) ;;
+			*) [ -z "$action" ] && action=${COMP_WORDS[i]} || ((nargs++)) ;;
+			esac
+		done
+		case $prev in --timeout) COMPREPLY=($(compgen -W "30s 5m 1h 1d" -- "$cur")); return ;; esac
+		if [[ $cur == -?* ]]; then
+			case $action in
+			add) opts="--timeout --wait --help" ;;
+			del) opts="--missing-ok --wait --help" ;;
+			list) opts="--json --help" ;;
+			flush) opts="--wait --help" ;;
+			*) opts="--timeout --missing-ok --json --wait --help" ;;
+			esac
+			COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+		elif [ -z "$action" ]; then
+			COMPREPLY=($(compgen -W "add del list flush" -- "$cur"))
+		elif [ "$nargs" = 0 ]; then
+			COMPREPLY=($(compgen -W "$(ls /sys/class/net 2>/dev/null)" -- "$cur"))
+		fi
+		return
+	fi
 	case $verb in
 	load) opts="--interval --rate --policy --prefix4 --prefix6 --malformed --budget --slack-time --slack-count --reserve --horizon --backend --on-full --reserve-cells --rows --width --layout --placement --tick --clock --mode --priority --config --class --exempt --deny --help" ;;
 	unload) opts="--netns --help" ;;
 	status) opts="--json --help" ;;
-	set) opts="--interval --rate --policy --prefix4 --prefix6 --malformed --sample-sources --sample-packets --config --budget --slack-time --slack-count --reserve --horizon --class --exempt --deny --help" ;;
+	set) opts="--interval --rate --policy --prefix4 --prefix6 --malformed --sample-sources --sample-packets --config --budget --slack-time --slack-count --reserve --horizon --class --exempt --deny --wait --help" ;;
 	stats) opts="--watch --count --format --json --output --help" ;;
 	query) opts="--class --dport --dst --json --help" ;;
 	model) opts="--sources --rows --width --layout --backend --arrivals --target-false-drop --json --help" ;;

@@ -3,8 +3,9 @@
 #   scripts/deb.sh BUILD VERSION   (what `make deb` runs)
 # Writes BUILD/xdp-pacer_VERSION_ARCH.deb: the CLI in /usr/sbin, the BPF
 # object, the man page, bash completion, the systemd units, the example
-# configuration, CHANGELOG.md, and the copyright file; dependencies from
-# dpkg-shlibdeps.  Native package (no Debian revision).
+# configuration, the CrowdSec bouncer's script and example settings, the
+# fail2ban action (a conffile), CHANGELOG.md, and the copyright file;
+# dependencies from dpkg-shlibdeps.  Native package (no Debian revision).
 set -euo pipefail
 BUILD=${1:?usage: scripts/deb.sh BUILD VERSION}
 VERSION=${2:?usage: scripts/deb.sh BUILD VERSION}
@@ -94,6 +95,7 @@ Architecture: $ARCH
 Maintainer: xdp-pacer developers <xdp-pacer@example.org>
 Installed-Size: $size
 Depends: $deps
+Suggests: crowdsec-custom-bouncer, fail2ban
 Section: net
 Priority: optional
 Description: per-source XDP packet limiter with a recency sketch
@@ -102,11 +104,14 @@ Description: per-source XDP packet limiter with a recency sketch
  remembering sources in a recency sketch or a compact table, with an
  optional global budget.  The tool loads, configures and unloads it,
  reports counters (also for Prometheus), records sampled decisions and
- analyses recordings and captures.
+ analyses recordings and captures.  CrowdSec's custom bouncer and fail2ban
+ can feed its deny list (a bouncer script and a fail2ban action).
 EOF
 (cd "$STAGE" && find . -type f ! -path './DEBIAN/*' -printf '%P\0' | sort -z | xargs -0 md5sum) \
 	>"$STAGE/DEBIAN/md5sums"
+# Every file under /etc is the administrator's once installed.
+(cd "$STAGE" && find etc -type f -printf '/%p\n' | sort) >"$STAGE/DEBIAN/conffiles"
 find "$STAGE" -type d -exec chmod 0755 {} +
-find "$STAGE" -type f ! -path "$STAGE/usr/sbin/*" -exec chmod 0644 {} +
+find "$STAGE" -type f ! -path "$STAGE/usr/sbin/*" ! -path "$STAGE/usr/libexec/*" -exec chmod 0644 {} +
 dpkg-deb --root-owner-group -Zxz --build "$STAGE" "$OUT" >/dev/null
 echo "$OUT"

@@ -48,6 +48,12 @@ have_cmd qemu-system-x86_64 || need_pkgs+=(qemu-system-x86)
 [ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 || need_pkgs+=(busybox-static)
 have_cmd cpio || need_pkgs+=(cpio)
 have_cmd xz || need_pkgs+=(xz-utils)
+# The feeds test (tests/integ_feeds.sh): CrowdSec's local API and its custom
+# bouncer, and fail2ban, driving the deny list through dist/'s files.
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
+installed crowdsec || need_pkgs+=(crowdsec)
+installed crowdsec-custom-bouncer || need_pkgs+=(crowdsec-custom-bouncer)
+installed fail2ban || need_pkgs+=(fail2ban)
 
 if [ ${#need_pkgs[@]} -eq 0 ]; then
 	exit 0
@@ -63,5 +69,24 @@ export DEBIAN_FRONTEND=noninteractive
 if [[ " ${need_pkgs[*]} " == *" iperf3 "* ]]; then
 	echo "iperf3 iperf3/start_daemon boolean false" | debconf-set-selections
 fi
+# crowdsec's post-install registers with CrowdSec's central API over the
+# internet and fails without it, unless this file is there and not empty
+# (its README.Debian: the registration is then skipped, and the file kept
+# on purge).  Written only when missing or empty.
+CAPI=/etc/crowdsec/online_api_credentials.yaml
+if [[ " ${need_pkgs[*]} " == *" crowdsec "* ]] && [ ! -s "$CAPI" ]; then
+	mkdir -p "$(dirname "$CAPI")"
+	echo "# no thanks: written by xdp-pacer's scripts/deps.sh (no central API registration)" >"$CAPI"
+fi
+# Packages are installed, never started: without systemd running, the
+# maintainer scripts fall back to their init.d scripts (fail2ban's fails its
+# install when its jail cannot start), so a policy-rc.d denies every start
+# for the install's duration, unless the machine already has one (left alone).
+POLICY=/usr/sbin/policy-rc.d
+if [ ! -e "$POLICY" ]; then
+	printf '#!/bin/sh\n# xdp-pacer scripts/deps.sh: no service starts while it installs\nexit 101\n' >"$POLICY"
+	chmod 0755 "$POLICY"
+	trap 'rm -f "$POLICY"' EXIT
+fi
 apt-get update -qq >&2
-apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >&2
+apt-get install -y -qq -o DPkg::Lock::Timeout=300 --no-install-recommends "${need_pkgs[@]}" >&2

@@ -43,11 +43,15 @@ for f in ./usr/sbin/xdp-pacer ./usr/lib/bpf/xdp-pacer/xdp_pacer.bpf.o \
 	./usr/share/man/man8/xdp-pacer.8.gz ./usr/share/bash-completion/completions/xdp-pacer \
 	./lib/systemd/system/xdp-pacer@.service ./lib/systemd/system/xdp-pacer-exporter.service \
 	./usr/share/doc/xdp-pacer/example.conf ./usr/share/doc/xdp-pacer/copyright \
-	./usr/share/doc/xdp-pacer/changelog.gz ./usr/share/doc/xdp-pacer/CHANGELOG.md.gz; do
+	./usr/share/doc/xdp-pacer/changelog.gz ./usr/share/doc/xdp-pacer/CHANGELOG.md.gz \
+	./usr/libexec/xdp-pacer/crowdsec-decision ./etc/fail2ban/action.d/xdp-pacer.conf \
+	./usr/share/doc/xdp-pacer/examples/crowdsec-custom-bouncer.yaml.local; do
 	grep -qx "$f" "$WORK/contents" || missing="$missing $f"
 done
-check "it holds the binary, BPF object, man page, completion, units, example config (missing:${missing:- none})" \
+check "it holds the binary, BPF object, man page, completion, units, example config, feeds' files (missing:${missing:- none})" \
 	test -z "$missing"
+check "the fail2ban action is a conffile, the only one" \
+	test "$(dpkg-deb --ctrl-tarfile "$DEB" | tar -xO ./conffiles)" = /etc/fail2ban/action.d/xdp-pacer.conf
 
 apt-get install -s "$DEB" >"$WORK/sim" 2>&1
 others=$(grep '^Inst ' "$WORK/sim" | grep -v '^Inst xdp-pacer ' | cut -d' ' -f2 | tr '\n' ' ')
@@ -65,6 +69,10 @@ check "the installed CLI says its version" \
 check "the unit runs the installed CLI" \
 	grep -q "^ExecStart=/usr/sbin/xdp-pacer load %i --config /etc/xdp-pacer/%i.conf" /lib/systemd/system/xdp-pacer@.service
 check "man finds the page" bash -c "man -w xdp-pacer | grep -q '/usr/share/man/man8/xdp-pacer.8.gz'"
+check "crowdsec-decision runs the installed CLI" grep -qx 'XDP_PACER=/usr/sbin/xdp-pacer' /usr/libexec/xdp-pacer/crowdsec-decision
+check "... and the bouncer's example names it" \
+	grep -qx 'bin_path: /usr/libexec/xdp-pacer/crowdsec-decision' /usr/share/doc/xdp-pacer/examples/crowdsec-custom-bouncer.yaml.local
+check "the fail2ban action runs the installed CLI" grep -qx 'xdp_pacer = /usr/sbin/xdp-pacer' /etc/fail2ban/action.d/xdp-pacer.conf
 
 # --- the demo's load, status, unload with the installed CLI ---
 setup_pair xpd || { echo "cannot create namespaces/veth"; exit 1; }

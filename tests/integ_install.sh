@@ -17,16 +17,25 @@ make -s install DESTDIR="$WORK/stage" >/dev/null
 check "make install DESTDIR=... exits 0" test $? -eq 0
 (cd "$WORK/stage" && find . -type f | sort) >"$WORK/files"
 cat >"$WORK/want" <<'LIST'
+./etc/fail2ban/action.d/xdp-pacer.conf
 ./usr/local/bin/xdp-pacer
 ./usr/local/lib/bpf/xdp-pacer/xdp_pacer.bpf.o
 ./usr/local/lib/systemd/system/xdp-pacer-exporter.service
 ./usr/local/lib/systemd/system/xdp-pacer@.service
+./usr/local/libexec/xdp-pacer/crowdsec-decision
 ./usr/local/share/bash-completion/completions/xdp-pacer
 ./usr/local/share/doc/xdp-pacer/example.conf
+./usr/local/share/doc/xdp-pacer/examples/crowdsec-custom-bouncer.yaml.local
 ./usr/local/share/man/man8/xdp-pacer.8
 LIST
 check "installed files are exactly the expected ones under PREFIX=/usr/local" diff -u "$WORK/want" "$WORK/files"
 check "the binary is executable" test -x "$WORK/stage/usr/local/bin/xdp-pacer"
+check "so is crowdsec-decision" test -x "$WORK/stage/usr/local/libexec/xdp-pacer/crowdsec-decision"
+check "crowdsec-decision, the bouncer's example and the fail2ban action name the installed paths" \
+	bash -c "grep -qx 'XDP_PACER=/usr/local/bin/xdp-pacer' '$WORK/stage/usr/local/libexec/xdp-pacer/crowdsec-decision' &&
+		 grep -qx 'bin_path: /usr/local/libexec/xdp-pacer/crowdsec-decision' '$WORK/stage/usr/local/share/doc/xdp-pacer/examples/crowdsec-custom-bouncer.yaml.local' &&
+		 grep -qx 'xdp_pacer = /usr/local/bin/xdp-pacer' '$WORK/stage/etc/fail2ban/action.d/xdp-pacer.conf' &&
+		 ! grep -rI '@[A-Z]*@' '$WORK/stage'"
 check "the unit names the installed binary, not the staging directory" \
 	grep -qx "ExecStart=/usr/local/bin/xdp-pacer load %i --config /etc/xdp-pacer/%i.conf" \
 	"$WORK/stage/usr/local/lib/systemd/system/xdp-pacer@.service"

@@ -298,6 +298,34 @@ while read -r name burst opts; do
 done <"$PACER_DIR/configs"
 
 if [ "$mode" = test ]; then
+	# Live changes on this kernel: the writer lock in /run, a class install's grace
+	# period (a map-in-map update), a timed deny entry the datapath lets expire.
+	if xdp-pacer load v1 --mode skb --exempt 10.9.0.0/16 >"$tmp/load.out" 2>&1 &&
+		xdp-pacer set v1 --class 'ntp: udp dport 123 drop' >"$tmp/set.out" 2>&1 &&
+		xdp-pacer set v1 --class 'ntp: udp dport 123 pass' >>"$tmp/set.out" 2>&1; then
+		ok "live: two class installs (each after a grace period)"
+	else
+		not_ok "live: load or set --class failed: $(grep -m1 '^xdp-pacer' "$tmp/load.out" "$tmp/set.out")"
+	fi
+	if xdp-pacer deny add v1 10.9.0.1 --timeout 2s >"$tmp/deny.out" 2>&1; then
+		d0=$(stat_of deny_dropped)
+		send_frames --iface v0 --dst-mac "$mac" --src-base 10.9.0.1 --dst 10.9.9.9 --per-source 2 >/dev/null
+		sleep 0.3
+		d1=$(stat_of deny_dropped)
+		sleep 2
+		e0=$(stat_of exempt_passed)
+		send_frames --iface v0 --dst-mac "$mac" --src-base 10.9.0.1 --dst 10.9.9.9 --per-source 2 >/dev/null
+		sleep 0.3
+		e1=$(stat_of exempt_passed)
+		if [ "$((d1 - d0))" = 2 ] && [ "$((e1 - e0))" = 2 ]; then
+			ok "live: deny add --timeout 2s drops, then expires to the exempt /16 below it"
+		else
+			not_ok "live: timed deny: dropped $d0 -> $d1 (want +2), then exempt $e0 -> $e1 (want +2)"
+		fi
+	else
+		not_ok "live: deny add failed: $(head -1 "$tmp/deny.out")"
+	fi
+	xdp-pacer unload v1 >/dev/null 2>&1
 	# Without the CLI: the object's defaults, attached by iproute2 (its maps unpinned).
 	if $IP link set dev v1 xdp obj "$PACER_DIR/xdp_pacer.bpf.o" sec xdp 2>"$tmp/ip.out"; then
 		ok "ip link set dev v1 xdp obj ... sec xdp: attached"
