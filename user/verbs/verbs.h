@@ -14,5 +14,7 @@ int cmd_model(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
 int cmd_exporter(int argc, char **argv);
+int cmd_top(int argc, char **argv);
+int cmd_events(int argc, char **argv);
 
 #endif
