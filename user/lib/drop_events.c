@@ -75,15 +75,27 @@ static void list_unlink(struct de_tracker *t, int32_t i)
 		t->newest = s->prev;
 }
 
-static void list_append(struct de_tracker *t, int32_t i)
+/*
+ * Into the list by its last drop, walking back from the newest: records
+ * arrive nearly in time order (other CPUs' a little late), so the walk is
+ * short, and the oldest is always the first to expire.
+ */
+static void list_insert(struct de_tracker *t, int32_t i)
 {
-	t->s[i].prev = t->newest;
-	t->s[i].next = -1;
-	if (t->newest >= 0)
-		t->s[t->newest].next = i;
+	int32_t after = t->newest;
+
+	while (after >= 0 && t->s[after].last_ns > t->s[i].last_ns)
+		after = t->s[after].prev;
+	t->s[i].prev = after;
+	t->s[i].next = after >= 0 ? t->s[after].next : t->oldest;
+	if (t->s[i].next >= 0)
+		t->s[t->s[i].next].prev = i;
+	else
+		t->newest = i;
+	if (after >= 0)
+		t->s[after].next = i;
 	else
 		t->oldest = i;
-	t->newest = i;
 }
 
 bool de_drop(struct de_tracker *t, const struct hh_key *key, uint64_t ts_ns, struct de_event *ev)
@@ -98,7 +110,7 @@ bool de_drop(struct de_tracker *t, const struct hh_key *key, uint64_t ts_ns, str
 		if (ts_ns > s->last_ns) {
 			s->last_ns = ts_ns;
 			list_unlink(t, i);
-			list_append(t, i);
+			list_insert(t, i);
 		}
 		return false;
 	}
@@ -114,7 +126,7 @@ bool de_drop(struct de_tracker *t, const struct hh_key *key, uint64_t ts_ns, str
 	t->s[i].sampled = 1;
 	t->s[i].hnext = t->head[b];
 	t->head[b] = i;
-	list_append(t, i);
+	list_insert(t, i);
 	t->used++;
 	memset(ev, 0, sizeof(*ev));
 	ev->kind = DE_START;

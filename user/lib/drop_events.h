@@ -36,7 +36,7 @@ struct de_source {
 	struct hh_key key;
 	uint64_t first_ns, last_ns, sampled;
 	int32_t hnext;        /* hash chain; free list */
-	int32_t prev, next;   /* by last drop, oldest first */
+	int32_t prev, next;   /* sorted by last drop, oldest first */
 };
 
 struct de_tracker {

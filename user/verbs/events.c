@@ -38,7 +38,7 @@ static const struct opt_spec events_specs[] = {
 	{ .name = "hold", .type = OPT_DURATION, .arg = "DUR", .dflt = "10s", .max = 86400000000000ULL,
 	  OPT_FIELD(struct events_opts, hold_ns),
 	  .help = "a source stops being limited DUR after its last\n"
-		  "sampled drop (at most 24h)" },
+		  "sampled drop (at most 86400 s)" },
 	{ .name = "max-rate", .type = OPT_U32, .arg = "N", .min = 1, .max = 100000, .dflt = "100",
 	  OPT_FIELD(struct events_opts, max_rate),
 	  .help = "at most N start/stop lines in any second; those beyond\n"
@@ -216,7 +216,7 @@ static int events_loop(struct events_state *s)
 	int err;
 
 	while (!sample_tap_signal) {
-		uint64_t now;
+		uint64_t now, clock;
 
 		err = sample_tap_poll(&s->tap, 100);
 		if (err) {
@@ -224,7 +224,8 @@ static int events_loop(struct events_state *s)
 			return 1;
 		}
 		now = mono_ns();
-		while (de_expire(&s->tr, pacer_clock_now(&s->tap.h), &ev))
+		clock = pacer_clock_now(&s->tap.h); /* the records' clock */
+		while (de_expire(&s->tr, clock, &ev))
 			emit(s, &ev, "quiet");
 		maybe_summary(s, false);
 		fflush(stdout);

@@ -54,7 +54,7 @@ static const struct opt_spec top_specs[] = {
 	{ .name = "interval", .type = OPT_DURATION, .arg = "DUR", .dflt = "1s",
 	  .max = 3600000000000ULL, OPT_FIELD(struct top_opts, interval_ns),
 	  .help = "refresh period; each table counts the packets of one\n"
-		  "period (at most 1h)" },
+		  "period (at most 3600 s)" },
 	{ .name = "prefix4", .type = OPT_U32, .arg = "LEN", .max = 32, .dflt = "32",
 	  OPT_FIELD(struct top_opts, prefix4),
 	  .help = "aggregate IPv4 sources to /LEN (keys coarser than /LEN\n"
