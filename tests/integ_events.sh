@@ -40,7 +40,7 @@ stop_events() {
 count() { grep -c "$1" "$2"; }
 
 # --- one source floods for a second, then stops: one start, one stop ---
-start_events "$WORK/one.json" --json --sample 1/1 --hold 1s
+start_events "$WORK/one.json" --json --sample-packets 1/1 --hold 1s
 check "events switched packet sampling on (1/1)" test "$(sampling)" = "sources off, packets 1/1"
 tx "$CLI" gen "$IF_TX" --dist uniform --sources 1 --src-base 10.201.0.7 --count 20000 --pps 20000 >/dev/null
 sleep 2.5 # the hold, the poll, the clock
@@ -65,7 +65,7 @@ check "the stop line's fields: limited about 1 s, the drops ($out)" test $? -eq 
 check "sampling put back" test "$(sampling)" = off
 
 # --- text form, and exit closes a source still limited ---
-start_events "$WORK/open.txt" --sample 1/1 --hold 3600s
+start_events "$WORK/open.txt" --sample-packets 1/1 --hold 3600s
 tx "$CLI" gen "$IF_TX" --dist uniform --sources 1 --src-base 10.201.0.8 --count 2000 >/dev/null
 sleep 0.5
 stop_events
@@ -73,7 +73,7 @@ check "text: a start line" grep -qE '^[0-9T:.-]+Z start 10.201.0.8/32 class -$' 
 check "text: exit stops it (reason exit)" grep -qE '^[0-9T:.-]+Z stop 10.201.0.8/32 class - after [0-9.]+ s limited: [0-9]+ sampled drops, about [0-9]+ dropped \(exit\)$' "$WORK/open.txt"
 
 # --- the line cap: 100 sources start at once against --max-rate 5 ---
-start_events "$WORK/cap.json" --json --sample 1/1 --hold 3600s --max-rate 5
+start_events "$WORK/cap.json" --json --sample-packets 1/1 --hold 3600s --max-rate 5
 tx "$CLI" gen "$IF_TX" --dist uniform --sources 100 --src-base 10.202.0.0 --count 20000 >/dev/null
 sleep 1.5
 stop_events
@@ -95,8 +95,8 @@ check "--max-rate 5: every start said or counted, the rest in summary lines ($ou
 # --- refusals ---
 rx "$CLI" events "$IF_RX" --max-rate 0 >/dev/null 2>&1
 check "--max-rate 0 is refused (exit 2)" test $? -eq 2
-rx "$CLI" events "$IF_RX" --sample off >/dev/null 2>&1
-check "--sample off is refused (exit 2)" test $? -eq 2
+rx "$CLI" events "$IF_RX" --sample-packets off >/dev/null 2>&1
+check "--sample-packets off is refused (exit 2)" test $? -eq 2
 rx "$CLI" events nosuchif0 --duration 1s >/dev/null 2>&1
 check "events on a missing interface: exit 1" test $? -eq 1
 check "sampling still off" test "$(sampling)" = off

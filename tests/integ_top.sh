@@ -73,7 +73,7 @@ EOF
 # --- heavy sources in a spoofed flood: 3.5M frames, 40 % from 20 sources (70 000 each), 2.1M random ---
 GEN=(--dist heavy --heavy 20 --heavy-share 40 --count 3500000 --src-base 10.200.0.0 --json)
 for by in dropped seen; do
-	start_top "$WORK/top-$by.json" --by "$by" --json --sample 1/16
+	start_top "$WORK/top-$by.json" --by "$by" --json --sample-packets 1/16
 	check "top --by $by switched packet sampling on (1/16)" test "$(sampling)" = "sources off, packets 1/16"
 	tx "$CLI" gen "$IF_TX" "${GEN[@]}" >"$WORK/gen-$by.json"
 	check "gen --dist heavy ran" test $? -eq 0
@@ -85,7 +85,7 @@ for by in dropped seen; do
 done
 
 # --- aggregation and the text table ---
-start_top "$WORK/top.txt" --prefix4 16 -n 3 --sample 1/1
+start_top "$WORK/top.txt" --prefix4 16 -n 3 --sample-packets 1/1
 tx "$CLI" gen "$IF_TX" --dist heavy --heavy 20 --heavy-share 50 --count 100000 --src-base 10.200.0.0 >/dev/null
 stop_top
 check "text: a header with the sampling" grep -q "top 3 by dropped over .* s; sampling 1/1: " "$WORK/top.txt"
@@ -109,8 +109,8 @@ check "sampling put back after the refusals" test "$(sampling)" = off
 out=$(rx "$CLI" top "$IF_RX" --class nosuch --once 2>&1)
 check "--class of a class the pacer lacks: exit 1" test $? -eq 1
 check "... naming it" grep -q "no class 'nosuch' on $IF_RX" <<<"$out"
-rx "$CLI" top "$IF_RX" --sample off >/dev/null 2>&1
-check "--sample off is refused (exit 2)" test $? -eq 2
+rx "$CLI" top "$IF_RX" --sample-packets off >/dev/null 2>&1
+check "--sample-packets off is refused (exit 2)" test $? -eq 2
 rx "$CLI" top "$IF_RX" --by bogus >/dev/null 2>&1
 check "--by bogus is refused (exit 2)" test $? -eq 2
 rx "$CLI" top "$IF_RX" --prefix4 33 >/dev/null 2>&1

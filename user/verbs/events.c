@@ -43,7 +43,7 @@ static const struct opt_spec events_specs[] = {
 	  OPT_FIELD(struct events_opts, max_rate),
 	  .help = "at most N start/stop lines in any second; those beyond\n"
 		  "are counted in a summary line, at most one a second" },
-	{ .name = "sample", .type = OPT_SAMPLING, .arg = "1/M", .dflt = "1/" XSTR(EVENTS_DEFAULT_ONE_IN),
+	{ .name = "sample-packets", .type = OPT_SAMPLING, .arg = "1/M", .dflt = "1/" XSTR(EVENTS_DEFAULT_ONE_IN),
 	  OPT_FIELD(struct events_opts, sample),
 	  .help = "sample one paced packet in M (1/1: every packet)" },
 	{ .name = "prefix4", .type = OPT_U32, .arg = "LEN", .max = 32, .dflt = "32",
@@ -65,7 +65,7 @@ static const struct opt_spec events_specs[] = {
 
 static const struct opt_verb events_verb = {
 	.name = "events",
-	.synopsis = "IFNAME [--hold DUR] [--max-rate N] [--sample 1/M] [--prefix4 LEN]\n"
+	.synopsis = "IFNAME [--hold DUR] [--max-rate N] [--sample-packets 1/M] [--prefix4 LEN]\n"
 		    "                        [--prefix6 LEN] [--max-sources N] [--duration DUR] [--json]",
 	.intro = "Print a line when a source of IFNAME's pacer starts being limited (its first\n"
 		 "sampled drop while it was not) and when it stops (--hold without a sampled\n"
@@ -252,7 +252,7 @@ int cmd_events(int argc, char **argv)
 	if (err)
 		return err == OPTS_HELP ? 0 : err;
 	if (!o.sample)
-		return bad_value("--sample", "off", "events needs sampling: expected 1/M");
+		return bad_value("--sample-packets", "off", "events needs sampling: expected 1/M");
 	/* Line by line into a pipe or the journal, not in 4 KiB blocks. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (de_init(&s.tr, o.max_sources, o.hold_ns) || de_rate_init(&s.rate, o.max_rate)) {

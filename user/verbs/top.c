@@ -65,7 +65,7 @@ static const struct opt_spec top_specs[] = {
 	  .help = "only the packets of traffic class NAME" },
 	{ .name = "rows", .short_name = 'n', .type = OPT_U32, .arg = "N", .min = 1, .max = 10000,
 	  .dflt = "20", OPT_FIELD(struct top_opts, rows), .help = "rows per table" },
-	{ .name = "sample", .type = OPT_SAMPLING, .arg = "1/M", .dflt = "1/" XSTR(TOP_DEFAULT_ONE_IN),
+	{ .name = "sample-packets", .type = OPT_SAMPLING, .arg = "1/M", .dflt = "1/" XSTR(TOP_DEFAULT_ONE_IN),
 	  OPT_FIELD(struct top_opts, sample),
 	  .help = "sample one paced packet in M (1/1: every packet)" },
 	{ .name = "counters", .type = OPT_U32, .arg = "K", .min = 16, .max = 1u << 20, .dflt = "4096",
@@ -84,7 +84,7 @@ static const struct opt_verb top_verb = {
 	.name = "top",
 	.synopsis = "IFNAME [--by dropped|passed|seen] [--interval DUR] [-n N]\n"
 		    "                     [--prefix4 LEN] [--prefix6 LEN] [--class NAME]\n"
-		    "                     [--sample 1/M] [--counters K] [--json] [--once]",
+		    "                     [--sample-packets 1/M] [--counters K] [--json] [--once]",
 	.intro = "Show the sources of IFNAME's pacer with the most dropped (or passed, or seen)\n"
 		 "packets, refreshed every --interval, from a sample of one paced packet in M\n"
 		 "(default 1/" XSTR(TOP_DEFAULT_ONE_IN) ") counted in a bounded summary of K sources.\n",
@@ -215,7 +215,7 @@ static void print_text(struct top_state *s, uint32_t n, double secs, uint64_t lo
 	       s->o->class_name ? s->o->class_name : "", secs, m, s->sampled[TOP_BY_SEEN],
 	       s->sampled[TOP_BY_DROPPED], s->sampled[TOP_BY_PASSED], lost);
 	if (lost)
-		printf("warning: the ring buffer lost %" PRIu64 " samples: counts are low; sample fewer packets (--sample 1/M with a larger M)\n",
+		printf("warning: the ring buffer lost %" PRIu64 " samples: counts are low; sample fewer packets (--sample-packets 1/M with a larger M)\n",
 		       lost);
 	printf("%-4s %-43s %-16s %12s %10s %12s\n", "RANK", "SOURCE", "CLASS", by, "+-", "PER SECOND");
 	for (i = 0; i < n; i++) {
@@ -315,7 +315,7 @@ int cmd_top(int argc, char **argv)
 	if (err)
 		return err == OPTS_HELP ? 0 : err;
 	if (!o.sample)
-		return bad_value("--sample", "off", "top needs sampling: expected 1/M");
+		return bad_value("--sample-packets", "off", "top needs sampling: expected 1/M");
 	err = hh_init(&s.hh, o.counters);
 	s.rows = calloc(o.rows, sizeof(*s.rows));
 	if (err || !s.rows) {
