@@ -119,5 +119,27 @@ rx "$CLI" top nosuchif0 --once >/dev/null 2>&1
 check "top on a missing interface: exit 1" test $? -eq 1
 check "sampling still off" test "$(sampling)" = off
 
+# --- a traffic class: --class keeps its packets, rows name it ---
+rx "$CLI" set "$IF_RX" --class 'other: udp dport 53 interval 1s' --class 'flood9: udp dport 9 interval 1s' >/dev/null
+check "two classes set live" test $? -eq 0
+start_top "$WORK/class.json" --class flood9 --json --sample-packets 1/1 -n 5
+tx "$CLI" gen "$IF_TX" --dist heavy --heavy 5 --heavy-share 50 --count 50000 --src-base 10.200.0.0 >/dev/null
+stop_top
+out=$(python3 - "$WORK/class.json" <<'EOF'
+import json, sys
+t = json.load(open(sys.argv[1]))
+assert t["class"] == "flood9", t
+assert len(t["rows"]) == 5 and all(r["class"] == "flood9" for r in t["rows"]), t["rows"]
+assert all(r["source"].startswith("10.200.0.") for r in t["rows"]), t["rows"]
+assert t["samples_seen"] >= 49000, t["samples_seen"]
+print(f"{t['samples_seen']} samples, top {t['rows'][0]['source']} {t['rows'][0]['count']}")
+EOF
+)
+check "--class flood9: its packets, each row names the class ($out)" test $? -eq 0
+start_top "$WORK/other.json" --class other --json --sample-packets 1/1
+tx "$CLI" gen "$IF_TX" --dist heavy --heavy 5 --heavy-share 50 --count 20000 --src-base 10.200.0.0 >/dev/null
+stop_top
+check "--class other: none of flood9's packets" grep -q '"samples_seen":0,.*"rows":\[\]' "$WORK/other.json"
+
 rx "$CLI" unload "$IF_RX" >/dev/null
 finish
