@@ -258,7 +258,7 @@ install: $(CLI) $(BUILD)/xdp_pacer.bpf.o
 	$(Q)install -D -m 0644 $(BUILD)/xdp_pacer.bpf.o $(DESTDIR)$(BPFDIR)/xdp_pacer.bpf.o
 	$(Q)install -D -m 0644 dist/xdp-pacer.8 $(DESTDIR)$(MANDIR)/man8/xdp-pacer.8
 	$(Q)install -d $(DESTDIR)$(UNITDIR)
-	$(Q)for u in xdp-pacer@.service xdp-pacer-exporter.service; do \
+	$(Q)for u in xdp-pacer@.service xdp-pacer-exporter.service xdp-pacer-events@.service; do \
 		$(INSTALL_SUBST) dist/$$u.in > $(DESTDIR)$(UNITDIR)/$$u || exit 1; done
 	$(Q)install -D -m 0644 dist/xdp-pacer.bash $(DESTDIR)$(COMPDIR)/xdp-pacer
 	$(Q)install -D -m 0644 dist/example.conf $(DESTDIR)$(DOCDIR)/example.conf

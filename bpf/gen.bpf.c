@@ -33,6 +33,14 @@ struct {
 	__type(value, struct gen_cpu_state);
 } gen_state SEC(".maps");
 
+/* heavy: frames sent per heavy source, per CPU (the truth `top` is checked against). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, GEN_MAX_HEAVY);
+	__type(key, __u32);
+	__type(value, __u64);
+} gen_heavy_sent SEC(".maps");
+
 enum src_kind {
 	SRC_STRUCTURED, /* index into the base range */
 	SRC_GOOD,       /* mix: a well-behaved source, index into the base range */
@@ -77,6 +85,18 @@ static __always_inline int pick(struct gen_cpu_state *st, __u32 *idx)
 				st->good_sent++;
 				return SRC_GOOD;
 			}
+		}
+		return SRC_SPOOFED;
+	case GEN_DIST_HEAVY:
+		if (bpf_get_prandom_u32() < gen_params.heavy_thresh) {
+			__u64 *n;
+
+			*idx = (__u32)(((__u64)bpf_get_prandom_u32() * gen_params.heavy_count) >> 32);
+			n = bpf_map_lookup_elem(&gen_heavy_sent, idx);
+			if (n)
+				(*n)++;
+			st->good_sent++;
+			return SRC_GOOD; /* split by nothing: every thread draws them all */
 		}
 		return SRC_SPOOFED;
 	default:

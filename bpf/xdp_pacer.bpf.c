@@ -97,7 +97,7 @@ struct pacer_stage_io {
 	__u32 policy;     /* enum pacer_policy: the global one, or the deciding class's */
 	__u32 thresh;     /* for the record: the threshold in force */
 	__u32 drop;       /* for the record: refused by pacing or the budget; | 2 observed */
-	__u32 pad;
+	__u32 sampled;    /* for the record: record_pick()'s flags */
 };
 
 /*
@@ -174,7 +174,7 @@ __noinline int pacer_record_stage(__u64 h, const struct pacer_src *src,
 	if (!src || !io || !st)
 		return 0;
 	record(h, src, PACER_META_KIND(meta), PACER_META_PREFIX(meta), io->now_ns, io->age,
-	       io->thresh, io->drop, PACER_META_SLOT(meta), PACER_META_KEY_MODE(meta), st);
+	       io->thresh, io->drop, PACER_META_SLOT(meta), PACER_META_KEY_MODE(meta), io->sampled, st);
 	return 0;
 }
 
@@ -207,6 +207,7 @@ static __always_inline int pacer_pace(__u64 h, __u64 limit, __u32 meta, struct p
 	struct pacer_rate rate;
 	struct pacer_stage_io io;
 	int drop, budget_drop, commit_now;
+	__u32 sampled;
 	__u64 tick;
 
 	if (!src || !st)
@@ -235,8 +236,9 @@ static __always_inline int pacer_pace(__u64 h, __u64 limit, __u32 meta, struct p
 		}
 		return PACER_PACE_DROP_ERROR;
 	}
+	sampled = record_pick(h, st);
 	/* No budget, no record, no class (a flood's packets, mostly): judged and written. */
-	if (commit_now && !PACER_META_SLOT(meta) && !record_wanted())
+	if (commit_now && !PACER_META_SLOT(meta) && !sampled)
 		return drop ? PACER_PACE_DROP : PACER_PACE_PASS;
 	/* After pacing: the global budget (counts its own drops; sets the admission time). */
 	budget_drop = !drop && !commit_now && pacer_budget_stage(h, &io.now_ns, st);
@@ -245,10 +247,11 @@ static __always_inline int pacer_pace(__u64 h, __u64 limit, __u32 meta, struct p
 		tick = pacer_now_tick(io.now_ns, pacer_layout.tick_shift);
 		drop = pacer_commit_stage(h, tick, &rate, &io, st);
 	}
-	if (record_wanted()) {
+	if (sampled) {
 		io.thresh = rate.thresh;
 		io.drop = (__u32)(drop | budget_drop) | (__u32)((drop | budget_drop) &&
 								PACER_META_OBSERVE(meta)) << 1;
+		io.sampled = sampled;
 		pacer_record_stage(h, src, &io, meta, st);
 	}
 	cs = PACER_META_SLOT(meta) ? class_counters(PACER_META_SLOT(meta) - 1) : NULL;
@@ -399,7 +402,7 @@ __noinline int pacer_class_path(struct xdp_md *ctx, __u32 sel, struct pacer_src 
 		init_hash_key(key, st);
 	k->h = pacer_class_key_hash(key, c, &p, masked, &prefix);
 	k->limit = PACER_LIMIT(c->thresh_ticks, c->burst_ticks);
-	if (record_wanted())
+	if (record_pick(k->h, st))
 		record_key_note(k->h, c->key_mode, &p);
 	return PACER_CLASS_PACES |
 	       PACER_META(c->policy, kind, prefix, c->stat_slot + 1, c->key_mode, observe);

@@ -12,7 +12,7 @@ _xdp_pacer()
 		esac
 	done
 	if [ -z "$verb" ]; then
-		COMPREPLY=($(compgen -W "load unload status set deny exempt stats query model gen record analyze exporter -v --verbose -V --version --help" -- "$cur"))
+		COMPREPLY=($(compgen -W "load unload status set deny exempt stats query model gen record top events analyze exporter -v --verbose -V --version --help" -- "$cur"))
 		return
 	fi
 	case $prev in
@@ -25,9 +25,13 @@ _xdp_pacer()
 	--clock) COMPREPLY=($(compgen -W "cached coarse precise" -- "$cur")); return ;;
 	--mode) COMPREPLY=($(compgen -W "native skb" -- "$cur")); return ;;
 	--format) COMPREPLY=($(compgen -W "text json prometheus" -- "$cur")); return ;;
-	--dist) COMPREPLY=($(compgen -W "uniform zipf spoofed mix" -- "$cur")); return ;;
+	--dist) COMPREPLY=($(compgen -W "uniform zipf spoofed mix heavy" -- "$cur")); return ;;
+	--by) COMPREPLY=($(compgen -W "dropped passed seen" -- "$cur")); return ;;
 	--family) COMPREPLY=($(compgen -W "4 6" -- "$cur")); return ;;
-	--class) COMPREPLY=($(compgen -W "none \'NAME:" -- "$cur")); return ;;
+	--class)
+		# top: a running class's name (status lists them); load, set, analyze: a definition
+		[ "$verb" = top ] && return
+		COMPREPLY=($(compgen -W "none \'NAME:" -- "$cur")); return ;;
 	--exempt|--deny) COMPREPLY=($(compgen -W "none" -- "$cur")); return ;;
 	--affinity) COMPREPLY=($(compgen -W "spread source" -- "$cur")); return ;;
 	--backend) COMPREPLY=($(compgen -W "sketch table dense" -- "$cur")); return ;;
@@ -69,8 +73,10 @@ _xdp_pacer()
 	stats) opts="--watch --count --format --json --output --help" ;;
 	query) opts="--class --dport --dst --json --help" ;;
 	model) opts="--sources --rows --width --layout --backend --arrivals --target-false-drop --json --help" ;;
-	gen) opts="--dist --sources --zipf --good --good-period --family --src-base --dst --dst-mac --src-mac --count --duration --pps --threads --affinity --json --help" ;;
+	gen) opts="--dist --sources --zipf --good --good-period --family --src-base --dst --dst-mac --src-mac --heavy --heavy-share --count --duration --pps --threads --affinity --json --help" ;;
 	record) opts="--output --sample-sources --sample-packets --duration --count --csv --help" ;;
+	top) opts="--by --interval --prefix4 --prefix6 --class --rows --sample-packets --counters --json --once --help" ;;
+	events) opts="--hold --max-rate --sample-packets --prefix4 --prefix6 --max-sources --duration --json --help" ;;
 	analyze) opts="--eps --window --target-false-drop --json --report --pcap --interval --policy --prefix4 --prefix6 --config --class --exempt --deny --help" ;;
 	exporter) opts="--listen --help" ;;
 	*) return ;;

@@ -10,7 +10,11 @@ enum gen_dist {
 	GEN_DIST_ZIPF = 1,    /* Zipf(s) over N sources, drawn from a slot table */
 	GEN_DIST_SPOOFED = 2, /* a random source for every packet */
 	GEN_DIST_MIX = 3,     /* paced well-behaved sources inside a spoofed flood */
+	GEN_DIST_HEAVY = 4,   /* heavy sources, a share of the frames, inside a spoofed flood */
 };
+
+/* heavy: at most this many heavy sources, each counted (gen_heavy_sent). */
+#define GEN_MAX_HEAVY 1024
 
 /*
  * Zipf: 2^16 slots of equal probability; slot j covers the sources whose
@@ -62,7 +66,9 @@ struct gen_params {
 	 */
 	__u32 csum_base;
 	__u16 sport_flood;     /* network byte order */
-	__u16 sport_good;      /* mix: the well-behaved sources' port */
+	__u16 sport_good;      /* mix, heavy: the well-behaved (heavy) sources' port */
+	__u32 heavy_count;     /* heavy: sources 0 .. heavy_count - 1 of the base range */
+	__u32 heavy_thresh;    /* heavy: a frame is a heavy source's when a random u32 < this */
 	__u64 hdr[GEN_HDR_BYTES / 8];
 };
 

@@ -5,8 +5,8 @@
 # scripts/bench.sh, so small differences between two builds show.  The
 # frame is one IPv4 source, so after the first run every run is a source
 # seen within the interval: the drop path, the one a flood mostly takes.
-#   scripts/bench-testrun.sh [--compare-cli PATH] [--rounds N] [--repeat N] [--classes]
-#                            [--sources N]
+#   scripts/bench-testrun.sh [--compare-cli PATH | --sampling 1/M] [--rounds N] [--repeat N]
+#                            [--classes] [--sources N]
 # With --compare-cli, each configuration is loaded by PATH (a build of
 # another tree, "base") and by this tree's CLI alternately, round by round;
 # the table gives each median and their ratio.  --classes measures instead
@@ -21,13 +21,18 @@
 # with the state at --width 65536 so it stays in the caches: the
 # admission's cost, which the one-source frame never reaches, beside the
 # drop's.  Each run's time includes the kernel's clock reads around it.
+# --sampling 1/M compares instead, round by round, each configuration with
+# packet sampling off ("base") and on at 1/M as `top` and `events` switch
+# it on (`set --sample-packets 1/M`; "this"): what sampling costs a packet.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
-new=$PWD/$BUILD/xdp-pacer base='' rounds=5 repeat=3000000 classes='' sources=''
+new=$PWD/$BUILD/xdp-pacer base='' rounds=5 repeat=3000000 classes='' sources='' sampling=''
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--compare-cli) base=$(realpath "${2:?--compare-cli needs a path}"); shift 2 ;;
+	--sampling) sampling=${2:?--sampling needs 1/M}; shift 2
+		case $sampling in 1/[1-9]*) ;; *) echo "bench-testrun: --sampling: '$sampling' is not 1/M" >&2; exit 2 ;; esac ;;
 	--rounds) rounds=${2:?}; shift 2 ;;
 	--repeat) repeat=${2:?}; shift 2 ;;
 	--classes) classes=1; shift ;;
@@ -40,6 +45,8 @@ done
 [ "$(id -u)" -eq 0 ] || { echo "bench-testrun: needs root (XDP, BPF_PROG_TEST_RUN)" >&2; exit 1; }
 [ -z "$base" ] || [ -x "$base" ] || { echo "bench-testrun: --compare-cli: '$base' is not executable" >&2; exit 2; }
 [ -z "$classes" ] || [ -z "$sources" ] || { echo "bench-testrun: --classes and --sources measure different things: pick one" >&2; exit 2; }
+[ -z "$sampling" ] || [ -z "$base" ] || { echo "bench-testrun: --sampling compares this build with itself: no --compare-cli" >&2; exit 2; }
+[ -z "$sampling" ] || base=$new
 make -s -j"$(nproc)" BUILD="$BUILD" cli "$BUILD/tests/tools/classes_fill" "$BUILD/tests/tools/testrun_sources"
 configs=("--placement shared" "--placement percpu" "--backend table --placement shared"
 	 "--backend table --placement percpu")
@@ -78,6 +85,7 @@ for round in $(seq "$rounds"); do
 			# shellcheck disable=SC2086
 			[ -z "$fill" ] || "$PWD/$BUILD/tests/tools/classes_fill" \
 				"/sys/fs/bpf/xdp-pacer/netns-$(stat -L -c %i "/run/netns/$ns")/tr1" $fill
+			[ -z "$sampling" ] || [ "$b" = base ] || in_ns "$cli" set tr1 --sample-packets "$sampling" >/dev/null
 			id=$(in_ns ip link show tr1 | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p')
 			if [ -n "$sources" ]; then
 				read -r admit_ns drop_ns admitted dropped < <("$PWD/$BUILD/tests/tools/testrun_sources" "$id" "$sources" 5)
@@ -123,7 +131,10 @@ if [ -n "$sources" ]; then
 	exit 0
 fi
 echo "BPF_PROG_TEST_RUN, one seen IPv4 source (drop path), $repeat runs per measurement, median of $rounds rounds, kernel $(uname -r)"
-if [ -n "$base" ]; then
+if [ -n "$sampling" ]; then
+	echo "| load options | sampling off ns/packet | sampling $sampling ns/packet | on / off | rounds' on / off |"
+	echo "|---|---:|---:|---:|---|"
+elif [ -n "$base" ]; then
 	echo "| load options | base ns/packet | this ns/packet | this / base |"
 	echo "|---|---:|---:|---:|"
 else
@@ -132,7 +143,11 @@ else
 fi
 for i in "${!configs[@]}"; do
 	n=$(median "$work/new.$i")
-	if [ -n "$base" ]; then
+	if [ -n "$sampling" ]; then
+		b=$(median "$work/base.$i")
+		rs=$(paste "$work/new.$i" "$work/base.$i" | awk '{ printf "%s%.3f", (NR > 1 ? ", " : ""), $1 / $2 }')
+		echo "| \`${configs[$i]}\` | $b | $n | $(awk -v n="$n" -v b="$b" 'BEGIN { printf "%.3f", n / b }') | $rs |"
+	elif [ -n "$base" ]; then
 		b=$(median "$work/base.$i")
 		echo "| \`${configs[$i]}\` | $b | $n | $(awk -v n="$n" -v b="$b" 'BEGIN { printf "%.3f", n / b }') |"
 	else

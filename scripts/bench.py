@@ -121,6 +121,14 @@ for _size, _lines in FLOOR_SIZES.items():
         PROGRAMS[f"{_probe}-{_size}"] = ("floor", (_lines, _fn))
 
 
+# Tapped programs: a pacer program with a reader of its sampled packets running from after
+# the load to before the unload (`top` at its default sampling), and the untapped program
+# each is compared with, run for run in the same round (x_untapped_paired).
+PROGRAMS["pacer-shared-top"] = ("cli", ["--placement", "shared"])
+TAPS = {"pacer-shared-top": (["top", "--json"], "pacer-shared")}
+TAP_PROCS = {}
+
+
 # Twins of pacer programs run by another build of the CLI (--compare-cli): "NAME@base".
 BASE_SUFFIX = "@base"
 CLI_OF = {}
@@ -276,8 +284,36 @@ def attach(name):
             ino = os.stat(f"/run/netns/{NS_RX}").st_ino
             sh(os.path.abspath(f"{BUILD}/tests/tools/classes_fill"),
                f"/sys/fs/bpf/xdp-pacer/netns-{ino}/{IF_RX}", *FILL[name.removesuffix(BASE_SUFFIX)])
+        if name.removesuffix(BASE_SUFFIX) in TAPS:
+            tap_start(name)
     link = json.loads(sh("ip", "-j", "-d", "link", "show", "dev", IF_RX, ns=NS_RX))[0]
     return link["xdp"]["prog"]["id"], info
+
+
+def tap_start(name):
+    """The tap's verb in the background, once it has switched sampling on."""
+    verb = TAPS[name.removesuffix(BASE_SUFFIX)][0]
+    TAP_PROCS[name] = subprocess.Popen(
+        ["nsenter", f"--net=/run/netns/{NS_RX}", cli_for(name), verb[0], IF_RX, *verb[1:]],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    for _ in range(100):
+        st = sh(cli_for(name), "status", IF_RX, ns=NS_RX)
+        if re.search(r"sampling: .*packets 1/", st):
+            return
+        if TAP_PROCS[name].poll() is not None:
+            break
+        time.sleep(0.05)
+    p = TAP_PROCS.pop(name)
+    p.kill()
+    raise RuntimeError(f"{' '.join(verb)} on {IF_RX} did not switch sampling on: "
+                       f"{p.communicate()[1].strip()}")
+
+
+def tap_stop(name):
+    p = TAP_PROCS.pop(name, None)
+    if p:
+        p.terminate()
+        p.wait(10)
 
 
 FLOOR_PINS = f"/sys/fs/bpf/xpb-floor-{RUN}"
@@ -322,6 +358,7 @@ def detach(name):
     elif PROGRAMS[name][0] == "obj":
         sh("ip", "link", "set", "dev", IF_RX, "xdp", "off", ns=NS_RX)
     else:
+        tap_stop(name)
         sh(cli_for(name), "unload", IF_RX, ns=NS_RX)
 
 
@@ -512,6 +549,11 @@ def perf_rows(programs, wl, secs, threads, reps):
         for key, ref in refs:
             if ref in runs and prog != ref:
                 row[key] = median([a["ns"] / b["ns"] for a, b in zip(runs[prog], runs[ref])])
+        tap = TAPS.get(prog.removesuffix(BASE_SUFFIX))
+        if tap and tap[1] in runs:
+            row["x_untapped_paired"] = median([a["ns"] / b["ns"]
+                                               for a, b in zip(runs[prog], runs[tap[1]])])
+            row["untapped"] = tap[1]
         if "lru-exact" in runs and prog != "lru-exact":
             row["lru_over_paired"] = median([b["ns"] / a["ns"]
                                              for a, b in zip(runs[prog], runs["lru-exact"])])
@@ -1102,6 +1144,17 @@ def main():
               f"{'' if fd is None else f'{100 * fd:.1f} %'} | "
               f"{'' if pf is None else f'{100 * pf:.1f} %'} | "
               f"{'' if bc is None else f'{100 * bc:.0f} %'} |")
+    tapped = [r for r in results["perf"] if "x_untapped_paired" in r]
+    if tapped:
+        print("\n| workload | tapped program | untapped | ns/packet tapped | x untapped (median "
+              "of paired ratios) | ratios per round |")
+        print("|---|---|---|---:|---:|---|")
+        for r in tapped:
+            u = base[(r["workload"], r["untapped"])]
+            ratios = ", ".join(f"{a / b:.3f}" for a, b in zip(r["ns_per_packet_runs"],
+                                                               u["ns_per_packet_runs"]))
+            print(f"| {r['workload']} | {r['program']} | {r['untapped']} | "
+                  f"{r['ns_per_packet']:.1f} | {r['x_untapped_paired']:.3f} | {ratios} |")
     if results["sweep"]:
         print("\n| workload | shared rows sketch of | ns/packet | x bare drop | LRU / this "
               "| model false drops at this load | passed | busiest CPU |")

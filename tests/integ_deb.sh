@@ -42,6 +42,7 @@ missing=
 for f in ./usr/sbin/xdp-pacer ./usr/lib/bpf/xdp-pacer/xdp_pacer.bpf.o \
 	./usr/share/man/man8/xdp-pacer.8.gz ./usr/share/bash-completion/completions/xdp-pacer \
 	./lib/systemd/system/xdp-pacer@.service ./lib/systemd/system/xdp-pacer-exporter.service \
+	./lib/systemd/system/xdp-pacer-events@.service \
 	./usr/share/doc/xdp-pacer/example.conf ./usr/share/doc/xdp-pacer/copyright \
 	./usr/share/doc/xdp-pacer/changelog.gz ./usr/share/doc/xdp-pacer/CHANGELOG.md.gz \
 	./usr/libexec/xdp-pacer/crowdsec-decision ./etc/fail2ban/action.d/xdp-pacer.conf \

@@ -36,6 +36,28 @@ g=$(gen --dist mix --good 50 --good-period 100ms --duration 1s --src-base 10.231
 good=$(field "$g" good_sent)
 check "mix: well-behaved packets were interleaved ($good >= 200 in 1 s at 50 per 100 ms)" test "$good" -ge 200
 
+p3=$(stat_of passed)
+g=$(gen --dist heavy --heavy 4 --heavy-share 50 --count 100000 --src-base 10.232.0.0)
+out=$(python3 - "$g" <<'EOF'
+import json, sys
+g = json.loads(sys.argv[1])
+h = g["heavy_sent"]
+assert g["sent"] == 100000 and len(h) == 4 and sum(h) == g["good_sent"], g
+assert g["flood_sent"] == 100000 - sum(h), g
+assert 47000 <= sum(h) <= 53000, h                # Binomial(100000, 1/2): sd 158
+assert all(11000 <= n <= 14000 for n in h), h    # a quarter each: sd 137
+assert (g["heavy_first"], g["heavy_last"]) == ("10.232.0.0", "10.232.0.3"), g
+print(f"{h} of {g['sent']}")
+EOF
+)
+check "gen heavy: each heavy source's frames, summing to the heavy share ($out)" test $? -eq 0
+p4=$(stat_of passed)
+flood=$(field "$g" flood_sent)
+check "heavy: the receiver passed the flood and each heavy source once ($((p4 - p3)) of $flood + 4)" \
+	test $((p4 - p3)) -le $((flood + 4)) -a $((p4 - p3)) -ge $((flood * 99 / 100))
+tx "$CLI" gen "$IF_TX" --dist heavy --affinity source --count 10 >/dev/null 2>&1
+check "gen heavy refuses --affinity source (exit 2)" test $? -eq 2
+
 tx "$CLI" gen "$IF_TX" --dist bogus >/dev/null 2>&1
 check "gen rejects an unknown distribution (exit 2)" test $? -eq 2
 tx "$CLI" gen nosuchif0 --count 1 >/dev/null 2>&1

@@ -135,10 +135,10 @@ rx "$CLI" set "$IF_RX" --sample-sources 1/4 >/dev/null
 check "status says packet sampling off" grep -q "sampling: sources 1/4, packets off" <<<"$(rx "$CLI" status "$IF_RX")"
 rx "$CLI" set "$IF_RX" --sample-sources off >/dev/null
 PROG_ID=$(rx "$CLI" status "$IF_RX" | sed -n 's/.*program id \([0-9]*\),.*/\1/p' | head -1)
-LOCK=/run/xdp-pacer-record.prog$PROG_ID.lock
+LOCK=/run/xdp-pacer-sample.prog$PROG_ID.lock
 rx "$CLI" record "$IF_RX" -o "$WORK/r.xpr" --duration 300ms >/dev/null 2>&1
 check "record exits 0" test $? -eq 0
-check "... and removes its lock file $LOCK" test ! -e "$LOCK" -a ! -e "/tmp/xdp-pacer-record.prog$PROG_ID.lock"
+check "... and removes its lock file $LOCK" test ! -e "$LOCK" -a ! -e "/tmp/xdp-pacer-sample.prog$PROG_ID.lock"
 check "... the recording is 0600" test "$(stat -c %a "$WORK/r.xpr")" = 600
 rx "$CLI" record "$IF_RX" -o "$WORK/no/such/dir/r.xpr" --duration 300ms >/dev/null 2>&1
 check "record into a missing directory fails (exit 1)" test $? -eq 1

@@ -20,6 +20,7 @@ cat >"$WORK/want" <<'LIST'
 ./etc/fail2ban/action.d/xdp-pacer.conf
 ./usr/local/bin/xdp-pacer
 ./usr/local/lib/bpf/xdp-pacer/xdp_pacer.bpf.o
+./usr/local/lib/systemd/system/xdp-pacer-events@.service
 ./usr/local/lib/systemd/system/xdp-pacer-exporter.service
 ./usr/local/lib/systemd/system/xdp-pacer@.service
 ./usr/local/libexec/xdp-pacer/crowdsec-decision
@@ -84,6 +85,11 @@ cat "$WORK/verify.out"
 MANPATH=$WORK/usr/share/man systemd-analyze verify "$UNITS/xdp-pacer-exporter.service" >"$WORK/verify.out" 2>&1
 check "systemd-analyze verify accepts xdp-pacer-exporter.service" test $? -eq 0
 cat "$WORK/verify.out"
+MANPATH=$WORK/usr/share/man systemd-analyze verify "$UNITS/xdp-pacer-events@lo.service" >"$WORK/verify.out" 2>&1
+check "systemd-analyze verify accepts xdp-pacer-events@lo.service" test $? -eq 0
+cat "$WORK/verify.out"
+check "the events unit runs the installed CLI's events verb in JSON" \
+	grep -qx "ExecStart=$WORK/usr/bin/xdp-pacer events %i --json \$XDP_PACER_EVENTS_ARGS" "$UNITS/xdp-pacer-events@.service"
 mkdir "$WORK/broken"
 sed 's|/bin/xdp-pacer load|/bin/xdp-pacer-missing load|' "$UNITS/xdp-pacer@.service" >"$WORK/broken/xdp-pacer@.service"
 MANPATH=$WORK/usr/share/man systemd-analyze verify "$WORK/broken/xdp-pacer@lo.service" >/dev/null 2>&1

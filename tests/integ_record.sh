@@ -154,7 +154,7 @@ sleep 0.4
 out=$(rx "$CLI" record "$IF_RX" -o "$WORK/a2.xpr" --duration 1s 2>&1)
 rc=$?
 check "a second recorder is refused while one runs (exit 1)" test "$rc" -eq 1
-check "the refusal says why" grep -q "already recording" <<<"$out"
+check "the refusal says why and who holds it" grep -q "already being read by .xdp-pacer record. (pid" <<<"$out"
 wait "$REC_PID"
 REC_PID=
 

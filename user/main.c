@@ -22,6 +22,8 @@ static const struct verb {
 	{ "model", cmd_model, "false-drop model and sizing for a sketch, table or dense table" },
 	{ "gen", cmd_gen, "line-rate traffic generator (XDP live frames)" },
 	{ "record", cmd_record, "record sampled decisions into a file for analyze" },
+	{ "top", cmd_top, "the sources with the most drops now, from sampled packets" },
+	{ "events", cmd_events, "a line when a source starts and stops being limited" },
 	{ "analyze", cmd_analyze, "audit, recency structures and sizing from a recording or a pcap" },
 	{ "exporter", cmd_exporter, "serve /metrics for Prometheus" },
 };

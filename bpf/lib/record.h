@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Sampled packet records (`record`, `set --sample-*`): chosen by a hash of
- * the source (every packet of a sampled source) or per packet at random,
- * written to a ring buffer the CLI drains.
+ * Sampled packet records (`record`, `top`, `events`, `set --sample-*`):
+ * chosen by a hash of the source (every packet of a sampled source) or per
+ * packet, written to a ring buffer the CLI drains.
  */
 #ifndef PACER_BPF_RECORD_H
 #define PACER_BPF_RECORD_H
@@ -52,25 +52,42 @@ static __always_inline void record_key_note(__u64 h, __u32 key_mode, const struc
 	k->dst.hi = key_mode == PACER_KEY_SRC_DST ? p->dst.hi : 0;
 }
 
-static __always_inline int record_wanted(void)
+/*
+ * Which sampling picks the packet whose key hashes to h: 0 (none), or
+ * PACER_REC_SAMPLED_SOURCE (a hash of the key is below the source
+ * threshold) | PACER_REC_SAMPLED_PACKET (a keyed hash of this CPU's packet
+ * count, st's seen, is below the packet threshold).  The count is new on
+ * every packet and unknown outside, so the packets picked are a uniform
+ * sample that no sender can aim at or dodge; and no helper runs per
+ * packet: with `top` or `events` on, a packet not picked costs two loads,
+ * a hash and a compare more than with sampling off (docs/benchmark.md).
+ * Within a packet the answer is the same wherever it is asked.
+ */
+static __always_inline __u32 record_pick(__u64 h, const struct pacer_counters *st)
 {
-	return (pacer_cfg.sample_src_thresh | pacer_cfg.sample_pkt_thresh) != 0;
+	__u64 src_thresh = pacer_cfg.sample_src_thresh, pkt_thresh = pacer_cfg.sample_pkt_thresh;
+	__u32 flags = 0;
+
+	if (!(src_thresh | pkt_thresh))
+		return 0;
+	if (src_thresh && (pacer_mix64(h ^ PACER_SAMPLE_SALT) >> 32) < src_thresh)
+		flags |= PACER_REC_SAMPLED_SOURCE;
+	if (pkt_thresh &&
+	    (pacer_mix64(st->c[PACER_STAT_SEEN] ^ pacer_cfg.hash_key[1] ^ PACER_SAMPLE_SALT) >> 32) <
+		    pkt_thresh)
+		flags |= PACER_REC_SAMPLED_PACKET;
+	return flags;
 }
 
+/* A record of the packet record_pick() picked (flags, not 0). */
 static __always_inline void record(__u64 h, const struct pacer_src *src, int kind, __u32 prefix,
 				   __u64 now_ns, __u32 age, __u32 thresh, __u32 drop, __u32 class_slot,
-				   __u32 key_mode, struct pacer_counters *st)
+				   __u32 key_mode, __u32 flags, struct pacer_counters *st)
 {
 	struct pacer_record *rec;
 	const struct pacer_rec_key *k = NULL;
 	__u32 zero = 0;
-	__u8 flags = 0;
 
-	if (pacer_cfg.sample_src_thresh &&
-	    (pacer_mix64(h ^ PACER_SAMPLE_SALT) >> 32) < pacer_cfg.sample_src_thresh)
-		flags |= PACER_REC_SAMPLED_SOURCE;
-	if (pacer_cfg.sample_pkt_thresh && bpf_get_prandom_u32() < pacer_cfg.sample_pkt_thresh)
-		flags |= PACER_REC_SAMPLED_PACKET;
 	if (!flags)
 		return;
 
@@ -106,7 +123,7 @@ static __always_inline void record(__u64 h, const struct pacer_src *src, int kin
 		}
 		flags |= PACER_REC_KEY;
 	}
-	rec->flags = flags;
+	rec->flags = (__u8)flags;
 	bpf_ringbuf_submit(rec, 0);
 	st->c[PACER_STAT_RECORDED]++;
 }

@@ -55,7 +55,7 @@ static __always_inline int TCB(judge)(__u64 h, __u64 tick, const struct pacer_ra
 	if (TCB(key_of)(h, k) < 0)
 		return -1;
 	drop = TCE(judge)(k->l, k->fp, tick, rate, policy, pacer_layout.on_full,
-			  pacer_layout.placement, record_wanted(), age, &k->event, &k->slot);
+			  pacer_layout.placement, record_pick(h, st) != 0, age, &k->event, &k->slot);
 	st->c[PACER_STAT_TABLE_FULL] += k->event == PACER_TBL_EV_FULL;
 	return drop;
 }

@@ -20,6 +20,7 @@
 #include "live_opts.h"
 #include "cli_values.h"
 #include "safe_file.h"
+#include "sample_tap.h"
 #include "time_now.h"
 
 #define DEFAULT_SOURCES_ONE_IN 64
@@ -143,25 +144,6 @@ static int on_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/*
- * One recorder per program: two would split the ring buffer's records
- * between them and each would restore sampling under the other's feet.
- * Keyed by program id, which (unlike an ifindex) is unique across network
- * namespaces.  The lock file is removed when the recording ends.
- */
-static int lock_program(const struct pacer_handle *h, char *path, size_t len)
-{
-	int fd;
-
-	snprintf(path, len, "/run/xdp-pacer-record.prog%u.lock", h->prog_id);
-	fd = lock_file_acquire(path, 1);
-	if (fd < 0 && fd != -EBUSY) {
-		snprintf(path, len, "/tmp/xdp-pacer-record.prog%u.lock", h->prog_id);
-		fd = lock_file_acquire(path, 1);
-	}
-	return fd;
-}
-
 /* Interval (or rate) and its ticks as one consistent set, even while 'set' changes them. */
 static void read_interval(const struct pacer_handle *h, struct pacer_file_header *hdr)
 {
@@ -221,15 +203,10 @@ static int recorder_open(struct recorder *r, const char *ifname)
 	if (pacer_handle_open(ifname, &r->h))
 		return 1;
 	r->handle_open = true;
-	r->lock_fd = lock_program(&r->h, r->lock_path, sizeof(r->lock_path));
-	if (r->lock_fd < 0) {
-		if (r->lock_fd == -EBUSY)
-			pr_err("another 'xdp-pacer record' is already recording %s", r->h.ifname);
-		else
-			pr_err("cannot take the recording lock for %s: %s", r->h.ifname,
-			       strerror(-r->lock_fd));
+	/* One consumer of the ring per program (sample_tap.h): record, top or events. */
+	r->lock_fd = sample_lock_take(&r->h, "record", r->lock_path, sizeof(r->lock_path));
+	if (r->lock_fd < 0)
 		return 1;
-	}
 	r->rb = ring_buffer__new(r->h.map_fd[PACER_MAP_EVENTS], on_event, &r->cons, NULL);
 	if (!r->rb) {
 		err = -errno;

@@ -16,5 +16,7 @@ int cmd_analyze(int argc, char **argv);
 int cmd_exporter(int argc, char **argv);
 int cmd_deny(int argc, char **argv);   /* lists.c */
 int cmd_exempt(int argc, char **argv); /* lists.c */
+int cmd_top(int argc, char **argv);
+int cmd_events(int argc, char **argv);
 
 #endif

@@ -25,8 +25,8 @@ struct gen_mac {
 };
 
 struct gen_opts {
-	uint32_t dist, family, sources, good, threads, affinity_source;
-	double zipf;
+	uint32_t dist, family, sources, good, threads, affinity_source, heavy;
+	double zipf, heavy_share;
 	uint64_t good_period_ns, count, duration_ns, rate;
 	struct opt_address src_base, dst;
 	struct gen_mac dst_mac, src_mac;
@@ -49,6 +49,7 @@ struct gen_ctx {
 	uint8_t frame[128];
 	size_t len;
 	uint64_t elapsed_ns;
+	uint64_t heavy_sent[GEN_MAX_HEAVY]; /* heavy: frames per heavy source, after the run */
 };
 
 extern const char *const gen_dist_names[];

@@ -8,7 +8,7 @@
 #include "common.h"
 #include "gen.h"
 
-const char *const gen_dist_names[] = { "uniform", "zipf", "spoofed", "mix" };
+const char *const gen_dist_names[] = { "uniform", "zipf", "spoofed", "mix", "heavy" };
 
 static int mac_opt(const struct opt_spec *s, const char *arg, void *field, char *why, size_t len)
 {
@@ -24,6 +24,7 @@ static const struct opt_choice dist_choices[] = {
 	{ "zipf", GEN_DIST_ZIPF },
 	{ "spoofed", GEN_DIST_SPOOFED },
 	{ "mix", GEN_DIST_MIX },
+	{ "heavy", GEN_DIST_HEAVY },
 	{ NULL, 0 },
 };
 
@@ -43,7 +44,10 @@ static const struct opt_spec gen_specs[] = {
 		  "spoofed: a random source for every packet\n"
 		  "mix: --good N well-behaved sources, each sending one packet\n"
 		  "per --good-period (UDP source port 40001), inside a spoofed\n"
-		  "flood (port 40000)" },
+		  "flood (port 40000)\n"
+		  "heavy: --heavy N sources sending --heavy-share of the frames\n"
+		  "between them, at random (port 40001), inside a spoofed flood;\n"
+		  "the report counts each heavy source's frames" },
 	{ .name = "sources", .type = OPT_U32, .arg = "N", .min = 1, .max = 1u << 30, .dflt = "1000",
 	  OPT_FIELD(struct gen_opts, sources), .help = "uniform/zipf: number of sources" },
 	{ .name = "zipf", .type = OPT_DECIMAL, .flags = OPT_MIN_OPEN, .arg = "S", .dmin = 0,
@@ -53,6 +57,12 @@ static const struct opt_spec gen_specs[] = {
 	  OPT_FIELD(struct gen_opts, good), .help = "mix: well-behaved sources" },
 	{ .name = "good-period", .type = OPT_DURATION, .arg = "DUR", .dflt = "2s",
 	  OPT_FIELD(struct gen_opts, good_period_ns), .help = "mix: each well-behaved source's gap" },
+	{ .name = "heavy", .type = OPT_U32, .arg = "N", .min = 1, .max = GEN_MAX_HEAVY, .dflt = "20",
+	  OPT_FIELD(struct gen_opts, heavy), .help = "heavy: heavy sources (at most 1024)" },
+	{ .name = "heavy-share", .type = OPT_DECIMAL, .flags = OPT_MIN_OPEN, .arg = "PCT", .dmin = 0,
+	  .dmax = 100, .dflt = "10", OPT_FIELD(struct gen_opts, heavy_share),
+	  .why = "expected a percentage in (0, 100]",
+	  .help = "heavy: their share of the frames, in percent" },
 	{ .name = "family", .type = OPT_ENUM, .choices = family_choices, .dflt = "4",
 	  OPT_FIELD(struct gen_opts, family), .help = "IP version" },
 	{ .name = "src-base", .type = OPT_ADDRESS, .arg = "ADDR", OPT_FIELD(struct gen_opts, src_base),
@@ -121,14 +131,14 @@ static int family_address(const char *opt, struct opt_address *a, uint32_t famil
 }
 
 /* The flood lives in 128.0.0.0/2 and fc00::/8: the well-behaved range must stay out of it. */
-static bool good_range_clashes(const struct gen_opts *o)
+static bool good_range_clashes(const struct gen_opts *o, uint32_t count)
 {
 	const uint8_t *b = o->src_base.addr.bytes;
 	uint64_t first = (uint64_t)b[0] << 24 | b[1] << 16 | b[2] << 8 | b[3];
 
 	if (o->family == 6)
 		return b[0] == 0xfc;
-	return first + o->good - 1 >= 0x80000000ULL && first <= 0xbfffffffULL;
+	return first + count - 1 >= 0x80000000ULL && first <= 0xbfffffffULL;
 }
 
 /* The combinations the table cannot check alone: 0 or 2 (said why). */
@@ -145,12 +155,20 @@ static int check_sources(const struct gen_opts *o)
 	if (o->rate && o->rate < o->threads)
 		return usage_error("gen", "--pps %llu is below one packet per second per thread (--threads %u)",
 				   (unsigned long long)o->rate, o->threads);
+	if (o->dist == GEN_DIST_HEAVY) {
+		if (o->affinity_source)
+			return usage_error("gen", "--affinity source does not apply to --dist heavy: every thread sends every heavy source");
+		if (good_range_clashes(o, o->heavy))
+			return usage_error("gen", "--src-base %s: the %u heavy sources would overlap the flood's range %s",
+					   o->src_base.text, o->heavy, o->family == 4 ? "128.0.0.0/2" : "fc00::/8");
+		return 0;
+	}
 	if (o->dist != GEN_DIST_MIX)
 		return 0;
 	if (o->good_period_ns / ((o->good + o->threads - 1) / o->threads) == 0)
 		return usage_error("gen", "--good-period %llu ns is shorter than one ns per well-behaved packet",
 				   (unsigned long long)o->good_period_ns);
-	if (good_range_clashes(o))
+	if (good_range_clashes(o, o->good))
 		return usage_error("gen", "--src-base %s: the %u well-behaved sources would overlap the flood's range %s",
 				   o->src_base.text, o->good, o->family == 4 ? "128.0.0.0/2" : "fc00::/8");
 	return 0;

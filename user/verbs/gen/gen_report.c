@@ -9,6 +9,7 @@
 
 struct gen_report {
 	uint64_t sent, good_sent;
+	const uint64_t *heavy_sent; /* heavy: per heavy source */
 	double seconds, distinct;
 	bool distinct_exact;
 	char sources_text[160];
@@ -27,7 +28,8 @@ static void print_report_json(const struct gen_opts *o, const struct gen_report 
 	jsonw_uint_field(&w, "sent", r->sent);
 	jsonw_float_field_fmt(&w, "seconds", "%.6f", r->seconds);
 	jsonw_float_field_fmt(&w, "pps", "%.0f", pps);
-	jsonw_uint_field(&w, "sources", o->dist == GEN_DIST_MIX ? o->good : o->sources);
+	jsonw_uint_field(&w, "sources", o->dist == GEN_DIST_MIX ? o->good
+					: o->dist == GEN_DIST_HEAVY ? o->heavy : o->sources);
 	jsonw_float_field_fmt(&w, "distinct_sources", "%.0f", r->distinct);
 	jsonw_bool_field(&w, "distinct_exact", r->distinct_exact);
 	jsonw_uint_field(&w, "good_sent", r->good_sent);
@@ -39,6 +41,19 @@ static void print_report_json(const struct gen_opts *o, const struct gen_report 
 		jsonw_uint_field(&w, "good_sport", GEN_SPORT_GOOD);
 		jsonw_uint_field(&w, "flood_sport", GEN_SPORT_FLOOD);
 		jsonw_uint_field(&w, "flood_sent", r->sent - r->good_sent);
+	}
+	if (o->dist == GEN_DIST_HEAVY) {
+		uint32_t i;
+
+		jsonw_uint_field(&w, "heavy_sources", o->heavy);
+		jsonw_string_field(&w, "heavy_first", good_first);
+		jsonw_string_field(&w, "heavy_last", good_last);
+		jsonw_uint_field(&w, "heavy_sport", GEN_SPORT_GOOD);
+		jsonw_uint_field(&w, "flood_sent", r->sent - r->good_sent);
+		jsonw_start_array_field(&w, "heavy_sent");
+		for (i = 0; i < o->heavy; i++)
+			jsonw_uint(&w, r->heavy_sent[i]);
+		jsonw_end_array(&w);
 	}
 	jsonw_end_object(&w);
 }
@@ -63,6 +78,20 @@ static void print_report(const struct gen_opts *o, const struct gen_report *r,
 		       (unsigned long long)r->good_sent, o->good, good_first, good_last,
 		       GEN_SPORT_GOOD, (unsigned long long)(r->sent - r->good_sent),
 		       GEN_SPORT_FLOOD);
+	if (o->dist == GEN_DIST_HEAVY) {
+		uint64_t lo = UINT64_MAX, hi = 0;
+		uint32_t i;
+
+		for (i = 0; i < o->heavy; i++) {
+			lo = r->heavy_sent[i] < lo ? r->heavy_sent[i] : lo;
+			hi = r->heavy_sent[i] > hi ? r->heavy_sent[i] : hi;
+		}
+		printf("heavy: %llu packets from %u sources %s .. %s (UDP source port %u), "
+		       "%llu to %llu each (--json lists them); flood: %llu packets (port %u)\n",
+		       (unsigned long long)r->good_sent, o->heavy, good_first, good_last,
+		       GEN_SPORT_GOOD, (unsigned long long)lo, (unsigned long long)hi,
+		       (unsigned long long)(r->sent - r->good_sent), GEN_SPORT_FLOOD);
+	}
 }
 
 /* Structured source i as text (IPv4 base + i, IPv6 prefix + i). */
@@ -101,6 +130,8 @@ static void count_sent(const struct gen_ctx *g, struct gen_report *rep)
 		rep->good_sent += st->good_sent;
 		if (g->o.dist == GEN_DIST_UNIFORM)
 			rep->distinct += (double)(st->sent < st->src_count ? st->sent : st->src_count);
+		if (g->o.dist == GEN_DIST_HEAVY)
+			rep->distinct = g->o.heavy; /* drawn at random: at this rate, each is drawn */
 		if (g->o.dist == GEN_DIST_MIX)
 			rep->distinct += (double)(st->good_sent < st->good_count ? st->good_sent
 										  : st->good_count);
@@ -133,6 +164,10 @@ static void describe_sources(const struct gen_ctx *g, struct gen_report *rep)
 		rep->distinct = spoofed;
 		snprintf(t, n, "~%.0f distinct (expected: uniform random in %s)", rep->distinct, range);
 		break;
+	case GEN_DIST_HEAVY:
+		snprintf(t, n, "%u heavy + ~%.0f flood (expected: random in %s)", o->heavy, spoofed, range);
+		rep->distinct = o->heavy + spoofed;
+		break;
 	default:
 		snprintf(t, n, "%.0f well-behaved (exact) + ~%.0f flood (expected: random in %s)",
 			 rep->distinct, spoofed, range);
@@ -148,9 +183,14 @@ void gen_report(const struct gen_ctx *g)
 
 	count_sent(g, &rep);
 	rep.seconds = (double)g->elapsed_ns / 1e9;
+	rep.heavy_sent = g->heavy_sent;
 	if (g->o.dist == GEN_DIST_MIX) {
 		source_text(&g->o.src_base.addr, 0, good_first, sizeof(good_first));
 		source_text(&g->o.src_base.addr, g->o.good - 1, good_last, sizeof(good_last));
+	}
+	if (g->o.dist == GEN_DIST_HEAVY) {
+		source_text(&g->o.src_base.addr, 0, good_first, sizeof(good_first));
+		source_text(&g->o.src_base.addr, g->o.heavy - 1, good_last, sizeof(good_last));
 	}
 	describe_sources(g, &rep);
 	print_report(&g->o, &rep, good_first, good_last);

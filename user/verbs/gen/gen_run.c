@@ -161,6 +161,8 @@ static void supervise(struct gen_ctx *g, struct gen_thread *threads, uint32_t n,
 }
 
 /* A thread's error, or the counters could not be read: 1 after saying so. */
+static int collect_heavy(struct gen_ctx *g);
+
 static int collect(struct gen_ctx *g, const struct gen_thread *threads)
 {
 	uint32_t i, zero = 0;
@@ -177,6 +179,31 @@ static int collect(struct gen_ctx *g, const struct gen_thread *threads)
 		pr_err("cannot read the generator's counters: %s", err_str(-errno, eb, sizeof(eb)));
 		return 1;
 	}
+	return g->o.dist == GEN_DIST_HEAVY ? collect_heavy(g) : 0;
+}
+
+/* heavy: each heavy source's frames, summed over the CPUs. */
+static int collect_heavy(struct gen_ctx *g)
+{
+	uint64_t *v = calloc(g->ncpus_possible, sizeof(*v));
+	char eb[128];
+	uint32_t k, c;
+
+	if (!v) {
+		pr_err("out of memory");
+		return 1;
+	}
+	for (k = 0; k < g->o.heavy; k++) {
+		if (bpf_map_lookup_elem(bpf_map__fd(g->skel->maps.gen_heavy_sent), &k, v)) {
+			pr_err("cannot read the heavy sources' counters: %s", err_str(-errno, eb, sizeof(eb)));
+			free(v);
+			return 1;
+		}
+		g->heavy_sent[k] = 0;
+		for (c = 0; c < g->ncpus_possible; c++)
+			g->heavy_sent[k] += v[c];
+	}
+	free(v);
 	return 0;
 }
 

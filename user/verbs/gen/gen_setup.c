@@ -72,7 +72,14 @@ static void set_params(struct gen_ctx *g, struct gen_params *p)
 	p->spoof_mask6 = ~0xffULL; /* first address byte fc, the rest random */
 	p->spoof_bits6 = 0xfcULL;
 	p->sport_flood = htons(GEN_SPORT_FLOOD);
-	p->sport_good = htons(o->dist == GEN_DIST_MIX ? GEN_SPORT_GOOD : GEN_SPORT_FLOOD);
+	p->sport_good = htons(o->dist == GEN_DIST_MIX || o->dist == GEN_DIST_HEAVY ? GEN_SPORT_GOOD
+									       : GEN_SPORT_FLOOD);
+	if (o->dist == GEN_DIST_HEAVY) {
+		double t = o->heavy_share / 100 * 4294967296.0;
+
+		p->heavy_count = o->heavy;
+		p->heavy_thresh = t >= 4294967295.0 ? 0xffffffffu : (uint32_t)t;
+	}
 	build_template(g, p);
 }
 

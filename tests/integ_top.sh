@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# Integration: `xdp-pacer top` on a veth during a full-speed spoofed flood
+# (`gen --dist heavy`): 20 heavy sources, each far above its limit, inside
+# a flood of random sources.  The 20 must be the top 20, each count within
+# 10 % of the generator's own per-source count.  Also aggregation, the
+# text table, --class, the sampling lock and that sampling is put back.
+. "$(dirname "$0")/lib.sh"
+TOP_PID=
+cleanup() {
+	[ -n "$TOP_PID" ] && kill "$TOP_PID" 2>/dev/null && wait "$TOP_PID" 2>/dev/null
+	rm -rf "$WORK"
+	teardown_pair
+}
+WORK=$(mktemp -d /tmp/xpt-top.XXXXXX)
+trap cleanup EXIT
+
+setup_pair xpt || { echo "cannot create namespaces/veth"; exit 1; }
+require_xdp_veth
+rx "$CLI" load "$IF_RX" --placement shared >/dev/null
+check "pacer loaded" test $? -eq 0
+
+sampling() { rx "$CLI" status "$IF_RX" | sed -n 's/^ *sampling: //p'; }
+
+# top in the background until SIGINT (--once prints the period so far); waits for its sampling.
+start_top() { # out-file, top options...
+	local out=$1 i
+	shift
+	nsenter --net="/run/netns/$NS_RX" "$CLI" top "$IF_RX" --once --interval 120s "$@" >"$out" 2>"$out.err" &
+	TOP_PID=$!
+	for i in $(seq 50); do
+		[ "$(sampling)" != off ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+stop_top() {
+	sleep 0.3 # the last records through the ring
+	kill -INT "$TOP_PID"
+	wait "$TOP_PID"
+	local rc=$?
+	TOP_PID=
+	return $rc
+}
+
+# The check: rows vs the generator's counts.  by: seen (truth: sent) or dropped (sent minus
+# what passed: at most one per interval per source, a few over the run).
+check_rows() { # top-json gen-json by
+	python3 - "$1" "$2" "$3" <<'EOF'
+import ipaddress, json, sys
+top = json.load(open(sys.argv[1]))
+gen = json.load(open(sys.argv[2]))
+by = sys.argv[3]
+base = int(ipaddress.ip_address(gen["heavy_first"]))
+truth = {f"{ipaddress.ip_address(base + i)}/32": n for i, n in enumerate(gen["heavy_sent"])}
+rows = top["rows"]
+assert len(rows) == 20, f"{len(rows)} rows"
+flood = gen["flood_sent"]
+assert flood >= 2000000, f"flood of {flood} packets only"
+worst = 0
+for r in rows:
+    t = truth.get(r["source"])
+    assert t is not None, f"{r['source']} (count {r['count']}) is not a heavy source"
+    if by == "dropped":
+        t -= 5  # passed: one per 1 s interval, over a run of a few seconds
+    rel = abs(float(r["count"]) - t) / t
+    worst = max(worst, rel)
+    assert rel <= 0.10, f"{r['source']}: {r['count']} +- {r['error']} against {t}: {rel:.1%}"
+print(f"20 of 20 heavy; worst {worst:.2%} off; {flood} flood packets at {gen['pps'] / 1e6:.2f} Mpps; "
+      f"sampling 1/{top['sample_one_in']}, {top['samples_seen']} samples, {top['samples_lost']} lost")
+EOF
+}
+
+# --- heavy sources in a spoofed flood: 3.5M frames, 40 % from 20 sources (70 000 each), 2.1M random ---
+GEN=(--dist heavy --heavy 20 --heavy-share 40 --count 3500000 --src-base 10.200.0.0 --json)
+for by in dropped seen; do
+	start_top "$WORK/top-$by.json" --by "$by" --json --sample-packets 1/16
+	check "top --by $by switched packet sampling on (1/16)" test "$(sampling)" = "sources off, packets 1/16"
+	tx "$CLI" gen "$IF_TX" "${GEN[@]}" >"$WORK/gen-$by.json"
+	check "gen --dist heavy ran" test $? -eq 0
+	stop_top
+	check "top --by $by --once exits 0 on SIGINT" test $? -eq 0
+	out=$(check_rows "$WORK/top-$by.json" "$WORK/gen-$by.json" "$by" 2>&1)
+	check "top --by $by: the 20 heavy sources are the top 20, each within 10 % ($out)" test $? -eq 0
+	check "sampling put back after top --by $by" test "$(sampling)" = off
+done
+
+# --- aggregation and the text table ---
+start_top "$WORK/top.txt" --prefix4 16 -n 3 --sample-packets 1/1
+tx "$CLI" gen "$IF_TX" --dist heavy --heavy 20 --heavy-share 50 --count 100000 --src-base 10.200.0.0 >/dev/null
+stop_top
+check "text: a header with the sampling" grep -q "top 3 by dropped over .* s; sampling 1/1: " "$WORK/top.txt"
+check "text: the column heads" grep -q "^RANK *SOURCE *CLASS *DROPPED *+- *PER SECOND" "$WORK/top.txt"
+check "--prefix4 16: the heavy sources as one /16 first" grep -q "^ *1 10.200.0.0/16 " "$WORK/top.txt"
+check "text: the bound on unlisted sources" grep -q "^unlisted sources: at most" "$WORK/top.txt"
+n=$(awk '$1 ~ /^[0-9]+$/ && $2 ~ /\// {n++} END {print n+0}' "$WORK/top.txt")
+check "-n 3: at most 3 rows ($n)" test "$n" -le 3 -a "$n" -ge 1
+
+# --- one reader of the samples at a time ---
+start_top "$WORK/held.json" --json
+out=$(rx "$CLI" events "$IF_RX" --duration 1s 2>&1)
+check "events is refused while top reads the samples (exit 1)" test $? -eq 1
+check "... and the refusal names top" grep -q "already being read by 'xdp-pacer top' (pid $TOP_PID)" <<<"$out"
+out=$(rx "$CLI" top "$IF_RX" --once 2>&1)
+check "a second top is refused too (exit 1)" test $? -eq 1
+stop_top
+check "sampling put back after the refusals" test "$(sampling)" = off
+
+# --- options ---
+out=$(rx "$CLI" top "$IF_RX" --class nosuch --once 2>&1)
+check "--class of a class the pacer lacks: exit 1" test $? -eq 1
+check "... naming it" grep -q "no class 'nosuch' on $IF_RX" <<<"$out"
+rx "$CLI" top "$IF_RX" --sample-packets off >/dev/null 2>&1
+check "--sample-packets off is refused (exit 2)" test $? -eq 2
+rx "$CLI" top "$IF_RX" --by bogus >/dev/null 2>&1
+check "--by bogus is refused (exit 2)" test $? -eq 2
+rx "$CLI" top "$IF_RX" --prefix4 33 >/dev/null 2>&1
+check "--prefix4 33 is refused (exit 2)" test $? -eq 2
+rx "$CLI" top nosuchif0 --once >/dev/null 2>&1
+check "top on a missing interface: exit 1" test $? -eq 1
+check "sampling still off" test "$(sampling)" = off
+
+# --- a traffic class: --class keeps its packets, rows name it ---
+rx "$CLI" set "$IF_RX" --class 'other: udp dport 53 interval 1s' --class 'flood9: udp dport 9 interval 1s' >/dev/null
+check "two classes set live" test $? -eq 0
+start_top "$WORK/class.json" --class flood9 --json --sample-packets 1/1 -n 5
+tx "$CLI" gen "$IF_TX" --dist heavy --heavy 5 --heavy-share 50 --count 50000 --src-base 10.200.0.0 >/dev/null
+stop_top
+out=$(python3 - "$WORK/class.json" <<'EOF'
+import json, sys
+t = json.load(open(sys.argv[1]))
+assert t["class"] == "flood9", t
+assert len(t["rows"]) == 5 and all(r["class"] == "flood9" for r in t["rows"]), t["rows"]
+assert all(r["source"].startswith("10.200.0.") for r in t["rows"]), t["rows"]
+assert t["samples_seen"] >= 49000, t["samples_seen"]
+print(f"{t['samples_seen']} samples, top {t['rows'][0]['source']} {t['rows'][0]['count']}")
+EOF
+)
+check "--class flood9: its packets, each row names the class ($out)" test $? -eq 0
+start_top "$WORK/other.json" --class other --json --sample-packets 1/1
+tx "$CLI" gen "$IF_TX" --dist heavy --heavy 5 --heavy-share 50 --count 20000 --src-base 10.200.0.0 >/dev/null
+stop_top
+check "--class other: none of flood9's packets" grep -q '"samples_seen":0,.*"rows":\[\]' "$WORK/other.json"
+
+rx "$CLI" unload "$IF_RX" >/dev/null
+finish
