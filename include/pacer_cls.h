@@ -22,15 +22,15 @@
  *          PACER_CLS_PORT_CHUNK ids per entry, then its set from the pool;
  *   src, dst
  *          a longest-prefix match in a trie holding each class's prefix
- *          (and /0), keyed with the bank and family in front of the
- *          address; the longest prefix holding the address gives the
- *          classes whose prefix holds it (prefixes nest, so every such
- *          class's prefix is that one or a shorter one);
- *   vlan   a hash lookup of the VLAN id's set; absent: the default set
- *          (the classes without a VLAN term).
- * A dimension no class of the bank tests (pacer_cls_bank.dims) is not
- * looked up.  Sets are PACER_CLS_WORDS 64-bit words; pacer_cls_bank.words
- * of them hold classes.
+ *          (and /0), keyed with the bank, dimension and family in front
+ *          of the address; the longest prefix holding the address gives
+ *          the classes whose prefix holds it (prefixes nest, so every
+ *          such class's prefix is that one or a shorter one), by pool id;
+ *   vlan   a hash lookup of the VLAN id's pool id; absent: the default
+ *          set (the classes without a VLAN term).
+ * A dimension no class of the bank tests (its PACER_CLS_D_* bit is clear)
+ * is not looked up.  Sets are PACER_CLS_WORDS 64-bit words; the first
+ * (count + 63) / 64 of them hold classes.
  *
  * Everything is per bank (pacer_class.h): the installer compiles into the
  * bank no packet reads, then flips class_sel.
@@ -62,7 +62,11 @@ struct pacer_cls_port_chunk {
 /* The pool of sets the port, address and VLAN dimensions name by id, per bank. */
 #define PACER_CLS_POOL 4096u
 
-/* Dimensions a bank's classes test (pacer_cls_bank.dims). */
+/*
+ * Dimensions a bank's classes test.  They travel in class_sel
+ * (pacer_class.h) with the bank and the count, so the flip that installs a
+ * bank installs its dimensions in the same 32-bit store.
+ */
 #define PACER_CLS_D_DPORT (1u << 0)
 #define PACER_CLS_D_SPORT (1u << 1)
 #define PACER_CLS_D_SRC4 (1u << 2)
@@ -70,19 +74,45 @@ struct pacer_cls_port_chunk {
 #define PACER_CLS_D_DST4 (1u << 4)
 #define PACER_CLS_D_DST6 (1u << 5)
 #define PACER_CLS_D_VLAN (1u << 6)
+#define PACER_CLS_D_ALL 0x7fu
 
-/* A bank's header ("pacer_cls_banks", PACER_CLASS_BANKS entries). */
+/* A bank's header, as class_sel carries it. */
 struct pacer_cls_bank {
-	__u32 dims;         /* PACER_CLS_D_* */
-	__u32 words;        /* words of a set that hold classes: 1..PACER_CLS_WORDS */
-	__u32 vlan_default; /* pool id of the classes without a VLAN term */
-	__u32 pad;
+	__u32 dims;  /* PACER_CLS_D_* */
+	__u32 words; /* words of a set that hold classes: 1..PACER_CLS_WORDS */
 };
 
+/* The VLAN dimension's default set (the classes without a VLAN term): pool id 0. */
+#define PACER_CLS_VLAN_DEFAULT 0u
+
 /*
- * The address tries' key: prefixlen counts the tag byte (always whole) and
- * the address's bits.  tag = bank << 1 | (IPv6 ? 1 : 0).  An IPv4 address
- * fills addr[0..3], in network order, as struct pacer_src holds it.
+ * "pacer_cls_sets", an array of struct pacer_cls_set: per bank, the head's
+ * PACER_CLS_HEAD_ENTRIES sets by head index, then the pool's by id.
+ */
+#define PACER_CLS_BANK_SETS (PACER_CLS_HEAD_ENTRIES + PACER_CLS_POOL)
+#define PACER_CLS_SETS (PACER_CLASS_BANKS * PACER_CLS_BANK_SETS)
+PACER_INLINE __u32 pacer_cls_head_slot(__u32 bank, __u32 head)
+{
+	return bank * PACER_CLS_BANK_SETS + (head & (PACER_CLS_HEAD_ENTRIES - 1));
+}
+PACER_INLINE __u32 pacer_cls_pool_slot(__u32 bank, __u32 id)
+{
+	return bank * PACER_CLS_BANK_SETS + PACER_CLS_HEAD_ENTRIES + id;
+}
+
+/* "pacer_cls_ports", an array of chunks: per bank, dport's then sport's. */
+#define PACER_CLS_PORTS (PACER_CLASS_BANKS * 2 * PACER_CLS_PORT_ENTRIES)
+PACER_INLINE __u32 pacer_cls_port_slot(__u32 bank, __u32 sport, __u32 port)
+{
+	return (bank * 2 + sport) * PACER_CLS_PORT_ENTRIES + (port & 0xffff) / PACER_CLS_PORT_CHUNK;
+}
+
+/*
+ * "pacer_cls_addrs", one longest-prefix-match trie for both address
+ * dimensions of both banks: the key's tag byte, always matched whole,
+ * says which (bank << 2 | dst << 1 | IPv6), and prefixlen counts it.  An
+ * IPv4 address fills addr[0..3], as struct pacer_src holds it.  Value:
+ * the prefix's pool id (__u32).
  */
 struct pacer_cls_addr_key {
 	__u32 prefixlen;
@@ -91,14 +121,20 @@ struct pacer_cls_addr_key {
 } __attribute__((packed));
 
 #define PACER_CLS_TAG_BITS 8u
-#define PACER_CLS_TRIE_ENTRIES (PACER_CLASS_BANKS * 2 * (PACER_MAX_CLASSES + 1))
+#define PACER_CLS_ADDRS (PACER_CLASS_BANKS * 2 * 2 * (PACER_MAX_CLASSES + 1))
 
+PACER_INLINE __u8 pacer_cls_tag(__u32 bank, int dst, int v6)
+{
+	return (__u8)(bank << 2 | (__u32)(dst != 0) << 1 | (__u32)(v6 != 0));
+}
+
+/* "pacer_cls_vlan", a hash: a VLAN id's pool id in a bank; absent: PACER_CLS_VLAN_DEFAULT. */
 struct pacer_cls_vlan_key {
 	__u32 bank;
 	__u32 vlan;
 };
 
-#define PACER_CLS_VLAN_ENTRIES (PACER_CLASS_BANKS * PACER_MAX_CLASSES)
+#define PACER_CLS_VLANS (PACER_CLASS_BANKS * PACER_MAX_CLASSES)
 
 /* The packet's head index (pacer_pkt.h's fields). */
 PACER_INLINE __u32 pacer_cls_head_index(const struct pacer_pkt *p)
@@ -110,25 +146,20 @@ PACER_INLINE __u32 pacer_cls_head_index(const struct pacer_pkt *p)
 	       syn;
 }
 
-/* The trie key for addr (kind PACER_PKT_V4 or _V6) in bank. */
-PACER_INLINE void pacer_cls_addr_key_of(struct pacer_cls_addr_key *k, __u32 bank, int kind,
+/* The trie key for addr (kind PACER_PKT_V4 or _V6), a source (dst 0) or a destination, in bank. */
+PACER_INLINE void pacer_cls_addr_key_of(struct pacer_cls_addr_key *k, __u32 bank, int dst, int kind,
 					const struct pacer_src *addr)
 {
 	__u64 lo = addr->lo, hi = addr->hi;
 	int i;
 
-	k->tag = (__u8)(bank << 1 | (kind == PACER_PKT_V6));
+	k->tag = pacer_cls_tag(bank, dst, kind == PACER_PKT_V6);
 	k->prefixlen = PACER_CLS_TAG_BITS + (kind == PACER_PKT_V6 ? 128 : 32);
 	/* pacer_src holds the bytes in memory order: copy them so, on any host. */
 	PACER_UNROLL
 	for (i = 0; i < 8; i++) {
 		k->addr[i] = ((const __u8 *)&lo)[i];
 		k->addr[8 + i] = ((const __u8 *)&hi)[i];
-	}
-	if (kind != PACER_PKT_V6) {
-		PACER_UNROLL
-		for (i = 4; i < 16; i++)
-			k->addr[i] = 0;
 	}
 }
 
@@ -168,7 +199,6 @@ PACER_INLINE int pacer_cls_first(const struct pacer_cls_set *s, __u32 words)
 {
 	int i;
 
-	PACER_UNROLL
 	for (i = 0; i < PACER_CLS_WORDS; i++) {
 		if ((__u32)i >= words)
 			break;

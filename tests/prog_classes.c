@@ -143,7 +143,10 @@ static void fixture_load(uint32_t backend, uint32_t placement)
 	fx.m.list4_fd = bpf_map__fd(fx.skel->maps.pacer_list4);
 	fx.m.list6_fd = bpf_map__fd(fx.skel->maps.pacer_list6);
 	fx.m.list_filter_fd = bpf_map__fd(fx.skel->maps.pacer_list_filter);
-	fx.m.class_index_fd = bpf_map__fd(fx.skel->maps.pacer_class_index);
+	fx.m.cls_sets_fd = bpf_map__fd(fx.skel->maps.pacer_cls_sets);
+	fx.m.cls_ports_fd = bpf_map__fd(fx.skel->maps.pacer_cls_ports);
+	fx.m.cls_addrs_fd = bpf_map__fd(fx.skel->maps.pacer_cls_addrs);
+	fx.m.cls_vlan_fd = bpf_map__fd(fx.skel->maps.pacer_cls_vlan);
 	fx.m.cfg = cfg;
 	fx.m.backend = backend;
 	fx.m.ncpus = libbpf_num_possible_cpus();
@@ -686,7 +689,8 @@ START_TEST(test_live_bank_flip)
 	c[1] = cls("ntp", 1, PACER_ACTION_DROP, 0);
 	proto_port(&c[1], PACER_IPPROTO_UDP, PACER_M_DPORT, 123, 123);
 	install(c, 2);
-	ck_assert_uint_eq(fx.m.cfg->class_sel, PACER_CLASS_SEL(1, 2));
+	ck_assert_uint_eq(PACER_CLASS_SEL_BANK(fx.m.cfg->class_sel), 1);
+	ck_assert_uint_eq(PACER_CLASS_SEL_COUNT(fx.m.cfg->class_sel), 2);
 	ck_assert_int_eq(run_pk(&ntp), DROP);
 	ck_assert_int_eq(run_pk(&dns), DROP);
 	ck_assert_int_eq(pacer_classes_read(&fx.m, got, &n), 0);
@@ -695,7 +699,8 @@ START_TEST(test_live_bank_flip)
 	/* dns changed (new id): fresh state */
 	c[0].id = 7;
 	install(c, 2);
-	ck_assert_uint_eq(fx.m.cfg->class_sel, PACER_CLASS_SEL(0, 2));
+	ck_assert_uint_eq(PACER_CLASS_SEL_BANK(fx.m.cfg->class_sel), 0);
+	ck_assert_uint_eq(PACER_CLASS_SEL_COUNT(fx.m.cfg->class_sel), 2);
 	ck_assert_int_eq(run_pk(&dns), PASS);
 	ck_assert_int_eq(run_pk(&dns), DROP);
 	/* no classes: the classless limit (prefix /32, 64 ticks) keys this source afresh */

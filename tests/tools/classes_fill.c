@@ -144,10 +144,14 @@ int main(int argc, char **argv)
 	m.list4_fd = open_pin(dir, "list4");
 	m.list6_fd = open_pin(dir, "list6");
 	m.list_filter_fd = open_pin(dir, "list_filter");
-	m.class_index_fd = open_pin(dir, "class_index");
+	m.cls_sets_fd = open_pin(dir, "cls_sets");
+	m.cls_ports_fd = open_pin(dir, "cls_ports");
+	m.cls_addrs_fd = open_pin(dir, "cls_addrs");
+	m.cls_vlan_fd = open_pin(dir, "cls_vlan");
 	cfg_fd = open_pin(dir, "config");
 	if (m.classes_fd < 0 || m.class_stats_fd < 0 || m.list4_fd < 0 || m.list6_fd < 0 ||
-	    m.list_filter_fd < 0 || m.class_index_fd < 0 || cfg_fd < 0)
+	    m.list_filter_fd < 0 || m.cls_sets_fd < 0 || m.cls_ports_fd < 0 || m.cls_addrs_fd < 0 ||
+	    m.cls_vlan_fd < 0 || cfg_fd < 0)
 		return 1;
 	cfg = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE, MAP_SHARED, cfg_fd, 0);
 	if (cfg == MAP_FAILED) {

@@ -280,10 +280,10 @@ static int compile_vlans(const struct pacer_class *c, int n, struct pacer_cls_co
 	for (i = 0; i < n; i++)
 		if (!(c[i].m.terms & PACER_M_VLAN))
 			set_bit(&s, i);
+	/* The default set first: the pool is empty, so it gets PACER_CLS_VLAN_DEFAULT. */
 	id = pool_id(cc, ix, &s);
-	if (id < 0)
-		return id;
-	cc->bank.vlan_default = (__u32)id;
+	if (id != PACER_CLS_VLAN_DEFAULT)
+		return id < 0 ? id : -EPROTO;
 	for (i = 0; i < n; i++) {
 		__u16 v = c[i].m.vlan;
 
@@ -332,6 +332,7 @@ int pacer_cls_compile(const struct pacer_class *c, int n, struct pacer_cls_compi
 	}
 	memset(out, 0, sizeof(*out));
 	out->bank.words = (__u32)(n + 63) / 64;
+	e = compile_vlans(c, n, out, ix); /* first: its default set is pool id 0 */
 	compile_head(c, n, out);
 	for (i = 0; i < n; i++) {
 		if (c[i].m.terms & PACER_M_DPORT)
@@ -349,8 +350,6 @@ int pacer_cls_compile(const struct pacer_class *c, int n, struct pacer_cls_compi
 	if (!e)
 		e = compile_addrs(c, n, PACER_M_DST, out->dst, &out->n_dst, &out->bank.dims, out, ix, err,
 				  errlen);
-	if (!e)
-		e = compile_vlans(c, n, out, ix);
 	if (e == -ENOSPC)
 		snprintf(err, errlen, "the classifier's pool of %u sets is full", PACER_CLS_POOL);
 	free(ix);
@@ -400,7 +399,7 @@ int pacer_cls_lookup(const struct pacer_cls_compiled *cc, const struct pacer_pkt
 		pacer_cls_and(&s, &cc->pool[id]);
 	}
 	if (dims & PACER_CLS_D_VLAN) {
-		id = (int)cc->bank.vlan_default;
+		id = PACER_CLS_VLAN_DEFAULT;
 		for (i = 0; i < cc->n_vlan; i++)
 			if (cc->vlan[i].vlan == p->vlan)
 				id = cc->vlan[i].set;

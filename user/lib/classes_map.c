@@ -10,13 +10,119 @@
 #include <bpf/bpf.h>
 #include "class_conf.h"
 #include "classes_map.h"
+#include "class_compile.h"
 #include "pacer_classify.h"
+
+/* Delete bank's entries from a map keyed by tag (the address trie) or by bank (the VLAN hash). */
+static int clear_bank_keys(int fd, size_t key_len, __u32 bank, int trie, char *err, size_t len)
+{
+	__u8 key[sizeof(struct pacer_cls_addr_key) + 8], next[sizeof(key)];
+	void *prev = NULL;
+
+	for (;;) {
+		int mine;
+
+		if (bpf_map_get_next_key(fd, prev, next)) {
+			if (errno == ENOENT)
+				return 0;
+			snprintf(err, len, "cannot walk the classifier's %s: %s", trie ? "prefixes" : "VLAN ids",
+				 strerror(errno));
+			return -errno;
+		}
+		mine = trie ? ((const struct pacer_cls_addr_key *)next)->tag >> 2 == bank
+			    : ((const struct pacer_cls_vlan_key *)next)->bank == bank;
+		if (mine) {
+			if (bpf_map_delete_elem(fd, next) && errno != ENOENT) {
+				snprintf(err, len, "cannot clear the classifier's %s: %s",
+					 trie ? "prefixes" : "VLAN ids", strerror(errno));
+				return -errno;
+			}
+			prev = NULL; /* the walk starts again: the deleted key cannot lead on */
+			continue;
+		}
+		memcpy(key, next, key_len);
+		prev = key;
+	}
+}
+
+static int put_prefixes(int fd, __u32 bank, int dst, const struct pacer_cls_prefix *p, int n, char *err,
+			size_t len)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		struct pacer_cls_addr_key k;
+		__u32 id = p[i].set;
+
+		memset(&k, 0, sizeof(k));
+		k.tag = pacer_cls_tag(bank, dst, p[i].v6);
+		k.prefixlen = PACER_CLS_TAG_BITS + p[i].len;
+		memcpy(k.addr, p[i].addr, sizeof(k.addr));
+		if (bpf_map_update_elem(fd, &k, &id, BPF_ANY)) {
+			snprintf(err, len, "cannot write the classifier's prefixes: %s", strerror(errno));
+			return -errno;
+		}
+	}
+	return 0;
+}
+
+/* The compiled list into bank's part of the classifier's maps (pacer_cls.h). */
+static int write_compiled(const struct pacer_class_maps *m, __u32 bank, const struct pacer_cls_compiled *cc,
+			  char *err, size_t len)
+{
+	__u32 i, k;
+	int e;
+
+	for (i = 0; i < PACER_CLS_HEAD_ENTRIES; i++) {
+		k = pacer_cls_head_slot(bank, i);
+		if (bpf_map_update_elem(m->cls_sets_fd, &k, &cc->head[i], BPF_ANY))
+			goto sets;
+	}
+	for (i = 0; i < cc->n_pool; i++) {
+		k = pacer_cls_pool_slot(bank, i);
+		if (bpf_map_update_elem(m->cls_sets_fd, &k, &cc->pool[i], BPF_ANY))
+			goto sets;
+	}
+	for (i = 0; i < 2 * PACER_CLS_PORT_ENTRIES; i++) {
+		__u32 sport = i >= PACER_CLS_PORT_ENTRIES, chunk = i % PACER_CLS_PORT_ENTRIES;
+		const __u16 *ids = sport ? cc->sport : cc->dport;
+
+		if (!(cc->bank.dims & (sport ? PACER_CLS_D_SPORT : PACER_CLS_D_DPORT)))
+			continue;
+		k = pacer_cls_port_slot(bank, sport, chunk * PACER_CLS_PORT_CHUNK);
+		if (bpf_map_update_elem(m->cls_ports_fd, &k, &ids[chunk * PACER_CLS_PORT_CHUNK], BPF_ANY)) {
+			snprintf(err, len, "cannot write the classifier's ports: %s", strerror(errno));
+			return -errno;
+		}
+	}
+	e = clear_bank_keys(m->cls_addrs_fd, sizeof(struct pacer_cls_addr_key), bank, 1, err, len);
+	if (!e)
+		e = put_prefixes(m->cls_addrs_fd, bank, 0, cc->src, cc->n_src, err, len);
+	if (!e)
+		e = put_prefixes(m->cls_addrs_fd, bank, 1, cc->dst, cc->n_dst, err, len);
+	if (!e)
+		e = clear_bank_keys(m->cls_vlan_fd, sizeof(struct pacer_cls_vlan_key), bank, 0, err, len);
+	for (i = 0; !e && i < (__u32)cc->n_vlan; i++) {
+		struct pacer_cls_vlan_key vk = { .bank = bank, .vlan = cc->vlan[i].vlan };
+		__u32 id = cc->vlan[i].set;
+
+		if (bpf_map_update_elem(m->cls_vlan_fd, &vk, &id, BPF_ANY)) {
+			snprintf(err, len, "cannot write the classifier's VLAN ids: %s", strerror(errno));
+			e = -errno;
+		}
+	}
+	return e;
+sets:
+	snprintf(err, len, "cannot write the classifier's sets: %s", strerror(errno));
+	return -errno;
+}
 
 int pacer_classes_install(const struct pacer_class_maps *m, const struct pacer_class *c, int n,
 			  char *err, size_t len)
 {
 	volatile __u32 *sel_p = &m->cfg->class_sel;
-	__u32 sel = *sel_p, bank;
+	__u32 sel = *sel_p, bank, dims = 0;
+	struct pacer_cls_compiled *cc = NULL;
 	int i, e;
 
 	e = pacer_classes_check(c, n, m->backend, err, len);
@@ -24,11 +130,25 @@ int pacer_classes_install(const struct pacer_class_maps *m, const struct pacer_c
 		return e;
 	/*
 	 * The bank no packet reads: the other one while classes run; either
-	 * while none do.  A packet reads class_sel once and walks its bank for
-	 * microseconds; the next install writes that bank only after this one
-	 * returned.
+	 * while none do.  A packet reads class_sel once and looks its class
+	 * up in that bank for microseconds; the next install writes that
+	 * bank only after this one returned.
 	 */
 	bank = PACER_CLASS_SEL_COUNT(sel) ? !PACER_CLASS_SEL_BANK(sel) : 0;
+	if (n) {
+		cc = malloc(sizeof(*cc));
+		if (!cc) {
+			snprintf(err, len, "out of memory compiling the classes");
+			return -ENOMEM;
+		}
+		e = pacer_cls_compile(c, n, cc, err, len);
+		if (!e)
+			e = write_compiled(m, bank, cc, err, len);
+		dims = cc->bank.dims;
+		free(cc);
+		if (e)
+			return e;
+	}
 	for (i = 0; i < n; i++) {
 		__u32 idx = bank * PACER_MAX_CLASSES + (__u32)i;
 
@@ -39,19 +159,7 @@ int pacer_classes_install(const struct pacer_class_maps *m, const struct pacer_c
 			return e;
 		}
 	}
-	if (n) {
-		struct pacer_class_index ix;
-
-		memset(&ix, 0, sizeof(ix));
-		for (i = 0; i < n; i++)
-			pacer_match_quick_of(&c[i].m, &ix.q[i]);
-		if (bpf_map_update_elem(m->class_index_fd, &bank, &ix, BPF_ANY)) {
-			e = -errno;
-			snprintf(err, len, "cannot write the classes' index: %s", strerror(errno));
-			return e;
-		}
-	}
-	__atomic_store_n(sel_p, n ? PACER_CLASS_SEL(bank, n) : 0, __ATOMIC_RELEASE);
+	__atomic_store_n(sel_p, n ? PACER_CLASS_SEL_DIMS(bank, n, dims) : 0, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -408,5 +516,8 @@ void pacer_class_maps_set_fds(struct pacer_class_maps *m, const int fd[PACER_MAP
 	m->list4_fd = fd[PACER_MAP_LIST4];
 	m->list6_fd = fd[PACER_MAP_LIST6];
 	m->list_filter_fd = fd[PACER_MAP_LIST_FILTER];
-	m->class_index_fd = fd[PACER_MAP_CLASS_INDEX];
+	m->cls_sets_fd = fd[PACER_MAP_CLS_SETS];
+	m->cls_ports_fd = fd[PACER_MAP_CLS_PORTS];
+	m->cls_addrs_fd = fd[PACER_MAP_CLS_ADDRS];
+	m->cls_vlan_fd = fd[PACER_MAP_CLS_VLAN];
 }
