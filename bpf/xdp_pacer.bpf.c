@@ -93,13 +93,14 @@ struct pacer_stage_io {
 #define PACER_LIMIT(thresh, burst) ((__u64)(thresh) | (__u64)(burst) << 32)
 #define PACER_META(policy, kind, prefix, slot, key_mode)                               \
 	((__u32)((policy) == PACER_POLICY_QUIET) | (__u32)((kind) == PACER_PKT_V6) << 1 | \
-	 ((__u32)(prefix) & 0xff) << 2 | ((__u32)(slot) & 0x3f) << 10 |                  \
-	 ((__u32)(key_mode) & 3) << 16)
+	 ((__u32)(prefix) & 0xff) << 2 | ((__u32)(slot) & 0x1ff) << 10 |                 \
+	 ((__u32)(key_mode) & 3) << 19)
 #define PACER_META_POLICY(m) ((m) & 1 ? PACER_POLICY_QUIET : PACER_POLICY_PACE)
 #define PACER_META_KIND(m) ((m) & 2 ? PACER_PKT_V6 : PACER_PKT_V4)
 #define PACER_META_PREFIX(m) (((m) >> 2) & 0xff)
-#define PACER_META_SLOT(m) (((m) >> 10) & 0x3f) /* record's class_slot: stat_slot + 1, 0 none */
-#define PACER_META_KEY_MODE(m) (((m) >> 16) & 3)
+#define PACER_META_SLOT(m) (((m) >> 10) & 0x1ff) /* record's class_slot: stat_slot + 1, 0 none */
+#define PACER_META_KEY_MODE(m) (((m) >> 19) & 3)
+_Static_assert(PACER_MAX_CLASSES + 1 <= 0x1ff, "a class's slot + 1 fits the meta's 9 bits");
 
 /*
  * 1 to drop, 0 if pacing admits, -1 on a map error.  With no budget to

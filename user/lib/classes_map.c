@@ -66,6 +66,32 @@ static int put_prefixes(int fd, __u32 bank, int dst, const struct pacer_cls_pref
 	return 0;
 }
 
+/*
+ * Array entries first..first + n - 1 from vals (each len bytes): one batch
+ * where the kernel takes it, else entry by entry.  0, or -1 with errno.
+ */
+static int put_run(int fd, __u32 first, const void *vals, size_t len, __u32 n)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts, .elem_flags = 0, .flags = 0);
+	__u32 keys[PACER_CLS_POOL > PACER_CLS_PORT_ENTRIES ? PACER_CLS_POOL : PACER_CLS_PORT_ENTRIES];
+	__u32 i, count = n;
+
+	if (!n)
+		return 0;
+	if (n > sizeof(keys) / sizeof(keys[0])) {
+		errno = E2BIG;
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		keys[i] = first + i;
+	if (!bpf_map_update_batch(fd, keys, vals, &count, &opts) && count == n)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (bpf_map_update_elem(fd, &keys[i], (const char *)vals + (size_t)i * len, BPF_ANY))
+			return -1;
+	return 0;
+}
+
 /* The compiled list into bank's part of the classifier's maps (pacer_cls.h). */
 static int write_compiled(const struct pacer_class_maps *m, __u32 bank, const struct pacer_cls_compiled *cc,
 			  char *err, size_t len)
@@ -73,24 +99,18 @@ static int write_compiled(const struct pacer_class_maps *m, __u32 bank, const st
 	__u32 i, k;
 	int e;
 
-	for (i = 0; i < PACER_CLS_HEAD_ENTRIES; i++) {
-		k = pacer_cls_head_slot(bank, i);
-		if (bpf_map_update_elem(m->cls_sets_fd, &k, &cc->head[i], BPF_ANY))
-			goto sets;
+	if (put_run(m->cls_sets_fd, pacer_cls_head_slot(bank, 0), cc->head, sizeof(cc->head[0]),
+		    PACER_CLS_HEAD_ENTRIES) ||
+	    put_run(m->cls_sets_fd, pacer_cls_pool_slot(bank, 0), cc->pool, sizeof(cc->pool[0]), cc->n_pool)) {
+		snprintf(err, len, "cannot write the classifier's sets: %s", strerror(errno));
+		return -errno;
 	}
-	for (i = 0; i < cc->n_pool; i++) {
-		k = pacer_cls_pool_slot(bank, i);
-		if (bpf_map_update_elem(m->cls_sets_fd, &k, &cc->pool[i], BPF_ANY))
-			goto sets;
-	}
-	for (i = 0; i < 2 * PACER_CLS_PORT_ENTRIES; i++) {
-		__u32 sport = i >= PACER_CLS_PORT_ENTRIES, chunk = i % PACER_CLS_PORT_ENTRIES;
-		const __u16 *ids = sport ? cc->sport : cc->dport;
-
-		if (!(cc->bank.dims & (sport ? PACER_CLS_D_SPORT : PACER_CLS_D_DPORT)))
+	for (k = 0; k < 2; k++) {
+		if (!(cc->bank.dims & (k ? PACER_CLS_D_SPORT : PACER_CLS_D_DPORT)))
 			continue;
-		k = pacer_cls_port_slot(bank, sport, chunk * PACER_CLS_PORT_CHUNK);
-		if (bpf_map_update_elem(m->cls_ports_fd, &k, &ids[chunk * PACER_CLS_PORT_CHUNK], BPF_ANY)) {
+		/* 65536 ids are PACER_CLS_PORT_ENTRIES chunks, in order. */
+		if (put_run(m->cls_ports_fd, pacer_cls_port_slot(bank, k, 0), k ? cc->sport : cc->dport,
+			    sizeof(struct pacer_cls_port_chunk), PACER_CLS_PORT_ENTRIES)) {
 			snprintf(err, len, "cannot write the classifier's ports: %s", strerror(errno));
 			return -errno;
 		}
@@ -112,9 +132,6 @@ static int write_compiled(const struct pacer_class_maps *m, __u32 bank, const st
 		}
 	}
 	return e;
-sets:
-	snprintf(err, len, "cannot write the classifier's sets: %s", strerror(errno));
-	return -errno;
 }
 
 int pacer_classes_install(const struct pacer_class_maps *m, const struct pacer_class *c, int n,
