@@ -11,7 +11,7 @@
 #include <linux/bpf.h>
 #include "pacer_class.h"
 
-#define PACER_ABI_VERSION 6
+#define PACER_ABI_VERSION 7
 #define PACER_LAYOUT_MAGIC 0x70616365u /* "pace" */
 
 /* Per-CPU counters; PACER_STAT_MAX must stay last. */
