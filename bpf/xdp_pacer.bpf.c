@@ -109,14 +109,15 @@ struct pacer_stage_io {
 #define PACER_LIMIT(thresh, burst) ((__u64)(thresh) | (__u64)(burst) << 32)
 #define PACER_META(policy, kind, prefix, slot, key_mode, observe)                      \
 	((__u32)((policy) == PACER_POLICY_QUIET) | (__u32)((kind) == PACER_PKT_V6) << 1 | \
-	 ((__u32)(prefix) & 0xff) << 2 | ((__u32)(slot) & 0x3f) << 10 |                  \
-	 ((__u32)(key_mode) & 3) << 16 | (__u32)!!(observe) << 18)
+	 ((__u32)(prefix) & 0xff) << 2 | ((__u32)(slot) & 0x1ff) << 10 |                 \
+	 ((__u32)(key_mode) & 3) << 19 | (__u32)!!(observe) << 21)
 #define PACER_META_POLICY(m) ((m) & 1 ? PACER_POLICY_QUIET : PACER_POLICY_PACE)
 #define PACER_META_KIND(m) ((m) & 2 ? PACER_PKT_V6 : PACER_PKT_V4)
 #define PACER_META_PREFIX(m) (((m) >> 2) & 0xff)
-#define PACER_META_SLOT(m) (((m) >> 10) & 0x3f) /* record's class_slot: stat_slot + 1, 0 none */
-#define PACER_META_KEY_MODE(m) (((m) >> 16) & 3)
-#define PACER_META_OBSERVE(m) (((m) >> 18) & 1) /* a drop verdict is observed, not enforced */
+#define PACER_META_SLOT(m) (((m) >> 10) & 0x1ff) /* record's class_slot: stat_slot + 1, 0 none */
+#define PACER_META_KEY_MODE(m) (((m) >> 19) & 3)
+#define PACER_META_OBSERVE(m) (((m) >> 21) & 1) /* a drop verdict is observed, not enforced */
+_Static_assert(PACER_MAX_CLASSES + 1 <= 0x1ff, "a class's slot + 1 fits the meta's 9 bits");
 
 /*
  * 1 to drop, 0 if pacing admits, -1 on a map error.  With no budget to
@@ -286,37 +287,45 @@ static __always_inline int lists_verdict(int kind, const struct pacer_src *src,
 }
 
 /*
- * The index in its bank of the first class whose match fits p, or -1.
- * The walk reads the bank's index (pacer_class.h) and a class's entry only
- * for its address terms.  Classes are live data: the verifier accepts this
- * walk for any list.
+ * The index in its bank of the first class whose match fits p, or -1:
+ * the compiled classifier (pacer_cls.h), a bounded number of lookups
+ * whatever the number of classes.  A missing entry (a bank half-written
+ * by a broken installer) classifies nothing: the packet passes,
+ * unclassified, as a packet no class matches.
  */
 __noinline int pacer_class_find(const struct pacer_pkt *p, __u32 sel)
 {
 	__u32 n = PACER_CLASS_SEL_COUNT(sel), bank = PACER_CLASS_SEL_BANK(sel);
-	const struct pacer_class_index *ix;
-	int i;
+	__u32 dims = PACER_CLASS_SEL_DIMS_OF(sel), k;
+	const struct pacer_cls_set *head;
+	struct pacer_cls_set acc;
+	int v6, i;
 
 	if (!p)
 		return -1;
-	ix = bpf_map_lookup_elem(&pacer_class_index, &bank);
-	if (!ix)
+	k = pacer_cls_head_slot(bank, pacer_cls_head_index(p));
+	head = bpf_map_lookup_elem(&pacer_cls_sets, &k);
+	if (!head)
 		return -1;
-	for (i = 0; i < PACER_MAX_CLASSES; i++) {
-		__u32 idx = bank * PACER_MAX_CLASSES + i;
-		const struct pacer_class *c;
+	acc = *head;
+	if ((dims & PACER_CLS_D_DPORT) && cls_and_port(&acc, bank, 0, p->dport))
+		return -1;
+	if ((dims & PACER_CLS_D_SPORT) && cls_and_port(&acc, bank, 1, p->sport))
+		return -1;
+	v6 = p->kind == PACER_PKT_V6;
+	if ((dims & (v6 ? PACER_CLS_D_SRC6 : PACER_CLS_D_SRC4)) && cls_and_addr(&acc, bank, 0, p->kind, &p->src))
+		return -1;
+	if ((dims & (v6 ? PACER_CLS_D_DST6 : PACER_CLS_D_DST4)) && cls_and_addr(&acc, bank, 1, p->kind, &p->dst))
+		return -1;
+	if (dims & PACER_CLS_D_VLAN) {
+		struct pacer_cls_vlan_key vk = { .bank = bank, .vlan = p->vlan };
+		const __u32 *id = bpf_map_lookup_elem(&pacer_cls_vlan, &vk);
 
-		if (i >= n)
-			break;
-		if (!pacer_match_quick_fits(&ix->q[i], p))
-			continue;
-		if (!(ix->q[i].terms & (PACER_M_SRC | PACER_M_DST)))
-			return i;
-		c = bpf_map_lookup_elem(&pacer_classes, &idx);
-		if (c && pacer_match_addr_fits(&c->m, p))
-			return i;
+		if (cls_and_pool(&acc, bank, id ? *id : PACER_CLS_VLAN_DEFAULT))
+			return -1;
 	}
-	return -1;
+	i = pacer_cls_first(&acc, (n + 63) / 64);
+	return i >= 0 && (__u32)i < n ? i : -1;
 }
 
 /* lists_verdict() called from the program: the list key's bytes are not in its frame. */

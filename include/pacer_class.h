@@ -27,21 +27,25 @@
 
 #include <linux/types.h>
 
-#define PACER_MAX_CLASSES 32
+#define PACER_MAX_CLASSES 256
 #define PACER_CLASS_BANKS 2
 #define PACER_CLASS_NAME_LEN 16 /* with its NUL: [a-zA-Z0-9_-], 1..15 bytes */
 
 /*
- * pacer_config.class_sel: bank in bit 8, count in bits 0-7; 0 is "no
- * classes".  Bits 16-31 are the install's generation, which the datapath
- * ignores: a userspace reader that finds class_sel unchanged after reading
- * a bank read one install's classes (pacer_classes_read).
+ * pacer_config.class_sel: count in bits 0-8, bank in bit 9, the bank's
+ * compiled dimensions (pacer_cls.h's PACER_CLS_D_*) in bits 10-16; 0 is
+ * "no classes".  Bits 17-31 are the install's generation, which the
+ * datapath ignores: a userspace reader that finds class_sel unchanged
+ * after reading a bank read one install's classes (pacer_classes_read).
  */
-#define PACER_CLASS_SEL(bank, n) (((__u32)(bank) << 8) | (__u32)(n))
-#define PACER_CLASS_SEL_GEN(sel, gen) ((sel) | ((__u32)(gen) << 16))
-#define PACER_CLASS_SEL_BANK(sel) (((sel) >> 8) & 1)
-#define PACER_CLASS_SEL_COUNT(sel) ((sel) & 0xff)
-#define PACER_CLASS_SEL_GEN_OF(sel) ((sel) >> 16)
+#define PACER_CLASS_SEL(bank, n) (((__u32)(bank) << 9) | ((__u32)(n) & 0x1ff))
+#define PACER_CLASS_SEL_DIMS(bank, n, dims) (PACER_CLASS_SEL(bank, n) | ((__u32)(dims) & 0x7f) << 10)
+#define PACER_CLASS_SEL_GEN(sel, gen) ((sel) | ((__u32)(gen) << 17))
+#define PACER_CLASS_SEL_BANK(sel) (((sel) >> 9) & 1)
+#define PACER_CLASS_SEL_COUNT(sel) ((sel) & 0x1ff)
+#define PACER_CLASS_SEL_DIMS_OF(sel) (((sel) >> 10) & 0x7f)
+#define PACER_CLASS_SEL_GEN_OF(sel) ((sel) >> 17)
+_Static_assert(PACER_MAX_CLASSES <= 0x1ff, "a class count fits class_sel's 9 bits");
 
 enum pacer_class_action {
 	PACER_ACTION_PACE = 0, /* the class's limit decides */
@@ -86,12 +90,10 @@ struct pacer_match {
 };
 
 /*
- * The walk's index ("pacer_class_index", an array of PACER_CLASS_BANKS
- * values): per bank, the first 16 bytes of each class's match (its terms,
- * protocol, family, VLAN and port ranges), so the walk reads them from a
- * few cache lines instead of one class entry each, and looks a class up
- * only for its address terms or once it fits.  The installer writes a
- * bank's index with its classes, before the flip.
+ * A match's terms but the address compares (pacer_match_quick_fits()).
+ * The datapath finds a packet's class through the compiled classifier
+ * (pacer_cls.h); the ordered walk over these is the reference it is
+ * tested against.
  */
 struct pacer_match_quick {
 	__u32 terms;
@@ -100,10 +102,6 @@ struct pacer_match_quick {
 	__u16 vlan;
 	__u16 dport_lo, dport_hi;
 	__u16 sport_lo, sport_hi;
-};
-
-struct pacer_class_index {
-	struct pacer_match_quick q[PACER_MAX_CLASSES];
 };
 
 struct pacer_class {

@@ -32,6 +32,8 @@
 #include "pacer_place.h"
 #include "pacer_names.h"
 #include "lib_frames.h"
+#include "lib_classgen.h"
+#include "class_compile.h"
 #include "pacer_rate.h"
 #include "pacer_sketch.h"
 #include "pacer_ticks.h"
@@ -144,7 +146,10 @@ static void fixture_load(uint32_t backend, uint32_t placement)
 	fx.m.list4_fd = bpf_map__fd(fx.skel->maps.pacer_list4);
 	fx.m.list6_fd = bpf_map__fd(fx.skel->maps.pacer_list6);
 	fx.m.list_filter_fd = bpf_map__fd(fx.skel->maps.pacer_list_filter);
-	fx.m.class_index_fd = bpf_map__fd(fx.skel->maps.pacer_class_index);
+	fx.m.cls_sets_fd = bpf_map__fd(fx.skel->maps.pacer_cls_sets);
+	fx.m.cls_ports_fd = bpf_map__fd(fx.skel->maps.pacer_cls_ports);
+	fx.m.cls_addrs_fd = bpf_map__fd(fx.skel->maps.pacer_cls_addrs);
+	fx.m.cls_vlan_fd = bpf_map__fd(fx.skel->maps.pacer_cls_vlan);
 	fx.m.cfg = cfg;
 	fx.m.backend = backend;
 	fx.m.ncpus = libbpf_num_possible_cpus();
@@ -793,7 +798,9 @@ START_TEST(test_live_bank_flip)
 	c[1] = cls("ntp", 1, PACER_ACTION_DROP, 0);
 	proto_port(&c[1], PACER_IPPROTO_UDP, PACER_M_DPORT, 123, 123);
 	install(c, 2);
-	ck_assert_uint_eq(fx.m.cfg->class_sel, PACER_CLASS_SEL_GEN(PACER_CLASS_SEL(1, 2), 2));
+	ck_assert_uint_eq(PACER_CLASS_SEL_BANK(fx.m.cfg->class_sel), 1);
+	ck_assert_uint_eq(PACER_CLASS_SEL_COUNT(fx.m.cfg->class_sel), 2);
+	ck_assert_uint_eq(PACER_CLASS_SEL_GEN_OF(fx.m.cfg->class_sel), 2);
 	ck_assert_int_eq(run_pk(&ntp), DROP);
 	ck_assert_int_eq(run_pk(&dns), DROP);
 	ck_assert_int_eq(pacer_classes_read(&fx.m, got, &n), 0);
@@ -802,7 +809,9 @@ START_TEST(test_live_bank_flip)
 	/* dns changed (new id): fresh state */
 	c[0].id = 7;
 	install(c, 2);
-	ck_assert_uint_eq(fx.m.cfg->class_sel, PACER_CLASS_SEL_GEN(PACER_CLASS_SEL(0, 2), 3));
+	ck_assert_uint_eq(PACER_CLASS_SEL_BANK(fx.m.cfg->class_sel), 0);
+	ck_assert_uint_eq(PACER_CLASS_SEL_COUNT(fx.m.cfg->class_sel), 2);
+	ck_assert_uint_eq(PACER_CLASS_SEL_GEN_OF(fx.m.cfg->class_sel), 3);
 	ck_assert_int_eq(run_pk(&dns), PASS);
 	ck_assert_int_eq(run_pk(&dns), DROP);
 	/* no classes: the classless limit (prefix /32, 64 ticks) keys this source afresh */
@@ -1395,6 +1404,77 @@ START_TEST(test_property_per_class)
 }
 END_TEST
 
+
+/*
+ * The compiled classifier in the datapath against the ordered walk: random
+ * lists of 1 to PACER_MAX_CLASSES classes (lib_classgen.h; those the
+ * checks refuse drawn again), installed live bank after bank, and random
+ * frames on their edges.  The walk's answer comes from the frame parsed
+ * here by the datapath's own parser; the program's from the counters: the
+ * walk's class counts the packet as seen, or the packet is unclassified.
+ */
+START_TEST(test_compiled_is_the_walk)
+{
+	static struct pacer_class c[PACER_MAX_CLASSES];
+	int list, k, i, lists = 24, per_list = 150, matched = 0, total = 0;
+	char err[160];
+
+	fixture_load(PACER_BACKEND_SKETCH, PACER_PLACEMENT_SHARED);
+	classgen_seed(0x9e3779b97f4a7c15ULL);
+	for (list = 0; list < lists; list++) {
+		int n = list % 4 == 0 ? PACER_MAX_CLASSES : 1 + (int)classgen_below(list < 8 ? 8 : PACER_MAX_CLASSES);
+
+		for (i = 0; i < n; i++) {
+			do {
+				classgen_class(&c[i], i);
+				c[i].action = PACER_ACTION_PASS;
+				c[i].stat_slot = (__u32)i;
+				c[i].id = (__u32)(1000 + i);
+			} while (pacer_classes_check(&c[i], 1, PACER_BACKEND_SKETCH, err, sizeof(err)));
+		}
+		install(c, n);
+		for (k = 0; k < per_list; k++) {
+			struct pacer_pkt want_p, gen;
+			char src[64], dst[64];
+			struct frame f;
+			struct pk pk;
+			uint64_t before, after;
+			int v6, want;
+
+			classgen_pkt(&gen);
+			v6 = gen.kind == PACER_PKT_V6;
+			inet_ntop(v6 ? AF_INET6 : AF_INET, &gen.src, src, sizeof(src));
+			inet_ntop(v6 ? AF_INET6 : AF_INET, &gen.dst, dst, sizeof(dst));
+			memset(&pk, 0, sizeof(pk));
+			pk.src = src;
+			pk.dst = dst;
+			pk.proto = gen.proto == PACER_IPPROTO_ICMPV6 && !v6 ? PACER_IPPROTO_ICMP : gen.proto;
+			pk.sport = gen.sport;
+			pk.dport = gen.dport;
+			pk.flags = gen.tcp_flags;
+			pk.vlan = gen.vlan == PACER_VLAN_NONE ? -1 : gen.vlan;
+			/* A TCP or UDP packet without ports: an IPv4 non-first fragment. */
+			if (!v6 && !gen.l4 && (gen.proto == PACER_IPPROTO_TCP || gen.proto == PACER_IPPROTO_UDP))
+				pk.frag_off = 0x0010;
+			f = build(&pk);
+			ck_assert_int_eq(pacer_parse_pkt(f.b, f.b + f.len, &want_p), gen.kind);
+			want = pacer_cls_walk(c, n, &want_p);
+			before = want < 0 ? counter(PACER_STAT_UNCLASSIFIED) : class_counter((__u32)want, PACER_CSTAT_SEEN);
+			ck_assert_int_eq(run_len(&f, f.len), XDP_PASS);
+			after = want < 0 ? counter(PACER_STAT_UNCLASSIFIED) : class_counter((__u32)want, PACER_CSTAT_SEEN);
+			ck_assert_msg(after == before + 1, "list %d (%d classes), packet %d (%s > %s proto %u): the walk says %d, the program did not count it there",
+				      list, n, k, src, dst, pk.proto, want);
+			matched += want >= 0;
+			total++;
+		}
+	}
+	/* Both outcomes drawn, or the agreement says little. */
+	ck_assert_int_gt(matched, total / 10);
+	ck_assert_int_gt(total - matched, total / 50);
+	fixture_unload();
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("classes (BPF_PROG_TEST_RUN)");
@@ -1415,6 +1495,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, test_observe_judges_as_enforce, 0, 4 * PACER_BACKEND_MAX);
 	tcase_add_test(tc, test_observe_class_overrides);
 	tcase_add_loop_test(tc, test_property_per_class, 0, 6 * PACER_BACKEND_MAX);
+	tcase_add_test(tc, test_compiled_is_the_walk);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -255,7 +255,10 @@ static void load(void)
 	rs.m.list4_fd = bpf_map__fd(rs.skel->maps.pacer_list4);
 	rs.m.list6_fd = bpf_map__fd(rs.skel->maps.pacer_list6);
 	rs.m.list_filter_fd = bpf_map__fd(rs.skel->maps.pacer_list_filter);
-	rs.m.class_index_fd = bpf_map__fd(rs.skel->maps.pacer_class_index);
+	rs.m.cls_sets_fd = bpf_map__fd(rs.skel->maps.pacer_cls_sets);
+	rs.m.cls_ports_fd = bpf_map__fd(rs.skel->maps.pacer_cls_ports);
+	rs.m.cls_addrs_fd = bpf_map__fd(rs.skel->maps.pacer_cls_addrs);
+	rs.m.cls_vlan_fd = bpf_map__fd(rs.skel->maps.pacer_cls_vlan);
 	rs.m.cfg = cfg;
 	rs.m.backend = PACER_BACKEND_SKETCH;
 	rs.m.ncpus = libbpf_num_possible_cpus();

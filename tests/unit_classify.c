@@ -516,7 +516,7 @@ START_TEST(test_classes_check)
 	ck_assert_int_eq(pacer_classes_check(c, PACER_MAX_CLASSES, PACER_BACKEND_SKETCH, err, sizeof(err)), 0);
 	ck_assert_int_eq(pacer_classes_check(c, 0, PACER_BACKEND_SKETCH, err, sizeof(err)), 0);
 	ck_assert_int_eq(pacer_classes_check(c, PACER_MAX_CLASSES + 1, PACER_BACKEND_SKETCH, err, sizeof(err)), -EINVAL);
-	ck_assert_str_eq(err, "33 classes: at most 32");
+	ck_assert_str_eq(err, "257 classes: at most 256");
 #define BAD(field_stmt, want)                                                              \
 	do {                                                                               \
 		struct pacer_class b[2] = { good_class("a", 0), good_class("dns", 1) };    \

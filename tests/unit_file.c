@@ -1134,7 +1134,7 @@ START_TEST(test_classes_invalid_table)
 		const char *says;
 	} cases[] = {
 		{ 284, false, 0, 4, "0 classes" },
-		{ 284, false, 33, 4, "33 classes" },
+		{ 284, false, 257, 4, "257 classes" },
 		{ 288, false, 100, 4, "class entries of 100 bytes" },
 		{ 248, false, 0, 2, "rate N = 0" },
 		{ 0, true, '!', 1, "class 1: the name" },
@@ -1150,7 +1150,7 @@ START_TEST(test_classes_invalid_table)
 		{ 44, true, 0, 4, "rate N = 0" },
 		{ 48, true, 0, 4, "interval 0 ns" },
 		{ 60, true, 3, 4, "stat slot 3 is also class 'dns'" },
-		{ 60, true, 32, 4, "stat slot 32 is outside" },
+		{ 60, true, 256, 4, "stat slot 256 is outside" },
 		{ 64, true, 0x100, 4, "match terms 0x100" },
 		{ 69, true, 5, 1, "family 5" },
 		{ 72, true, 9, 1, "port range ends before it starts" },
@@ -1248,9 +1248,9 @@ START_TEST(test_classes_invalid_record)
 	r.class_slot = 9;
 	ck_assert_int_eq(pacer_file_record_check(&h, &r, 0, 0, &e), 0);
 	ck_assert_str_eq(pacer_record_class_name(&h, 9), "?");
-	r.class_slot = 33;
+	r.class_slot = 257;
 	ck_assert_int_eq(pacer_file_record_check(&h, &r, 0, 0, &e), -EBADMSG);
-	ck_assert_ptr_nonnull(strstr(e.msg, "class slot 33"));
+	ck_assert_ptr_nonnull(strstr(e.msg, "class slot 257"));
 	class_record(&r, 0); /* syn keys IPv4 by /24 */
 	r.prefix = 32;
 	ck_assert_int_eq(pacer_file_record_check(&h, &r, 0, 0, &e), -EBADMSG);
@@ -1278,14 +1278,15 @@ START_TEST(test_classes_invalid_record)
 
 	path_of(p, sizeof(p), "clsr.xpr");
 	write_class_file(p, 10, PACER_FORMAT_BINARY);
-	poke(p, rec2 + 40, 200);
+	poke(p, rec2 + 40, 1); /* class_slot 0x101 = 257: beyond any program's */
+	poke(p, rec2 + 41, 1);
 	ck_assert_int_eq(pacer_file_open(p, &rd, &e), 0);
 	while ((ret = pacer_file_next(&rd, &r, &e)) == 1)
 		n++;
 	ck_assert_int_eq(n, 2);
 	ck_assert_int_eq(ret, -EBADMSG);
 	ck_assert_uint_eq(e.offset, (uint64_t)rec2);
-	ck_assert_ptr_nonnull(strstr(e.msg, "record 2: class slot 200"));
+	ck_assert_ptr_nonnull(strstr(e.msg, "record 2: class slot 257"));
 	pacer_file_close(&rd);
 }
 END_TEST

@@ -3,12 +3,12 @@
  * The benchmark's class and list rows (scripts/bench.py): fill a loaded
  * pacer's pinned maps through user/lib/classes_map.c, or a probe's map.
  *
- *   classes_fill PINDIR [--classes N] [--exempt N]
+ *   classes_fill PINDIR [--classes N [--first]] [--exempt N]
  *     N classes of which the benchmark's traffic (UDP to port 9) fits only
- *     the last: N - 1 "udp dport 1000+i" (each evaluated up to its port
- *     compare), then "udp" paced under the loaded global limit and key, so
- *     the pacing is the classless program's and the difference is the
- *     classification; N exempt /32 prefixes, none a benchmark source.
+ *     the last (--first: only the first): N - 1 "udp dport 1000+i", and
+ *     "udp" paced under the loaded global limit and key, so the pacing is
+ *     the classless program's and the difference is the classification;
+ *     N exempt /32 prefixes, none a benchmark source.
  *   classes_fill --probe-lpm MAP --exempt N | --probe-hash MAP --exempt N
  *     the same prefixes into a probe's LPM trie, or its hash of (address,
  *     length) keys (bpf/bench_lists.bpf.c).
@@ -30,7 +30,7 @@
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: classes_fill PINDIR [--classes N] [--exempt N]\n"
+	fprintf(stderr, "usage: classes_fill PINDIR [--classes N [--first]] [--exempt N]\n"
 			"       classes_fill --probe-lpm MAP --exempt N | --probe-hash MAP --exempt N\n");
 	return 2;
 }
@@ -115,12 +115,14 @@ int main(int argc, char **argv)
 	uint64_t seed = 0x6c697374ULL;
 	int n_classes = 0, n_exempt = 0, i, cfg_fd, rc = 1;
 	const char *dir = NULL, *probe = NULL;
-	int probe_lpm = 0;
+	int probe_lpm = 0, first = 0;
 	void *cfg;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--classes") && i + 1 < argc)
 			n_classes = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--first"))
+			first = 1;
 		else if (!strcmp(argv[i], "--exempt") && i + 1 < argc)
 			n_exempt = atoi(argv[++i]);
 		else if ((!strcmp(argv[i], "--probe-lpm") || !strcmp(argv[i], "--probe-hash")) &&
@@ -144,10 +146,14 @@ int main(int argc, char **argv)
 	m.list4_fd = open_pin(dir, "list4");
 	m.list6_fd = open_pin(dir, "list6");
 	m.list_filter_fd = open_pin(dir, "list_filter");
-	m.class_index_fd = open_pin(dir, "class_index");
+	m.cls_sets_fd = open_pin(dir, "cls_sets");
+	m.cls_ports_fd = open_pin(dir, "cls_ports");
+	m.cls_addrs_fd = open_pin(dir, "cls_addrs");
+	m.cls_vlan_fd = open_pin(dir, "cls_vlan");
 	cfg_fd = open_pin(dir, "config");
 	if (m.classes_fd < 0 || m.class_stats_fd < 0 || m.list4_fd < 0 || m.list6_fd < 0 ||
-	    m.list_filter_fd < 0 || m.class_index_fd < 0 || cfg_fd < 0)
+	    m.list_filter_fd < 0 || m.cls_sets_fd < 0 || m.cls_ports_fd < 0 || m.cls_addrs_fd < 0 ||
+	    m.cls_vlan_fd < 0 || cfg_fd < 0)
 		return 1;
 	cfg = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE, MAP_SHARED, cfg_fd, 0);
 	if (cfg == MAP_FAILED) {
@@ -172,7 +178,7 @@ int main(int argc, char **argv)
 		snprintf(k->name, sizeof(k->name), "c%d", i);
 		k->m.terms = PACER_M_PROTO;
 		k->m.proto = PACER_IPPROTO_UDP;
-		if (i < n_classes - 1) {
+		if (first ? i > 0 : i < n_classes - 1) {
 			k->m.terms |= PACER_M_DPORT;
 			k->m.dport_lo = k->m.dport_hi = (uint16_t)(1000 + i);
 		}

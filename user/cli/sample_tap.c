@@ -94,7 +94,7 @@ void sample_tap_refresh_classes(struct sample_tap *t)
 	uint32_t sel = __atomic_load_n(&t->h.cfg->class_sel, __ATOMIC_ACQUIRE);
 	int n = 0;
 
-	if (sel == t->class_sel && (t->nclasses || !sel))
+	if (sel == t->class_sel && (t->nclasses || !PACER_CLASS_SEL_COUNT(sel)))
 		return;
 	pacer_class_maps_of(&t->h, &m);
 	if (m.classes_fd < 0 || pacer_classes_read(&m, t->classes, &n))

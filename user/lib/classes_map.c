@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 #include "class_conf.h"
 #include "classes_map.h"
+#include "class_compile.h"
 #include "pacer_classify.h"
 
 /*
@@ -44,11 +45,133 @@ int pacer_wait_packets_in_flight(void)
 	return 0;
 }
 
+/* Delete bank's entries from a map keyed by tag (the address trie) or by bank (the VLAN hash). */
+static int clear_bank_keys(int fd, size_t key_len, __u32 bank, int trie, char *err, size_t len)
+{
+	__u8 key[sizeof(struct pacer_cls_addr_key) + 8], next[sizeof(key)];
+	void *prev = NULL;
+
+	for (;;) {
+		int mine;
+
+		if (bpf_map_get_next_key(fd, prev, next)) {
+			if (errno == ENOENT)
+				return 0;
+			snprintf(err, len, "cannot walk the classifier's %s: %s", trie ? "prefixes" : "VLAN ids",
+				 strerror(errno));
+			return -errno;
+		}
+		mine = trie ? ((const struct pacer_cls_addr_key *)next)->tag >> 2 == bank
+			    : ((const struct pacer_cls_vlan_key *)next)->bank == bank;
+		if (mine) {
+			if (bpf_map_delete_elem(fd, next) && errno != ENOENT) {
+				snprintf(err, len, "cannot clear the classifier's %s: %s",
+					 trie ? "prefixes" : "VLAN ids", strerror(errno));
+				return -errno;
+			}
+			prev = NULL; /* the walk starts again: the deleted key cannot lead on */
+			continue;
+		}
+		memcpy(key, next, key_len);
+		prev = key;
+	}
+}
+
+static int put_prefixes(int fd, __u32 bank, int dst, const struct pacer_cls_prefix *p, int n, char *err,
+			size_t len)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		struct pacer_cls_addr_key k;
+		__u32 id = p[i].set;
+
+		memset(&k, 0, sizeof(k));
+		k.tag = pacer_cls_tag(bank, dst, p[i].v6);
+		k.prefixlen = PACER_CLS_TAG_BITS + p[i].len;
+		memcpy(k.addr, p[i].addr, sizeof(k.addr));
+		if (bpf_map_update_elem(fd, &k, &id, BPF_ANY)) {
+			snprintf(err, len, "cannot write the classifier's prefixes: %s", strerror(errno));
+			return -errno;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Array entries first..first + n - 1 from vals (each len bytes): one batch
+ * where the kernel takes it, else entry by entry.  0, or -1 with errno.
+ */
+static int put_run(int fd, __u32 first, const void *vals, size_t len, __u32 n)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts, .elem_flags = 0, .flags = 0);
+	__u32 keys[PACER_CLS_POOL > PACER_CLS_PORT_ENTRIES ? PACER_CLS_POOL : PACER_CLS_PORT_ENTRIES];
+	__u32 i, count = n;
+
+	if (!n)
+		return 0;
+	if (n > sizeof(keys) / sizeof(keys[0])) {
+		errno = E2BIG;
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		keys[i] = first + i;
+	if (!bpf_map_update_batch(fd, keys, vals, &count, &opts) && count == n)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (bpf_map_update_elem(fd, &keys[i], (const char *)vals + (size_t)i * len, BPF_ANY))
+			return -1;
+	return 0;
+}
+
+/* The compiled list into bank's part of the classifier's maps (pacer_cls.h). */
+static int write_compiled(const struct pacer_class_maps *m, __u32 bank, const struct pacer_cls_compiled *cc,
+			  char *err, size_t len)
+{
+	__u32 i, k;
+	int e;
+
+	if (put_run(m->cls_sets_fd, pacer_cls_head_slot(bank, 0), cc->head, sizeof(cc->head[0]),
+		    PACER_CLS_HEAD_ENTRIES) ||
+	    put_run(m->cls_sets_fd, pacer_cls_pool_slot(bank, 0), cc->pool, sizeof(cc->pool[0]), cc->n_pool)) {
+		snprintf(err, len, "cannot write the classifier's sets: %s", strerror(errno));
+		return -errno;
+	}
+	for (k = 0; k < 2; k++) {
+		if (!(cc->bank.dims & (k ? PACER_CLS_D_SPORT : PACER_CLS_D_DPORT)))
+			continue;
+		/* 65536 ids are PACER_CLS_PORT_ENTRIES chunks, in order. */
+		if (put_run(m->cls_ports_fd, pacer_cls_port_slot(bank, k, 0), k ? cc->sport : cc->dport,
+			    sizeof(struct pacer_cls_port_chunk), PACER_CLS_PORT_ENTRIES)) {
+			snprintf(err, len, "cannot write the classifier's ports: %s", strerror(errno));
+			return -errno;
+		}
+	}
+	e = clear_bank_keys(m->cls_addrs_fd, sizeof(struct pacer_cls_addr_key), bank, 1, err, len);
+	if (!e)
+		e = put_prefixes(m->cls_addrs_fd, bank, 0, cc->src, cc->n_src, err, len);
+	if (!e)
+		e = put_prefixes(m->cls_addrs_fd, bank, 1, cc->dst, cc->n_dst, err, len);
+	if (!e)
+		e = clear_bank_keys(m->cls_vlan_fd, sizeof(struct pacer_cls_vlan_key), bank, 0, err, len);
+	for (i = 0; !e && i < (__u32)cc->n_vlan; i++) {
+		struct pacer_cls_vlan_key vk = { .bank = bank, .vlan = cc->vlan[i].vlan };
+		__u32 id = cc->vlan[i].set;
+
+		if (bpf_map_update_elem(m->cls_vlan_fd, &vk, &id, BPF_ANY)) {
+			snprintf(err, len, "cannot write the classifier's VLAN ids: %s", strerror(errno));
+			e = -errno;
+		}
+	}
+	return e;
+}
+
 int pacer_classes_install(const struct pacer_class_maps *m, const struct pacer_class *c, int n,
 			  char *err, size_t len)
 {
 	__u32 *sel_p = &m->cfg->class_sel;
-	__u32 sel = __atomic_load_n(sel_p, __ATOMIC_ACQUIRE), bank, gen;
+	__u32 sel = __atomic_load_n(sel_p, __ATOMIC_ACQUIRE), bank, gen, dims = 0;
+	struct pacer_cls_compiled *cc = NULL;
 	int i, e;
 
 	e = pacer_classes_check(c, n, m->backend, err, len);
@@ -63,14 +186,26 @@ int pacer_classes_install(const struct pacer_class_maps *m, const struct pacer_c
 	 * Writers hold the writer lock, so no other install flips meanwhile.
 	 */
 	bank = PACER_CLASS_SEL_COUNT(sel) ? !PACER_CLASS_SEL_BANK(sel) : 0;
-	gen = (PACER_CLASS_SEL_GEN_OF(sel) + 1) & 0xffff;
+	gen = (PACER_CLASS_SEL_GEN_OF(sel) + 1) & 0x7fff;
 	if (n) {
-		e = pacer_wait_packets_in_flight();
-		if (e) {
-			snprintf(err, len, "cannot wait for the packets in flight (a map-in-map update): %s",
-				 strerror(-e));
-			return e;
+		cc = malloc(sizeof(*cc));
+		if (!cc) {
+			snprintf(err, len, "out of memory compiling the classes");
+			return -ENOMEM;
 		}
+		e = pacer_cls_compile(c, n, cc, err, len);
+		if (!e) {
+			e = pacer_wait_packets_in_flight();
+			if (e)
+				snprintf(err, len, "cannot wait for the packets in flight (a map-in-map update): %s",
+					 strerror(-e));
+		}
+		if (!e)
+			e = write_compiled(m, bank, cc, err, len);
+		dims = cc->bank.dims;
+		free(cc);
+		if (e)
+			return e;
 	}
 	for (i = 0; i < n; i++) {
 		__u32 idx = bank * PACER_MAX_CLASSES + (__u32)i;
@@ -82,19 +217,7 @@ int pacer_classes_install(const struct pacer_class_maps *m, const struct pacer_c
 			return e;
 		}
 	}
-	if (n) {
-		struct pacer_class_index ix;
-
-		memset(&ix, 0, sizeof(ix));
-		for (i = 0; i < n; i++)
-			pacer_match_quick_of(&c[i].m, &ix.q[i]);
-		if (bpf_map_update_elem(m->class_index_fd, &bank, &ix, BPF_ANY)) {
-			e = -errno;
-			snprintf(err, len, "cannot write the classes' index: %s", strerror(errno));
-			return e;
-		}
-	}
-	__atomic_store_n(sel_p, PACER_CLASS_SEL_GEN(n ? PACER_CLASS_SEL(bank, n) : 0, gen),
+	__atomic_store_n(sel_p, PACER_CLASS_SEL_GEN(n ? PACER_CLASS_SEL_DIMS(bank, n, dims) : 0, gen),
 			 __ATOMIC_RELEASE);
 	return 0;
 }
@@ -942,5 +1065,8 @@ void pacer_class_maps_set_fds(struct pacer_class_maps *m, const int fd[PACER_MAP
 	m->list4_fd = fd[PACER_MAP_LIST4];
 	m->list6_fd = fd[PACER_MAP_LIST6];
 	m->list_filter_fd = fd[PACER_MAP_LIST_FILTER];
-	m->class_index_fd = fd[PACER_MAP_CLASS_INDEX];
+	m->cls_sets_fd = fd[PACER_MAP_CLS_SETS];
+	m->cls_ports_fd = fd[PACER_MAP_CLS_PORTS];
+	m->cls_addrs_fd = fd[PACER_MAP_CLS_ADDRS];
+	m->cls_vlan_fd = fd[PACER_MAP_CLS_VLAN];
 }

@@ -20,7 +20,7 @@
 struct pacer_class_maps {
 	int classes_fd, class_stats_fd, list4_fd, list6_fd;
 	int list_filter_fd;       /* mmappable: the lists' filter (pacer_class.h) */
-	int class_index_fd;       /* the walk's index of each bank (pacer_class.h) */
+	int cls_sets_fd, cls_ports_fd, cls_addrs_fd, cls_vlan_fd; /* the compiled classifier (pacer_cls.h) */
 	struct pacer_config *cfg; /* the live .data, mapped */
 	uint32_t backend;         /* the loaded layout's: the limits its cells hold */
 	int ncpus;                /* possible CPUs: the per-CPU counters' rows */

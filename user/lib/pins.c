@@ -7,6 +7,7 @@
 #include "cli_values.h"
 #include "pacer_abi.h"
 #include "pacer_budget.h"
+#include "pacer_cls.h"
 #include "pins.h"
 
 #define IFNAME_MAX 15 /* IFNAMSIZ - 1 */
@@ -67,7 +68,10 @@ const struct pacer_map_info pacer_maps[PACER_MAP_MAX] = {
 	[PACER_MAP_LIST4] = { "pacer_list4", "list4", sizeof(struct pacer_list_value) },
 	[PACER_MAP_LIST6] = { "pacer_list6", "list6", sizeof(struct pacer_list_value) },
 	[PACER_MAP_LIST_FILTER] = { "pacer_list_filter", "list_filter", sizeof(__u64) },
-	[PACER_MAP_CLASS_INDEX] = { "pacer_class_index", "class_index", sizeof(struct pacer_class_index) },
+	[PACER_MAP_CLS_SETS] = { "pacer_cls_sets", "cls_sets", sizeof(struct pacer_cls_set) },
+	[PACER_MAP_CLS_PORTS] = { "pacer_cls_ports", "cls_ports", sizeof(struct pacer_cls_port_chunk) },
+	[PACER_MAP_CLS_ADDRS] = { "pacer_cls_addrs", "cls_addrs", sizeof(__u32) },
+	[PACER_MAP_CLS_VLAN] = { "pacer_cls_vlan", "cls_vlan", sizeof(__u32) },
 };
 
 int pacer_remove_pin_dir(const char *dir)

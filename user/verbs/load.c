@@ -302,7 +302,10 @@ static int pin_all(struct xdp_pacer_bpf *skel, const char *dir, bool *created)
 		[PACER_MAP_LIST4] = skel->maps.pacer_list4,
 		[PACER_MAP_LIST6] = skel->maps.pacer_list6,
 		[PACER_MAP_LIST_FILTER] = skel->maps.pacer_list_filter,
-		[PACER_MAP_CLASS_INDEX] = skel->maps.pacer_class_index,
+		[PACER_MAP_CLS_SETS] = skel->maps.pacer_cls_sets,
+		[PACER_MAP_CLS_PORTS] = skel->maps.pacer_cls_ports,
+		[PACER_MAP_CLS_ADDRS] = skel->maps.pacer_cls_addrs,
+		[PACER_MAP_CLS_VLAN] = skel->maps.pacer_cls_vlan,
 	};
 	char path[300], eb[128], *slash;
 	int i, err;
@@ -812,7 +815,8 @@ static int premade_map(struct bpf_map *map, const char *name, int *fd)
 static int preload_classes(struct xdp_pacer_bpf *skel, void *arg)
 {
 	static const enum pacer_map_id ids[] = {
-		PACER_MAP_CLASSES, PACER_MAP_CLASS_INDEX, PACER_MAP_CLASS_STATS,
+		PACER_MAP_CLASSES, PACER_MAP_CLASS_STATS, PACER_MAP_CLS_SETS, PACER_MAP_CLS_PORTS,
+		PACER_MAP_CLS_ADDRS, PACER_MAP_CLS_VLAN,
 		PACER_MAP_LIST4, PACER_MAP_LIST6, PACER_MAP_LIST_FILTER,
 	};
 	const struct class_preload *pl = arg;
