@@ -360,8 +360,9 @@ END_TEST
  */
 START_TEST(test_million_entry_list)
 {
+	const int lim = PACER_LIST_MAX_ENTRIES;
 	size_t cap = 1000000 * 20 + 64, used = 0;
-	char *text = malloc(cap), err[512];
+	char *text = malloc(cap), err[512], want[256];
 	struct pacer_conf c;
 	struct class_conf none, cli;
 	int i;
@@ -371,49 +372,61 @@ START_TEST(test_million_entry_list)
 	for (i = 0; i < 1000000; i++)
 		used += (size_t)sprintf(text + used, "src = 10.%d.%d.%d\n", i >> 16, (i >> 8) & 255, i & 255);
 	ck_assert_int_eq(parse_text(text, &c, err, sizeof(err)), -EINVAL);
-	ck_assert_str_eq(err, "t.conf:65538: '10.1.0.0': more than 65536 IPv4 prefixes on the exempt and deny lists (at most 65536 per family, both lists together)");
-	ck_assert_uint_le(c.cls->deny.cap, 65536);
+	/* The prefix over the limit is the (lim + 1)th, on line lim + 2. */
+	snprintf(want, sizeof(want),
+		 "t.conf:%d: '10.%d.%d.%d': more than %d IPv4 prefixes on the exempt and deny lists (at most %d per family, both lists together)",
+		 lim + 2, lim >> 16, (lim >> 8) & 255, lim & 255, lim, lim);
+	ck_assert_str_eq(err, want);
+	ck_assert_uint_le(c.cls->deny.cap, (unsigned)lim);
 	pacer_conf_free(&c);
 
-	/* 65536 of each family, split over both lists: the limit is per family. */
+	/* lim of each family, split over both lists: the limit is per family. */
 	used = (size_t)sprintf(text, "[exempt]\n");
-	for (i = 0; i < 65536; i++) {
-		if (i == 32768)
+	for (i = 0; i < lim; i++) {
+		if (i == lim / 2)
 			used += (size_t)sprintf(text + used, "[deny]\n");
-		used += (size_t)sprintf(text + used, "src = 10.%d.%d.0/24, 2001:db8:%x::/48\n", i >> 8,
-					i & 255, i);
+		used += (size_t)sprintf(text + used, "src = 10.%d.%d.%d, 2001:db8:%x:%x::/64\n", i >> 16,
+					(i >> 8) & 255, i & 255, i >> 16, i & 0xffff);
 	}
 	ck_assert_int_eq(parse_text(text, &c, err, sizeof(err)), 0);
 	class_conf_init(&none, NULL);
 	ck_assert_int_eq(class_conf_merge(c.cls, &none, err, sizeof(err)), 0);
-	ck_assert_int_eq((int)(c.cls->exempt.n + c.cls->deny.n), 2 * 65536);
-	ck_assert_int_eq((int)(c.cls->exempt.n6 + c.cls->deny.n6), 65536);
+	ck_assert_int_eq((int)(c.cls->exempt.n + c.cls->deny.n), 2 * lim);
+	ck_assert_int_eq((int)(c.cls->exempt.n6 + c.cls->deny.n6), lim);
 	pacer_conf_free(&c);
-	strcat(text, "src = 2001:db8:ffff:1::/64\n");
+	strcat(text + used, "src = 2001:db8:ffff:1::/64\n");
 	ck_assert_int_eq(parse_text(text, &c, err, sizeof(err)), -EINVAL);
-	ck_assert_str_eq(err, "t.conf:65539: '2001:db8:ffff:1::/64': more than 65536 IPv6 prefixes on the exempt and deny lists (at most 65536 per family, both lists together)");
+	snprintf(want, sizeof(want),
+		 "t.conf:%d: '2001:db8:ffff:1::/64': more than %d IPv6 prefixes on the exempt and deny lists (at most %d per family, both lists together)",
+		 lim + 3, lim, lim);
+	ck_assert_str_eq(err, want);
 	pacer_conf_free(&c);
 
 	/* The command line's exempt list with the file's deny list. */
 	used = (size_t)sprintf(text, "[deny]\n");
-	for (i = 0; i < 30000; i++)
-		used += (size_t)sprintf(text + used, "src = 10.%d.%d.0/24\n", i >> 8, i & 255);
+	for (i = 0; i < lim - 10000; i++)
+		used += (size_t)sprintf(text + used, "src = 10.%d.%d.%d\n", i >> 16, (i >> 8) & 255, i & 255);
 	ck_assert_int_eq(parse_text(text, &c, err, sizeof(err)), 0);
 	class_conf_init(&cli, NULL);
 	for (i = 0, used = 0; i < 40000; i++)
-		used += (size_t)sprintf(text + used, "%s11.%d.%d.0/24", i ? "," : "", i >> 8, i & 255);
+		used += (size_t)sprintf(text + used, "%s11.%d.%d.%d", i ? "," : "", i >> 16, (i >> 8) & 255, i & 255);
 	ck_assert_int_eq(class_conf_add_list_cli(&cli, 0, text, err, sizeof(err)), 0);
 	ck_assert_int_eq(class_conf_merge(c.cls, &cli, err, sizeof(err)), -EINVAL);
-	ck_assert_str_eq(err, "the exempt list (--exempt) and the deny list (t.conf) hold 70000 IPv4 prefixes together: at most 65536 per family");
+	snprintf(want, sizeof(want),
+		 "the exempt list (--exempt) and the deny list (t.conf) hold %d IPv4 prefixes together: at most %d per family",
+		 lim + 30000, lim);
+	ck_assert_str_eq(err, want);
 	class_conf_free(&cli);
 	pacer_conf_free(&c);
 	/* On the command line alone: refused at the prefix over the limit. */
 	class_conf_init(&cli, NULL);
-	for (i = 0, used = 0; i < 65537; i++)
+	for (i = 0, used = 0; i < lim + 1; i++)
 		used += (size_t)sprintf(text + used, "%s12.%d.%d.%d", i ? "," : "", i >> 16, (i >> 8) & 255,
 					i & 255);
 	ck_assert_int_eq(class_conf_add_list_cli(&cli, 1, text, err, sizeof(err)), -EINVAL);
-	ck_assert_msg(strstr(err, "...': '12.1.0.0': more than 65536 IPv4 prefixes on the exempt and deny lists"), "%s", err);
+	snprintf(want, sizeof(want), "...': '12.%d.%d.%d': more than %d IPv4 prefixes on the exempt and deny lists",
+		 lim >> 16, (lim >> 8) & 255, lim & 255, lim);
+	ck_assert_msg(strstr(err, want), "%s", err);
 	ck_assert(!strncmp(err, "--deny '12.0.0.0,12.0.0.1,", 26));
 	class_conf_free(&cli);
 	free(text);
