@@ -151,6 +151,12 @@ static const struct {
 	  "t.conf:4: 'rate' and 'interval' both set the class's limit: give one" },
 	{ "[class a]\nmatch = any\nrate = 0/1s\n", "t.conf:3: 'rate 0/1s': expected N/T" },
 	{ "[class a]\nmatch = any\ninterval = 1\n", "t.conf:3: 'interval 1': expected a positive duration" },
+	/* A limit beyond the range names the range's end. */
+	{ "[class a]\nmatch = any\ninterval = 69270s\n",
+	  "t.conf:3: 'interval 69270s': expected a positive duration of at most 69269.233 s (100ms, 1s)" },
+	{ "[class a]\nmatch = any\nrate = 2/1125899906842625ns\n",
+	  "t.conf:3: 'rate 2/1125899906842625ns': expected N/T with N from 1 to 16384 and T a positive duration up to 2^50 ns" },
+	{ "[class a]\nmatch = any\nrate = 16385/1s\n", "t.conf:3: 'rate 16385/1s': expected N/T with N from 1 to 16384" },
 	{ "[class a]\nmatch = any\nprefix4 = 33\ninterval = 1s\n", "t.conf:3: 'prefix4 33': expected 0..32" },
 	{ "[class a]\nmatch = any\npolicy = fast\n", "t.conf:3: 'policy fast': expected pace or quiet" },
 	{ "[class a]\nmatch = any\nmatch = tcp\n", "t.conf:3: 'match' is already set for class 'a'" },
