@@ -5,7 +5,8 @@
 # two versions are each valid, but any mix of them puts 10.0.0.0/8 or
 # 192.0.2.0/24 on both lists, which is refused (exit 2): so every run must
 # succeed, and what set applied is one version's lists.
-# run.sh: background (no timing of its own; runs beside the rest)
+# (Not in run.sh's background lane: its writer keeps a CPU busy for the
+# run, which timing-sensitive scripts beside it would feel.)
 . "$(dirname "$0")/lib.sh"
 
 WORK=$(mktemp -d /tmp/xpv-confrace.XXXXXX)
