@@ -31,8 +31,11 @@ seeds=$work/seeds
 mkdir -p "$seeds" "$BUILD/fuzz/crashes"
 cp tests/fuzz/seeds/* "$seeds/"
 cp dist/example.conf "$seeds/example.conf"
-# example.conf's commented-out keys, classes and lists, as an operator uncomments them.
-sed -E 's/^# ?([a-z[])/\1/' dist/example.conf >"$seeds/example-uncommented.conf"
+# example.conf's commented-out classes and lists, as an operator uncomments them
+# (a valid file); then every commented-out key too (conflicting keys).
+awk '/^# \[class/ { s = 1 } s && /^# ?(\[|[a-z0-9-]+ += )/ { sub(/^# ?/, "") } { print }' \
+	dist/example.conf >"$seeds/example-sections.conf"
+sed -E 's/^# ?(\[(class|exempt|deny)|[a-z0-9-]+ += )/\1/' dist/example.conf >"$seeds/example-all.conf"
 # The docs' fenced blocks that hold a section, one seed each.
 awk -v dir="$seeds" '
 	/^ *```/ { if (inb) { if (buf ~ /\[(class|exempt|deny)/) print buf > (dir "/doc-" ++n ".conf"); inb = 0; buf = "" } else inb = 1; next }

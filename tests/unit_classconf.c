@@ -14,9 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <netinet/in.h>
+#include <arpa/inet.h>
 #include "class_conf.h"
 #include "pacer_conf.h"
 #include "pacer_hash.h"
+#include "pacer_classify.h"
+#include "pacer_pkt.h"
 #include "ticks.h"
 
 static int parse_text(const char *text, struct pacer_conf *c, char *err, size_t len)
@@ -148,6 +151,12 @@ static const struct {
 	  "t.conf:4: 'rate' and 'interval' both set the class's limit: give one" },
 	{ "[class a]\nmatch = any\nrate = 0/1s\n", "t.conf:3: 'rate 0/1s': expected N/T" },
 	{ "[class a]\nmatch = any\ninterval = 1\n", "t.conf:3: 'interval 1': expected a positive duration" },
+	/* A limit beyond the range names the range's end. */
+	{ "[class a]\nmatch = any\ninterval = 69270s\n",
+	  "t.conf:3: 'interval 69270s': expected a positive duration of at most 69269.233 s (100ms, 1s)" },
+	{ "[class a]\nmatch = any\nrate = 2/1125899906842625ns\n",
+	  "t.conf:3: 'rate 2/1125899906842625ns': expected N/T with N from 1 to 16384 and T a positive duration up to 2^50 ns" },
+	{ "[class a]\nmatch = any\nrate = 16385/1s\n", "t.conf:3: 'rate 16385/1s': expected N/T with N from 1 to 16384" },
 	{ "[class a]\nmatch = any\nprefix4 = 33\ninterval = 1s\n", "t.conf:3: 'prefix4 33': expected 0..32" },
 	{ "[class a]\nmatch = any\npolicy = fast\n", "t.conf:3: 'policy fast': expected pace or quiet" },
 	{ "[class a]\nmatch = any\nmatch = tcp\n", "t.conf:3: 'match' is already set for class 'a'" },
@@ -488,6 +497,96 @@ START_TEST(test_shadowed_classes)
 }
 END_TEST
 
+static uint64_t shadow_rng = 0x853c49e6748fea9bULL;
+
+static unsigned pick(unsigned n)
+{
+	shadow_rng ^= shadow_rng << 13;
+	shadow_rng ^= shadow_rng >> 7;
+	shadow_rng ^= shadow_rng << 17;
+	return (unsigned)(shadow_rng % n);
+}
+
+/* A packet from values near the vocabulary's edges, as the datapath's parser leaves it. */
+static void random_packet(struct pacer_pkt *p)
+{
+	static const char *const v4[] = { "10.0.0.1", "10.1.2.3", "10.1.9.9", "192.0.2.5", "11.0.0.1" };
+	static const char *const v6[] = { "2001:db8::1", "2001:db8:1::5", "2001:db9::1", "fe80::1" };
+	static const __u8 protos[] = { IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP, IPPROTO_ICMPV6 };
+	static const __u16 ports[] = { 0, 49, 53, 55, 60, 61, 999, 1000, 1500, 2000, 2001, 65535 };
+	static const __u16 vlans[] = { PACER_VLAN_NONE, 0, 7, 8 };
+	static const __u8 flags[] = { PACER_TCP_SYN, PACER_TCP_SYN | PACER_TCP_ACK, 0 };
+	int fam = pick(2) ? 4 : 6;
+	__u8 a[16] = { 0 };
+
+	memset(p, 0, sizeof(*p));
+	p->kind = fam == 4 ? PACER_PKT_V4 : PACER_PKT_V6;
+	p->proto = protos[pick(4)];
+	p->l4 = (p->proto == IPPROTO_TCP || p->proto == IPPROTO_UDP) && pick(8); /* else a fragment */
+	if (p->l4) {
+		p->dport = ports[pick(12)];
+		p->sport = ports[pick(12)];
+		p->tcp_flags = p->proto == IPPROTO_TCP ? flags[pick(3)] : 0;
+	}
+	p->vlan = vlans[pick(4)];
+	ck_assert_int_eq(inet_pton(fam == 4 ? AF_INET : AF_INET6, fam == 4 ? v4[pick(5)] : v6[pick(4)], a), 1);
+	pacer_src_of_bytes((__u32)fam, a, &p->src);
+	memset(a, 0, sizeof(a));
+	ck_assert_int_eq(inet_pton(fam == 4 ? AF_INET : AF_INET6, fam == 4 ? v4[pick(5)] : v6[pick(4)], a), 1);
+	pacer_src_of_bytes((__u32)fam, a, &p->dst);
+}
+
+/*
+ * The never-matches check refuses only what is true: for random pairs of
+ * matches, where it refuses b after a, every packet b fits a fits too
+ * (the datapath's pacer_match_fits on random packets).
+ */
+START_TEST(test_shadow_check_is_sound)
+{
+	static const char *const words[] = {
+		"tcp", "udp", "icmp", "icmpv6", "dport 53", "dport 50-60", "dport 0-65535", "sport 53",
+		"sport 1000-2000", "flags syn", "src 10.0.0.0/8", "src 10.1.0.0/16", "src 10.1.2.3",
+		"src 2001:db8::/32", "src 2001:db8:1::/48", "src ::ffff:10.1.0.0/112", "dst 192.0.2.0/24",
+		"dst 2001:db8::/32", "vlan 7", "vlan 0", "any",
+	};
+	int round, k, n, refused = 0, fits = 0;
+	char text[2][200], err[512];
+	struct class_conf cc, none;
+	struct pacer_pkt p;
+
+	for (round = 0; round < 20000; round++) {
+		class_conf_init(&cc, NULL);
+		for (k = 0; k < 2; k++) {
+			n = snprintf(text[k], sizeof(text[k]), "%c:", 'a' + k);
+			for (int w = (int)pick(3) + 1; w; w--)
+				n += snprintf(text[k] + n, sizeof(text[k]) - (size_t)n, " %s",
+					      words[pick(sizeof(words) / sizeof(words[0]))]);
+			snprintf(text[k] + n, sizeof(text[k]) - (size_t)n, " drop");
+			if (class_conf_add_cli(&cc, text[k], err, sizeof(err)))
+				break;
+		}
+		class_conf_init(&none, NULL);
+		if (k < 2 || !class_conf_merge(&cc, &none, err, sizeof(err))) {
+			class_conf_free(&cc);
+			continue;
+		}
+		ck_assert_msg(strstr(err, "never matches"), "%s", err);
+		refused++;
+		for (k = 0; k < 300; k++) {
+			random_packet(&p);
+			if (!pacer_match_fits(&cc.cls[1].c.m, &p))
+				continue;
+			fits++;
+			ck_assert_msg(pacer_match_fits(&cc.cls[0].c.m, &p), "'%s' then '%s': a packet b fits, a does not",
+				      text[0], text[1]);
+		}
+		class_conf_free(&cc);
+	}
+	ck_assert_int_gt(refused, 200);
+	ck_assert_int_gt(fits, 10000);
+}
+END_TEST
+
 /* The command line's classes, and the file's replaced by them, are checked alike. */
 START_TEST(test_shadowed_cli_classes)
 {
@@ -711,6 +810,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_million_entry_list);
 	tcase_add_loop_test(tc, test_shadowed_classes, 0, (int)(sizeof(shadow_files) / sizeof(shadow_files[0])));
 	tcase_add_test(tc, test_shadowed_cli_classes);
+	tcase_add_test(tc, test_shadow_check_is_sound);
 	tcase_add_test(tc, test_cli_form);
 	tcase_add_test(tc, test_class_modes);
 	tcase_add_test(tc, test_cli_failure_adds_nothing);

@@ -150,6 +150,25 @@ START_TEST(test_conf_tabs_and_crlf)
 	ck_assert_uint_eq(c.cls->cls[0].limit_line, 4);
 	ck_assert_int_eq((int)c.cls->exempt.n, 2);
 	pacer_conf_free(&c);
+	/* A line of the longest length is one with either line end; one more is too long. */
+	{
+		char text[PACER_CONF_MAX_LINE + 8];
+		size_t k;
+
+		for (k = 0; k < 2; k++) {
+			memset(text, 'x', sizeof(text));
+			memcpy(text, "interval = 1s #", 15);
+			strcpy(text + PACER_CONF_MAX_LINE, k ? "\r\n" : "\n");
+			ck_assert_msg(parse_text(text, &c, err, sizeof(err)) == 0, "%s", err);
+			pacer_conf_free(&c);
+			memset(text, 'x', sizeof(text));
+			memcpy(text, "interval = 1s #", 15);
+			strcpy(text + PACER_CONF_MAX_LINE + 1, k ? "\r\n" : "\n");
+			ck_assert_int_eq(parse_text(text, &c, err, sizeof(err)), -EINVAL);
+			ck_assert_str_eq(err, "t.conf:1: line longer than 512 characters");
+			pacer_conf_free(&c);
+		}
+	}
 	/* A carriage return alone (old Mac line ends) is no line end: named, not guessed. */
 	ck_assert_int_eq(parse_text("interval = 1s\rrows = 2\r", &c, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "t.conf:1: control byte 0x0d at column 14");

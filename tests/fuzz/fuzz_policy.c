@@ -11,6 +11,8 @@
  *   - each line as `--class TEXT`, then as `--exempt TEXT` or `--deny
  *     TEXT`, through the option table's parser (class_conf.c's
  *     command-line form), then merged over the file as load and set do;
+ *   - its first line's words as a command line (opts.c's getopt_long,
+ *     defaults and positionals);
  *   - each word as a duration, checked against an independent parser.
  *
  * Beyond the sanitizers (ASan, UBSan), it aborts when a refusal does not
@@ -326,6 +328,51 @@ static void command_line(const char *text, size_t size, struct fuzz_opts *o)
 	free(copy);
 }
 
+struct argv_opts {
+	struct fuzz_opts o;
+	const char *ifname;
+	bool verbose;
+};
+
+static const struct opt_spec argv_specs[] = {
+	{ .name = "IFNAME", .type = OPT_IFNAME, .flags = OPT_POSITIONAL,
+	  OPT_FIELD(struct argv_opts, ifname) },
+	{ .type = OPT_INCLUDE, .sub = fuzz_specs, OPT_FIELD(struct argv_opts, o) },
+	{ .name = "verbose", .short_name = 'v', .type = OPT_BOOL, OPT_FIELD(struct argv_opts, verbose) },
+	{ 0 },
+};
+
+static const struct opt_verb argv_verb = { .name = "fuzz", .synopsis = "IFNAME [OPTIONS]",
+					   .args = "an interface name", .opts = argv_specs };
+
+/* The first line's words as a command line (getopt_long, defaults, positionals): opts.c. */
+static void first_line_as_argv(const char *text, size_t size)
+{
+	char *copy = malloc(size + 1), *argv[34], *w, *save = NULL;
+	struct argv_opts o;
+	struct opt_error e;
+	FILE *devnull;
+	int argc = 1;
+
+	if (!copy)
+		return;
+	memcpy(copy, text, size);
+	copy[size] = 0;
+	copy[strcspn(copy, "\n")] = 0;
+	argv[0] = "fuzz";
+	for (w = strtok_r(copy, " \t", &save); w && argc < 33; w = strtok_r(NULL, " \t", &save))
+		argv[argc++] = w;
+	argv[argc] = NULL;
+	devnull = fopen("/dev/null", "w");
+	memset(&o, 0, sizeof(o));
+	if (opts_parse(&argv_verb, argc, argv, &o, devnull, &e) == 2 && !e.msg[0] && !e.why[0])
+		fail("a command line refused without a message", text);
+	class_conf_free(&o.o.cls);
+	if (devnull)
+		fclose(devnull);
+	free(copy);
+}
+
 static void words_as_durations(const char *text, size_t size)
 {
 	char w[48];
@@ -366,6 +413,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* The command line first: its lists move into the file's on merge. */
 	command_line(buf, size, &cli);
+	first_line_as_argv(buf, size);
 	words_as_durations(buf, size);
 
 	f = size ? fmemopen(buf, size, "r") : NULL;

@@ -597,7 +597,7 @@ static int class_attr(struct class_spec *s, const char *key, const char *value, 
 			return -EINVAL;
 		}
 		if (parse_count_per(value, PACER_RATE_MAX_N, &n, &t) || t > PACER_RATE_MAX_PERIOD_NS) {
-			snprintf(why, len, "'rate %s': expected N/T with N from 1 to %d and T a positive duration (20/1s)",
+			snprintf(why, len, "'rate %s': expected N/T with N from 1 to %d and T a positive duration up to 2^50 ns (20/1s)",
 				 value, PACER_RATE_MAX_N);
 			return -EINVAL;
 		}
@@ -613,7 +613,10 @@ static int class_attr(struct class_spec *s, const char *key, const char *value, 
 			return -EINVAL;
 		}
 		if (parse_duration_max(value, PACER_INTERVAL_MAX_NS, &t)) {
-			snprintf(why, len, "'interval %s': expected a positive duration (100ms, 1s)", value);
+			char most[32];
+
+			snprintf(why, len, "'interval %s': expected a positive duration of at most %s (100ms, 1s)",
+				 value, format_duration(PACER_INTERVAL_MAX_NS, most, sizeof(most)));
 			return -EINVAL;
 		}
 		s->c.rate_n = 1;

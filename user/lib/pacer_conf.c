@@ -188,7 +188,8 @@ static int read_line(FILE *f, const char *path, unsigned line, char *buf, size_t
 	int c;
 
 	while ((c = getc(f)) != EOF && c != '\n') {
-		if (n == PACER_CONF_MAX_LINE) {
+		/* A CRLF line's CR is its end, not one of its characters. */
+		if (n > PACER_CONF_MAX_LINE || (n == PACER_CONF_MAX_LINE && c != '\r')) {
 			snprintf(err, errlen, "%s:%u: line longer than %d characters", path, line,
 				 PACER_CONF_MAX_LINE);
 			return -EINVAL;
@@ -217,7 +218,7 @@ static long control_byte_at(const char *buf, size_t len)
 
 int pacer_conf_parse(FILE *f, const char *path, struct pacer_conf *c, char *err, size_t errlen)
 {
-	char buf[PACER_CONF_MAX_LINE + 1], *text, *hash;
+	char buf[PACER_CONF_MAX_LINE + 2], *text, *hash; /* the line, a CR, the NUL */
 	unsigned line = 0;
 	size_t len;
 	long at;
