@@ -199,6 +199,11 @@ $(BUILD)/tests/tools/classes_fill: tests/tools/classes_fill.c $(LIB_A) | $(BUILD
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_INC) $(CPPFLAGS) $(XCFLAGS) -o $@ $< $(LIB_A) $(LIBS)
 
+# Times the grace period a class install waits (tests/qemu_guest.sh): libbpf.
+$(BUILD)/tests/tools/grace_probe: tests/tools/grace_probe.c $(LIB_A) | $(BUILD)/tests/tools
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_INC) $(CPPFLAGS) $(XCFLAGS) -o $@ $< $(LIB_A) $(LIBS)
+
 # Runs a loaded program by BPF_PROG_TEST_RUN (scripts/bench-testrun.sh --sources): libbpf.
 $(BUILD)/tests/tools/testrun_sources: tests/tools/testrun_sources.c $(LIB_A) | $(BUILD)/tests/tools
 	$(call msg,CC,$@)

@@ -50,6 +50,7 @@ add_bin() { # path [dest dir]
 }
 add_bin "$BUILD/xdp-pacer" /pacer
 add_bin "$BUILD/tests/tools/send_frames" /pacer
+add_bin "$BUILD/tests/tools/grace_probe" /pacer
 add_bin "$(command -v ip)" /sbin
 cp "$BUILD/xdp_pacer.bpf.o" "$root/pacer/"
 # libxdp's dispatcher, and xdp-filter (xdp-tools) with its programs: the

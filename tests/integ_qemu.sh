@@ -26,7 +26,7 @@ tally_kernel() { # label log rc
 	if [ "$3" -ne 0 ] && [ "$f" -eq 0 ]; then
 		not_ok "$1: the guest did not finish: $(grep -v '^\[' "$2" | tail -3 | tr '\n' ' ')"
 	fi
-	grep -E '^(FAIL|insns|chain-time) ' "$2" | sed "s/^/$1: /"
+	grep -E '^(FAIL|insns|chain-time|grace) ' "$2" | sed "s/^/$1: /"
 	grep -m1 'loaded and attached' "$2" | sed "s/^/$1: /"
 	echo "$1: $p passed, $f failed"
 	ran=1

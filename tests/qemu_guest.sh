@@ -298,6 +298,13 @@ while read -r name burst opts; do
 done <"$PACER_DIR/configs"
 
 if [ "$mode" = test ]; then
+	# The grace period a class install waits for before it rewrites a bank.
+	if grace_probe >"$tmp/grace.out" 2>&1; then
+		echo "grace $(cat "$tmp/grace.out")"
+		ok "live: a map-in-map update waits for a grace period"
+	else
+		not_ok "live: no grace period on a map-in-map update: $(cat "$tmp/grace.out")"
+	fi
 	# Live changes on this kernel: the writer lock in /run, a class install's grace
 	# period (a map-in-map update), a timed deny entry the datapath lets expire.
 	if xdp-pacer load v1 --mode skb --exempt 10.9.0.0/16 >"$tmp/load.out" 2>&1 &&

@@ -128,6 +128,12 @@ int writer_lock_take(uint64_t netns_ino, const char *ifname, unsigned wait_ms, c
 		snprintf(err, len, "no lock file name for interface '%s'", ifname);
 		return ret;
 	}
+	/* A minimal root (an initramfs, a container) may lack /run itself. */
+	if (mkdir(PACER_RUN_DIR, 0700) && errno == ENOENT && mkdir("/run", 0755) && errno != EEXIST) {
+		ret = -errno;
+		snprintf(err, len, "cannot make /run: %s", strerror(-ret));
+		return ret;
+	}
 	if (mkdir(PACER_RUN_DIR, 0700) && errno != EEXIST) {
 		ret = -errno;
 		snprintf(err, len, "cannot make %s: %s", PACER_RUN_DIR, strerror(-ret));

@@ -109,11 +109,14 @@ static int push_words(struct list_args *a, const char *arg, char *why, size_t le
 {
 	char *copy = strdup(arg), *save = NULL, *w;
 	int e = copy ? 0 : -ENOMEM;
+	size_t before = a->n;
 
 	for (w = copy ? strtok_r(copy, ",", &save) : NULL; w && !e; w = strtok_r(NULL, ",", &save))
 		e = push_prefix(a, w, "", why, len);
-	if (!e && copy && a->n == 0 && !*arg)
+	if (!e && a->n == before) { /* "" or "," */
+		snprintf(why, len, "no prefix in '%s'", arg);
 		e = -EINVAL;
+	}
 	free(copy);
 	return e;
 }
@@ -235,7 +238,7 @@ static int parse_args(int argc, char **argv, struct list_args *a)
 				return 2;
 			}
 		} else if (push_words(a, arg, why, sizeof(why))) {
-			return bad_value("PREFIX", arg, why[0] == '\'' ? why : "expected ADDR/LEN");
+			return bad_value("PREFIX", arg, why);
 		}
 	}
 	if (!a->ifname)
