@@ -9,9 +9,9 @@
  * way status and the exporter do.  A packet that met half of one install
  * and half of another leaves a trace no whole list can:
  *
- *   classes: 32 per list, every one action pass with its own stat slot.
+ *   classes: PACER_MAX_CLASSES (256) per list, every one action pass with its own stat slot.
  *   The probe's source 10.5.0.1 is matched by A's 6th class (slot 5)
- *   and by B's catch-all, its 32nd (slot 0); any other slot counting it
+ *   and by B's catch-all, its last (slot 0); any other slot counting it
  *   (A's catch-all, B's 6th class, ...) was read from a bank half
  *   rewritten, or with the index of one list and the entries of the other.
  *
@@ -54,7 +54,7 @@
 #define WRITERS 4
 #define READERS 2
 #define PROBE_SLOT_A 5 /* A's 6th class holds the probe */
-#define PROBE_SLOT_B 0 /* B's catch-all, its 32nd, has slot 0 */
+#define PROBE_SLOT_B 0 /* B's catch-all, its last, has slot 0 */
 
 struct race_state {
 	struct xdp_pacer_bpf *skel;
@@ -100,22 +100,27 @@ static struct pacer_class pass_class(const char *name, uint32_t slot, uint32_t i
 	return c;
 }
 
-/* A: class i holds 10.i.0.0/16 (slot i), the 32nd everything (slot 31); B: 10.(100+i).0.0/16 (slot i+1), the 32nd everything (slot 0). */
+/*
+ * A: class i holds 10.i.0.0/16 for i < 100, 11.i.0.0/16 above (slot i), the
+ * last everything (the last slot); B: 12.i.0.0/16 (slot i + 1), the last
+ * everything (slot 0).  Only A's 6th class and the catch-alls hold the probe.
+ */
 static void make_lists(void)
 {
+	const int last = PACER_MAX_CLASSES - 1;
 	char name[16], net[32];
 	int i;
 
-	for (i = 0; i < PACER_MAX_CLASSES - 1; i++) {
+	for (i = 0; i < last; i++) {
 		snprintf(name, sizeof(name), "a%d", i);
-		snprintf(net, sizeof(net), "10.%d.0.0", i);
+		snprintf(net, sizeof(net), "%d.%d.0.0", i < 100 ? 10 : 11, i);
 		rs.a[i] = pass_class(name, (uint32_t)i, 1000u + (uint32_t)i, net, 16);
 		snprintf(name, sizeof(name), "b%d", i);
-		snprintf(net, sizeof(net), "10.%d.0.0", 100 + i);
+		snprintf(net, sizeof(net), "12.%d.0.0", i);
 		rs.b[i] = pass_class(name, (uint32_t)i + 1, 2000u + (uint32_t)i, net, 16);
 	}
-	rs.a[31] = pass_class("a_all", 31, 1031, "0.0.0.0", 0);
-	rs.b[31] = pass_class("b_all", PROBE_SLOT_B, 2031, "0.0.0.0", 0);
+	rs.a[last] = pass_class("a_all", (uint32_t)last, 1000u + (uint32_t)last, "0.0.0.0", 0);
+	rs.b[last] = pass_class("b_all", PROBE_SLOT_B, 2000u + (uint32_t)last, "0.0.0.0", 0);
 }
 
 static struct pacer_prefix pfx(const char *addr, uint32_t len)
