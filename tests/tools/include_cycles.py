@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Print the include circles among the userspace modules and shared headers.
 
-A module is a .c file and its .h (user/lib/foo.c + foo.h); module A depends
-on B when any of A's files includes B's header.  A circle is a strongly
+A module is a .c file and its .h (user/lib/foo.c + foo.h), with its private
+foo_internal.h when it has one; module A depends on B when any of A's files
+includes B's header.  A circle is a strongly
 connected set of two or more modules.  Exit 1 when there is one.
   tests/tools/include_cycles.py [ROOT]
 """
@@ -14,13 +15,19 @@ import sys
 root = sys.argv[1] if len(sys.argv) > 1 else '.'
 os.chdir(root)
 files = glob.glob('user/**/*.[ch]', recursive=True) + glob.glob('include/*.h')
+def module_name(path):
+    """foo_internal.h belongs to module foo."""
+    stem = os.path.splitext(path)[0]
+    return stem[:-len('_internal')] if stem.endswith('_internal') else stem
+
+
 module_of = {}
 for f in sorted(files):
-    module_of.setdefault(os.path.basename(os.path.splitext(f)[0]), os.path.splitext(f)[0])
+    module_of.setdefault(os.path.basename(os.path.splitext(f)[0]), module_name(f))
 
 deps = {}
 for f in files:
-    here = os.path.splitext(f)[0]
+    here = module_name(f)
     with open(f, encoding='utf-8', errors='replace') as fh:
         for inc in re.findall(r'#include "([^"]+)\.h"', fh.read()):
             there = module_of.get(os.path.basename(inc))

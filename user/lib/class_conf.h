@@ -19,21 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "pacer_class.h"
-
-/* A source prefix of the exempt/deny lists (or a match's src/dst). */
-struct conf_prefix {
-	uint8_t family; /* 4 or 6 */
-	uint8_t len;    /* 0..32 or 0..128 */
-	uint8_t addr[16]; /* network byte order; host bits zero */
-	unsigned line;  /* of the config file; 0: the command line */
-};
-
-/* "192.0.2.0/24", "2001:db8::/32", or an address alone (/32, /128): 0, or -EINVAL with why. */
-int parse_prefix(const char *s, struct conf_prefix *p, char *why, size_t len);
-const char *format_prefix(const struct conf_prefix *p, char *buf, size_t len);
-/* "ADDR/LEN" of a prefix given by its parts (addr: 4 or 16 bytes, network order); returns buf. */
-const char *format_prefix_bytes(unsigned family, unsigned plen, const uint8_t *addr, char *buf,
-				size_t len);
+#include "class_match.h"
 
 struct prefix_list {
 	struct conf_prefix *p;
@@ -95,18 +81,6 @@ int class_conf_add_list_cli(struct class_conf *cc, int deny, const char *text, c
  */
 int class_conf_merge(struct class_conf *file, const struct class_conf *cli, char *err,
 		     size_t errlen);
-
-/* The words of a match ("udp dport 53") into m: 0, or -EINVAL with why naming the word. */
-int class_match_parse(const char *text, struct pacer_match *m, char *why, size_t len);
-/* A match in the words it was written with (canonical order). */
-const char *class_match_format(const struct pacer_match *m, char *buf, size_t len);
-/* "pace 20/1s key src+dport policy quiet" and the like, for status. */
-const char *class_action_format(const struct pacer_class *c, char *buf, size_t len);
-
-const char *class_action_name(uint32_t a);
-const char *class_key_name(uint32_t k);
-int parse_class_action(const char *s, uint32_t *out);
-int parse_class_key(const char *s, uint32_t *out);
 
 /* Where a class was written, for messages: "FILE:LINE: class 'dns'" or "--class 'dns: ...'". */
 const char *class_where(const struct class_conf *cc, const struct class_spec *s, char *buf,
