@@ -81,7 +81,7 @@ struct pacer_stage_io {
 	__u32 policy;     /* enum pacer_policy: the global one, or the deciding class's */
 	__u32 thresh;     /* for the record: the threshold in force */
 	__u32 drop;       /* for the record: refused by pacing or the budget */
-	__u32 sampled;    /* for the record: record_pick()'s flags */
+	__u32 sampled;    /* record_pick()'s flags: for the record, and whether the age is wanted */
 };
 
 /*
@@ -118,7 +118,7 @@ __noinline int pacer_judge_stage(__u64 h, __u64 tick, const struct pacer_rate *r
 	if (!rate || !io || !st)
 		return -1;
 	if (pacer_layout.backend == PACER_BACKEND_DENSE) {
-		drop = dense_judge(h, tick, rate, io->policy, &io->age, &dk, st);
+		drop = dense_judge(h, tick, rate, io->policy, io->sampled != 0, &io->age, &dk, st);
 		if (drop || !io->commit_now) {
 			io->slot = dk.slot;
 			io->event = dk.event;
@@ -132,7 +132,7 @@ __noinline int pacer_judge_stage(__u64 h, __u64 tick, const struct pacer_rate *r
 			return drop;
 		return sketch_commit_judged(&sk, tick, rate, io->age, st) ? 1 : 0;
 	}
-	drop = table_judge(h, tick, rate, io->policy, &io->age, &tk, st);
+	drop = table_judge(h, tick, rate, io->policy, io->sampled != 0, &io->age, &tk, st);
 	if (drop || !io->commit_now) {
 		io->slot = tk.slot;
 		io->event = tk.event;
@@ -228,6 +228,9 @@ static __always_inline int pacer_pace(__u64 h, __u64 limit, __u32 meta, struct p
 	io.event = 0;
 	io.commit_now = commit_now;
 	io.policy = PACER_META_POLICY(meta);
+	/* A local beside io's copy, as commit_now: whether to record, and the tables' age with it. */
+	sampled = record_pick(h, st);
+	io.sampled = sampled;
 	io.now_ns = clock_now();
 	if (pacer_layout.backend == PACER_BACKEND_TABLE || pacer_layout.backend == PACER_BACKEND_DENSE)
 		sweep_check();
@@ -244,7 +247,6 @@ static __always_inline int pacer_pace(__u64 h, __u64 limit, __u32 meta, struct p
 		}
 		return PACER_PACE_DROP_ERROR;
 	}
-	sampled = record_pick(h, st);
 	/* No budget, no record, no class (a flood's packets, mostly): judged and written. */
 	if (commit_now && !PACER_META_SLOT(meta) && !sampled)
 		return drop ? PACER_PACE_DROP : PACER_PACE_PASS;
@@ -258,7 +260,6 @@ static __always_inline int pacer_pace(__u64 h, __u64 limit, __u32 meta, struct p
 	if (sampled) {
 		io.thresh = rate.thresh;
 		io.drop = drop | budget_drop;
-		io.sampled = sampled;
 		pacer_record_stage(h, src, &io, meta, st);
 	}
 	cs = PACER_META_SLOT(meta) ? class_counters(PACER_META_SLOT(meta) - 1) : NULL;

@@ -10,7 +10,6 @@
 #define PACER_BPF_DENSE_H
 
 #include "placement.h"
-#include "record.h"
 #include "pacer_dense.h"
 
 /* A key's two lines and chosen entry, from its judgement to its commit. */
@@ -36,10 +35,11 @@ static __always_inline int dense_key_of(__u64 h, struct dense_key *k)
 /*
  * Pacing's judgement for a key with hash h (pacer_dense_judge): 1 to drop,
  * 0 if pacing admits it (nothing written yet: dense_commit() does, if
- * every later stage admits it too), -1 if a line is missing.
+ * every later stage admits it too), -1 if a line is missing.  *age is read
+ * only if want_age (the packet is recorded: record_pick()).
  */
 static __always_inline int dense_judge(__u64 h, __u64 tick, const struct pacer_rate *rate,
-				       __u32 policy, __u32 *age, struct dense_key *k,
+				       __u32 policy, int want_age, __u32 *age, struct dense_key *k,
 				       struct pacer_counters *st)
 {
 	int drop;
@@ -47,7 +47,7 @@ static __always_inline int dense_judge(__u64 h, __u64 tick, const struct pacer_r
 	if (dense_key_of(h, k) < 0)
 		return -1;
 	drop = pacer_dense_judge(k->l, k->fp, tick, rate, policy, pacer_layout.on_full,
-				 pacer_layout.placement, record_pick(h, st) != 0, age, &k->event, &k->slot);
+				 pacer_layout.placement, want_age, age, &k->event, &k->slot);
 	st->c[PACER_STAT_TABLE_FULL] += k->event == PACER_TBL_EV_FULL;
 	return drop;
 }

@@ -9,7 +9,6 @@
 #define PACER_BPF_TABLE_H
 
 #include "placement.h"
-#include "record.h"
 #include "pacer_table.h"
 
 /* A key's two lines and chosen entry, from its judgement to its commit. */
@@ -37,10 +36,11 @@ static __always_inline int table_key_of(__u64 h, struct table_key *k)
  * Pacing's judgement for a key with hash h under rate and policy
  * (pacer_tbl_judge): 1 to drop,
  * 0 if pacing admits it (nothing written yet: table_commit() does, if every
- * later stage admits it too), -1 if a line is missing.
+ * later stage admits it too), -1 if a line is missing.  *age is read only
+ * if want_age (the packet is recorded: record_pick()).
  */
 static __always_inline int table_judge(__u64 h, __u64 tick, const struct pacer_rate *rate,
-				       __u32 policy, __u32 *age, struct table_key *k,
+				       __u32 policy, int want_age, __u32 *age, struct table_key *k,
 				       struct pacer_counters *st)
 {
 	int drop;
@@ -48,7 +48,7 @@ static __always_inline int table_judge(__u64 h, __u64 tick, const struct pacer_r
 	if (table_key_of(h, k) < 0)
 		return -1;
 	drop = pacer_tbl_judge(k->l, k->fp, tick, rate, policy, pacer_layout.on_full,
-			       pacer_layout.placement, record_pick(h, st) != 0, age, &k->event, &k->slot);
+			       pacer_layout.placement, want_age, age, &k->event, &k->slot);
 	st->c[PACER_STAT_TABLE_FULL] += k->event == PACER_TBL_EV_FULL;
 	return drop;
 }
