@@ -95,6 +95,21 @@ check "text: the bound on unlisted sources" grep -qE "^unlisted sources: (at mos
 n=$(awk '$1 ~ /^[0-9]+$/ && $2 ~ /\// {n++} END {print n+0}' "$WORK/top.txt")
 check "-n 3: at most 3 rows ($n)" test "$n" -le 3 -a "$n" -ge 1
 
+# --- periods: --once ends by itself; without it, a line per period until SIGTERM ---
+out=$(rx timeout 10 "$CLI" top "$IF_RX" --once --interval 300ms --json)
+check "--once --interval 300ms: one JSON line, then exit 0" \
+	bash -c "test $? -eq 0 && test \$(wc -l <<<'$out') = 1 && grep -q '\"seconds\":0.3' <<<'$out'"
+nsenter --net="/run/netns/$NS_RX" "$CLI" top "$IF_RX" --json --interval 200ms >"$WORK/periods.json" 2>&1 &
+TOP_PID=$!
+sleep 1.1
+kill -TERM "$TOP_PID"
+wait "$TOP_PID"
+rc=$?
+TOP_PID=
+n=$(grep -c '"rows":' "$WORK/periods.json")
+check "a JSON line per 200 ms period until SIGTERM, exit 0 ($n lines)" test "$rc" -eq 0 -a "$n" -ge 3 -a "$n" -le 6
+check "sampling put back after SIGTERM" test "$(sampling)" = off
+
 # --- one reader of the samples at a time ---
 start_top "$WORK/held.json" --json
 out=$(rx "$CLI" events "$IF_RX" --duration 1s 2>&1)
