@@ -97,7 +97,7 @@ struct pacer_stage_io {
 	__u32 policy;     /* enum pacer_policy: the global one, or the deciding class's */
 	__u32 thresh;     /* for the record: the threshold in force */
 	__u32 drop;       /* for the record: refused by pacing or the budget; | 2 observed */
-	__u32 sampled;    /* for the record: record_pick()'s flags */
+	__u32 sampled;    /* record_pick()'s flags: for the record, and whether the age is wanted */
 };
 
 /*
@@ -134,10 +134,12 @@ __noinline int pacer_judge_stage(__u64 h, __u64 tick, const struct pacer_rate *r
 	if (!rate || !io || !st)
 		return -1;
 	if (pacer_layout.backend == PACER_BACKEND_DENSE)
-		return dense_judge_stage(h, tick, rate, io->policy, io->commit_now, &io->age,
+		return dense_judge_stage(h, tick, rate, io->policy, io->sampled != 0, io->commit_now,
+					 &io->age,
 					 &io->slot, &io->event, st);
 	if (pacer_layout.backend == PACER_BACKEND_TABLE)
-		return table_judge_stage(h, tick, rate, io->policy, io->commit_now, &io->age,
+		return table_judge_stage(h, tick, rate, io->policy, io->sampled != 0, io->commit_now,
+					 &io->age,
 					 &io->slot, &io->event, st);
 	drop = sketch_judge(h, tick, rate, io->policy, &io->age, &sk, st);
 	if (drop || !io->commit_now)
@@ -221,6 +223,9 @@ static __always_inline int pacer_pace(__u64 h, __u64 limit, __u32 meta, struct p
 	io.event = 0;
 	io.commit_now = commit_now;
 	io.policy = PACER_META_POLICY(meta);
+	/* A local beside io's copy, as commit_now: whether to record, and the tables' age with it. */
+	sampled = record_pick(h, st);
+	io.sampled = sampled;
 	io.now_ns = clock_now();
 	if (pacer_layout.backend == PACER_BACKEND_TABLE || pacer_layout.backend == PACER_BACKEND_DENSE)
 		sweep_check();
@@ -237,7 +242,6 @@ static __always_inline int pacer_pace(__u64 h, __u64 limit, __u32 meta, struct p
 		}
 		return PACER_PACE_DROP_ERROR;
 	}
-	sampled = record_pick(h, st);
 	/* No budget, no record, no class (a flood's packets, mostly): judged and written. */
 	if (commit_now && !PACER_META_SLOT(meta) && !sampled)
 		return drop ? PACER_PACE_DROP : PACER_PACE_PASS;

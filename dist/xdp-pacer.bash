@@ -76,7 +76,7 @@ _xdp_pacer()
 	gen) opts="--dist --sources --zipf --good --good-period --family --src-base --dst --dst-mac --src-mac --heavy --heavy-share --count --duration --pps --threads --affinity --json --help" ;;
 	record) opts="--output --sample-sources --sample-packets --duration --count --csv --help" ;;
 	top) opts="--by --interval --prefix4 --prefix6 --class --rows --sample-packets --counters --json --once --help" ;;
-	events) opts="--hold --max-rate --sample-packets --prefix4 --prefix6 --max-sources --duration --json --help" ;;
+	events) opts="--hold --min-drops --max-rate --sample-packets --prefix4 --prefix6 --max-sources --duration --json --help" ;;
 	analyze) opts="--eps --window --target-false-drop --json --report --pcap --interval --policy --prefix4 --prefix6 --config --class --exempt --deny --help" ;;
 	exporter) opts="--listen --help" ;;
 	*) return ;;

@@ -92,7 +92,19 @@ PY
 )
 check "--max-rate 5: every start said or counted, the rest in summary lines ($out)" test $? -eq 0
 
+# --- --min-drops: a source starts at its N-th sampled drop; fewer say nothing ---
+start_events "$WORK/min.json" --json --sample-packets 1/1 --hold 3600s --min-drops 100
+tx "$CLI" gen "$IF_TX" --dist uniform --sources 1 --src-base 10.203.0.1 --count 50 >/dev/null
+tx "$CLI" gen "$IF_TX" --dist uniform --sources 1 --src-base 10.203.0.2 --count 500 >/dev/null
+sleep 0.5
+stop_events
+check "--min-drops 100: 49 drops start nothing" test "$(count '10.203.0.1/' "$WORK/min.json")" = 0
+check "--min-drops 100: 499 drops start once, stop at exit" \
+	test "$(count '"event":"start".*"source":"10.203.0.2/32"' "$WORK/min.json")$(count '"event":"stop".*"source":"10.203.0.2/32".*"sampled_drops":499,.*"reason":"exit"' "$WORK/min.json")" = 11
+
 # --- refusals ---
+rx "$CLI" events "$IF_RX" --min-drops 0 >/dev/null 2>&1
+check "--min-drops 0 is refused (exit 2)" test $? -eq 2
 rx "$CLI" events "$IF_RX" --max-rate 0 >/dev/null 2>&1
 check "--max-rate 0 is refused (exit 2)" test $? -eq 2
 rx "$CLI" events "$IF_RX" --sample-packets off >/dev/null 2>&1

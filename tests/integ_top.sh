@@ -91,9 +91,24 @@ stop_top
 check "text: a header with the sampling" grep -q "top 3 by dropped over .* s; sampling 1/1: " "$WORK/top.txt"
 check "text: the column heads" grep -q "^RANK *SOURCE *CLASS *DROPPED *+- *PER SECOND" "$WORK/top.txt"
 check "--prefix4 16: the heavy sources as one /16 first" grep -q "^ *1 10.200.0.0/16 " "$WORK/top.txt"
-check "text: the bound on unlisted sources" grep -q "^unlisted sources: at most" "$WORK/top.txt"
+check "text: the bound on unlisted sources" grep -qE "^unlisted sources: (at most [0-9]+ each|none sampled)" "$WORK/top.txt"
 n=$(awk '$1 ~ /^[0-9]+$/ && $2 ~ /\// {n++} END {print n+0}' "$WORK/top.txt")
 check "-n 3: at most 3 rows ($n)" test "$n" -le 3 -a "$n" -ge 1
+
+# --- periods: --once ends by itself; without it, a line per period until SIGTERM ---
+out=$(rx timeout 10 "$CLI" top "$IF_RX" --once --interval 300ms --json)
+check "--once --interval 300ms: one JSON line, then exit 0" \
+	bash -c "test $? -eq 0 && test \$(wc -l <<<'$out') = 1 && grep -q '\"seconds\":0.3' <<<'$out'"
+nsenter --net="/run/netns/$NS_RX" "$CLI" top "$IF_RX" --json --interval 200ms >"$WORK/periods.json" 2>&1 &
+TOP_PID=$!
+sleep 1.1
+kill -TERM "$TOP_PID"
+wait "$TOP_PID"
+rc=$?
+TOP_PID=
+n=$(grep -c '"rows":' "$WORK/periods.json")
+check "a JSON line per 200 ms period until SIGTERM, exit 0 ($n lines)" test "$rc" -eq 0 -a "$n" -ge 3 -a "$n" -le 6
+check "sampling put back after SIGTERM" test "$(sampling)" = off
 
 # --- one reader of the samples at a time ---
 start_top "$WORK/held.json" --json

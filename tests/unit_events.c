@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Drop events (user/lib/drop_events.c): a source starts at its first
- * sampled drop, stops hold after its last, once each; a drop stamped
+ * sampled drop (or its min_drops-th), stops hold after its last, once each; a drop stamped
  * earlier does not move it back; beyond the cap drops are counted as
  * untracked; the line cap allows at most per_sec lines in any second.
  * And the sampled records' keys (user/lib/sample_key.c): masking to the
@@ -40,7 +40,7 @@ START_TEST(start_then_stop)
 	struct hh_key a = key4(10, 0, 0, 1, 0), b = key4(10, 0, 0, 2, 0);
 	uint64_t ts;
 
-	ck_assert_int_eq(de_init(&t, 16, 2 * S), 0);
+	ck_assert_int_eq(de_init(&t, 16, 2 * S, 1), 0);
 	ck_assert(de_drop(&t, &a, 100 * S, &ev));
 	ck_assert_int_eq(ev.kind, DE_START);
 	ck_assert_uint_eq(ev.at_ns, 100 * S);
@@ -78,7 +78,7 @@ START_TEST(late_record_and_classes)
 	struct de_event ev;
 	struct hh_key a = key4(10, 0, 0, 1, 0), a_dns = key4(10, 0, 0, 1, 3);
 
-	ck_assert_int_eq(de_init(&t, 4, S), 0);
+	ck_assert_int_eq(de_init(&t, 4, S, 1), 0);
 	ck_assert(de_drop(&t, &a, 10 * S, &ev));
 	/* The same source in a class is its own source. */
 	ck_assert(de_drop(&t, &a_dns, 10 * S, &ev));
@@ -101,9 +101,9 @@ START_TEST(cap_counts_untracked)
 	struct de_event ev;
 	uint32_t i;
 
-	ck_assert_int_eq(de_init(&t, 0, S), -EINVAL);
-	ck_assert_int_eq(de_init(&t, 4, 0), -EINVAL);
-	ck_assert_int_eq(de_init(&t, 3, S), 0);
+	ck_assert_int_eq(de_init(&t, 0, S, 1), -EINVAL);
+	ck_assert_int_eq(de_init(&t, 4, 0, 1), -EINVAL);
+	ck_assert_int_eq(de_init(&t, 3, S, 1), 0);
 	for (i = 0; i < 5; i++) {
 		struct hh_key k = key4(10, 0, 0, (uint8_t)i, 0);
 
@@ -116,6 +116,44 @@ START_TEST(cap_counts_untracked)
 
 		ck_assert(de_drop(&t, &k, 2 * S, &ev)); /* room again */
 	}
+	de_free(&t);
+}
+END_TEST
+
+/* --min-drops 3: a source starts at its third sampled drop; one that stops short says nothing. */
+START_TEST(min_drops)
+{
+	struct de_tracker t;
+	struct de_event ev;
+	struct hh_key a = key4(10, 0, 0, 1, 0), b = key4(10, 0, 0, 2, 0);
+
+	ck_assert_int_eq(de_init(&t, 8, 2 * S, 0), -EINVAL);
+	ck_assert_int_eq(de_init(&t, 8, 2 * S, 3), 0);
+	ck_assert(!de_drop(&t, &a, 10 * S, &ev));
+	ck_assert(!de_drop(&t, &b, 10 * S, &ev));
+	ck_assert(!de_drop(&t, &a, 11 * S, &ev));
+	ck_assert(!de_drop(&t, &b, 11 * S, &ev));
+	ck_assert(de_drop(&t, &a, 12 * S, &ev)); /* a's third */
+	ck_assert_int_eq(ev.kind, DE_START);
+	ck_assert_uint_eq(ev.first_ns, 10 * S);
+	ck_assert_uint_eq(ev.at_ns, 12 * S);
+	ck_assert_uint_eq(ev.sampled, 3);
+	ck_assert(!de_drop(&t, &a, 13 * S, &ev)); /* no second start */
+	/* b stops short: its hold runs out at 13 s, silently; a's at 15 s with its stop. */
+	ck_assert(!de_expire(&t, 14 * S, &ev));
+	ck_assert_uint_eq(t.used, 1);
+	ck_assert(de_expire(&t, 15 * S, &ev));
+	ck_assert_int_eq(ev.kind, DE_STOP);
+	ck_assert_mem_eq(ev.key.b, a.b, HH_KEY_BYTES);
+	ck_assert_uint_eq(ev.sampled, 4);
+	/* Two drops more than a hold apart do not add up. */
+	ck_assert(!de_drop(&t, &b, 20 * S, &ev));
+	ck_assert(!de_drop(&t, &b, 21 * S, &ev));
+	ck_assert(!de_expire(&t, 23 * S, &ev));
+	ck_assert(!de_drop(&t, &b, 24 * S, &ev));
+	/* On exit an unstarted source says nothing either. */
+	ck_assert(!de_flush(&t, &ev));
+	ck_assert_uint_eq(t.used, 0);
 	de_free(&t);
 }
 END_TEST
@@ -200,6 +238,7 @@ int main(void)
 	tcase_add_test(tc, start_then_stop);
 	tcase_add_test(tc, late_record_and_classes);
 	tcase_add_test(tc, cap_counts_untracked);
+	tcase_add_test(tc, min_drops);
 	tcase_add_test(tc, rate_window);
 	tcase_add_test(tc, keys_masked_and_printed);
 	suite_add_tcase(s, tc);

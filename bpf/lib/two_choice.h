@@ -44,10 +44,11 @@ static __always_inline int TCB(key_of)(__u64 h, struct TCB(key) *k)
  * Pacing's judgement for a key with hash h under rate and policy (the
  * engine's judge): 1 to drop, 0 if pacing admits it (nothing written yet:
  * TCB(commit) does, if every later stage admits it too), -1 if a line is
- * missing.
+ * missing.  *age is read only if want_age (the packet is recorded:
+ * record_pick()).
  */
 static __always_inline int TCB(judge)(__u64 h, __u64 tick, const struct pacer_rate *rate,
-				      __u32 policy, __u32 *age, struct TCB(key) *k,
+				      __u32 policy, int want_age, __u32 *age, struct TCB(key) *k,
 				      struct pacer_counters *st)
 {
 	int drop;
@@ -55,7 +56,7 @@ static __always_inline int TCB(judge)(__u64 h, __u64 tick, const struct pacer_ra
 	if (TCB(key_of)(h, k) < 0)
 		return -1;
 	drop = TCE(judge)(k->l, k->fp, tick, rate, policy, pacer_layout.on_full,
-			  pacer_layout.placement, record_pick(h, st) != 0, age, &k->event, &k->slot);
+			  pacer_layout.placement, want_age, age, &k->event, &k->slot);
 	st->c[PACER_STAT_TABLE_FULL] += k->event == PACER_TBL_EV_FULL;
 	return drop;
 }
@@ -83,11 +84,11 @@ static __always_inline int TCB(commit)(struct TCB(key) *k, __u64 tick,
  * chosen entry and event go to *slot and *event for TCB(commit_stage).
  */
 static __always_inline int TCB(judge_stage)(__u64 h, __u64 tick, const struct pacer_rate *rate,
-					    __u32 policy, __u32 commit_now, __u32 *age,
+					    __u32 policy, int want_age, __u32 commit_now, __u32 *age,
 					    __u32 *slot, __u32 *event, struct pacer_counters *st)
 {
 	struct TCB(key) k;
-	int drop = TCB(judge)(h, tick, rate, policy, age, &k, st);
+	int drop = TCB(judge)(h, tick, rate, policy, want_age, age, &k, st);
 
 	if (drop || !commit_now) {
 		*slot = k.slot;

@@ -18,15 +18,16 @@ static uint32_t bucket_of(const struct de_tracker *t, const struct hh_key *k)
 	return (uint32_t)h & (t->nbuckets - 1);
 }
 
-int de_init(struct de_tracker *t, uint32_t cap, uint64_t hold_ns)
+int de_init(struct de_tracker *t, uint32_t cap, uint64_t hold_ns, uint32_t min_drops)
 {
 	uint32_t i;
 
 	memset(t, 0, sizeof(*t));
-	if (!cap || cap > DE_MAX_CAP || !hold_ns)
+	if (!cap || cap > DE_MAX_CAP || !hold_ns || !min_drops)
 		return -EINVAL;
 	t->cap = cap;
 	t->hold_ns = hold_ns;
+	t->min_drops = min_drops;
 	t->nbuckets = 2;
 	while (t->nbuckets < 2 * cap)
 		t->nbuckets <<= 1;
@@ -98,6 +99,18 @@ static void list_insert(struct de_tracker *t, int32_t i)
 		t->oldest = i;
 }
 
+/* The start of s, at its drop stamped ts_ns (the one that made it limited). */
+static void start_event(const struct de_source *s, uint64_t ts_ns, struct de_event *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->kind = DE_START;
+	ev->key = s->key;
+	ev->first_ns = s->first_ns;
+	ev->last_ns = s->last_ns;
+	ev->at_ns = ts_ns;
+	ev->sampled = s->sampled;
+}
+
 bool de_drop(struct de_tracker *t, const struct hh_key *key, uint64_t ts_ns, struct de_event *ev)
 {
 	int32_t i = find(t, key);
@@ -112,7 +125,11 @@ bool de_drop(struct de_tracker *t, const struct hh_key *key, uint64_t ts_ns, str
 			list_unlink(t, i);
 			list_insert(t, i);
 		}
-		return false;
+		if (s->started || s->sampled < t->min_drops)
+			return false;
+		s->started = 1;
+		start_event(s, ts_ns, ev);
+		return true;
 	}
 	if (t->free < 0) {
 		t->untracked++;
@@ -124,15 +141,14 @@ bool de_drop(struct de_tracker *t, const struct hh_key *key, uint64_t ts_ns, str
 	t->s[i].key = *key;
 	t->s[i].first_ns = t->s[i].last_ns = ts_ns;
 	t->s[i].sampled = 1;
+	t->s[i].started = t->min_drops <= 1;
 	t->s[i].hnext = t->head[b];
 	t->head[b] = i;
 	list_insert(t, i);
 	t->used++;
-	memset(ev, 0, sizeof(*ev));
-	ev->kind = DE_START;
-	ev->key = *key;
-	ev->first_ns = ev->last_ns = ev->at_ns = ts_ns;
-	ev->sampled = 1;
+	if (!t->s[i].started)
+		return false;
+	start_event(&t->s[i], ts_ns, ev);
 	return true;
 }
 
@@ -160,20 +176,30 @@ static void remove_source(struct de_tracker *t, int32_t i, struct de_event *ev)
 
 bool de_expire(struct de_tracker *t, uint64_t now_ns, struct de_event *ev)
 {
-	int32_t i = t->oldest;
+	int32_t i;
 
-	if (i < 0 || now_ns < t->s[i].last_ns + t->hold_ns)
-		return false;
-	remove_source(t, i, ev);
-	return true;
+	while ((i = t->oldest) >= 0 && now_ns >= t->s[i].last_ns + t->hold_ns) {
+		int started = t->s[i].started;
+
+		remove_source(t, i, ev);
+		if (started)
+			return true;
+	}
+	return false;
 }
 
 bool de_flush(struct de_tracker *t, struct de_event *ev)
 {
-	if (t->oldest < 0)
-		return false;
-	remove_source(t, t->oldest, ev);
-	return true;
+	int32_t i;
+
+	while ((i = t->oldest) >= 0) {
+		int started = t->s[i].started;
+
+		remove_source(t, i, ev);
+		if (started)
+			return true;
+	}
+	return false;
 }
 
 int de_rate_init(struct de_rate *r, uint32_t per_sec)

@@ -4,9 +4,11 @@
  * sampled drops, and a cap on the lines said about it.
  *
  * A source (a key of sample_key.h: address at its prefix, and class)
- * *starts* being limited at its first sampled drop while it is not
- * limited; it *stops* once hold_ns passed without a sampled drop of it
- * (the stop's time is its last sampled drop + hold).  At most cap sources
+ * *starts* being limited at its min_drops-th sampled drop (1: its first)
+ * while it is not limited, no two of them hold_ns apart; it *stops* once
+ * hold_ns passed without a sampled drop of it (the stop's time is its last
+ * sampled drop + hold).  A source that goes quiet before min_drops starts
+ * nothing and stops nothing.  At most cap sources
  * are tracked at once; a drop of a new source beyond them is counted
  * (untracked) and starts nothing.  Drops are taken in arrival order; a
  * drop stamped earlier than the source's last (another CPU's record,
@@ -35,6 +37,7 @@ struct de_event {
 struct de_source {
 	struct hh_key key;
 	uint64_t first_ns, last_ns, sampled;
+	int started;          /* its start was said: min_drops reached */
 	int32_t hnext;        /* hash chain; free list */
 	int32_t prev, next;   /* sorted by last drop, oldest first */
 };
@@ -45,17 +48,22 @@ struct de_tracker {
 	int32_t free, oldest, newest;
 	uint32_t cap, used, nbuckets;
 	uint64_t hold_ns;
+	uint32_t min_drops;
 	uint64_t untracked;   /* drops of new sources refused while cap were tracked */
 };
 
-/* 0, -EINVAL (cap 0 or above 2^24, hold 0), -ENOMEM. */
-int de_init(struct de_tracker *t, uint32_t cap, uint64_t hold_ns);
+/* 0, -EINVAL (cap 0 or above 2^24, hold 0, min_drops 0), -ENOMEM. */
+int de_init(struct de_tracker *t, uint32_t cap, uint64_t hold_ns, uint32_t min_drops);
 void de_free(struct de_tracker *t);
-/* A sampled drop of key at ts_ns: true with *ev its start when the source was not limited. */
+/* A sampled drop of key at ts_ns: true with *ev its start when it makes the source limited. */
 bool de_drop(struct de_tracker *t, const struct hh_key *key, uint64_t ts_ns, struct de_event *ev);
-/* The oldest source whose hold ran out by now_ns: true with *ev its stop (removed); else false. */
+/*
+ * The oldest started source whose hold ran out by now_ns: true with *ev its
+ * stop (removed); else false.  Sources that never started are removed on
+ * the way, silently.
+ */
 bool de_expire(struct de_tracker *t, uint64_t now_ns, struct de_event *ev);
-/* Any tracked source (on exit): true with *ev its stop at last drop + hold; else false. */
+/* Any started source (on exit): true with *ev its stop at last drop + hold; else false. */
 bool de_flush(struct de_tracker *t, struct de_event *ev);
 
 struct de_rate {

@@ -24,7 +24,7 @@
 
 struct events_opts {
 	const char *ifname;
-	uint32_t prefix4, prefix6, max_rate, max_sources;
+	uint32_t prefix4, prefix6, max_rate, max_sources, min_drops;
 	uint64_t hold_ns, sample, duration_ns;
 	bool json;
 };
@@ -39,6 +39,10 @@ static const struct opt_spec events_specs[] = {
 	  OPT_FIELD(struct events_opts, hold_ns),
 	  .help = "a source stops being limited DUR after its last\n"
 		  "sampled drop (at most 86400 s)" },
+	{ .name = "min-drops", .type = OPT_U32, .arg = "N", .min = 1, .max = 1000000, .dflt = "1",
+	  OPT_FIELD(struct events_opts, min_drops),
+	  .help = "a source starts being limited at its N-th sampled drop,\n"
+		  "none of them --hold apart (1: its first); fewer say nothing" },
 	{ .name = "max-rate", .type = OPT_U32, .arg = "N", .min = 1, .max = 100000, .dflt = "100",
 	  OPT_FIELD(struct events_opts, max_rate),
 	  .help = "at most N start/stop lines in any second; those beyond\n"
@@ -65,8 +69,9 @@ static const struct opt_spec events_specs[] = {
 
 static const struct opt_verb events_verb = {
 	.name = "events",
-	.synopsis = "IFNAME [--hold DUR] [--max-rate N] [--sample-packets 1/M] [--prefix4 LEN]\n"
-		    "                        [--prefix6 LEN] [--max-sources N] [--duration DUR] [--json]",
+	.synopsis = "IFNAME [--hold DUR] [--min-drops N] [--max-rate N] [--sample-packets 1/M]\n"
+		    "                        [--prefix4 LEN] [--prefix6 LEN] [--max-sources N] [--duration DUR]\n"
+		    "                        [--json]",
 	.intro = "Print a line when a source of IFNAME's pacer starts being limited (its first\n"
 		 "sampled drop while it was not) and when it stops (--hold without a sampled\n"
 		 "drop), per traffic class, from a sample of one paced packet in M (default\n"
@@ -255,7 +260,7 @@ int cmd_events(int argc, char **argv)
 		return bad_value("--sample-packets", "off", "events needs sampling: expected 1/M");
 	/* Line by line into a pipe or the journal, not in 4 KiB blocks. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (de_init(&s.tr, o.max_sources, o.hold_ns) || de_rate_init(&s.rate, o.max_rate)) {
+	if (de_init(&s.tr, o.max_sources, o.hold_ns, o.min_drops) || de_rate_init(&s.rate, o.max_rate)) {
 		pr_err("cannot allocate the tables for %u sources", o.max_sources);
 		goto out;
 	}

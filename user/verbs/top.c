@@ -230,8 +230,12 @@ static void print_text(struct top_state *s, uint32_t n, double secs, uint64_t lo
 	}
 	if (!n)
 		printf("(no %s packets sampled)\n", by_names[s->o->by]);
-	printf("unlisted sources: at most %.0f each (summary of %u counters)\n",
-	       (double)hh_min(&s->hh) * m, s->hh.k);
+	if (s->hh.used < s->hh.k)
+		printf("unlisted sources: none sampled (the summary holds all %u sampled; %u counters)\n",
+		       s->hh.used, s->hh.k);
+	else
+		printf("unlisted sources: at most %.0f each (the smallest of %u counters, times %.0f)\n",
+		       (double)hh_min(&s->hh) * m, s->hh.k, m);
 }
 
 static void print_period(struct top_state *s, bool clear)
