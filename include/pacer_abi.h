@@ -11,7 +11,7 @@
 #include <linux/bpf.h>
 #include "pacer_class.h"
 
-#define PACER_ABI_VERSION 6
+#define PACER_ABI_VERSION 7
 #define PACER_LAYOUT_MAGIC 0x70616365u /* "pace" */
 
 /* Per-CPU counters; PACER_STAT_MAX must stay last. */
@@ -39,6 +39,10 @@ enum pacer_stat {
 	PACER_STAT_DENY_DROPPED,      /* source on the deny list: dropped */
 	PACER_STAT_UNCLASSIFIED,      /* classes configured, none matched: passed */
 	PACER_STAT_CLASS_DROPPED,     /* dropped by a class whose action is drop */
+	/* The tables' sweep (bpf/lib/sweep.h), counted by its timer, not per frame: */
+	PACER_STAT_SWEEP_ROUNDS,      /* rounds run */
+	PACER_STAT_SWEEP_LINES,       /* lines they visited */
+	PACER_STAT_SWEEP_CLEARED,     /* expired entries they cleared */
 	PACER_STAT_MAX,
 };
 

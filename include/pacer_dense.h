@@ -403,6 +403,17 @@ PACER_INLINE __u64 pacer_dense_swept_word(__u64 w, __u64 tick, __u32 sat)
 	return w & ~(gone * PACER_DENSE_ENTRY_MASK);
 }
 
+/* Entries (three a word) written in before and empty in after: what a sweep's swap cleared. */
+PACER_INLINE __u32 pacer_dense_word_cleared(__u64 before, __u64 after)
+{
+	__u32 k, n = 0;
+
+	for (k = 0; k < PACER_DENSE_LANES; k++)
+		n += ((before >> (PACER_DENSE_ENTRY_BITS * k)) & PACER_DENSE_ENTRY_MASK) &&
+		     !((after >> (PACER_DENSE_ENTRY_BITS * k)) & PACER_DENSE_ENTRY_MASK);
+	return n;
+}
+
 /*
  * (256 - a) << 6 | slot of the youngest entry of one line among the slots
  * of mask (both lines' bits; this line's from bit 24 * line), a its age

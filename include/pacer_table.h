@@ -468,6 +468,12 @@ PACER_INLINE __u64 pacer_tbl_swept_word(__u64 w, __u64 tick, __u32 sat)
 	return w & keep;
 }
 
+/* Entries (two a word) written in before and empty in after: what a sweep's swap cleared. */
+PACER_INLINE __u32 pacer_tbl_word_cleared(__u64 before, __u64 after)
+{
+	return ((__u32)before && !(__u32)after) + ((before >> 32) && !(after >> 32));
+}
+
 #ifdef __bpf__
 /*
  * In BPF, the eviction search is a global function: the verifier checks it

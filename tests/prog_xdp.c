@@ -1093,10 +1093,16 @@ static int sweep_probe_run(void)
 	return (int)o.retval;
 }
 
+/* Every line of every copy: what one whole pass of the sweep visits. */
+static uint64_t sweep_all_lines(void)
+{
+	return (uint64_t)fx.lines * (fx.lay.placement == PACER_PLACEMENT_PERCPU ? fx.lay.copies : 1);
+}
+
 /* Rounds through the probe until the sweep has walked every line of every copy once. */
 static void sweep_probe_all(void)
 {
-	uint64_t lines = (uint64_t)fx.lines * (fx.lay.placement == PACER_PLACEMENT_PERCPU ? fx.lay.copies : 1);
+	uint64_t lines = sweep_all_lines();
 	struct pacer_tbl_sweep plan;
 	uint64_t k;
 
@@ -1123,6 +1129,7 @@ START_TEST(test_sweep_clears_before_the_tick_wraps)
 {
 	uint32_t placement = _i / 2 % 3 == 1 ? PACER_PLACEMENT_SHARED : PACER_PLACEMENT_PERCPU;
 	int sweep = !(_i % 2);
+	uint64_t rounds, held;
 	struct frame f, g;
 
 	tbl_backend = _i >= 6 ? PACER_BACKEND_DENSE : PACER_BACKEND_TABLE;
@@ -1136,16 +1143,24 @@ START_TEST(test_sweep_clears_before_the_tick_wraps)
 	ck_assert_uint_eq(passes(&f, 8), 4);
 	ck_assert_uint_eq(passes(&g, 8), 4);
 	ck_assert_uint_ge(table_key_entries("10.35.0.1"), 1);
-	/* A sweep now leaves fresh entries alone. */
+	/* A sweep now leaves fresh entries alone; its counters say what it did. */
 	sweep_probe_all();
 	ck_assert_uint_ge(table_key_entries("10.35.0.1"), 1);
 	ck_assert_uint_ge(table_key_entries("10.35.0.2"), 1);
+	rounds = counter(PACER_STAT_SWEEP_ROUNDS);
+	ck_assert_uint_ge(rounds, 1);
+	ck_assert_uint_eq(counter(PACER_STAT_SWEEP_LINES), sweep_all_lines());
+	ck_assert_uint_eq(counter(PACER_STAT_SWEEP_CLEARED), 0);
 	/* Idle past sat: expired (the next packet would get a full burst). */
+	held = table_key_entries("10.35.0.1");
 	table_age_key("10.35.0.1", tbl_max_sat() + 10);
 	if (sweep) {
 		sweep_probe_all();
 		ck_assert_uint_eq(table_key_entries("10.35.0.1"), 0);
 		ck_assert_uint_ge(table_key_entries("10.35.0.2"), 1); /* still held */
+		ck_assert_uint_eq(counter(PACER_STAT_SWEEP_ROUNDS), 2 * rounds);
+		ck_assert_uint_eq(counter(PACER_STAT_SWEEP_LINES), 2 * sweep_all_lines());
+		ck_assert_uint_eq(counter(PACER_STAT_SWEEP_CLEARED), held);
 	}
 	/* Idle 2^16 (dense: 2^8) ticks in all: a surviving entry's tick wrapped to "just now". */
 	table_age_key("10.35.0.1", tbl_wrap() - tbl_max_sat() - 10);
@@ -1168,6 +1183,7 @@ START_TEST(test_sweep_timer_runs)
 {
 	struct pacer_clock_state cs = { .armed = 1, .now_ns = 5000000000ULL };
 	uint32_t zero = 0, waited, n2 = _i ? 5 : 8;
+	uint64_t held;
 	struct pacer_rate r;
 	struct frame f, g;
 
@@ -1191,10 +1207,15 @@ START_TEST(test_sweep_timer_runs)
 	table_age_key("10.36.0.2", r.sat + 10);
 	ck_assert_uint_lt(r.sat + 10, tbl_max_sat());
 	r = set_rate(n2, 10ULL * n2 << fx.lay.tick_shift);
+	held = table_key_entries("10.36.0.1");
 	for (waited = 0; waited < 3000 && table_key_entries("10.36.0.1"); waited += 10)
 		usleep(10 * 1000);
 	ck_assert_msg(!table_key_entries("10.36.0.1"), "expired entry not swept in %u ms", waited);
 	ck_assert_uint_ge(table_key_entries("10.36.0.2"), 1);
+	/* The timer's rounds are counted too: the lines it walked, at least the entries it cleared. */
+	ck_assert_uint_ge(counter(PACER_STAT_SWEEP_ROUNDS), 1);
+	ck_assert_uint_ge(counter(PACER_STAT_SWEEP_LINES), 1);
+	ck_assert_uint_ge(counter(PACER_STAT_SWEEP_CLEARED), held);
 	ck_assert_uint_eq(passes(&f, 12), n2);
 	fixture_unload();
 }

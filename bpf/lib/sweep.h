@@ -17,6 +17,7 @@
 #include "clock.h"
 #include "placement.h"
 #include "rate.h"
+#include "stats.h"
 #include "pacer_table.h"
 #include "pacer_dense.h"
 
@@ -58,6 +59,7 @@ static __always_inline __u64 sweep_lines(void)
 struct sweep_ctx {
 	__u64 tick;
 	__u32 start, sat;
+	__u64 cleared; /* entries the round's swaps cleared */
 };
 
 static long sweep_line(__u32 i, void *arg)
@@ -83,8 +85,12 @@ static long sweep_line(__u32 i, void *arg)
 		for (k = 0; k < 2; k++) {
 			cur = *(volatile __u64 *)&l->w[j];
 			want = pacer_tbl_swept_word(cur, x->tick, x->sat);
-			if (want == cur || __sync_val_compare_and_swap(&l->w[j], cur, want) == cur)
+			if (want == cur)
 				break;
+			if (__sync_val_compare_and_swap(&l->w[j], cur, want) == cur) {
+				x->cleared += pacer_tbl_word_cleared(cur, want);
+				break;
+			}
 		}
 	}
 	return 0;
@@ -114,8 +120,12 @@ static long sweep_dense_line(__u32 i, void *arg)
 		for (k = 0; k < 2; k++) {
 			cur = *(volatile __u64 *)&l->w[j];
 			want = pacer_dense_swept_word(cur, x->tick, x->sat);
-			if (want == cur || __sync_val_compare_and_swap(&l->w[j], cur, want) == cur)
+			if (want == cur)
 				break;
+			if (__sync_val_compare_and_swap(&l->w[j], cur, want) == cur) {
+				x->cleared += pacer_dense_word_cleared(cur, want);
+				break;
+			}
 		}
 	}
 	return 0;
@@ -139,6 +149,7 @@ static __always_inline void sweep_plan(__u64 lines, struct pacer_tbl_sweep *plan
  */
 static __always_inline void sweep_round(struct pacer_clock_state *s, __u64 now_ns)
 {
+	struct pacer_counters *st = stats_get();
 	struct pacer_tbl_sweep plan;
 	struct sweep_ctx x;
 	__u64 lines = sweep_lines(), start = s->next_line, n;
@@ -151,6 +162,7 @@ static __always_inline void sweep_round(struct pacer_clock_state *s, __u64 now_n
 		n = plan.chunk;
 	x.tick = pacer_now_tick(now_ns, pacer_layout.tick_shift);
 	x.start = (__u32)start;
+	x.cleared = 0;
 	if (pacer_layout.backend == PACER_BACKEND_DENSE) {
 		x.sat = PACER_DENSE_MAX_SAT;
 		bpf_loop((__u32)n, sweep_dense_line, &x, 0);
@@ -159,6 +171,12 @@ static __always_inline void sweep_round(struct pacer_clock_state *s, __u64 now_n
 		bpf_loop((__u32)n, sweep_line, &x, 0);
 	}
 	s->next_line = start + n >= lines ? 0 : start + n;
+	/* This CPU's counters: the timer runs on one CPU at a time, as a packet does. */
+	if (st) {
+		st->c[PACER_STAT_SWEEP_ROUNDS]++;
+		st->c[PACER_STAT_SWEEP_LINES] += n;
+		st->c[PACER_STAT_SWEEP_CLEARED] += x.cleared;
+	}
 }
 
 static int sweep_fire(void *map, __u32 *key, struct pacer_clock_state *s)

@@ -27,6 +27,9 @@ const char *const pacer_stat_names[PACER_STAT_MAX] = {
 	[PACER_STAT_DENY_DROPPED] = "deny_dropped",
 	[PACER_STAT_UNCLASSIFIED] = "unclassified_passed",
 	[PACER_STAT_CLASS_DROPPED] = "dropped_class",
+	[PACER_STAT_SWEEP_ROUNDS] = "sweep_rounds",
+	[PACER_STAT_SWEEP_LINES] = "sweep_lines",
+	[PACER_STAT_SWEEP_CLEARED] = "sweep_cleared",
 };
 
 /* Indexed by the ABI's values (PACER_POLICY_PACE = 0, ...). */
