@@ -5,7 +5,11 @@ set -u
 BUILD=${BUILD:-build}
 CLI=${CLI:-$BUILD/xdp-pacer}
 OBJ=${OBJ:-$BUILD/xdp_pacer.bpf.o}
-SEND="$BUILD/tests/tools/send_frames"
+# One sending CPU: veth receives on the sender's CPU, and per-CPU placement
+# (which --placement auto picks for veth's single queue) admits a source
+# once per CPU its frames land on, so a sender the scheduler moves mid-send
+# (likelier on a loaded machine) would pass a source twice.
+SEND="taskset -c 0 $BUILD/tests/tools/send_frames"
 n_pass=0
 n_fail=0
 
