@@ -83,10 +83,10 @@ check "query: a new source may send its burst of exactly N ($burst)" test "$burs
 # of W seconds a source earns at most credits(W + tick, 0.6) of them.
 t0=$(now)
 send 10.215.1.1 1 --per-source 150 >/dev/null
+settle 150
 t1=$(now)
 right_after=$(may_send 10.215.1.1)
 t2=$(now)
-sleep 0.2
 extra=$(credits "$(since "$t0" "$t1")" 0.6)
 passed=$(stat_of passed)
 check "one source, 150 packets at once: its burst passes (passed $passed; $burst, + $extra credits earned in the $(since "$t0" "$t1") s of sending)" \
@@ -104,6 +104,7 @@ least=$(( $(credits "$(since "$t1" "$t3")" 0.604) - 1 )) most=$(credits "$(since
 check "query: $(since "$t1" "$t3") s on (one per 0.604 s) it may send $least to $most ($n)" \
 	test "$n" -ge "$least" -a "$n" -le "$most"
 send 10.215.1.1 1 --per-source 10 >/dev/null
+settle 160
 t5=$(now)
 after=$(may_send 10.215.1.1)
 t6=$(now)
@@ -118,7 +119,7 @@ check "query right after: at most the credits come due since, or the next one ($
 	test "$after" -le "$most"
 got=$((passed - burst + got))
 send 10.215.2.1 200 --per-source 5 >/dev/null
-sleep 0.2
+settle 1160
 check "200 new sources x 5 packets: all pass (each has its burst)" test "$(stat_of passed)" = $((burst + got + 1000))
 js=$(rx "$CLI" stats "$IF_RX" --json)
 check "stats --json carries the rate" grep -q '"rate_n":50,"interval_ns":30000000000' <<<"$js"
@@ -145,7 +146,7 @@ rx "$CLI" unload "$IF_RX" >/dev/null
 rx "$CLI" load "$IF_RX" --backend table --rate 10/1s --budget 100/60s >/dev/null
 check "load --backend table --rate 10/1s --budget 100/60s" test $? -eq 0
 send 10.215.3.1 30 --per-source 10 >/dev/null
-sleep 0.2
+settle 300
 check "30 sources x 10 packets: the budget admits 100" test "$(stat_of passed)" = 100
 db=$(stat_of dropped_budget) dr=$(stat_of dropped_recent)
 check "... pacing drops ($dr) beyond each burst, budget drops ($db) for the rest" test $((100 + db + dr)) = 300 -a "$db" -gt 0
@@ -157,6 +158,7 @@ check "load --backend table --rate 4/1s --placement shared" test $? -eq 0
 start_record "$WORK/rate.xpr"
 check "record starts" test $? -eq 0
 send 10.215.4.1 50 --per-source 3 --rounds 6 --round-gap 0.2 >/dev/null
+settle 900
 stop_record
 check "record exits 0" test $? -eq 0
 check "the recording is format 2" test "$(od -An -tu2 -j8 -N2 "$WORK/rate.xpr" | tr -d ' ')" = 2
@@ -203,7 +205,7 @@ rx "$CLI" load "$IF_RX" --backend table --rate 5/1s >/dev/null
 t0=$(now)
 send 10.215.10.1 20 --per-source 8 >/dev/null
 t1=$(now)
-sleep 0.2
+settle 160
 # One credit per 0.2 s: a send stretched past that by the machine's load earns each source more.
 more=$((20 * $(credits "$(since "$t0" "$t1")" 0.2)))
 check "20 fresh sources x 8 under --rate 5/1s: 100 pass ($(stat_of passed); + up to $more earned in the $(since "$t0" "$t1") s of sending)" \

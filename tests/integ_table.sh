@@ -21,7 +21,7 @@ for placement in percpu shared; do
 			<<<"$(rx "$CLI" status "$IF_RX")"
 		sent=$(send "10.214.$base.1" 100 --per-source 3)
 		check "sender sent 300 frames" test "$sent" = 300
-		sleep 0.2
+		settle 300
 		check "passed == 100 (one per source)" test "$(stat_of passed)" = 100
 		check "dropped_recent == 200" test "$(stat_of dropped_recent)" = 200
 		check "table_full == 0 in a roomy table" test "$(stat_of table_full)" = 0
@@ -32,7 +32,7 @@ for placement in percpu shared; do
 		# IPv6: 30 sources in one /64 are one key; 10 other /64s are 10 more.
 		DST=fd00:214::1 send "fd00:214:$base:1::1" 30 >/dev/null
 		DST=fd00:214::1 send "fd00:214:$base:100::" 10 --stride 18446744073709551616 >/dev/null
-		sleep 0.2
+		settle 340
 		check "query masks IPv6 to the /64 ($placement, $mode)" \
 			grep -q "fd00:214:$base:1::/64.*DROPPED" <<<"$(rx "$CLI" query "$IF_RX" "fd00:214:$base:1::abcd")"
 		check "ipv6: 11 keys pass ($placement, $mode)" test "$(stat_of passed)" = 111
@@ -41,7 +41,7 @@ for placement in percpu shared; do
 		check "status after set ($placement, $mode)" grep -q "live: interval 400.000 ms .* policy quiet" <<<"$(rx "$CLI" status "$IF_RX")"
 		sleep 0.5
 		DST=fd00:214::1 send "fd00:214:$base:100::" 10 --stride 18446744073709551616 >/dev/null
-		sleep 0.1
+		settle 350
 		check "prefix6 48: ten /64s of one /48 are one key ($placement, $mode)" \
 			test "$(stat_of passed)" = 112
 		rx "$CLI" unload "$IF_RX" >/dev/null

@@ -78,6 +78,18 @@ stat_of() {
 	rx "$CLI" stats "$IF_RX" --json | grep -o "\"$1\":[0-9]*" | cut -d: -f2
 }
 
+# settle N: until the limiter has run on N frames since it was loaded (its
+# seen counter), at most 5 s.  Frames are handled in softirq after send
+# returns, later on a loaded machine than any fixed sleep assumes.
+settle() {
+	local _
+	for _ in $(seq 100); do
+		[ "$(stat_of seen)" -ge "$1" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 # Skip (exit 77) when the kernel cannot run XDP on veth at all.
 require_xdp_veth() {
 	if ! rx ip link set dev "$IF_RX" xdpgeneric obj "$OBJ" sec xdp 2>/tmp/xdp-probe.$$; then
