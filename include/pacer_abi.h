@@ -48,6 +48,10 @@ enum pacer_stat {
 	PACER_STAT_OBSERVED_CLASS,     /* would be dropped_class */
 	PACER_STAT_OBSERVED_DENY,      /* would be deny_dropped */
 	PACER_STAT_OBSERVED_MALFORMED, /* would be malformed_dropped */
+	/* The tables' sweep (bpf/lib/sweep.h), counted by its timer, not per frame: */
+	PACER_STAT_SWEEP_ROUNDS,      /* rounds run */
+	PACER_STAT_SWEEP_LINES,       /* lines they visited */
+	PACER_STAT_SWEEP_CLEARED,     /* expired entries they cleared */
 	PACER_STAT_MAX,
 };
 

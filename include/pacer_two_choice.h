@@ -798,6 +798,17 @@ PACER_INLINE __u64 TC(swept_word)(__u64 w, __u64 tick, __u32 sat)
 	return w & ~(gone * TC_ENTRY_MASK);
 }
 
+/* Entries written in before and empty in after: what a sweep's swap cleared. */
+PACER_INLINE __u32 TC(word_cleared)(__u64 before, __u64 after)
+{
+	__u32 k, n = 0;
+
+	for (k = 0; k < TC_LANES; k++)
+		n += ((before >> (TC_LANE_BITS * k)) & TC_ENTRY_MASK) &&
+		     !((after >> (TC_LANE_BITS * k)) & TC_ENTRY_MASK);
+	return n;
+}
+
 /*
  * The sweep of one line at tick: each word with an entry expired (aged sat
  * or more) is swapped for itself without them, from the value judged, so
@@ -805,13 +816,12 @@ PACER_INLINE __u64 TC(swept_word)(__u64 w, __u64 tick, __u32 sat)
  * fail and its value stays; a word whose neighbour moved is judged again,
  * once.  Clearing an expired entry changes no verdict: an expired entry
  * and an unwritten one both give a key its full burst and are both free
- * for other keys.  Returns the slots judged expired (bits 0..TC_WAYS - 1):
- * the place to count what the sweep finds.
+ * for other keys.  Returns the entries it cleared (the sweep's counter).
  */
-PACER_INLINE TC_MASK TC(sweep_line)(TC_LINE *l, __u64 tick, __u32 sat)
+PACER_INLINE __u32 TC(sweep_line)(TC_LINE *l, __u64 tick, __u32 sat)
 {
 	TC_MASK mask = TC(expired_line)(l, tick, sat);
-	__u32 j;
+	__u32 j, cleared = 0;
 
 	if (!mask)
 		return 0;
@@ -824,11 +834,15 @@ PACER_INLINE TC_MASK TC(sweep_line)(TC_LINE *l, __u64 tick, __u32 sat)
 		for (k = 0; k < 2; k++) {
 			cur = *(volatile __u64 *)&l->w[j];
 			want = TC(swept_word)(cur, tick, sat);
-			if (want == cur || __sync_val_compare_and_swap(&l->w[j], cur, want) == cur)
+			if (want == cur)
 				break;
+			if (__sync_val_compare_and_swap(&l->w[j], cur, want) == cur) {
+				cleared += TC(word_cleared)(cur, want);
+				break;
+			}
 		}
 	}
-	return mask;
+	return cleared;
 }
 
 #undef TC_PREFIX

@@ -39,7 +39,10 @@ same_as_json() { # FILE: every counter equals stats --json
 	[ "$(metric xdp_pacer_budget_returning_total "$l" "$f")" = "$(sj budget_returning)" ] &&
 	[ "$(metric xdp_pacer_table_events_total "$l,event=\"table_full\"" "$f")" = "$(sj table_full)" ] &&
 	[ "$(metric xdp_pacer_table_events_total "$l,event=\"table_evict\"" "$f")" = "$(sj table_evict)" ] &&
-	[ "$(metric xdp_pacer_table_events_total "$l,event=\"table_race\"" "$f")" = "$(sj table_race)" ]
+	[ "$(metric xdp_pacer_table_events_total "$l,event=\"table_race\"" "$f")" = "$(sj table_race)" ] &&
+	[ "$(metric xdp_pacer_sweep_rounds_total "$l" "$f")" = "$(sj sweep_rounds)" ] &&
+	[ "$(metric xdp_pacer_sweep_lines_total "$l" "$f")" = "$(sj sweep_lines)" ] &&
+	[ "$(metric xdp_pacer_sweep_cleared_total "$l" "$f")" = "$(sj sweep_cleared)" ]
 }
 # verdicts_sum FILE: the verdicts of xdp_pacer_packets_total add up to xdp_pacer_frames_total.
 verdicts_sum() {

@@ -39,6 +39,22 @@ check "analyze text: false passes expected in evict-oldest" grep -q "evict-oldes
 check "analyze text: sizing counts evictions" grep -q "collision drops plus evictions" "$WORK/a.txt"
 check "analyze: the recommendation loads a table in the same mode" \
 	grep -q "recommended: xdp-pacer load IFNAME --backend table --width [0-9]* --on-full evict-oldest" "$WORK/a.txt"
+# The sweep's counters: its timer, armed by the first frame, has run rounds
+# over the table's 16 lines (one a round at this size and tick).  Clearing
+# waits for an entry to age 16384 ticks (minutes at this interval's tick):
+# tests/prog_xdp.c counts the cleared entries, on the probe and the timer.
+check "stats --json: the sweep ran rounds ($(stat_of sweep_rounds)) over lines ($(stat_of sweep_lines))" \
+	test "$(stat_of sweep_rounds)" -gt 0 -a "$(stat_of sweep_lines)" -ge "$(stat_of sweep_rounds)"
+check "stats --json: sweep_cleared is there ($(stat_of sweep_cleared))" test -n "$(stat_of sweep_cleared)"
+rx "$CLI" stats "$IF_RX" --format prometheus >"$WORK/t.prom"
+check "Prometheus: xdp_pacer_sweep_{rounds,lines,cleared}_total" \
+	bash -c "grep -q '^xdp_pacer_sweep_rounds_total{ifname=\"$IF_RX\"} [1-9]' '$WORK/t.prom' &&
+		 grep -q '^xdp_pacer_sweep_lines_total{ifname=\"$IF_RX\"} [1-9]' '$WORK/t.prom' &&
+		 grep -q '^xdp_pacer_sweep_cleared_total{ifname=\"$IF_RX\"} [0-9]' '$WORK/t.prom'"
+rx "$CLI" stats "$IF_RX" >"$WORK/t.stats"
+check "stats text: sweep_rounds, sweep_lines, sweep_cleared" \
+	bash -c "grep -q '^sweep_rounds  *[1-9]' '$WORK/t.stats' && grep -q '^sweep_lines  *[1-9]' '$WORK/t.stats' &&
+		 grep -q '^sweep_cleared  *[0-9]' '$WORK/t.stats'"
 rx "$CLI" unload "$IF_RX" >/dev/null
 
 rx "$CLI" load "$IF_RX" --on-full evict-oldest >/dev/null 2>&1

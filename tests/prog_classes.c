@@ -555,6 +555,14 @@ START_TEST(test_lists_before_classes)
 	}
 	ck_assert_uint_eq(counter(PACER_STAT_EXEMPT_PASSED), 30);
 	ck_assert_uint_eq(counter(PACER_STAT_DENY_DROPPED), 20);
+	/*
+	 * ipv4 and ipv6 count every well-formed IP frame by family, the listed
+	 * ones too, in both paths: 22 IPv4 and 5 IPv6 frames a round (so with
+	 * the non-IP and malformed counters they sum to seen).
+	 */
+	ck_assert_uint_eq(counter(PACER_STAT_IPV4), 44);
+	ck_assert_uint_eq(counter(PACER_STAT_IPV6), 10);
+	ck_assert_uint_eq(counter(PACER_STAT_IPV4) + counter(PACER_STAT_IPV6), counter(PACER_STAT_SEEN));
 	ck_assert_uint_eq(class_counter(0, PACER_CSTAT_SEEN), 2);
 	ck_assert_uint_eq(class_counter(1, PACER_CSTAT_SEEN), 0);
 	/* A source on both lists is refused, and nothing changes. */

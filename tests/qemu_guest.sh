@@ -38,10 +38,13 @@ stat_of() { # counter name
 
 # One source sends 8 frames at once: pacing admits its burst (1, or up to N
 # with --rate N/T) and drops the rest as recent; a second source passes too.
+# From one CPU: veth receives on the sender's CPU, and per-CPU placement
+# admits a source once per CPU, so a sender moved between the guest's two
+# CPUs mid-send passed the first source twice ("3 of 9").
 pace_check() { # name min-max passes of the first source
 	local name=$1 lo=$((${2%-*} + 1)) hi=$((${2#*-} + 1)) passed dropped
-	send_frames --iface v0 --dst-mac "$mac" --src-base 10.9.0.1 --dst 10.9.9.9 --per-source 8 >/dev/null &&
-		send_frames --iface v0 --dst-mac "$mac" --src-base 10.9.0.2 --dst 10.9.9.9 >/dev/null ||
+	taskset -c 0 send_frames --iface v0 --dst-mac "$mac" --src-base 10.9.0.1 --dst 10.9.9.9 --per-source 8 >/dev/null &&
+		taskset -c 0 send_frames --iface v0 --dst-mac "$mac" --src-base 10.9.0.2 --dst 10.9.9.9 >/dev/null ||
 		{ not_ok "$name: send_frames failed"; return; }
 	sleep 0.2
 	passed=$(stat_of passed); dropped=$(stat_of dropped_recent)

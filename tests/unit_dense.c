@@ -214,6 +214,7 @@ START_TEST(test_sweep_clears_exactly_the_expired)
 		random_lines(&r, lines, 1 + (uint32_t)(rnd(&r) % PACER_DENSE_FP_MAX), tick, &rt);
 		for (i = 0; i < PACER_DENSE_WORDS; i++) {
 			uint64_t w = lines[0].w[i], swept = pacer_dense_swept_word(w, tick, sat);
+			uint32_t cleared = 0;
 
 			for (j = 0; j < PACER_DENSE_LANES; j++) {
 				uint32_t e = (uint32_t)(w >> (21 * j)) & PACER_DENSE_ENTRY_MASK;
@@ -222,7 +223,10 @@ START_TEST(test_sweep_clears_exactly_the_expired)
 
 				EXPECT_EQ((swept >> (21 * j)) & PACER_DENSE_ENTRY_MASK, gone ? 0 : e);
 				EXPECT_EQ(pacer_dense_expired(e, tick, sat), (uint32_t)gone);
+				cleared += (uint32_t)gone;
 			}
+			/* What the sweep counts as cleared: the expired entries, each once. */
+			EXPECT_EQ(pacer_dense_word_cleared(w, swept), cleared);
 		}
 	}
 }

@@ -789,6 +789,8 @@ START_TEST(test_sweep_clears_exactly_the_expired)
 			/* Word i's entries are the mask's slots i and 8 + i. */
 			ck_assert_uint_eq(mask >> i & 1, (uint32_t)lo_exp);
 			ck_assert_uint_eq(mask >> (8 + i) & 1, (uint32_t)hi_exp);
+			/* What the sweep counts as cleared: the expired entries, each once. */
+			ck_assert_uint_eq(pacer_tbl_word_cleared(w, swept), (uint32_t)(lo_exp + hi_exp));
 		}
 	}
 }

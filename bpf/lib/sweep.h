@@ -17,6 +17,7 @@
 #include "clock.h"
 #include "placement.h"
 #include "rate.h"
+#include "stats.h"
 #include "pacer_table.h"
 #include "pacer_dense.h"
 
@@ -58,6 +59,7 @@ static __always_inline __u64 sweep_lines(void)
 struct sweep_ctx {
 	__u64 tick;
 	__u32 start, sat;
+	__u64 cleared; /* entries the round's swaps cleared */
 };
 
 /* One line of the round (bpf_loop's callback): 1 stops the loop (a line beyond the map). */
@@ -69,9 +71,9 @@ static long sweep_line(__u32 i, void *arg)
 	if (!l)
 		return 1;
 	if (pacer_layout.backend == PACER_BACKEND_DENSE)
-		pacer_dense_sweep_line(l, x->tick, x->sat);
+		x->cleared += pacer_dense_sweep_line(l, x->tick, x->sat);
 	else
-		pacer_tbl_sweep_line(l, x->tick, x->sat);
+		x->cleared += pacer_tbl_sweep_line(l, x->tick, x->sat);
 	return 0;
 }
 
@@ -93,6 +95,7 @@ static __always_inline void sweep_plan(__u64 lines, struct pacer_tbl_sweep *plan
  */
 static __always_inline void sweep_round(struct pacer_clock_state *s, __u64 now_ns)
 {
+	struct pacer_counters *st = stats_get();
 	struct pacer_tbl_sweep plan;
 	struct sweep_ctx x;
 	__u64 lines = sweep_lines(), start = s->next_line, n;
@@ -105,10 +108,17 @@ static __always_inline void sweep_round(struct pacer_clock_state *s, __u64 now_n
 		n = plan.chunk;
 	x.tick = pacer_now_tick(now_ns, pacer_layout.tick_shift);
 	x.start = (__u32)start;
+	x.cleared = 0;
 	x.sat = pacer_layout.backend == PACER_BACKEND_DENSE ? PACER_DENSE_MAX_SAT
 							     : PACER_RATE_TBL_MAX_SAT;
 	bpf_loop((__u32)n, sweep_line, &x, 0);
 	s->next_line = start + n >= lines ? 0 : start + n;
+	/* This CPU's counters: the timer runs on one CPU at a time, as a packet does. */
+	if (st) {
+		st->c[PACER_STAT_SWEEP_ROUNDS]++;
+		st->c[PACER_STAT_SWEEP_LINES] += n;
+		st->c[PACER_STAT_SWEEP_CLEARED] += x.cleared;
+	}
 }
 
 static int sweep_fire(void *map, __u32 *key, struct pacer_clock_state *s)

@@ -32,6 +32,9 @@ const char *const pacer_stat_names[PACER_STAT_MAX] = {
 	[PACER_STAT_OBSERVED_CLASS] = "would_drop_class",
 	[PACER_STAT_OBSERVED_DENY] = "would_drop_deny",
 	[PACER_STAT_OBSERVED_MALFORMED] = "would_drop_malformed",
+	[PACER_STAT_SWEEP_ROUNDS] = "sweep_rounds",
+	[PACER_STAT_SWEEP_LINES] = "sweep_lines",
+	[PACER_STAT_SWEEP_CLEARED] = "sweep_cleared",
 };
 
 int pacer_stat_observes(unsigned stat)

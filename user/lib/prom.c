@@ -16,7 +16,8 @@
 /* Counter families.  F_NONE marks a counter no family claims: a unit test keeps that from happening. */
 enum family {
 	F_NONE, F_FRAMES, F_PACKETS, F_IP, F_REBASES, F_RECORDS, F_RECORDS_LOST, F_KEY_INITS,
-	F_BUDGET_NO_BUCKET, F_BUDGET_RETURNING, F_TABLE_EVENTS, F_MAX,
+	F_BUDGET_NO_BUCKET, F_BUDGET_RETURNING, F_TABLE_EVENTS, F_SWEEP_ROUNDS, F_SWEEP_LINES,
+	F_SWEEP_CLEARED, F_MAX,
 };
 
 static const struct {
@@ -38,6 +39,11 @@ static const struct {
 	[F_TABLE_EVENTS] = { "xdp_pacer_table_events_total",
 			     "Table events: table_full and table_race drops (part of verdict dropped_recent), table_evict replacements.",
 			     "event" },
+	[F_SWEEP_ROUNDS] = { "xdp_pacer_sweep_rounds_total",
+			     "Rounds of the tables' sweep (a BPF timer clearing expired entries).", NULL },
+	[F_SWEEP_LINES] = { "xdp_pacer_sweep_lines_total", "Table lines the sweep visited.", NULL },
+	[F_SWEEP_CLEARED] = { "xdp_pacer_sweep_cleared_total", "Expired table entries the sweep cleared.",
+			      NULL },
 };
 
 /*
@@ -74,6 +80,9 @@ static const enum family stat_family[PACER_STAT_MAX] = {
 	[PACER_STAT_OBSERVED_CLASS] = F_PACKETS,
 	[PACER_STAT_OBSERVED_DENY] = F_PACKETS,
 	[PACER_STAT_OBSERVED_MALFORMED] = F_PACKETS,
+	[PACER_STAT_SWEEP_ROUNDS] = F_SWEEP_ROUNDS,
+	[PACER_STAT_SWEEP_LINES] = F_SWEEP_LINES,
+	[PACER_STAT_SWEEP_CLEARED] = F_SWEEP_CLEARED,
 };
 
 const char *prom_counter_family(unsigned stat)
