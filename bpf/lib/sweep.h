@@ -60,6 +60,18 @@ struct sweep_ctx {
 	__u32 start, sat;
 };
 
+/*
+ * The loaded table's sweep of line l: the slots it found expired (and
+ * cleared, unless a CPU rewrote them first), the one value to count what
+ * the sweep finds.
+ */
+static __always_inline __u64 sweep_one_line(void *l, const struct sweep_ctx *x)
+{
+	if (pacer_layout.backend == PACER_BACKEND_DENSE)
+		return pacer_dense_sweep_line(l, x->tick, x->sat);
+	return pacer_tbl_sweep_line(l, x->tick, x->sat);
+}
+
 /* One line of the round (bpf_loop's callback): 1 stops the loop (a line beyond the map). */
 static long sweep_line(__u32 i, void *arg)
 {
@@ -68,10 +80,7 @@ static long sweep_line(__u32 i, void *arg)
 
 	if (!l)
 		return 1;
-	if (pacer_layout.backend == PACER_BACKEND_DENSE)
-		pacer_dense_sweep_line(l, x->tick, x->sat);
-	else
-		pacer_tbl_sweep_line(l, x->tick, x->sat);
+	sweep_one_line(l, x);
 	return 0;
 }
 
