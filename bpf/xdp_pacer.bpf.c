@@ -2,8 +2,9 @@
 /*
  * xdp-pacer datapath: admit a source prefix's packets at its rate (one per
  * interval, or N per T with bursts: GCRA), judged by a recency sketch (include/pacer_sketch.h),
- * table (include/pacer_table.h) or dense table (include/pacer_dense.h), both one two-choice engine (include/pacer_two_choice.h), then by the global budget.  One header per stage
- * in bpf/lib/; the logic they share with userspace is in include/.
+ * table (include/pacer_table.h) or dense table (include/pacer_dense.h), the two one
+ * two-choice engine (include/pacer_two_choice.h), then by the global budget.  One header per
+ * stage in bpf/lib/; the logic they share with userspace is in include/.
  *
  * Order: pacing judges (reads the per-source state), the budget decides,
  * and only a packet both admitted is written into the per-source state.  So

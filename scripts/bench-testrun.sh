@@ -49,7 +49,8 @@ done
 [ -z "$sampling" ] || base=$new
 make -s -j"$(nproc)" BUILD="$BUILD" cli "$BUILD/tests/tools/classes_fill" "$BUILD/tests/tools/testrun_sources"
 configs=("--placement shared" "--placement percpu" "--backend table --placement shared"
-	 "--backend table --placement percpu")
+	 "--backend table --placement percpu" "--backend dense --placement shared"
+	 "--backend dense --placement percpu")
 # A configuration's options, then after " + " what classes_fill writes once it is loaded.
 [ -z "$classes" ] || configs=("--placement shared" "--placement shared + --classes 1"
 	"--placement shared + --classes 8" "--placement shared + --classes 32"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The dense table (pacer_dense.h, through dense_sim.c) against oracles:
+ * The dense table (pacer_dense.h, through two_choice_sim.c) against oracles:
  *   the lane arithmetic (scan, idle, held, oldest, expired, the sweep's
  *     word) against plain per-entry code over random lines holding every
  *     entry state: unwritten, fresh, held, expired, "future";

@@ -2,7 +2,7 @@
 /*
  * The dense table's fill model (dense_model_fill(): strictly paced
  * sources, each keeping its entry) against the simulated datapath
- * (dense_sim.c, pacer_dense.h verbatim, swept as the datapath sweeps),
+ * (two_choice_sim.c, pacer_dense.h verbatim, swept as the datapath sweeps),
  * at line counts that are not powers of two: what `model --backend dense
  * --arrivals paced` and sizing's documentation rest on.
  */

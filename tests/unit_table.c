@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The recency table (pacer_table.h through table_sim.c) against exact
+ * The recency table (pacer_table.h through two_choice_sim.c) against exact
  * oracles:
  *   one-sided mode, both policies: no source ever has two admitted packets
  *     less than the interval apart, under overflow, fingerprint collisions,

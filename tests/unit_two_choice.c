@@ -14,6 +14,7 @@
 #include "check_run.h"
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include "pacer_hash.h"
 #include "two_choice_sim.h"
 
@@ -142,6 +143,41 @@ START_TEST(test_pinned_outputs)
 }
 END_TEST
 
+/*
+ * Among a key's several entries (a fingerprint collision, or a burst's),
+ * the youngest is a "future" one (written by a CPU whose clock is slightly
+ * ahead) before one of age 0, and else the one of the smallest age; ties go
+ * to the higher slot.  Both layouts, both lines.
+ */
+START_TEST(test_youngest_counts_future_first)
+{
+	uint64_t tick = 5000;
+	uint32_t fp = 77;
+	struct pacer_tbl_line t[2];
+	struct pacer_dense_line dn[2];
+	struct pacer_tbl_line *tl[2] = { &t[0], &t[1] };
+	struct pacer_dense_line *dl[2] = { &dn[0], &dn[1] };
+
+	memset(t, 0, sizeof(t));
+	memset(dn, 0, sizeof(dn));
+	/* Slot 20: age 0; slot 3: one tick in the future; slot 9: age 4. */
+	pacer_tbl_set(tl, 20, pacer_tbl_entry(fp, tick));
+	pacer_tbl_set(tl, 3, pacer_tbl_entry(fp, tick + 1));
+	pacer_tbl_set(tl, 9, pacer_tbl_entry(fp, tick - 4));
+	ck_assert_uint_eq(pacer_tbl_youngest(tl, 1u << 3 | 1u << 20 | 1u << 9, tick), 3);
+	ck_assert_uint_eq(pacer_tbl_youngest(tl, 1u << 20 | 1u << 9, tick), 20);
+	ck_assert_uint_eq(pacer_tbl_age(pacer_tbl_get(tl, 3), tick), 0);
+	pacer_dense_set(dl, 40, pacer_dense_entry(fp, tick));
+	pacer_dense_set(dl, 3, pacer_dense_entry(fp, tick + 1));
+	pacer_dense_set(dl, 9, pacer_dense_entry(fp, tick - 4));
+	ck_assert_uint_eq(pacer_dense_youngest(dl, 1ULL << 3 | 1ULL << 40 | 1ULL << 9, tick), 3);
+	ck_assert_uint_eq(pacer_dense_youngest(dl, 1ULL << 40 | 1ULL << 9, tick), 40);
+	/* Equal ages: the higher slot. */
+	pacer_tbl_set(tl, 25, pacer_tbl_entry(fp, tick));
+	ck_assert_uint_eq(pacer_tbl_youngest(tl, 1u << 20 | 1u << 25, tick), 25);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("two-choice engine");
@@ -149,6 +185,7 @@ int main(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_pinned_outputs, 0, 128);
+	tcase_add_test(tc, test_youngest_counts_future_first);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -62,6 +62,17 @@ struct sweep_ctx {
 	__u64 cleared; /* entries the round's swaps cleared */
 };
 
+/*
+ * The loaded table's sweep of line l: the entries it cleared (a CPU that
+ * rewrote one first keeps it), the one value the sweep's counter adds.
+ */
+static __always_inline __u32 sweep_one_line(void *l, const struct sweep_ctx *x)
+{
+	if (pacer_layout.backend == PACER_BACKEND_DENSE)
+		return pacer_dense_sweep_line(l, x->tick, x->sat);
+	return pacer_tbl_sweep_line(l, x->tick, x->sat);
+}
+
 /* One line of the round (bpf_loop's callback): 1 stops the loop (a line beyond the map). */
 static long sweep_line(__u32 i, void *arg)
 {
@@ -70,10 +81,7 @@ static long sweep_line(__u32 i, void *arg)
 
 	if (!l)
 		return 1;
-	if (pacer_layout.backend == PACER_BACKEND_DENSE)
-		x->cleared += pacer_dense_sweep_line(l, x->tick, x->sat);
-	else
-		x->cleared += pacer_tbl_sweep_line(l, x->tick, x->sat);
+	x->cleared += sweep_one_line(l, x);
 	return 0;
 }
 
