@@ -135,7 +135,8 @@ static const struct opt_spec load_specs[] = {
 		  "coarse: bpf_ktime_get_coarse_ns per packet; precise: bpf_ktime_get_ns" },
 	{ .name = "xdp-mode", .type = OPT_ENUM, .flags = LOAD_FIXED, .choices = mode_choices,
 	  .dflt = "native", OPT_FIELD(struct load_opts, mode), OPT_GIVEN(struct load_opts, mode_set),
-	  .help = "XDP attach mode (also '--mode native|skb', its spelling before --mode observe)" },
+	  .help = "XDP attach mode ('--mode native|skb' still sets it: its\n"
+		  "spelling before --mode took enforce|observe)" },
 	{ .type = OPT_SECTION, .help = "" },
 	{ .name = "config", .type = OPT_CUSTOM, .arg = "FILE", .parse = config_again,
 	  .help = "read options from FILE: 'key = value' lines with the option\n"
