@@ -35,6 +35,10 @@ check "... the rest counted would-drop, recent ($(stat_of would_drop_recent))" t
 check "... the denied source would-drop, deny ($(stat_of would_drop_deny))" test "$(stat_of would_drop_deny)" = 3
 check "... nothing dropped ($(stat_of dropped_recent) $(stat_of deny_dropped))" \
 	test "$(stat_of dropped_recent)$(stat_of deny_dropped)" = 00
+q=$(rx "$CLI" query "$IF_RX" 10.215.0.1)
+check "query: the judgement, and what observe mode does with it" \
+	bash -c 'grep -q "a packet now would be DROPPED" <<<"$1" && grep -q "^note: observe mode (global observe" <<<"$1"' _ "$q"
+check "query --json names the mode" grep -q '"mode":"observe"' <<<"$(rx "$CLI" query "$IF_RX" 10.215.0.1 --json)"
 txt=$(rx "$CLI" stats "$IF_RX")
 check "stats (text) shows would_drop_recent" grep -qE '^would_drop_recent +12$' <<<"$txt"
 pr=$(rx "$CLI" stats "$IF_RX" --format prometheus)
