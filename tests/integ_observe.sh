@@ -123,4 +123,14 @@ check "load --mode skb (the attach mode's old spelling) still loads" \
 rx "$CLI" unload "$IF_RX" >/dev/null
 err=$(rx "$CLI" load "$IF_RX" --mode skb --xdp-mode native 2>&1)
 check "load --mode skb --xdp-mode native: exit 2 ($err)" test $? -eq 2
+printf 'mode = native\ninterval = 1s\n' >"$WORK/old.conf"
+rx "$CLI" load "$IF_RX" --config "$WORK/old.conf" --mode skb >/dev/null 2>&1
+check "a file's 'mode = native' (read as xdp-mode), the command line's --mode skb: it wins" \
+	grep -q "skb mode" <<<"$(rx "$CLI" status "$IF_RX")"
+rx "$CLI" unload "$IF_RX" >/dev/null
+printf 'mode = observe\nxdp-mode = skb\n' >"$WORK/new.conf"
+rx "$CLI" load "$IF_RX" --config "$WORK/new.conf" >/dev/null 2>&1
+check "a file's 'mode = observe' and 'xdp-mode = skb'" \
+	bash -c 'grep -q "skb mode" <<<"$1" && grep -q "live: mode observe" <<<"$1"' _ "$(rx "$CLI" status "$IF_RX")"
+rx "$CLI" unload "$IF_RX" >/dev/null
 finish

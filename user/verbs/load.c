@@ -171,10 +171,15 @@ static int parse_opts(int argc, char **argv, struct load_opts *o)
 				     "--on-full applies to --backend table and dense only");
 	if (live_opts_conflict(&o->live))
 		return conf_conflict("load", "interval", "rate", live_opts_conflict(&o->live));
-	if (o->live.mode.attach_set) { /* --mode native|skb: the attach mode's old spelling */
+	/*
+	 * --mode native|skb: the attach mode's old spelling (a file's 'mode =
+	 * native|skb' reads as xdp-mode): it overrides the file's xdp-mode, as
+	 * the command line does, and conflicts with a different --xdp-mode.
+	 */
+	if (o->live.mode.attach_set) {
 		uint32_t attach = o->live.mode.attach == 2 ? XDP_MODE_SKB : XDP_MODE_NATIVE;
 
-		if (o->mode_set && o->mode != attach)
+		if (o->mode_set && o->mode != attach && cli_gives("xdp-mode"))
 			return conf_conflict("load", "mode", "xdp-mode",
 					     "--mode native|skb is the attach mode --xdp-mode sets: give one");
 		o->mode = attach;
