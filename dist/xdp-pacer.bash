@@ -23,7 +23,9 @@ _xdp_pacer()
 	--layout) COMPREPLY=($(compgen -W "rows blocked" -- "$cur")); return ;;
 	--placement) COMPREPLY=($(compgen -W "auto percpu shared" -- "$cur")); return ;;
 	--clock) COMPREPLY=($(compgen -W "cached coarse precise" -- "$cur")); return ;;
-	--mode) COMPREPLY=($(compgen -W "native skb" -- "$cur")); return ;;
+	--mode) COMPREPLY=($(compgen -W "enforce observe" -- "$cur")); return ;;
+	--deny-mode) COMPREPLY=($(compgen -W "global enforce observe" -- "$cur")); return ;;
+	--xdp-mode) COMPREPLY=($(compgen -W "native skb" -- "$cur")); return ;;
 	--format) COMPREPLY=($(compgen -W "text json prometheus" -- "$cur")); return ;;
 	--dist) COMPREPLY=($(compgen -W "uniform zipf spoofed mix heavy" -- "$cur")); return ;;
 	--by) COMPREPLY=($(compgen -W "dropped passed seen" -- "$cur")); return ;;
@@ -66,10 +68,10 @@ _xdp_pacer()
 		return
 	fi
 	case $verb in
-	load) opts="--interval --rate --policy --prefix4 --prefix6 --malformed --budget --slack-time --slack-count --reserve --horizon --backend --on-full --reserve-cells --rows --width --layout --placement --tick --clock --mode --priority --config --class --exempt --deny --help" ;;
+	load) opts="--interval --rate --policy --prefix4 --prefix6 --malformed --mode --deny-mode --budget --slack-time --slack-count --reserve --horizon --backend --on-full --reserve-cells --rows --width --layout --placement --tick --clock --xdp-mode --priority --config --class --exempt --deny --help" ;;
 	unload) opts="--netns --help" ;;
 	status) opts="--json --help" ;;
-	set) opts="--interval --rate --policy --prefix4 --prefix6 --malformed --sample-sources --sample-packets --config --budget --slack-time --slack-count --reserve --horizon --class --exempt --deny --wait --help" ;;
+	set) opts="--interval --rate --policy --prefix4 --prefix6 --malformed --mode --deny-mode --sample-sources --sample-packets --config --budget --slack-time --slack-count --reserve --horizon --class --exempt --deny --wait --help" ;;
 	stats) opts="--watch --count --format --json --output --help" ;;
 	query) opts="--class --dport --dst --json --help" ;;
 	model) opts="--sources --rows --width --layout --backend --arrivals --target-false-drop --json --help" ;;

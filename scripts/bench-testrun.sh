@@ -6,7 +6,7 @@
 # frame is one IPv4 source, so after the first run every run is a source
 # seen within the interval: the drop path, the one a flood mostly takes.
 #   scripts/bench-testrun.sh [--compare-cli PATH | --sampling 1/M] [--rounds N] [--repeat N]
-#                            [--classes] [--sources N]
+#                            [--classes] [--observe] [--sources N]
 # With --compare-cli, each configuration is loaded by PATH (a build of
 # another tree, "base") and by this tree's CLI alternately, round by round;
 # the table gives each median and their ratio.  --classes measures instead
@@ -15,6 +15,11 @@
 # prefixes the source is not on (tests/tools/classes_fill writes them
 # after load): the classification's cost with the pacing held the same.
 # With --compare-cli too, PATH must be a build that has the class maps.
+# --observe measures instead the shared sketch and table, each enforcing
+# and in observe mode (--mode observe: the same judgement and state, the
+# drop counted as would-drop and passed), round by round, and adds their
+# ratio (observe / enforce, the rounds' median of ratios); with --sources
+# for both paths (only the drop path has a verdict to observe).
 # --sources N measures instead both paths of a flood, one run per frame
 # over N sources of their own (tests/tools/testrun_sources: N new sources
 # each admitted, then the same N each dropped, 5 times per measurement),
@@ -27,7 +32,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
-new=$PWD/$BUILD/xdp-pacer base='' rounds=5 repeat=3000000 classes='' sources='' sampling=''
+new=$PWD/$BUILD/xdp-pacer base='' rounds=5 repeat=3000000 classes='' sources='' sampling='' observe=''
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--compare-cli) base=$(realpath "${2:?--compare-cli needs a path}"); shift 2 ;;
@@ -36,6 +41,7 @@ while [ $# -gt 0 ]; do
 	--rounds) rounds=${2:?}; shift 2 ;;
 	--repeat) repeat=${2:?}; shift 2 ;;
 	--classes) classes=1; shift ;;
+	--observe) observe=1; shift ;;
 	--sources) sources=${2:?--sources needs a count}; shift 2
 		case $sources in '' | *[!0-9]* | 0* | ????????*) echo "bench-testrun: --sources: '$sources' is not a count from 1 to 1000000" >&2; exit 2 ;; esac
 		[ "$sources" -le 1000000 ] || { echo "bench-testrun: --sources: '$sources' is not a count from 1 to 1000000" >&2; exit 2; } ;;
@@ -47,6 +53,7 @@ done
 [ -z "$classes" ] || [ -z "$sources" ] || { echo "bench-testrun: --classes and --sources measure different things: pick one" >&2; exit 2; }
 [ -z "$sampling" ] || [ -z "$base" ] || { echo "bench-testrun: --sampling compares this build with itself: no --compare-cli" >&2; exit 2; }
 [ -z "$sampling" ] || base=$new
+[ -z "$classes" ] || [ -z "$observe" ] || { echo "bench-testrun: --classes and --observe measure different things: pick one" >&2; exit 2; }
 make -s -j"$(nproc)" BUILD="$BUILD" cli "$BUILD/tests/tools/classes_fill" "$BUILD/tests/tools/testrun_sources"
 configs=("--placement shared" "--placement percpu" "--backend table --placement shared"
 	 "--backend table --placement percpu" "--backend dense --placement shared"
@@ -55,6 +62,9 @@ configs=("--placement shared" "--placement percpu" "--backend table --placement 
 [ -z "$classes" ] || configs=("--placement shared" "--placement shared + --classes 1"
 	"--placement shared + --classes 8" "--placement shared + --classes 32"
 	"--placement shared + --exempt 10000")
+# Observe mode beside each enforcing configuration (pairs: enforce, then observe).
+[ -z "$observe" ] || configs=("--placement shared" "--placement shared --mode observe"
+	"--backend table --placement shared" "--backend table --placement shared --mode observe")
 ns="bench-testrun-$$"
 work=$(mktemp -d)
 cleanup() {
@@ -105,6 +115,21 @@ for round in $(seq "$rounds"); do
 	done
 done
 median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# observe_ratios SUFFIX LABEL: with --observe, each pair's observe / enforce (this build's
+# runs), the median of the rounds' ratios and their range.
+observe_ratios() {
+	[ -n "$observe" ] || return 0
+	local i r
+	echo
+	echo "| configuration | path | observe / enforce (median of the rounds' ratios) | rounds' range |"
+	echo "|---|---|---:|---|"
+	for i in 0 2; do
+		r=$(paste "$work/new.$((i + 1))$1" "$work/new.$i$1" | awk '{ print $1 / $2 }' | sort -n |
+			awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
+			      printf "%.3f | %.3f-%.3f", m, v[1], v[NR] }')
+		echo "| \`${configs[$i]}\` | $2 | $r |"
+	done
+}
 if [ -n "$sources" ]; then
 	echo "BPF_PROG_TEST_RUN, $sources sources of their own per pass (each admitted, then each dropped), --width 65536, median of $rounds rounds, kernel $(uname -r)"
 	if [ -n "$base" ]; then
@@ -129,6 +154,8 @@ if [ -n "$sources" ]; then
 			fi
 		done
 	done
+	observe_ratios .admit admission
+	observe_ratios .drop drop
 	exit 0
 fi
 echo "BPF_PROG_TEST_RUN, one seen IPv4 source (drop path), $repeat runs per measurement, median of $rounds rounds, kernel $(uname -r)"
@@ -155,3 +182,4 @@ for i in "${!configs[@]}"; do
 		echo "| \`${configs[$i]}\` | $n |"
 	fi
 done
+observe_ratios "" "drop (one source)"

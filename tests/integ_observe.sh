@@ -35,6 +35,10 @@ check "... the rest counted would-drop, recent ($(stat_of would_drop_recent))" t
 check "... the denied source would-drop, deny ($(stat_of would_drop_deny))" test "$(stat_of would_drop_deny)" = 3
 check "... nothing dropped ($(stat_of dropped_recent) $(stat_of deny_dropped))" \
 	test "$(stat_of dropped_recent)$(stat_of deny_dropped)" = 00
+q=$(rx "$CLI" query "$IF_RX" 10.215.0.1)
+check "query: the judgement, and what observe mode does with it" \
+	bash -c 'grep -q "a packet now would be DROPPED" <<<"$1" && grep -q "^note: observe mode (global observe" <<<"$1"' _ "$q"
+check "query --json names the mode" grep -q '"mode":"observe"' <<<"$(rx "$CLI" query "$IF_RX" 10.215.0.1 --json)"
 txt=$(rx "$CLI" stats "$IF_RX")
 check "stats (text) shows would_drop_recent" grep -qE '^would_drop_recent +12$' <<<"$txt"
 pr=$(rx "$CLI" stats "$IF_RX" --format prometheus)
@@ -119,4 +123,14 @@ check "load --mode skb (the attach mode's old spelling) still loads" \
 rx "$CLI" unload "$IF_RX" >/dev/null
 err=$(rx "$CLI" load "$IF_RX" --mode skb --xdp-mode native 2>&1)
 check "load --mode skb --xdp-mode native: exit 2 ($err)" test $? -eq 2
+printf 'mode = native\ninterval = 1s\n' >"$WORK/old.conf"
+rx "$CLI" load "$IF_RX" --config "$WORK/old.conf" --mode skb >/dev/null 2>&1
+check "a file's 'mode = native' (read as xdp-mode), the command line's --mode skb: it wins" \
+	grep -q "skb mode" <<<"$(rx "$CLI" status "$IF_RX")"
+rx "$CLI" unload "$IF_RX" >/dev/null
+printf 'mode = observe\nxdp-mode = skb\n' >"$WORK/new.conf"
+rx "$CLI" load "$IF_RX" --config "$WORK/new.conf" >/dev/null 2>&1
+check "a file's 'mode = observe' and 'xdp-mode = skb'" \
+	bash -c 'grep -q "skb mode" <<<"$1" && grep -q "live: mode observe" <<<"$1"' _ "$(rx "$CLI" status "$IF_RX")"
+rx "$CLI" unload "$IF_RX" >/dev/null
 finish

@@ -80,6 +80,11 @@ static bool cli_has(const char *name)
 	return false;
 }
 
+bool cli_gives(const char *name)
+{
+	return cli_nargs ? cli_has(name) : true; /* no --config: every option is the command line's */
+}
+
 /* The line of the --config file that set key (the command line not overriding it), or 0. */
 static unsigned conf_line(const char *key)
 {

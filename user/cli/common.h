@@ -52,6 +52,8 @@ int conf_expand_argv(int *argc, char ***argv, int live_only, struct pacer_conf *
  * set (and the command line did not override).  Returns 2.
  */
 int conf_conflict(const char *verb, const char *a, const char *b, const char *why);
+/* Whether --name was given on the command line itself (not only by its --config file). */
+bool cli_gives(const char *name);
 /* argv0 and the file's "--key value" pairs (as above), with room for `extra` more; NULL on ENOMEM. */
 char **conf_argv(const struct pacer_conf *conf, char *argv0, int live_only, int extra, int *n);
 

@@ -135,6 +135,7 @@ const struct opt_spec class_specs[] = {
 	  .help = "a traffic class, repeatable, in order (the first that matches\n"
 		  "decides; unmatched traffic passes): 'dns: udp dport 53 rate 20/1s',\n"
 		  "'syn: tcp flags syn interval 100ms key src+dport', 'ping: icmp drop';\n"
+		  "'observe' or 'enforce' after it: the class's own mode;\n"
 		  "'none': no classes (docs/operating.md, Traffic classes)" },
 	{ .name = "exempt", .type = OPT_CUSTOM, .arg = "PREFIX[,...]", .parse = class_opt,
 	  .help = "source prefixes that always pass, repeatable ('none': empty)" },

@@ -138,7 +138,8 @@ static const struct opt_spec load_specs[] = {
 		  "coarse: bpf_ktime_get_coarse_ns per packet; precise: bpf_ktime_get_ns" },
 	{ .name = "xdp-mode", .type = OPT_ENUM, .flags = LOAD_FIXED, .choices = mode_choices,
 	  .dflt = "native", OPT_FIELD(struct load_opts, mode), OPT_GIVEN(struct load_opts, mode_set),
-	  .help = "XDP attach mode (also '--mode native|skb', its spelling before --mode observe)" },
+	  .help = "XDP attach mode ('--mode native|skb' still sets it: its\n"
+		  "spelling before --mode took enforce|observe)" },
 	{ .name = "priority", .type = OPT_U32, .flags = LOAD_FIXED, .arg = "N", .min = 0,
 	  .max = UINT32_MAX, .dflt = PACER_DEFAULT_RUN_PRIO_TEXT,
 	  OPT_FIELD(struct load_opts, priority), OPT_GIVEN(struct load_opts, priority_set),
@@ -180,10 +181,15 @@ static int parse_opts(int argc, char **argv, struct load_opts *o)
 				     "--on-full applies to --backend table and dense only");
 	if (live_opts_conflict(&o->live))
 		return conf_conflict("load", "interval", "rate", live_opts_conflict(&o->live));
-	if (o->live.mode.attach_set) { /* --mode native|skb: the attach mode's old spelling */
+	/*
+	 * --mode native|skb: the attach mode's old spelling (a file's 'mode =
+	 * native|skb' reads as xdp-mode): it overrides the file's xdp-mode, as
+	 * the command line does, and conflicts with a different --xdp-mode.
+	 */
+	if (o->live.mode.attach_set) {
 		uint32_t attach = o->live.mode.attach == 2 ? XDP_MODE_SKB : XDP_MODE_NATIVE;
 
-		if (o->mode_set && o->mode != attach)
+		if (o->mode_set && o->mode != attach && cli_gives("xdp-mode"))
 			return conf_conflict("load", "mode", "xdp-mode",
 					     "--mode native|skb is the attach mode --xdp-mode sets: give one");
 		o->mode = attach;

@@ -317,6 +317,25 @@ static int query_classes(const struct pacer_handle *h, const struct query_opts *
 	return 0;
 }
 
+/*
+ * Observe mode: what "dropped" above means where it applies (the global
+ * mode, the deny list's, a class's own).
+ */
+static void observe_note(const struct pacer_config *cfg, uint32_t list, const struct pacer_class *cls,
+			 int ncls)
+{
+	bool any = PACER_MODE_OBSERVES(0, cfg->mode) ||
+		   (list == PACER_LIST_DENY && PACER_MODE_OBSERVES(cfg->deny_mode, cfg->mode));
+	int i;
+
+	for (i = 0; i < ncls; i++)
+		any = any || PACER_MODE_OBSERVES(cls[i].mode, cfg->mode);
+	if (any)
+		printf("note: observe mode (global %s, deny list %s%s): where it applies, a packet judged to drop passes, counted as would-drop\n",
+		       mode_name(cfg->mode), own_mode_name(cfg->deny_mode),
+		       ncls ? ", classes as status lists" : "");
+}
+
 int cmd_query(int argc, char **argv)
 {
 	static struct pacer_class cls[PACER_MAX_CLASSES];
@@ -374,6 +393,7 @@ int cmd_query(int argc, char **argv)
 			view_json(&w, &v, pacer_tick_ns(h.layout.tick_shift));
 		if (verdict)
 			jsonw_string_field(&w, verdict == PACER_LIST_EXEMPT ? "exempt" : "deny", lb);
+		jsonw_string_field(&w, "mode", mode_name(h.cfg->mode));
 		if (ncls)
 			ret = query_classes(&h, &o, &addr, cls, ncls, &w);
 		jsonw_end_object(&w);
@@ -386,6 +406,7 @@ int cmd_query(int argc, char **argv)
 			ret = query_classes(&h, &o, &addr, cls, ncls, NULL);
 		else
 			view_text(&h, "", &v);
+		observe_note(h.cfg, verdict, cls, ncls);
 	}
 	pacer_handle_close(&h);
 	return ret;

@@ -114,7 +114,7 @@ static void print_totals(const uint64_t *c, const struct pacer_config *cfg,
 		return;
 	}
 	for (i = 0; i < PACER_STAT_MAX; i++)
-		printf("%-18s %llu\n", pacer_stat_names[i], (unsigned long long)c[i]);
+		printf("%-20s %llu\n", pacer_stat_names[i], (unsigned long long)c[i]); /* would_drop_malformed */
 	print_classes(pc, nclasses, NULL);
 	print_lists(m, NULL);
 }
