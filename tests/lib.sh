@@ -71,11 +71,13 @@ send() {
 		--dst "${DST:-10.213.0.1}" --sources "$n" "$@"
 }
 
-# stat_of NAME: one counter from the CLI's flat JSON object of integers.  No
-# Python here: its start-up (a pyenv shim, 0.3 s) would age the sketch
-# entries that the queries after it look at.
+# stat_of NAME: one counter from the CLI's JSON object of integers: the
+# first (the global counters come before the classes' arrays, whose names
+# can repeat them, "seen" among them).  No Python here: its start-up (a
+# pyenv shim, 0.3 s) would age the sketch entries the queries after it
+# look at.
 stat_of() {
-	rx "$CLI" stats "$IF_RX" --json | grep -o "\"$1\":[0-9]*" | cut -d: -f2
+	rx "$CLI" stats "$IF_RX" --json | grep -o "\"$1\":[0-9]*" | head -1 | cut -d: -f2
 }
 
 # settle N: until the limiter has run on N frames since it was loaded (its
