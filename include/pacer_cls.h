@@ -173,24 +173,22 @@ PACER_INLINE void pacer_cls_and(struct pacer_cls_set *acc, const struct pacer_cl
 		acc->w[i] &= s->w[i];
 }
 
-/* The index of the lowest set bit of x (x != 0), without a count-trailing-zeros instruction. */
+/*
+ * The index of the lowest set bit of x (x != 0), without a
+ * count-trailing-zeros instruction: that bit alone, then a binary search
+ * for it in six halvings.
+ */
 PACER_INLINE __u32 pacer_cls_lowest_bit(__u64 x)
 {
-	__u32 n = 0;
+	__u32 n = 0, half;
 
 	x &= -x;
-	if (x & 0xffffffff00000000ULL)
-		n += 32;
-	if (x & 0xffff0000ffff0000ULL)
-		n += 16;
-	if (x & 0xff00ff00ff00ff00ULL)
-		n += 8;
-	if (x & 0xf0f0f0f0f0f0f0f0ULL)
-		n += 4;
-	if (x & 0xccccccccccccccccULL)
-		n += 2;
-	if (x & 0xaaaaaaaaaaaaaaaaULL)
-		n += 1;
+	PACER_UNROLL
+	for (half = 32; half; half >>= 1)
+		if (x >> half) {
+			n += half;
+			x >>= half;
+		}
 	return n;
 }
 

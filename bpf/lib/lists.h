@@ -15,21 +15,18 @@
 #include "config.h"
 #include "pacer_classify.h"
 
-struct {
-	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
-	__uint(max_entries, PACER_LIST_MAX_ENTRIES);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, struct pacer_list4_key);
-	__type(value, struct pacer_list_value);
-} pacer_list4 SEC(".maps");
+/* One family's trie: allocated per entry, up to the per-family limit. */
+#define PACER_LIST_TRIE(name, key_type)                     \
+	struct {                                            \
+		__uint(type, BPF_MAP_TYPE_LPM_TRIE);        \
+		__uint(max_entries, PACER_LIST_MAX_ENTRIES); \
+		__uint(map_flags, BPF_F_NO_PREALLOC);       \
+		__type(key, key_type);                      \
+		__type(value, struct pacer_list_value);     \
+	} name SEC(".maps")
 
-struct {
-	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
-	__uint(max_entries, PACER_LIST_MAX_ENTRIES);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, struct pacer_list6_key);
-	__type(value, struct pacer_list_value);
-} pacer_list6 SEC(".maps");
+PACER_LIST_TRIE(pacer_list4, struct pacer_list4_key);
+PACER_LIST_TRIE(pacer_list6, struct pacer_list6_key);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -63,13 +60,36 @@ static __always_inline int list_entry_live(const struct pacer_list_value *v, __u
 	return v->expires_ns > *now;
 }
 
+/*
+ * The verdict of the longest live entry holding key in trie (a trie key:
+ * its prefix length first, the caller's full length), 0 if none: each
+ * expired entry found sends the lookup below its own prefix length, at
+ * most PACER_LIST_LOOKUPS times.
+ */
+static __always_inline __u32 list_walk(void *trie, void *key, __u64 *now)
+{
+	const struct pacer_list_value *v;
+	__u32 *prefixlen = key;
+	int i;
+
+	for (i = 0; i < PACER_LIST_LOOKUPS; i++) {
+		v = bpf_map_lookup_elem(trie, key);
+		if (!v)
+			return 0;
+		if (list_entry_live(v, now))
+			return v->verdict;
+		if (!v->prefixlen)
+			return 0;
+		*prefixlen = v->prefixlen - 1u;
+	}
+	return 0;
+}
+
 /* The lists' verdict for src (kind PACER_PKT_V4 or _V6): 0 when on neither, or its family's list is empty. */
 static __always_inline __u32 list_verdict(int kind, const struct pacer_src *src)
 {
 	__u32 sel = pacer_cfg.list_sel;
-	struct pacer_list_value *v;
 	__u64 now = 0;
-	int i;
 
 	if (kind == PACER_PKT_V4) {
 		struct pacer_list4_key k4;
@@ -78,16 +98,7 @@ static __always_inline __u32 list_verdict(int kind, const struct pacer_src *src)
 			return 0;
 		k4.prefixlen = 32;
 		__builtin_memcpy(k4.addr, &src->lo, 4);
-		for (i = 0; i < PACER_LIST_LOOKUPS; i++) {
-			v = bpf_map_lookup_elem(&pacer_list4, &k4);
-			if (!v)
-				return 0;
-			if (list_entry_live(v, &now))
-				return v->verdict;
-			if (!v->prefixlen)
-				return 0;
-			k4.prefixlen = v->prefixlen - 1u;
-		}
+		return list_walk(&pacer_list4, &k4, &now);
 	} else {
 		struct pacer_list6_key k6;
 
@@ -96,18 +107,8 @@ static __always_inline __u32 list_verdict(int kind, const struct pacer_src *src)
 		k6.prefixlen = 128;
 		__builtin_memcpy(k6.addr, &src->lo, 8);
 		__builtin_memcpy(k6.addr + 8, &src->hi, 8);
-		for (i = 0; i < PACER_LIST_LOOKUPS; i++) {
-			v = bpf_map_lookup_elem(&pacer_list6, &k6);
-			if (!v)
-				return 0;
-			if (list_entry_live(v, &now))
-				return v->verdict;
-			if (!v->prefixlen)
-				return 0;
-			k6.prefixlen = v->prefixlen - 1u;
-		}
+		return list_walk(&pacer_list6, &k6, &now);
 	}
-	return 0;
 }
 
 #endif /* PACER_BPF_LISTS_H */

@@ -16,13 +16,18 @@
 
 int writer_lock_path(uint64_t netns_ino, const char *ifname, char *buf, size_t len)
 {
-	int n;
+	/* The pins' directory name, flattened into one file: RUN_DIR/netns-INO.IFNAME.lock. */
+	int e = pin_if_dir(PACER_RUN_DIR, netns_ino, ifname, buf, len);
+	size_t n;
 
-	if (!ifname_valid(ifname))
-		return -EINVAL;
-	n = snprintf(buf, len, "%s/" PACER_NETNS_DIR_PREFIX "%llu.%s.lock", PACER_RUN_DIR,
-		     (unsigned long long)netns_ino, ifname);
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+	if (e)
+		return e;
+	*strrchr(buf, '/') = '.';
+	n = strlen(buf);
+	if (n + sizeof(".lock") > len)
+		return -ENAMETOOLONG;
+	memcpy(buf + n, ".lock", sizeof(".lock"));
+	return 0;
 }
 
 int writer_lock_holder(int fd)
