@@ -2,14 +2,15 @@
 # The limiter's cost per packet inside libxdp's dispatcher beside its cost
 # alone: BPF_PROG_TEST_RUN (bpftool prog run ... repeat) on Debian's own
 # kernel booted under qemu (scripts/qemu-boot.sh; this machine's kernel
-# cannot build libxdp's dispatcher), the two loaded by the CLI alternately
-# round by round (scripts/chain-cost-guest.sh).  Under TCG (no usable KVM)
+# cannot build libxdp's dispatcher), the two loaded by the CLI side by side
+# on two veth pairs and run alternately, round by round
+# (scripts/chain-cost-guest.sh).  Under TCG (no usable KVM)
 # the nanoseconds are emulated, not native: the ratio is what carries over.
 #   scripts/bench-chain.sh [--kernel 6.1|6.12] [--rounds N] [--repeat N]
 # Prints each round, then a docs/benchmark.md row: medians and their ratio.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-series=6.1 rounds=7 repeat=200000
+series=6.1 rounds=31 repeat=200000
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) series=${2:?--kernel needs 6.1 or 6.12}; shift 2 ;;
