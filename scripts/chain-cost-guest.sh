@@ -21,6 +21,7 @@ echo 1 >/proc/sys/net/ipv6/conf/all/disable_ipv6
 echo 1 >/proc/sys/net/ipv6/conf/default/disable_ipv6
 command -v bpftool >/dev/null || fail "no bpftool in the guest"
 for p in "v0 v1" "v2 v3"; do
+	# shellcheck disable=SC2086 # two words: the pair
 	set -- $p
 	$IP link add "$1" type veth peer name "$2" && $IP link set "$1" up && $IP link set "$2" up ||
 		fail "cannot create veth $1/$2"
