@@ -7,8 +7,8 @@
 # The two are run alternately, round by round, so the host's load falls on
 # both alike.  One IPv4 frame of one source: after the first run every run
 # is the drop path; the limiter's counter of frames seen checks that every
-# run reached it.  Prints "cost alone|dispatcher ROUND NS" lines, then
-# "chain-cost-done".
+# run reached it.  Prints the two programs' sizes ("xlated ..."), then
+# "cost alone|dispatcher ROUND NS" lines, then "chain-cost-done".
 #   chain-cost-guest.sh ROUNDS REPEAT
 IP=${IP:-/sbin/ip}
 rounds=${1:-5}
@@ -38,6 +38,9 @@ alone=$(json_num v1 prog_id)
 disp=$(json_num v3 dispatcher_id)
 [ -n "$alone" ] && [ -z "$(json_num v1 dispatcher_id)" ] || fail "v1 is not a lone program: $(xdp-pacer status v1 --json)"
 [ -n "$disp" ] || fail "v3 is not in a dispatcher: $(xdp-pacer status v3 --json)"
+# The dispatcher's own size: with one program in it, what each packet
+# runs of it is at most these instructions and the call into the limiter.
+echo "xlated dispatcher $(bpftool prog dump xlated id "$disp" | grep -c '^ *[0-9]*:') insns, limiter $(bpftool prog dump xlated id "$alone" | grep -c '^ *[0-9]*:') insns"
 r=1
 while [ "$r" -le "$rounds" ]; do
 	for how in alone dispatcher; do
