@@ -22,7 +22,7 @@ endif
 # analysis also the library, the CLI and tests everything (skeletons too).
 LIB_INC   = -Iinclude -Iuser/lib
 ANA_INC   = $(LIB_INC) -Iuser/analysis
-ALL_INC   = $(ANA_INC) -Iuser -I$(BUILD)
+ALL_INC   = $(ANA_INC) -Iuser/cli -Iuser -I$(BUILD)
 WARN      = -Wall -Wextra -Werror -Wno-missing-field-initializers
 XCFLAGS   = -std=gnu11 $(WARN) $(CFLAGS) -MMD -MP
 # -target bpf drops the host's system include directories (asm/types.h sits
@@ -47,7 +47,7 @@ ANA_SRCS  := $(wildcard user/analysis/*.c)
 LIB_OBJS  := $(patsubst user/lib/%.c,$(BUILD)/lib/%.o,$(LIB_SRCS)) \
 	     $(patsubst user/analysis/%.c,$(BUILD)/analysis/%.o,$(ANA_SRCS))
 LIB_A     := $(BUILD)/libpacer.a
-CLI_SRCS  := $(wildcard user/*.c user/verbs/*.c user/verbs/gen/*.c)
+CLI_SRCS  := $(wildcard user/*.c user/cli/*.c user/verbs/*.c user/verbs/gen/*.c)
 CLI_OBJS  := $(patsubst user/%.c,$(BUILD)/cli/%.o,$(CLI_SRCS))
 CLI       := $(BUILD)/xdp-pacer
 # unit_*: pure userspace logic; prog_*: BPF_PROG_TEST_RUN against the real object.

@@ -5,6 +5,7 @@
 # limiter on a veth pair in namespaces this test creates, and purging it
 # removes every file it installed.  A machine that already has the package
 # installed is left alone (skip), and the package is purged on any exit.
+# run.sh: background (no timing of its own; runs beside the rest)
 . "$(dirname "$0")/lib.sh"
 WORK=$(mktemp -d /tmp/xpd-deb.XXXXXX)
 INSTALLED=

@@ -13,6 +13,7 @@
 # A kernel is skipped, with the reason, only when it cannot be booted here
 # (no qemu, no busybox, its package not to be had); with none booted and
 # none run on the host, the test is skipped.
+# run.sh: background (no timing of its own; runs beside the rest)
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . tests/lib.sh

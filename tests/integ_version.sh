@@ -2,6 +2,7 @@
 # Integration: the release number, one in the Makefile, everywhere it is
 # shown: --version and -V, --help, status (also with nothing attached),
 # a recording's header as analyze reports it, and CHANGELOG.md's newest entry.
+# run.sh: background (no timing of its own; runs beside the rest)
 . "$(dirname "$0")/lib.sh"
 
 want=$(sed -n 's/^VERSION := //p' Makefile)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Run the test suites and print one closing line: "N passed, N failed, N skipped".
 #   tests/run.sh [unit|prog|integration|all]
+#   ONLY=REGEX picks the integration scripts by name (ONLY='integ_(core|rate)').
 # Counts are test cases: Check's TAP log per binary and each script's own tally.
 set -u
 BUILD=${BUILD:-build}
@@ -10,7 +11,6 @@ cd "$(dirname "$0")/.." || exit 1
 passed=0 failed=0 skipped=0
 log=$(mktemp)
 tap=$(mktemp)
-trap 'rm -f "$log" "$tap"' EXIT
 
 # Counts from the last run: Check's TAP log (one "ok"/"not ok" line per test)
 # or, for scripts, their closing "N passed, N failed" line.  Sets p and f.
@@ -63,6 +63,34 @@ need_root_and_bpf() { # prints why not, returns 1 if the suite cannot run here
 	return 0
 }
 
+# The background lane: integration scripts whose header has the line
+# "# run.sh: background" (qemu guests, installs, servers that mostly wait)
+# run one after another in a second lane beside everything else, from the
+# start, and are tallied at the end.  The foreground lane keeps the
+# timing-sensitive tests one at a time, as before.  RUN_LANES=1 runs them
+# all in one lane.
+bg_dir=$(mktemp -d)
+bg_pid=
+trap 'rm -f "$log" "$tap"; [ -n "$bg_pid" ] && { pkill -TERM -P "$bg_pid"; kill "$bg_pid"; } 2>/dev/null; rm -rf "$bg_dir"' EXIT
+is_background() { [ "${RUN_LANES:-2}" != 1 ] && head -40 "$1" | grep -q "^# run.sh: background"; }
+bg_tests=() fg_tests=()
+for t in tests/integ_*.sh; do
+	[ -f "$t" ] || continue
+	[ -n "${ONLY:-}" ] && ! [[ $(basename "$t") =~ $ONLY ]] && continue # ONLY='integ_(core|rate)'
+	if is_background "$t"; then bg_tests+=("$t"); else fg_tests+=("$t"); fi
+done
+if { [ "$what" = integration ] || [ "$what" = all ]; } && [ ${#bg_tests[@]} -gt 0 ] &&
+	need_root_and_bpf >/dev/null; then
+	(
+		for t in "${bg_tests[@]}"; do
+			start=$SECONDS
+			env -u CK_TAP_LOG_FILE_NAME BUILD="$BUILD" bash "$t" >"$bg_dir/$(basename "$t").log" 2>&1 </dev/null
+			echo "$? $((SECONDS - start))" >"$bg_dir/$(basename "$t").rc"
+		done
+	) &
+	bg_pid=$!
+fi
+
 if [ "$what" = unit ] || [ "$what" = all ]; then
 	for t in "$BUILD"/tests/unit_*; do
 		[ -x "$t" ] && run_bin "$(basename "$t")" "$t"
@@ -82,9 +110,21 @@ if [ "$what" = prog ] || [ "$what" = all ]; then
 fi
 if [ "$what" = integration ] || [ "$what" = all ]; then
 	if why=$(need_root_and_bpf); then
-		for t in tests/integ_*.sh; do
-			[ -f "$t" ] && run_bin "$(basename "$t")" env -u CK_TAP_LOG_FILE_NAME BUILD="$BUILD" bash "$t"
+		for t in "${fg_tests[@]}"; do
+			run_bin "$(basename "$t")" env -u CK_TAP_LOG_FILE_NAME BUILD="$BUILD" bash "$t"
 		done
+		if [ -n "$bg_pid" ]; then
+			wait "$bg_pid"
+			bg_pid=
+			for t in "${bg_tests[@]}"; do
+				name=$(basename "$t")
+				: >"$tap"
+				cp "$bg_dir/$name.log" "$log" 2>/dev/null || : >"$log"
+				read -r rc secs <"$bg_dir/$name.rc" 2>/dev/null || { rc=1 secs=0; }
+				[ -n "${VERBOSE:-}" ] && cat "$log"
+				tally "$name (background lane)" "$rc" "$secs"
+			done
+		fi
 	else
 		echo "SKIP integration tests: $why"; skipped=$((skipped + 1))
 	fi

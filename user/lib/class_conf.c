@@ -14,7 +14,7 @@
 #include "pacer_hash.h"
 #include "pacer_classify.h"
 #include "pacer_names.h"
-#include "pacer_conf.h"
+#include "conf_text.h"
 #include "pacer_rate.h"
 
 static const char *const action_names[PACER_ACTION_MAX] = { "pace", "pass", "drop" };

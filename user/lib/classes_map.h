@@ -5,7 +5,7 @@
  * list, apply the lists, read the per-class counters.  The one file of
  * this library that calls into the kernel: through the map fds and the
  * mapped live configuration it is given (pacer_class_maps_of() in
- * user/pacer_handle.h fills them from a handle; the BPF_PROG_TEST_RUN
+ * user/cli/pacer_handle.h fills them from a handle; the BPF_PROG_TEST_RUN
  * tests from a skeleton).  No option parsing: the CLI's.
  */
 #ifndef PACER_CLASSES_MAP_H

@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include "conf_text.h" /* pacer_conf_shown() */
 
 #define PACER_CONF_MAX_LINE 512
 #define PACER_CONF_MAX_ENTRIES 64
@@ -55,12 +56,6 @@ int pacer_conf_parse(FILE *f, const char *path, struct pacer_conf *c, char *err,
 int pacer_conf_read(const char *path, struct pacer_conf *c, char *err, size_t errlen);
 void pacer_conf_free(struct pacer_conf *c);
 
-/*
- * text as a message shows it: bytes outside printable ASCII (a file's
- * UTF-8 or Latin-1, which may encode terminal controls such as U+009B) as
- * \xNN, cut to fit out.  Returns out.
- */
-const char *pacer_conf_shown(const char *text, char *out, size_t len);
 
 /* The entry for key, or NULL. */
 const struct pacer_conf_entry *pacer_conf_get(const struct pacer_conf *c, const char *key);

@@ -3,7 +3,7 @@
  * Whether per-CPU placement is exact per source on an interface: does the
  * NIC's RSS hash send every packet of a key to one receive queue (so one
  * CPU)?  Pure decision logic over what ETHTOOL_GRXFH and the queue count
- * report; the ioctls themselves are in user/rss_probe.c.
+ * report; the ioctls themselves are in user/cli/rss_probe.c.
  */
 #ifndef PACER_RSS_H
 #define PACER_RSS_H
