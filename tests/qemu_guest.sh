@@ -118,6 +118,13 @@ chain_refused() {
 chain_filter_first() {
 	local id_f id_f2 seen0 drop0 pass0 hits0 rc rec exp
 	xdp-filter ip 10.9.0.1 --mode src >/dev/null || not_ok "chain: xdp-filter ip 10.9.0.1 failed"
+	xdp-pacer load v1 --mode skb >"$tmp/load.out" 2>&1
+	rc=$?
+	if [ "$rc" = 1 ] && grep -q "libxdp's dispatcher on v1 runs in native mode; the limiter can join it only in the same mode (--mode native)" "$tmp/load.out"; then
+		ok "chain: load --mode skb beside a native dispatcher is refused (exit 1), naming the mode"
+	else
+		not_ok "chain: load --mode skb beside a native dispatcher: exit $rc: $(cat "$tmp/load.out")"
+	fi
 	if xdp-pacer load v1 >"$tmp/load.out" 2>&1; then
 		ok "chain: load joins xdp-filter's dispatcher: $(grep -m1 'chain:' "$tmp/load.out" | sed 's/^ *//')"
 	else
