@@ -2,14 +2,17 @@
 # The limiter's cost per packet inside libxdp's dispatcher beside its cost
 # alone: BPF_PROG_TEST_RUN (bpftool prog run ... repeat) on Debian's own
 # kernel booted under qemu (scripts/qemu-boot.sh; this machine's kernel
-# cannot build libxdp's dispatcher), the two loaded by the CLI alternately
-# round by round (scripts/chain-cost-guest.sh).  Under TCG (no usable KVM)
+# cannot build libxdp's dispatcher), the two loaded by the CLI side by side
+# on two veth pairs and run alternately, round by round
+# (scripts/chain-cost-guest.sh).  Under TCG (no usable KVM)
 # the nanoseconds are emulated, not native: the ratio is what carries over.
 #   scripts/bench-chain.sh [--kernel 6.1|6.12] [--rounds N] [--repeat N]
-# Prints each round, then a docs/benchmark.md row: medians and their ratio.
+# Prints each round, then a docs/benchmark.md row: the medians and their
+# ratio, the median of the rounds' paired ratios with its quartiles, and the
+# minima (alone / dispatcher).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-series=6.1 rounds=7 repeat=200000
+series=6.1 rounds=31 repeat=200000
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) series=${2:?--kernel needs 6.1 or 6.12}; shift 2 ;;
@@ -29,16 +32,20 @@ if [ "$rc" -eq 77 ]; then grep -m1 '^SKIP' "$log"; exit 77; fi
 grep -q '^chain-cost-done' "$log" || { echo "bench-chain: the guest did not finish:" >&2; grep -v '^\[' "$log" | tail -5 >&2; exit 1; }
 accel=$(grep -q 'booting under TCG' "$log" && echo "TCG (emulated: not native ns)" || echo KVM)
 kernel=$(sed -n 's/.*guest: Linux \([^,]*\),.*/\1/p' "$log" | head -1)
-grep '^cost ' "$log"
+grep -E '^(cost|xlated) ' "$log"
+# Medians of each, the median of the rounds' paired ratios (the host's load
+# falls on both runs of a round alike) with its quartiles, and the minima.
 awk -v k="$kernel" -v a="$accel" -v rep="$repeat" '
-	$1 == "cost" { v[$2, ++n[$2]] = $4 }
-	function median(how,   i, j, t, m, x) {
-		m = n[how]
-		for (i = 1; i <= m; i++) x[i] = v[how, i]
+	function sort(x, m,   i, j, t) {
 		for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (x[j] < x[i]) { t = x[i]; x[i] = x[j]; x[j] = t }
-		return m % 2 ? x[(m + 1) / 2] : (x[m / 2] + x[m / 2 + 1]) / 2
 	}
+	function q(x, m, f,   i) { i = int(f * (m - 1) + 1.5); return x[i < 1 ? 1 : i > m ? m : i] }
+	$1 == "cost" && $2 == "alone" { al[++na] = $4; pa[$3] = $4 }
+	$1 == "cost" && $2 == "dispatcher" { di[++nd] = $4; pd[$3] = $4 }
 	END {
-		al = median("alone"); di = median("dispatcher")
-		printf "| Linux %s, %s | %d rounds x %d runs | %s ns | %s ns | %.3f |\n", k, a, n["alone"], rep, al, di, di / al
+		for (r in pa) if (r in pd) rt[++nr] = pd[r] / pa[r]
+		sort(al, na); sort(di, nd); sort(rt, nr)
+		printf "| Linux %s, %s | %d rounds x %d runs | %d ns | %d ns | %.3f | %.3f (%.3f-%.3f) | %d / %d ns |\n",
+			k, a, nr, rep, q(al, na, 0.5), q(di, nd, 0.5), q(di, nd, 0.5) / q(al, na, 0.5),
+			q(rt, nr, 0.5), q(rt, nr, 0.25), q(rt, nr, 0.75), al[1], di[1]
 	}' "$log"

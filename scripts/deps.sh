@@ -20,6 +20,8 @@ have_cmd ip || need_pkgs+=(iproute2)
 have_cmd python3 || need_pkgs+=(python3)
 have_pc libbpf || need_pkgs+=(libbpf-dev)
 have_pc libxdp || need_pkgs+=(libxdp-dev xdp-tools)
+# xdp-filter: the neighbour the chain tests load beside the limiter (also into the qemu guests).
+have_cmd xdp-filter || [ -x /usr/sbin/xdp-filter ] || need_pkgs+=(xdp-tools)
 have_pc check || need_pkgs+=(check)
 have_pc libelf || need_pkgs+=(libelf-dev)
 have_pc zlib || need_pkgs+=(zlib1g-dev)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Boot one of Debian's kernel packages under qemu with a small initramfs
 # (busybox, the CLI and its libraries, ip, send_frames, the BPF object,
-# xdp-filter with libxdp's objects, the systemd unit's source, veth) and run a script in it as the guest's init; the guest's console is
+# xdp-filter with libxdp's objects, the systemd unit's source, veth, and
+# two virtio-net NICs on a qemu hub) and run a script in it as the guest's init; the guest's console is
 # this script's output, and its exit status is the guest script's.
 #
 #   scripts/qemu-boot.sh SERIES GUEST_SCRIPT [ARGS...]
@@ -81,6 +82,20 @@ case "$veth" in
 *.zst) zstd -qdc "$veth" >"$root/lib/modules/veth.ko" ;;
 *) cp "$veth" "$root/lib/modules/veth.ko" ;;
 esac
+# virtio-net, for the chain test on a driver with native XDP: its modules
+# where the kernel has them as modules (6.12 builds the virtio core in), in
+# the order they depend on each other.
+mkdir -p "$root/lib/modules/virtio"
+for m in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci failover net_failover virtio_net; do
+	f=$(find "$kdir/lib/modules/$kver" -name "$m.ko*" | head -1)
+	[ -n "$f" ] || continue
+	case "$f" in
+	*.xz) xz -dc "$f" ;;
+	*.zst) zstd -qdc "$f" ;;
+	*) cat "$f" ;;
+	esac >"$root/lib/modules/virtio/$m.ko"
+	echo "$m" >>"$root/lib/modules/virtio/order"
+done
 cp "$guest" "$root/pacer/guest.sh"
 cp "${QEMU_CONFIGS:-tests/qemu_configs}" "$root/pacer/configs"
 printf '%q ' "$@" >"$root/pacer/args"
@@ -96,6 +111,7 @@ mount -t bpf bpf /sys/fs/bpf
 mount -t tmpfs tmp /tmp
 mount -t tmpfs run /run
 insmod /lib/modules/veth.ko
+for m in $(cat /lib/modules/virtio/order 2>/dev/null); do insmod "/lib/modules/virtio/$m.ko"; done
 echo "guest: Linux $(uname -r), $(nproc) CPUs"
 eval "set -- $(cat /pacer/args)"
 sh /pacer/guest.sh "$@"
@@ -121,11 +137,14 @@ else
 	use_kvm=1
 fi
 
-# no_timer_check: the kernel's check that the IO-APIC timer ticks (a few
-# ticks within a busy-wait) fails when a loaded host starves TCG, and 6.12
-# then panicked at boot ("IO-APIC + timer doesn't work!"); virtual machines
-# skip it for that reason.
-qemu_args=(-m 1024 -smp 2 -nographic -no-reboot -nic none -kernel "$vmlinuz"
+# Two virtio-net NICs on one qemu hub: what the guest's eth0 sends, eth1 receives.
+# no_timer_check: under TCG on a loaded host the kernel's check of the
+# IO-APIC timer can time out and panic the boot ("IO-APIC + timer doesn't
+# work"); qemu's timer works.
+qemu_args=(-m 1024 -smp 2 -nographic -no-reboot -nic none
+	-netdev hubport,id=n0,hubid=0 -device virtio-net-pci,netdev=n0,romfile=
+	-netdev hubport,id=n1,hubid=0 -device virtio-net-pci,netdev=n1,romfile=
+	-kernel "$vmlinuz"
 	-initrd "$work/initrd.gz"
 	-append "console=ttyS0 panic=-1 no_timer_check ${QEMU_KERNEL_ARGS:-quiet loglevel=3} rdinit=/init")
 

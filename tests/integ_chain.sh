@@ -8,6 +8,7 @@
 # Where libxdp's dispatcher does work here, load joins xdp-filter in it and
 # unload leaves xdp-filter attached.  The chain's traffic, in both orders,
 # is tested on Debian's kernels under qemu (tests/qemu_guest.sh).
+# run.sh: background (no timing of its own; runs beside the rest)
 . "$(dirname "$0")/lib.sh"
 WORK=$(mktemp -d)
 cleanup() {

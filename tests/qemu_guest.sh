@@ -61,22 +61,33 @@ pace_check() { # name min-max passes of the first source
 	fi
 }
 
-# Beside xdp-filter (xdp-tools) in libxdp's dispatcher, before it and after
-# it: each acts in chain order, either unloads alone, and the unit's reload
-# leaves the neighbour be.  Where libxdp attaches xdp-filter on its own (no
-# dispatcher on this kernel), load must refuse, saying why.
+# Beside xdp-filter (xdp-tools) in libxdp's dispatcher: xdp-filter first on
+# the veth pair, the limiter first on virtio-net in native mode (where the
+# guest has it: scripts/qemu-boot.sh gives it two NICs on one qemu hub,
+# eth0 sending to eth1; elsewhere the veth pair again).  Each acts in chain
+# order, either unloads alone, the verbs find the limiter, and the unit's
+# reload leaves the neighbour be.  Where libxdp attaches xdp-filter on its
+# own (no dispatcher on this kernel), load must refuse, saying why.
 #   $chain_need: "dispatcher" when this kernel must run libxdp's dispatcher.
-filt_agg() { # XDP_PASS|XDP_DROP: xdp-filter's aggregate count of that verdict
-	xdp-filter status 2>/dev/null | awk -v a="$1" '$1 == a { print $2; exit }'
+# Counters are read once per check (snap_*): every CLI start is slow under TCG.
+snap_filter() { xdp-filter status >"$tmp/filt.st" 2>/dev/null; }
+filt_agg() { # XDP_PASS|XDP_DROP: xdp-filter's aggregate count of that verdict (snap_filter)
+	awk -v a="$1" '$1 == a { print $2; exit }' "$tmp/filt.st"
 }
-filt_hits() { # address: the hit counter of xdp-filter's rule for it
-	xdp-filter status 2>/dev/null | awk -v a="$1" '$1 == a { print $3; exit }'
+filt_hits() { # address: the hit counter of xdp-filter's rule for it (snap_filter)
+	awk -v a="$1" '$1 == a { print $3; exit }' "$tmp/filt.st"
 }
-attached_name() { $IP link show v1 | sed -n 's/.*prog\/xdp id [0-9]* name \([^ ]*\).*/\1/p'; }
-send8() { # source: 8 frames from it at once
-	send_frames --iface v0 --dst-mac "$mac" --src-base "$1" --dst 10.9.9.9 --per-source 8 >/dev/null ||
-		not_ok "send_frames from $1 failed"
-	sleep 0.2
+snap_stats() { xdp-pacer stats "$1" --json >"$tmp/stats.json" 2>&1; }
+sfield() { grep -o "\"$1\":[0-9]*" "$tmp/stats.json" | cut -d: -f2; }
+attached_name() { $IP link show "${1:-v1}" | sed -n 's/.*prog\/xdp id [0-9]* name \([^ ]*\).*/\1/p'; }
+send8() { # iface mac source...: 8 frames from each source at once
+	local ifc=$1 m=$2 src
+	shift 2
+	for src in "$@"; do
+		send_frames --iface "$ifc" --dst-mac "$m" --src-base "$src" --dst 10.9.9.9 --per-source 8 >/dev/null ||
+			not_ok "send_frames from $src on $ifc failed"
+	done
+	sleep 0.3
 }
 expect_eq() { # what got want
 	if [ "$2" = "$3" ]; then ok "$1: $2"; else not_ok "$1: expected $3, got '$2'"; fi
@@ -92,44 +103,41 @@ unit_reload() {
 	$cmd >"$tmp/reload.out" 2>&1
 }
 
-chain_tests() {
-	local id_f id_f2 seen0 drop0 pass0 hits0 name rc rec exp
-	grep -q ' /sys/fs/bpf bpf ' /proc/mounts || mount -t bpf bpf /sys/fs/bpf
-	if ! command -v xdp-filter >/dev/null; then
-		not_ok "chain: no xdp-filter here (xdp-tools)"
-		return
-	fi
-	if ! xdp-filter load v1 >"$tmp/filt.out" 2>&1; then
-		not_ok "chain: xdp-filter load v1 failed: $(tail -1 "$tmp/filt.out")"
-		return
-	fi
+# No dispatcher here: load beside xdp-filter must refuse, leaving it be.
+chain_refused() {
+	local name id_f rc
 	name=$(attached_name)
-	if [ "$name" != xdp_dispatcher ]; then
-		# libxdp fell back to attaching xdp-filter on its own: load must refuse.
-		if [ "$chain_need" = dispatcher ]; then
-			not_ok "chain: libxdp attached xdp-filter without its dispatcher ($name) on a kernel that must run it"
-		fi
-		id_f=$($IP link show v1 | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p')
-		xdp-pacer load v1 >"$tmp/load.out" 2>&1
-		rc=$?
-		if [ "$rc" = 1 ] && grep -q "has XDP program id $id_f '$name' attached on its own, not through libxdp's dispatcher" "$tmp/load.out" &&
-			grep -q "ip link set dev v1 xdp off" "$tmp/load.out"; then
-			ok "chain: no dispatcher here: load beside a lone xdp-filter refuses (exit 1), saying why and what to do"
-		else
-			not_ok "chain: load beside a lone xdp-filter: exit $rc: $(cat "$tmp/load.out")"
-		fi
-		expect_eq "chain: the refusal leaves xdp-filter attached alone" "$($IP link show v1 | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p')" "$id_f"
-		xdp-filter unload v1 >/dev/null 2>&1 || $IP link set dev v1 xdp off
-		return
+	[ "$chain_need" = dispatcher ] &&
+		not_ok "chain: libxdp attached xdp-filter without its dispatcher ($name) on a kernel that must run it"
+	id_f=$($IP link show v1 | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p')
+	xdp-pacer load v1 >"$tmp/load.out" 2>&1
+	rc=$?
+	if [ "$rc" = 1 ] && grep -q "has XDP program id $id_f '$name' attached on its own, not through libxdp's dispatcher" "$tmp/load.out" &&
+		grep -q "ip link set dev v1 xdp off" "$tmp/load.out"; then
+		ok "chain: no dispatcher here: load beside a lone xdp-filter refuses (exit 1), saying why and what to do"
+	else
+		not_ok "chain: load beside a lone xdp-filter: exit $rc: $(cat "$tmp/load.out")"
 	fi
-	# 1. xdp-filter first (its priority 10), the limiter after it (20).
+	expect_eq "chain: the refusal leaves xdp-filter attached alone" "$($IP link show v1 | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p')" "$id_f"
+	xdp-filter unload v1 >/dev/null 2>&1 || $IP link set dev v1 xdp off
+}
+
+# xdp-filter first (its priority 10), the limiter after it (20), on v1.
+chain_filter_first() {
+	local id_f id_f2 seen0 drop0 pass0 hits0 rc rec exp
 	xdp-filter ip 10.9.0.1 --mode src >/dev/null || not_ok "chain: xdp-filter ip 10.9.0.1 failed"
+	xdp-pacer load v1 --mode skb >"$tmp/load.out" 2>&1
+	rc=$?
+	if [ "$rc" = 1 ] && grep -q "libxdp's dispatcher on v1 runs in native mode; the limiter can join it only in the same mode (--mode native)" "$tmp/load.out"; then
+		ok "chain: load --mode skb beside a native dispatcher is refused (exit 1), naming the mode"
+	else
+		not_ok "chain: load --mode skb beside a native dispatcher: exit $rc: $(cat "$tmp/load.out")"
+	fi
 	if xdp-pacer load v1 >"$tmp/load.out" 2>&1; then
 		ok "chain: load joins xdp-filter's dispatcher: $(grep -m1 'chain:' "$tmp/load.out" | sed 's/^ *//')"
 	else
 		not_ok "chain: load beside xdp-filter failed: $(grep -m1 '^xdp-pacer' "$tmp/load.out")"
-		xdp-filter unload v1 >/dev/null 2>&1
-		return
+		return 1
 	fi
 	xdp-pacer status v1 --json >"$tmp/st.json" 2>&1
 	if grep -q '"attach":"dispatcher","dispatcher_id":[0-9]*,"priority":20,"chain_actions":\["XDP_PASS"\],"chain":\[{"name":"xdpfilt_alw_all","id":[0-9]*,"priority":10,"chain_actions":\["XDP_PASS"\],"self":false},{"name":"xdp_pacer","id":[0-9]*,"priority":20,"chain_actions":\["XDP_PASS"\],"self":true}\]' "$tmp/st.json"; then
@@ -137,6 +145,7 @@ chain_tests() {
 	else
 		not_ok "chain: status --json: $(cat "$tmp/st.json")"
 	fi
+	id_f=$(sed -n 's/.*"name":"xdpfilt_alw_all","id":\([0-9]*\).*/\1/p' "$tmp/st.json")
 	xdp-pacer status v1 >"$tmp/st.txt" 2>&1
 	if grep -q '1\. xdpfilt_alw_all (id [0-9]*, priority 10, on to the next on XDP_PASS)' "$tmp/st.txt" &&
 		grep -q '2\. xdp_pacer (id [0-9]*, priority 20, on to the next on XDP_PASS)  <- this limiter' "$tmp/st.txt"; then
@@ -151,11 +160,12 @@ chain_tests() {
 	else
 		not_ok "chain: a second load: exit $rc: $(cat "$tmp/load2.out")"
 	fi
+	snap_filter
 	drop0=$(filt_agg XDP_DROP); pass0=$(filt_agg XDP_PASS)
-	send8 10.9.0.1 # denied by xdp-filter
-	send8 10.9.0.2 # passed by xdp-filter, paced by the limiter
-	expect_eq "chain: filter first: the limiter sees only what xdp-filter passed" "$(stat_of seen)" 8
-	expect_eq "chain: filter first: the limiter passed one of them" "$(stat_of passed)" 1
+	send8 v0 "$mac" 10.9.0.1 10.9.0.2 # .1 denied by xdp-filter; .2 passed by it, paced by the limiter
+	snap_stats v1; snap_filter
+	expect_eq "chain: filter first: the limiter sees only what xdp-filter passed" "$(sfield seen)" 8
+	expect_eq "chain: filter first: the limiter passed one of them" "$(sfield passed)" 1
 	expect_eq "chain: filter first: xdp-filter dropped the denied source's 8" "$(($(filt_agg XDP_DROP) - drop0))" 8
 	expect_eq "chain: filter first: xdp-filter passed the other source's 8" "$(($(filt_agg XDP_PASS) - pass0))" 8
 	# The verbs that find the limiter behind the dispatcher.
@@ -166,17 +176,16 @@ chain_tests() {
 	fi
 	xdp-pacer record v1 -o "$tmp/rec" --sample-sources 1/1 --count 8 --duration 5s >"$tmp/rec.out" 2>&1 &
 	rec=$!
+	$IP link set lo up
+	xdp-pacer exporter --listen 127.0.0.1:9477 >"$tmp/exp.out" 2>&1 &
+	exp=$!
 	sleep 0.5
-	send8 10.9.0.4
+	send8 v0 "$mac" 10.9.0.4
 	if wait "$rec" && [ -s "$tmp/rec" ]; then
 		ok "chain: record records the chained limiter's decisions"
 	else
 		not_ok "chain: record: $(cat "$tmp/rec.out")"
 	fi
-	$IP link set lo up
-	xdp-pacer exporter --listen 127.0.0.1:9477 >"$tmp/exp.out" 2>&1 &
-	exp=$!
-	sleep 0.5
 	if wget -qO- http://127.0.0.1:9477/metrics 2>/dev/null | grep -q 'xdp_pacer_.*{ifname="v1"'; then
 		ok "chain: the exporter serves the chained limiter's metrics"
 	else
@@ -184,10 +193,10 @@ chain_tests() {
 	fi
 	kill "$exp" 2>/dev/null; wait "$exp" 2>/dev/null
 	# The unit's reload: the limiter's live options change, xdp-filter stays.
-	id_f=$(xdp-pacer status v1 --json | sed -n 's/.*"name":"xdpfilt_alw_all","id":\([0-9]*\).*/\1/p')
 	mkdir -p "$tmp/etc/xdp-pacer"
 	printf 'policy = quiet\npriority = 20\n' >"$tmp/etc/xdp-pacer/v1.conf"
-	if unit_reload && xdp-pacer status v1 | grep -q 'policy quiet' && ! grep -q warning "$tmp/reload.out"; then
+	if unit_reload && xdp-pacer status v1 >"$tmp/st.txt" 2>&1 && grep -q 'policy quiet' "$tmp/st.txt" &&
+		! grep -q warning "$tmp/reload.out"; then
 		ok "chain: the unit's ExecReload applied policy quiet"
 	else
 		not_ok "chain: the unit's ExecReload: $(cat "$tmp/reload.out")"
@@ -199,11 +208,13 @@ chain_tests() {
 		not_ok "chain: a reload with priority 30: $(cat "$tmp/reload.out")"
 	fi
 	id_f2=$(xdp-pacer status v1 --json | sed -n 's/.*"name":"xdpfilt_alw_all","id":\([0-9]*\).*/\1/p')
-	expect_eq "chain: after the reload xdp-filter is the same program" "$id_f2" "$id_f"
-	hits0=$(filt_hits 10.9.0.1); seen0=$(stat_of seen)
-	send8 10.9.0.1
-	expect_eq "chain: after the reload xdp-filter still denies" "$(($(filt_hits 10.9.0.1) - hits0))" 8
-	expect_eq "chain: after the reload the limiter still sees none of it" "$(stat_of seen)" "$seen0"
+	expect_eq "chain: after the reloads xdp-filter is the same program" "$id_f2" "$id_f"
+	snap_filter; snap_stats v1
+	hits0=$(filt_hits 10.9.0.1); seen0=$(sfield seen)
+	send8 v0 "$mac" 10.9.0.1
+	snap_filter; snap_stats v1
+	expect_eq "chain: after the reloads xdp-filter still denies" "$(($(filt_hits 10.9.0.1) - hits0))" 8
+	expect_eq "chain: after the reloads the limiter still sees none of it" "$(sfield seen)" "$seen0"
 	# Unload the limiter alone: xdp-filter stays attached and working.
 	xdp-pacer unload v1 >"$tmp/unload.out" 2>&1 || not_ok "chain: unload beside xdp-filter: $(cat "$tmp/unload.out")"
 	if grep -q "still attached to v1 in libxdp's dispatcher: xdpfilt_alw_all" "$tmp/unload.out" &&
@@ -213,43 +224,79 @@ chain_tests() {
 		not_ok "chain: after unload: $(cat "$tmp/unload.out"); attached: $(attached_name)"
 	fi
 	hits0=$(filt_hits 10.9.0.1)
-	send8 10.9.0.1
+	send8 v0 "$mac" 10.9.0.1
+	snap_filter
 	expect_eq "chain: xdp-filter still denies after the limiter left" "$(($(filt_hits 10.9.0.1) - hits0))" 8
-	xdp-filter unload v1 >/dev/null 2>&1 || not_ok "chain: xdp-filter unload failed"
-	# 2. The limiter first (--priority 5), xdp-filter after it.
-	if ! xdp-pacer load v1 --priority 5 >"$tmp/load.out" 2>&1; then
-		not_ok "chain: load --priority 5: $(grep -m1 '^xdp-pacer' "$tmp/load.out")"
+}
+
+# The limiter first (--priority 5), xdp-filter after it, on IFACE (frames
+# sent from SENDER to MAC); then xdp-filter unloads alone.
+chain_limiter_first() { # label iface sender mac
+	local label=$1 ifc=$2 snd=$3 m=$4 drop0 pass0 seen0 rc
+	if ! xdp-pacer load "$ifc" --priority 5 >"$tmp/load.out" 2>&1; then
+		not_ok "chain ($label): load --priority 5: $(grep -m1 '^xdp-pacer' "$tmp/load.out")"
+		return
+	fi
+	if ! xdp-filter load "$ifc" >"$tmp/filt.out" 2>&1; then
+		not_ok "chain ($label): xdp-filter load beside the limiter failed: $(tail -1 "$tmp/filt.out")"
+		xdp-pacer unload "$ifc" >/dev/null 2>&1
+		return
+	fi
+	xdp-filter ip 10.9.0.1 --mode src >/dev/null || not_ok "chain ($label): xdp-filter ip 10.9.0.1 failed"
+	if xdp-pacer status "$ifc" --json | grep -q '"mode":"native".*"chain":\[{"name":"xdp_pacer","id":[0-9]*,"priority":5,[^]]*\],"self":true},{"name":"xdpfilt_alw_all"'; then
+		ok "chain ($label): --priority 5 runs the limiter before xdp-filter, native mode"
+	else
+		not_ok "chain ($label): order with --priority 5: $(xdp-pacer status "$ifc" --json)"
+	fi
+	snap_filter
+	drop0=$(filt_agg XDP_DROP); pass0=$(filt_agg XDP_PASS)
+	# Each source: the limiter passes 1 and drops 7; xdp-filter drops .1's one, passes .2's.
+	send8 "$snd" "$m" 10.9.0.1 10.9.0.2
+	snap_stats "$ifc"; snap_filter
+	expect_eq "chain ($label): limiter first: it sees every frame" "$(sfield seen)" 16
+	expect_eq "chain ($label): limiter first: it drops 7 of each source" "$(sfield dropped_recent)" 14
+	expect_eq "chain ($label): limiter first: xdp-filter never sees its drops (passed)" "$(($(filt_agg XDP_PASS) - pass0))" 1
+	expect_eq "chain ($label): limiter first: xdp-filter never sees its drops (dropped)" "$(($(filt_agg XDP_DROP) - drop0))" 1
+	# Unload xdp-filter alone: the limiter stays attached and pacing.
+	xdp-filter unload "$ifc" >/dev/null 2>&1 || not_ok "chain ($label): xdp-filter unload beside the limiter failed"
+	seen0=$(sfield seen)
+	send8 "$snd" "$m" 10.9.0.3
+	snap_stats "$ifc"
+	if [ "$(($(sfield seen) - seen0))" = 8 ] && [ "$(attached_name "$ifc")" = xdp_dispatcher ]; then
+		ok "chain ($label): the limiter stays attached and working once xdp-filter unloads"
+	else
+		not_ok "chain ($label): after xdp-filter unload: $(cat "$tmp/stats.json"); attached: $(attached_name "$ifc")"
+	fi
+	xdp-pacer unload "$ifc" >/dev/null 2>&1 || not_ok "chain ($label): last unload failed"
+	expect_eq "chain ($label): nothing left attached" "$(attached_name "$ifc")" ""
+}
+
+chain_tests() {
+	local vmac
+	grep -q ' /sys/fs/bpf bpf ' /proc/mounts || mount -t bpf bpf /sys/fs/bpf
+	if ! command -v xdp-filter >/dev/null; then
+		not_ok "chain: no xdp-filter here (xdp-tools)"
 		return
 	fi
 	if ! xdp-filter load v1 >"$tmp/filt.out" 2>&1; then
-		not_ok "chain: xdp-filter load beside the limiter failed: $(tail -1 "$tmp/filt.out")"
-		xdp-pacer unload v1 >/dev/null 2>&1
+		not_ok "chain: xdp-filter load v1 failed: $(tail -1 "$tmp/filt.out")"
 		return
 	fi
-	xdp-filter ip 10.9.0.1 --mode src >/dev/null || not_ok "chain: xdp-filter ip 10.9.0.1 failed"
-	if xdp-pacer status v1 --json | grep -q '"chain":\[{"name":"xdp_pacer","id":[0-9]*,"priority":5,[^]]*\],"self":true},{"name":"xdpfilt_alw_all"'; then
-		ok "chain: --priority 5 runs the limiter before xdp-filter"
-	else
-		not_ok "chain: order with --priority 5: $(xdp-pacer status v1 --json)"
+	if [ "$(attached_name)" != xdp_dispatcher ]; then
+		chain_refused
+		return
 	fi
-	drop0=$(filt_agg XDP_DROP); pass0=$(filt_agg XDP_PASS)
-	send8 10.9.0.1 # the limiter passes 1, drops 7; xdp-filter drops the 1
-	send8 10.9.0.2 # the limiter passes 1, drops 7; xdp-filter passes the 1
-	expect_eq "chain: limiter first: it sees every frame" "$(stat_of seen)" 16
-	expect_eq "chain: limiter first: it drops 7 of each source" "$(stat_of dropped_recent)" 14
-	expect_eq "chain: limiter first: xdp-filter never sees its drops (passed)" "$(($(filt_agg XDP_PASS) - pass0))" 1
-	expect_eq "chain: limiter first: xdp-filter never sees its drops (dropped)" "$(($(filt_agg XDP_DROP) - drop0))" 1
-	# Unload xdp-filter alone: the limiter stays attached and pacing.
-	xdp-filter unload v1 >/dev/null 2>&1 || not_ok "chain: xdp-filter unload beside the limiter failed"
-	seen0=$(stat_of seen)
-	send8 10.9.0.3
-	if [ "$(($(stat_of seen) - seen0))" = 8 ] && xdp-pacer status v1 >/dev/null 2>&1; then
-		ok "chain: the limiter stays attached and working once xdp-filter unloads"
+	chain_filter_first
+	xdp-pacer unload v1 >/dev/null 2>&1
+	xdp-filter unload v1 >/dev/null 2>&1 || not_ok "chain: xdp-filter unload failed"
+	if [ -e /sys/class/net/eth1 ]; then
+		$IP link set eth0 up && $IP link set eth1 up
+		vmac=$($IP -o link show eth1 | sed -n 's/.*link\/ether \([0-9a-f:]*\).*/\1/p')
+		chain_limiter_first virtio-net eth1 eth0 "$vmac"
 	else
-		not_ok "chain: after xdp-filter unload: seen $(stat_of seen) (was $seen0)"
+		[ "$chain_need" = dispatcher ] && not_ok "chain: the guest has no virtio-net eth1"
+		chain_limiter_first veth v1 v0 "$mac"
 	fi
-	xdp-pacer unload v1 >/dev/null 2>&1 || not_ok "chain: last unload failed"
-	expect_eq "chain: nothing left attached" "$(attached_name)" ""
 }
 
 if [ "$mode" = too-old ]; then
