@@ -379,6 +379,9 @@ uint64_t pacer_map_bytes(const struct pacer_handle *h)
 			total += m.max_entries;
 			continue;
 		}
+		/* The lists' tries allocate an entry as it is added: their capacity is no memory. */
+		if (m.map_flags & BPF_F_NO_PREALLOC)
+			continue;
 		v = (uint64_t)((m.value_size + 7) & ~7u) * m.max_entries;
 		if (m.type == BPF_MAP_TYPE_PERCPU_ARRAY || m.type == BPF_MAP_TYPE_PERCPU_HASH)
 			v *= (uint64_t)h->ncpus;

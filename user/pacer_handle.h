@@ -44,7 +44,7 @@ void pacer_handle_close(struct pacer_handle *h);
 /* Sum of the per-CPU counters. */
 int pacer_read_counters(const struct pacer_handle *h, uint64_t out[PACER_STAT_MAX]);
 
-/* Bytes of map memory behind the program. */
+/* Bytes of map memory behind the program: preallocated maps at capacity (the lists' tries, allocated per entry, left out). */
 uint64_t pacer_map_bytes(const struct pacer_handle *h);
 
 /* The datapath's clock now, in ns, as the program reads it. */
