@@ -25,10 +25,10 @@
 WORK=$(mktemp -d /tmp/xpf-feeds.XXXXXX)
 DAEMONS=() # PIDs this test started
 cleanup() {
-	local p n
+	local p
 	for p in "${DAEMONS[@]}"; do kill -CONT "$p" 2>/dev/null; kill -TERM "$p" 2>/dev/null; done
 	for p in "${DAEMONS[@]}"; do
-		for n in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+		for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
 		kill -KILL "$p" 2>/dev/null
 		wait "$p" 2>/dev/null
 	done
