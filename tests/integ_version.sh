@@ -17,7 +17,7 @@ WORK=$(mktemp -d /tmp/xpv-version.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 "$BUILD/tests/tools/synth_record" "$WORK/r.xpr" spoofed 2000 1000 >/dev/null
 check "analyze names the release that wrote a recording" \
-	bash -c "'$CLI' analyze '$WORK/r.xpr' | head -1 | grep -q '(format 1.1, written by xdp-pacer $want)'"
+	bash -c "'$CLI' analyze '$WORK/r.xpr' | head -1 | grep -q '(format 1.3, written by xdp-pacer $want)'"
 check "... and so does its JSON" \
 	bash -c "'$CLI' analyze '$WORK/r.xpr' --json | grep -q '\"writer\":\"xdp-pacer $want\"'"
 newest=$(sed -n 's/^## \([^ ]*\).*/\1/p' CHANGELOG.md | head -1)
