@@ -10,9 +10,10 @@
 # With --compare-cli, each configuration is loaded by PATH (a build of
 # another tree, "base") and by this tree's CLI alternately, round by round;
 # the table gives each median and their ratio.  --classes measures instead
-# the shared sketch with no classes, with 1, 8 and 32 classes of which the
-# frame (UDP to port 2000) fits only the last, and with 10 000 exempt
-# prefixes the source is not on (tests/tools/classes_fill writes them
+# the shared sketch with no classes, with 1, 8, 32 and 256 classes of which
+# the frame (UDP to port 2000) fits only the last (and 256 of which it fits
+# only the first: the compiled classifier's cost must not depend on it),
+# and with 10 000 exempt prefixes the source is not on (tests/tools/classes_fill writes them
 # after load): the classification's cost with the pacing held the same.
 # With --compare-cli too, PATH must be a build that has the class maps.
 # --observe measures instead the shared sketch and table, each enforcing
@@ -61,6 +62,7 @@ configs=("--placement shared" "--placement percpu" "--backend table --placement 
 # A configuration's options, then after " + " what classes_fill writes once it is loaded.
 [ -z "$classes" ] || configs=("--placement shared" "--placement shared + --classes 1"
 	"--placement shared + --classes 8" "--placement shared + --classes 32"
+	"--placement shared + --classes 256" "--placement shared + --classes 256 --first"
 	"--placement shared + --exempt 10000")
 # Observe mode beside each enforcing configuration (pairs: enforce, then observe).
 [ -z "$observe" ] || configs=("--placement shared" "--placement shared --mode observe"
