@@ -36,8 +36,12 @@ g=$(gen --dist mix --good 50 --good-period 100ms --duration 1s --src-base 10.231
 good=$(field "$g" good_sent)
 check "mix: well-behaved packets were interleaved ($good >= 200 in 1 s at 50 per 100 ms)" test "$good" -ge 200
 
-p3=$(stat_of passed)
-g=$(gen --dist heavy --heavy 4 --heavy-share 50 --count 100000 --src-base 10.232.0.0)
+# A fresh limiter: the heavy mode's flood draws the spoofed runs' sources
+# again (the generator's seed), which within their interval are recent.
+rx "$CLI" unload "$IF_RX" >/dev/null
+rx "$CLI" load "$IF_RX" --placement shared >/dev/null
+p3=$(stat_of passed) s3=$(stat_of seen)
+g=$(gen --dist heavy --heavy 4 --heavy-share 50 --count 100000 --pps 100000 --src-base 10.232.0.0)
 out=$(python3 - "$g" <<'EOF'
 import json, sys
 g = json.loads(sys.argv[1])
@@ -51,10 +55,15 @@ print(f"{h} of {g['sent']}")
 EOF
 )
 check "gen heavy: each heavy source's frames, summing to the heavy share ($out)" test $? -eq 0
-p4=$(stat_of passed)
+p4=$(stat_of passed) s4=$(stat_of seen)
 flood=$(field "$g" flood_sent)
-check "heavy: the receiver passed the flood and each heavy source once ($((p4 - p3)) of $flood + 4)" \
-	test $((p4 - p3)) -le $((flood + 4)) -a $((p4 - p3)) -ge $((flood * 99 / 100))
+# A loaded receiver may lose frames before XDP (veth's ring): the flood's
+# share of what it saw is the flood's share of what was sent, and each of
+# those passed (its source is new), as each heavy source's first.
+# (Unloaded, the receiver saw all 100 000 and passed exactly flood + 4.)
+seen=$((s4 - s3)) want=$(( (flood * (s4 - s3) + 50000) / 100000 + 4 ))
+check "heavy: the receiver passed the flood and each heavy source once ($((p4 - p3)) passed of $seen seen; want $want +- 2 %)" \
+	test $((p4 - p3)) -le $((flood + 4)) -a $((p4 - p3)) -ge $((want - flood / 50)) -a $((p4 - p3)) -le $((want + flood / 50))
 tx "$CLI" gen "$IF_TX" --dist heavy --affinity source --count 10 >/dev/null 2>&1
 check "gen heavy refuses --affinity source (exit 2)" test $? -eq 2
 
