@@ -789,23 +789,28 @@ PACER_INLINE int TC(expired)(__u32 e, __u64 tick, __u32 sat)
 	return (e >> TC_TICK_BITS) && TC(age)(e, tick) >= sat;
 }
 
+/* Word w's expired entries (aged sat or more, written): bit 0 of each such lane. */
+PACER_INLINE __u64 TC(swept_lanes)(__u64 w, __u64 tick, __u32 sat)
+{
+	__u64 f, a = TC(lane_ages)(w, TC(lane_now)(tick), &f);
+
+	return TC(ge)(a, TC(lanes)(sat + TC_FUTURE)) & ~TC(zero)(f);
+}
+
 /* Word w with its expired entries cleared: what the sweep swaps in for w. */
 PACER_INLINE __u64 TC(swept_word)(__u64 w, __u64 tick, __u32 sat)
 {
-	__u64 f, a = TC(lane_ages)(w, TC(lane_now)(tick), &f);
-	__u64 gone = TC(ge)(a, TC(lanes)(sat + TC_FUTURE)) & ~TC(zero)(f);
-
-	return w & ~(gone * TC_ENTRY_MASK);
+	return w & ~(TC(swept_lanes)(w, tick, sat) * TC_ENTRY_MASK);
 }
 
-/* Entries written in before and empty in after: what a sweep's swap cleared. */
-PACER_INLINE __u32 TC(word_cleared)(__u64 before, __u64 after)
+/* How many lanes of TC(swept_lanes) are set: arithmetic only, no branch for the verifier to split on. */
+PACER_INLINE __u32 TC(lanes_set)(__u64 lanes)
 {
 	__u32 k, n = 0;
 
+	PACER_UNROLL
 	for (k = 0; k < TC_LANES; k++)
-		n += ((before >> (TC_LANE_BITS * k)) & TC_ENTRY_MASK) &&
-		     !((after >> (TC_LANE_BITS * k)) & TC_ENTRY_MASK);
+		n += (__u32)(lanes >> (TC_LANE_BITS * k)) & 1;
 	return n;
 }
 
@@ -826,18 +831,18 @@ PACER_INLINE __u32 TC(sweep_line)(TC_LINE *l, __u64 tick, __u32 sat)
 	if (!mask)
 		return 0;
 	for (j = 0; j < TC_WORDS; j++) {
-		__u64 cur, want;
+		__u64 cur, gone;
 		int k;
 
 		if (!(mask >> j & TC_WORD_SLOTS))
 			continue;
 		for (k = 0; k < 2; k++) {
 			cur = *(volatile __u64 *)&l->w[j];
-			want = TC(swept_word)(cur, tick, sat);
-			if (want == cur)
+			gone = TC(swept_lanes)(cur, tick, sat);
+			if (!gone)
 				break;
-			if (__sync_val_compare_and_swap(&l->w[j], cur, want) == cur) {
-				cleared += TC(word_cleared)(cur, want);
+			if (__sync_val_compare_and_swap(&l->w[j], cur, cur & ~(gone * TC_ENTRY_MASK)) == cur) {
+				cleared += TC(lanes_set)(gone);
 				break;
 			}
 		}

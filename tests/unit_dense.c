@@ -226,7 +226,7 @@ START_TEST(test_sweep_clears_exactly_the_expired)
 				cleared += (uint32_t)gone;
 			}
 			/* What the sweep counts as cleared: the expired entries, each once. */
-			EXPECT_EQ(pacer_dense_word_cleared(w, swept), cleared);
+			EXPECT_EQ(pacer_dense_lanes_set(pacer_dense_swept_lanes(w, tick, sat)), cleared);
 		}
 	}
 }
