@@ -84,6 +84,9 @@ refused 2 "unknown action 'remove'" rx "$CLI" deny remove "$IF_RX" 10.99.0.1
 refused 2 'add needs at least one PREFIX' rx "$CLI" deny add "$IF_RX"
 refused 2 '--timeout is an option of add only' rx "$CLI" deny del "$IF_RX" 10.60.1.1 --timeout 1h
 refused 1 'nosuchif0' rx "$CLI" deny add nosuchif0 10.99.0.1
+refused 1 'nosuchif0' rx "$CLI" set nosuchif0 --interval 1s
+check "a command on an interface that does not exist leaves no writer lock behind" \
+	bash -c "! ls /run/xdp-pacer/netns-$(stat -L -c %i "/run/netns/$NS_RX").nosuchif0.lock 2>/dev/null"
 after=$(rx "$CLI" deny list "$IF_RX" --json; rx "$CLI" exempt list "$IF_RX" --json)
 check "after the refusals the lists are as before" test "$before" = "$after"
 refused 0 '0 removed, 1 not on the list' rx "$CLI" deny del "$IF_RX" 10.99.0.1 --missing-ok

@@ -49,13 +49,20 @@ pins_of() {
 }
 
 teardown_pair() {
+	local ns ino
 	if [ -n "${NS_RX:-}" ] && [ -e "/run/netns/$NS_RX" ]; then
 		local pins; pins=$(pins_of "$NS_RX" "${IF_RX:-none}")
 		rm -rf "$pins" 2>/dev/null
 		rmdir "$(dirname "$pins")" 2>/dev/null
 	fi
-	[ -n "${NS_RX:-}" ] && ip netns del "$NS_RX" 2>/dev/null
-	[ -n "${NS_TX:-}" ] && ip netns del "$NS_TX" 2>/dev/null
+	for ns in "${NS_RX:-}" "${NS_TX:-}"; do
+		[ -n "$ns" ] && [ -e "/run/netns/$ns" ] || continue
+		# The writer locks the CLI made in this namespace (writer_lock.h: named
+		# after its inode, which no other namespace has while this one lives).
+		ino=$(stat -L -c %i "/run/netns/$ns" 2>/dev/null) &&
+			rm -f "/run/xdp-pacer/netns-$ino."*.lock
+		ip netns del "$ns" 2>/dev/null
+	done
 	true
 }
 
