@@ -15,6 +15,7 @@
 #include "ticks.h"
 #include "pcap_read.h"
 #include "class_conf.h"
+#include "class_compile.h"
 #include "pacer_rate.h"
 
 /* Frames go the classes' way: there are classes, or lists. */
@@ -231,7 +232,8 @@ static int add_classified(struct load_ctx *c, uint64_t ts_ns, const uint8_t *dat
 	const struct pacer_class *cl = NULL;
 	uint8_t addr[16];
 	uint64_t extra = 0;
-	uint32_t i, prefix, slot;
+	uint32_t prefix, slot;
+	int i;
 	static const __u64 no_key[2];
 	int kind = pacer_parse_pkt((void *)data, (void *)(data + caplen), &pkt);
 
@@ -257,9 +259,8 @@ static int add_classified(struct load_ctx *c, uint64_t ts_ns, const uint8_t *dat
 		slot = 0;
 		goto add;
 	}
-	for (i = 0; i < p->n_classes && !cl; i++)
-		if (pacer_match_fits(&p->classes[i].m, &pkt))
-			cl = &p->classes[i];
+	i = pacer_cls_walk(p->classes, (int)p->n_classes, &pkt);
+	cl = i >= 0 ? &p->classes[i] : NULL;
 	if (!cl) {
 		sum->unclassified++;
 		return 0;
