@@ -45,36 +45,45 @@ int pacer_wait_packets_in_flight(void)
 	return 0;
 }
 
-/* Delete bank's entries from a map keyed by tag (the address trie) or by bank (the VLAN hash). */
-static int clear_bank_keys(int fd, size_t key_len, __u32 bank, int trie, char *err, size_t len)
+/*
+ * Delete bank's entries from a map keyed by tag (the address trie) or by
+ * bank (the VLAN hash), which holds at most max_entries: one walk collects
+ * them, then they go (deleting while walking would restart the walk at
+ * each key deleted).
+ */
+static int clear_bank_keys(int fd, size_t key_len, __u32 max_entries, __u32 bank, int trie, char *err,
+			   size_t len)
 {
-	__u8 key[sizeof(struct pacer_cls_addr_key) + 8], next[sizeof(key)];
+	const char *what = trie ? "prefixes" : "VLAN ids";
+	__u8 *keys = malloc((size_t)max_entries * key_len), cur[64], next[64];
 	void *prev = NULL;
+	__u32 n = 0, i;
+	int e = 0;
 
-	for (;;) {
-		int mine;
-
-		if (bpf_map_get_next_key(fd, prev, next)) {
-			if (errno == ENOENT)
-				return 0;
-			snprintf(err, len, "cannot walk the classifier's %s: %s", trie ? "prefixes" : "VLAN ids",
-				 strerror(errno));
-			return -errno;
-		}
-		mine = trie ? ((const struct pacer_cls_addr_key *)next)->tag >> 2 == bank
-			    : ((const struct pacer_cls_vlan_key *)next)->bank == bank;
-		if (mine) {
-			if (bpf_map_delete_elem(fd, next) && errno != ENOENT) {
-				snprintf(err, len, "cannot clear the classifier's %s: %s",
-					 trie ? "prefixes" : "VLAN ids", strerror(errno));
-				return -errno;
-			}
-			prev = NULL; /* the walk starts again: the deleted key cannot lead on */
-			continue;
-		}
-		memcpy(key, next, key_len);
-		prev = key;
+	_Static_assert(sizeof(struct pacer_cls_addr_key) <= sizeof(cur) &&
+			       sizeof(struct pacer_cls_vlan_key) <= sizeof(cur), "a key fits cur");
+	if (!keys) {
+		snprintf(err, len, "out of memory clearing the classifier's %s", what);
+		return -ENOMEM;
 	}
+	while (!bpf_map_get_next_key(fd, prev, next)) {
+		memcpy(cur, next, key_len);
+		prev = cur;
+		if (n < max_entries && (trie ? ((const struct pacer_cls_addr_key *)cur)->tag >> 2 == bank
+					     : ((const struct pacer_cls_vlan_key *)cur)->bank == bank))
+			memcpy(keys + (size_t)n++ * key_len, cur, key_len);
+	}
+	if (errno != ENOENT) {
+		snprintf(err, len, "cannot walk the classifier's %s: %s", what, strerror(errno));
+		e = -errno;
+	}
+	for (i = 0; !e && i < n; i++)
+		if (bpf_map_delete_elem(fd, keys + (size_t)i * key_len) && errno != ENOENT) {
+			snprintf(err, len, "cannot clear the classifier's %s: %s", what, strerror(errno));
+			e = -errno;
+		}
+	free(keys);
+	return e;
 }
 
 static int put_prefixes(int fd, __u32 bank, int dst, const struct pacer_cls_prefix *p, int n, char *err,
@@ -147,13 +156,15 @@ static int write_compiled(const struct pacer_class_maps *m, __u32 bank, const st
 			return -errno;
 		}
 	}
-	e = clear_bank_keys(m->cls_addrs_fd, sizeof(struct pacer_cls_addr_key), bank, 1, err, len);
+	e = clear_bank_keys(m->cls_addrs_fd, sizeof(struct pacer_cls_addr_key), PACER_CLS_ADDRS, bank, 1,
+			    err, len);
 	if (!e)
 		e = put_prefixes(m->cls_addrs_fd, bank, 0, cc->src, cc->n_src, err, len);
 	if (!e)
 		e = put_prefixes(m->cls_addrs_fd, bank, 1, cc->dst, cc->n_dst, err, len);
 	if (!e)
-		e = clear_bank_keys(m->cls_vlan_fd, sizeof(struct pacer_cls_vlan_key), bank, 0, err, len);
+		e = clear_bank_keys(m->cls_vlan_fd, sizeof(struct pacer_cls_vlan_key), PACER_CLS_VLANS, bank, 0,
+				    err, len);
 	for (i = 0; !e && i < (__u32)cc->n_vlan; i++) {
 		struct pacer_cls_vlan_key vk = { .bank = bank, .vlan = cc->vlan[i].vlan };
 		__u32 id = cc->vlan[i].set;
