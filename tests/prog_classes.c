@@ -38,6 +38,7 @@
 #include "pacer_sketch.h"
 #include "pacer_ticks.h"
 #include "xdp_pacer.skel.h"
+#include "prog_skel.h"
 
 #define TICK_SHIFT 20 /* ~1.05 ms: class intervals of tens of ms fit the sketch's 64 ticks */
 #define MS 1000000ULL
@@ -141,15 +142,7 @@ static void fixture_load(uint32_t backend, uint32_t placement)
 	ck_assert_int_eq(xdp_pacer_bpf__load(fx.skel), 0);
 	fx.prog_fd = bpf_program__fd(fx.skel->progs.xdp_pacer);
 	fx.lay = lay;
-	fx.m.classes_fd = bpf_map__fd(fx.skel->maps.pacer_classes);
-	fx.m.class_stats_fd = bpf_map__fd(fx.skel->maps.pacer_class_stats);
-	fx.m.list4_fd = bpf_map__fd(fx.skel->maps.pacer_list4);
-	fx.m.list6_fd = bpf_map__fd(fx.skel->maps.pacer_list6);
-	fx.m.list_filter_fd = bpf_map__fd(fx.skel->maps.pacer_list_filter);
-	fx.m.cls_sets_fd = bpf_map__fd(fx.skel->maps.pacer_cls_sets);
-	fx.m.cls_ports_fd = bpf_map__fd(fx.skel->maps.pacer_cls_ports);
-	fx.m.cls_addrs_fd = bpf_map__fd(fx.skel->maps.pacer_cls_addrs);
-	fx.m.cls_vlan_fd = bpf_map__fd(fx.skel->maps.pacer_cls_vlan);
+	skel_class_maps(fx.skel, &fx.m);
 	fx.m.cfg = cfg;
 	fx.m.backend = backend;
 	fx.m.ncpus = libbpf_num_possible_cpus();
@@ -258,17 +251,7 @@ static int run_pk(const struct pk *p)
 
 static uint64_t counter(enum pacer_stat s)
 {
-	int n = libbpf_num_possible_cpus(), i;
-	struct pacer_counters *pc = calloc((size_t)n, sizeof(*pc));
-	uint32_t zero = 0;
-	uint64_t sum = 0;
-
-	ck_assert_ptr_nonnull(pc);
-	ck_assert_int_eq(bpf_map_lookup_elem(bpf_map__fd(fx.skel->maps.pacer_stats), &zero, pc), 0);
-	for (i = 0; i < n; i++)
-		sum += pc[i].c[s];
-	free(pc);
-	return sum;
+	return skel_counter(fx.skel, s);
 }
 
 static uint64_t class_counter(uint32_t slot, enum pacer_class_stat s)

@@ -50,6 +50,7 @@
 #include "pacer_classify.h"
 #include "writer_lock.h"
 #include "xdp_pacer.skel.h"
+#include "prog_skel.h"
 
 #define WRITERS 4
 #define READERS 2
@@ -219,17 +220,7 @@ static void *class_reader(void *arg)
 
 static uint64_t counter(enum pacer_stat s)
 {
-	int n = libbpf_num_possible_cpus(), i;
-	struct pacer_counters *pc = calloc((size_t)n, sizeof(*pc));
-	uint32_t zero = 0;
-	uint64_t sum = 0;
-
-	ck_assert_ptr_nonnull(pc);
-	ck_assert_int_eq(bpf_map_lookup_elem(bpf_map__fd(rs.skel->maps.pacer_stats), &zero, pc), 0);
-	for (i = 0; i < n; i++)
-		sum += pc[i].c[s];
-	free(pc);
-	return sum;
+	return skel_counter(rs.skel, s);
 }
 
 static void load(void)
@@ -255,15 +246,7 @@ static void load(void)
 	ck_assert_int_eq(bpf_map__set_max_entries(rs.skel->maps.pacer_sk,
 						  (uint32_t)PACER_LAYOUT_LINES(lay)), 0);
 	ck_assert_int_eq(xdp_pacer_bpf__load(rs.skel), 0);
-	rs.m.classes_fd = bpf_map__fd(rs.skel->maps.pacer_classes);
-	rs.m.class_stats_fd = bpf_map__fd(rs.skel->maps.pacer_class_stats);
-	rs.m.list4_fd = bpf_map__fd(rs.skel->maps.pacer_list4);
-	rs.m.list6_fd = bpf_map__fd(rs.skel->maps.pacer_list6);
-	rs.m.list_filter_fd = bpf_map__fd(rs.skel->maps.pacer_list_filter);
-	rs.m.cls_sets_fd = bpf_map__fd(rs.skel->maps.pacer_cls_sets);
-	rs.m.cls_ports_fd = bpf_map__fd(rs.skel->maps.pacer_cls_ports);
-	rs.m.cls_addrs_fd = bpf_map__fd(rs.skel->maps.pacer_cls_addrs);
-	rs.m.cls_vlan_fd = bpf_map__fd(rs.skel->maps.pacer_cls_vlan);
+	skel_class_maps(rs.skel, &rs.m);
 	rs.m.cfg = cfg;
 	rs.m.backend = PACER_BACKEND_SKETCH;
 	rs.m.ncpus = libbpf_num_possible_cpus();

@@ -30,6 +30,7 @@
 #include "layout.h"
 #include "two_choice_sim.h"
 #include "xdp_pacer.skel.h"
+#include "prog_skel.h"
 
 static const __u64 test_key[2] = { 0x1111222233334445ULL, 0x5555666677778889ULL };
 
@@ -182,17 +183,7 @@ static int run(const struct frame *f)
 
 static uint64_t counter(enum pacer_stat s)
 {
-	struct pacer_counters *pc = calloc((size_t)libbpf_num_possible_cpus(), sizeof(*pc));
-	uint32_t zero = 0;
-	uint64_t sum = 0;
-	int i;
-
-	ck_assert_ptr_nonnull(pc);
-	ck_assert_int_eq(bpf_map_lookup_elem(bpf_map__fd(fx.skel->maps.pacer_stats), &zero, pc), 0);
-	for (i = 0; i < libbpf_num_possible_cpus(); i++)
-		sum += pc[i].c[s];
-	free(pc);
-	return sum;
+	return skel_counter(fx.skel, s);
 }
 
 /*
