@@ -18,7 +18,6 @@ require_xdp_veth
 rx "$CLI" load "$IF_RX" --placement shared >/dev/null
 check "pacer loaded" test $? -eq 0
 
-sampling() { rx "$CLI" status "$IF_RX" | sed -n 's/^ *sampling: //p'; }
 start_events() { # out-file, options...
 	local out=$1 i
 	shift

@@ -182,7 +182,7 @@ conf_state >"$WORK/state.end"
 check "the configuration-driven state is wholly A's or wholly B's" \
 	bash -c "cmp -s $WORK/state.end $WORK/state.A || cmp -s $WORK/state.end $WORK/state.B || { diff $WORK/state.A $WORK/state.end; false; }"
 want_s=$(cat "$WORK/sampler.last" 2>/dev/null)
-got_s=$(rx "$CLI" status "$IF_RX" | sed -n 's/^  sampling: //p')
+got_s=$(sampling)
 check "sampling is the last toggle's ($want_s: $got_s)" \
 	bash -c "[ '$want_s' = off ] && [ '$got_s' = off ] || { [ '$want_s' = 1/1000 ] && grep -q 'sources 1/1000' <<<'$got_s'; }"
 sort "$WORK/denier.set" "$WORK/batch.set" >"$WORK/deny.want"

@@ -26,7 +26,6 @@ export DST=10.212.0.1
 rx "$CLI" load "$IF_RX" --placement shared --interval 300ms --rows 2 --width 1024 >/dev/null
 check "load (shared, 300 ms, 2 x 1024)" test $? -eq 0
 
-sampling() { rx "$CLI" status "$IF_RX" | sed -n 's/^ *sampling: //p'; }
 rx "$CLI" set "$IF_RX" --sample-sources 1/4 >/dev/null
 check "sampling set to 1/4 before recording" test "$(sampling)" = "sources 1/4, packets off"
 

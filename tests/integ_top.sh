@@ -19,7 +19,6 @@ require_xdp_veth
 rx "$CLI" load "$IF_RX" --placement shared >/dev/null
 check "pacer loaded" test $? -eq 0
 
-sampling() { rx "$CLI" status "$IF_RX" | sed -n 's/^ *sampling: //p'; }
 
 # top in the background until SIGINT (--once prints the period so far); waits for its sampling.
 start_top() { # out-file, top options...

@@ -87,6 +87,9 @@ stat_of() {
 	rx "$CLI" stats "$IF_RX" --json | grep -o "\"$1\":[0-9]*" | head -1 | cut -d: -f2
 }
 
+# sampling: the limiter's sampling setting, from status's "sampling:" line.
+sampling() { rx "$CLI" status "$IF_RX" | sed -n 's/^ *sampling: //p'; }
+
 # settle N: until the limiter has run on N frames since it was loaded (its
 # seen counter), at most 5 s.  Frames are handled in softirq after send
 # returns, later on a loaded machine than any fixed sleep assumes.
