@@ -70,9 +70,10 @@ if ip netns add "$ns"; then
 		PATH="$PWD/$BUILD:$PWD/$BUILD/tests/tools:$PATH" sh tests/qemu_guest.sh >"$log" 2>&1
 	rc=$?
 	tally_kernel "Linux $(uname -r) (this machine)" "$log" "$rc"
-	pins="/sys/fs/bpf/xdp-pacer/netns-$(stat -L -c %i "/run/netns/$ns")"
+	ino=$(stat -L -c %i "/run/netns/$ns")
 	ip netns del "$ns"
-	rm -rf "$pins" "$dir" "$log"
+	# Its pins and the writer locks the CLI made in it.
+	rm -rf "/sys/fs/bpf/xdp-pacer/netns-$ino" "/run/xdp-pacer/netns-$ino."*.lock "$dir" "$log"
 else
 	not_ok "cannot create a network namespace"
 fi
