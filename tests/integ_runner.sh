@@ -38,7 +38,7 @@ printf '#!/usr/bin/env bash\n# run.sh: background\necho "bg started" >%s/bg.mark
 	"$WORK" >"$WORK/lanes/tests/integ_bg.sh"
 printf '#!/usr/bin/env bash\nsleep 1; test -e %s/bg.mark && echo "beside: yes"\necho "2 passed, 0 failed"\n' \
 	"$WORK" >"$WORK/lanes/tests/integ_fg.sh"
-VERBOSE=1 BUILD=$WORK "$WORK/lanes/tests/run.sh" integration >"$WORK/out" 2>&1
+VERBOSE=1 BUILD=$WORK env -u ONLY "$WORK/lanes/tests/run.sh" integration >"$WORK/out" 2>&1
 rc=$?
 cat "$WORK/out"
 check "a background script's failure fails the run" test "$rc" -ne 0
@@ -46,6 +46,6 @@ check "... counted with the foreground's: 3 passed, 1 failed" grep -qx "3 passed
 check "... reported as the background lane's" grep -q "^FAIL integ_bg.sh (background lane) (1 failed)" "$WORK/out"
 check "... and it ran beside the foreground script" grep -qx "beside: yes" "$WORK/out"
 rm -f "$WORK/bg.mark"
-RUN_LANES=1 BUILD=$WORK "$WORK/lanes/tests/run.sh" integration >"$WORK/out" 2>&1
+RUN_LANES=1 BUILD=$WORK env -u ONLY "$WORK/lanes/tests/run.sh" integration >"$WORK/out" 2>&1
 check "RUN_LANES=1: one lane, the same counts" grep -qx "3 passed, 1 failed, 0 skipped" "$WORK/out"
 finish

@@ -11,6 +11,7 @@ cd "$(dirname "$0")/.." || exit 1
 passed=0 failed=0 skipped=0
 log=$(mktemp)
 tap=$(mktemp)
+recap=$(mktemp)
 
 # Counts from the last run: Check's TAP log (one "ok"/"not ok" line per test)
 # or, for scripts, their closing "N passed, N failed" line.  Sets p and f.
@@ -44,6 +45,11 @@ tally() { # name rc seconds
 	echo "FAIL $name ($f failed) ${secs}s"
 	grep '^not ok ' "$tap" # Check's per-test failures, if it got that far
 	cat "$log"
+	# Repeated at the end, where a long log's reader (or CI's tail) looks.
+	{
+		echo "FAIL $name ($f failed)"
+		{ grep '^not ok ' "$tap"; grep -E '(^|: )(FAIL|not ok)[ -]' "$log"; } | head -20 | sed 's/^/    /'
+	} >>"$recap"
 }
 
 run_bin() { # name command...: Check binaries write their TAP log to $tap
@@ -71,7 +77,7 @@ need_root_and_bpf() { # prints why not, returns 1 if the suite cannot run here
 # all in one lane.
 bg_dir=$(mktemp -d)
 bg_pid=
-trap 'rm -f "$log" "$tap"; [ -n "$bg_pid" ] && { pkill -TERM -P "$bg_pid"; kill "$bg_pid"; } 2>/dev/null; rm -rf "$bg_dir"' EXIT
+trap 'rm -f "$log" "$tap" "$recap"; [ -n "$bg_pid" ] && { pkill -TERM -P "$bg_pid"; kill "$bg_pid"; } 2>/dev/null; rm -rf "$bg_dir"' EXIT
 is_background() { [ "${RUN_LANES:-2}" != 1 ] && head -40 "$1" | grep -q "^# run.sh: background"; }
 bg_tests=() fg_tests=()
 for t in tests/integ_*.sh; do
@@ -135,5 +141,9 @@ if [ "$what" = integration ] || [ "$what" = all ]; then
 	fi
 fi
 
+if [ -s "$recap" ]; then
+	echo "--- the failures, repeated ---"
+	cat "$recap"
+fi
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
