@@ -4,6 +4,7 @@
 #
 #   scripts/kernels.sh fetch SERIES   SERIES: 6.1 (bookworm), 6.12 (bookworm-backports)
 #                                     or 5.10 (bullseye: older than xdp-pacer supports)
+#   scripts/kernels.sh fetch-systemd  Debian 12's systemd, libsystemd-shared and udev
 #
 # Prints the directory holding the unpacked package (boot/vmlinuz-*, lib/modules/*).
 # The newest linux-image-<SERIES>.* for amd64 (6.1.0-N-amd64, 6.12.N+deb12-amd64) in the archive is resolved at run
@@ -37,14 +38,9 @@ apt_private() { # apt-get/apt-cache with the private list and state
 		-o APT::Get::List-Cleanup=0 -o APT::Sandbox::User=root "$@"
 }
 
-fetch() { # series
-	local series=$1 suite pkg deb dir
-	case "$series" in
-	6.1) suite=bookworm ;;
-	6.12) suite=bookworm-backports ;;
-	5.10) suite=bullseye ;;
-	*) die "unknown kernel series '$series' (expected 6.1, 6.12 or 5.10)" ;;
-	esac
+# The private apt list (bookworm, its updates, security and backports;
+# bullseye), updated at most once an hour.
+apt_setup() {
 	aptdir=$KERNEL_CACHE/apt
 	mkdir -p "$aptdir/lists/partial" "$aptdir/cache/archives/partial" "$aptdir/parts"
 	local deb_uri sec_uri keyring=/usr/share/keyrings/debian-archive-keyring.gpg
@@ -61,6 +57,52 @@ fetch() { # series
 	if [ -z "$(find "$aptdir/lists" -maxdepth 1 -name '*Packages*' -mmin -60 2>/dev/null)" ]; then
 		apt_private apt-get update -qq >&2 || echo "kernels.sh: apt-get update failed; using the cache" >&2
 	fi
+}
+
+# Packages downloaded and unpacked (never installed) into one directory,
+# $KERNEL_CACHE/NAME (kept: later runs download nothing).
+unpack_into() { # dir package...
+	local dir=$1 deb
+	shift
+	[ -e "$dir/.complete" ] && return 0
+	rm -rf "$dir" "$dir.tmp"
+	mkdir -p "$dir.tmp/root"
+	( cd "$dir.tmp" && apt_private apt-get download -qq "$@" >&2 ) || die "cannot download $*"
+	for deb in "$dir.tmp"/*.deb; do
+		dpkg-deb -x "$deb" "$dir.tmp/root" || die "cannot unpack $deb"
+	done
+	mv "$dir.tmp/root" "$dir"
+	rm -rf "$dir.tmp"
+	touch "$dir/.complete"
+}
+
+# Debian 12's systemd, its shared library and udev, unpacked: the init of
+# the qemu guests that test the units (tests/integ_systemd.sh), whatever
+# this machine has installed.
+fetch_systemd() {
+	local ver dir
+	apt_setup
+	ver=$(apt_private apt-cache policy systemd 2>/dev/null | awk '/Candidate:/ { print $2 }')
+	if [ -z "$ver" ] || [ "$ver" = "(none)" ]; then
+		dir=$(ls -d "$KERNEL_CACHE"/systemd-252.* 2>/dev/null | sort -V | tail -1 || true)
+		[ -n "$dir" ] || die "no systemd package found in the archive nor in $KERNEL_CACHE"
+		echo "$dir"
+		return
+	fi
+	dir=$KERNEL_CACHE/systemd-$ver
+	unpack_into "$dir" "systemd=$ver" "libsystemd-shared=$ver" "udev=$ver"
+	echo "$dir"
+}
+
+fetch() { # series
+	local series=$1 suite pkg deb dir
+	case "$series" in
+	6.1) suite=bookworm ;;
+	6.12) suite=bookworm-backports ;;
+	5.10) suite=bullseye ;;
+	*) die "unknown kernel series '$series' (expected 6.1, 6.12 or 5.10)" ;;
+	esac
+	apt_setup
 	pkg=$(apt_private apt-cache search --names-only "^linux-image-${series//./\\.}\\.[0-9]+(-[0-9]+|\\+deb12)-amd64\$" 2>/dev/null |
 		awk '{ print $1 }' | sort -V | tail -1 || true)
 	if [ -z "$pkg" ]; then
@@ -71,21 +113,13 @@ fetch() { # series
 		return
 	fi
 	dir=$KERNEL_CACHE/$pkg
-	if [ ! -e "$dir/.complete" ]; then
-		rm -rf "$dir" "$dir.tmp"
-		mkdir -p "$dir.tmp"
-		( cd "$dir.tmp" && apt_private apt-get download -qq "$pkg" >&2 ) ||
-			die "cannot download $pkg"
-		deb=$(ls "$dir.tmp"/*.deb)
-		dpkg-deb -x "$deb" "$dir.tmp/root" || die "cannot unpack $deb"
-		mv "$dir.tmp/root" "$dir"
-		rm -rf "$dir.tmp"
-		touch "$dir/.complete"
-	fi
+	unpack_into "$dir" "$pkg"
 	echo "$dir"
 }
 
+usage="usage: scripts/kernels.sh fetch 6.1|6.12|5.10 | fetch-systemd"
 case "${1:-}" in
-fetch) [ $# -eq 2 ] || die "usage: scripts/kernels.sh fetch 6.1|6.12|5.10"; fetch "$2" ;;
-*) die "usage: scripts/kernels.sh fetch 6.1|6.12|5.10" ;;
+fetch) [ $# -eq 2 ] || die "$usage"; fetch "$2" ;;
+fetch-systemd) [ $# -eq 1 ] || die "$usage"; fetch_systemd ;;
+*) die "$usage" ;;
 esac

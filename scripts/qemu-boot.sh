@@ -8,6 +8,8 @@
 #   scripts/qemu-boot.sh SERIES GUEST_SCRIPT [ARGS...]
 #     SERIES: 6.1 or 6.12 (scripts/kernels.sh fetches the package)
 #
+# QEMU_INIT=systemd: Debian 12's systemd (with journald and udevd) is the
+# guest's init and runs the guest script as a service (tests/integ_systemd.sh).
 # Uses KVM when /dev/kvm is usable, else qemu's TCG (slower; it says so).
 # Exits 77 with a line "SKIP: why" when qemu, busybox or the kernel package
 # cannot be had here.  QEMU_TIMEOUT (seconds, default 300) bounds the boot.
@@ -96,6 +98,67 @@ for m in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_p
 	esac >"$root/lib/modules/virtio/$m.ko"
 	echo "$m" >>"$root/lib/modules/virtio/order"
 done
+cp dist/xdp-pacer-events@.service.in "$root/pacer/events-unit"
+# QEMU_INIT=systemd: Debian 12's systemd is the guest's init (PID 1), with
+# journald and udevd (the units' BindsTo= on the interface's device needs
+# udev's "systemd" tag), and runs the guest script as a service; units
+# and rules of the guest's own, the packages' binaries (scripts/kernels.sh
+# fetch-systemd: this machine needs no systemd of its own).
+if [ "${QEMU_INIT:-}" = systemd ]; then
+	sd=$(scripts/kernels.sh fetch-systemd) || skip "cannot fetch Debian's systemd packages"
+	sdlib=/usr/lib/x86_64-linux-gnu/systemd
+	for f in /lib/systemd/systemd /lib/systemd/systemd-journald /lib/systemd/systemd-udevd \
+		/bin/systemctl /bin/journalctl /bin/udevadm; do
+		src=$sd$f
+		[ -L "$src" ] && case $(readlink "$src") in /*) src=$sd$(readlink "$src") ;; esac # systemd-udevd -> /bin/udevadm
+		mkdir -p "$root$(dirname "$f")"
+		cp -L "$src" "$root$f"
+		for lib in $(LD_LIBRARY_PATH=$sd$sdlib ldd "$src" | grep -o '/[^ ]*'); do
+			dst=$lib
+			case "$lib" in "$sd"/*) dst=${lib#"$sd"} ;; esac
+			[ -e "$root$dst" ] && continue
+			mkdir -p "$root$(dirname "$dst")"
+			cp -L "$lib" "$root$dst"
+		done
+	done
+	mkdir -p "$root/lib/systemd/system" "$root/etc/systemd/system" "$root/lib/udev/rules.d"
+	for u in systemd-journald.service systemd-journald.socket systemd-journald-dev-log.socket \
+		systemd-journald-audit.socket systemd-udevd.service systemd-udevd-control.socket \
+		systemd-udevd-kernel.socket; do
+		cp "$sd/lib/systemd/system/$u" "$root/lib/systemd/system/"
+	done
+	# The targets services order against by default, empty: nothing else to start.
+	for t in sysinit basic sockets shutdown multi-user local-fs network network-online; do
+		printf '[Unit]\nDescription=%s (empty, the test guest)\n' "$t" >"$root/lib/systemd/system/$t.target"
+	done
+	# 99-systemd.rules' line for network interfaces, alone.
+	echo 'SUBSYSTEM=="net", KERNEL!="lo", TAG+="systemd", ENV{SYSTEMD_ALIAS}+="/sys/subsystem/net/devices/$name"' \
+		>"$root/lib/udev/rules.d/99-systemd.rules"
+	cp /etc/os-release "$root/etc/os-release" 2>/dev/null || true
+	printf 'root:x:0:0:root:/root:/bin/sh\n' >"$root/etc/passwd"
+	printf 'root:x:0:\nsystemd-journal:x:101:\n' >"$root/etc/group"
+	cat >"$root/etc/systemd/system/pacer-guest.service" <<-'EOF'
+	[Unit]
+	Description=the guest's test script
+	Wants=systemd-journald.service systemd-udevd.service
+	After=systemd-journald.service systemd-udevd.service
+	[Service]
+	Type=oneshot
+	StandardOutput=tty
+	StandardError=inherit
+	TTYPath=/dev/console
+	ExecStart=/bin/sh /pacer/run-guest
+	EOF
+	touch "$root/pacer/systemd"
+fi
+cat >"$root/pacer/run-guest" <<'EOF'
+export PATH=/pacer:/sbin:/bin:/usr/bin
+eval "set -- $(cat /pacer/args)"
+sh /pacer/guest.sh "$@"
+echo "guest-exit: $?"
+sync
+poweroff -f
+EOF
 cp "$guest" "$root/pacer/guest.sh"
 cp "${QEMU_CONFIGS:-tests/qemu_configs}" "$root/pacer/configs"
 printf '%q ' "$@" >"$root/pacer/args"
@@ -113,10 +176,8 @@ mount -t tmpfs run /run
 insmod /lib/modules/veth.ko
 for m in $(cat /lib/modules/virtio/order 2>/dev/null); do insmod "/lib/modules/virtio/$m.ko"; done
 echo "guest: Linux $(uname -r), $(nproc) CPUs"
-eval "set -- $(cat /pacer/args)"
-sh /pacer/guest.sh "$@"
-echo "guest-exit: $?"
-poweroff -f
+[ -e /pacer/systemd ] && exec /lib/systemd/systemd --unit=pacer-guest.service --show-status=no --log-level=warning
+sh /pacer/run-guest
 EOF
 chmod +x "$root/init"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.gz"
