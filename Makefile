@@ -284,4 +284,5 @@ deb: $(CLI) $(BUILD)/xdp_pacer.bpf.o
 clean:
 	$(Q)rm -rf $(BUILD)
 
--include $(wildcard $(BUILD)/*.d $(BUILD)/*/*.d $(BUILD)/*/*/*.d $(BUILD)/*/*/*/*.d)
+# Not under $(BUILD)/kernels: the unpacked packages there hold directories named *.d.
+-include $(filter-out $(BUILD)/kernels/%,$(wildcard $(BUILD)/*.d $(BUILD)/*/*.d $(BUILD)/*/*/*.d $(BUILD)/*/*/*/*.d))
