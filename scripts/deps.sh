@@ -42,6 +42,7 @@ have_cmd man || need_pkgs+=(man-db)
 have_cmd dnsmasq || [ -x /usr/sbin/dnsmasq ] || need_pkgs+=(dnsmasq-base)
 have_cmd dnsperf || need_pkgs+=(dnsperf)
 have_cmd iperf3 || need_pkgs+=(iperf3)
+have_cmd nft || [ -x /usr/sbin/nft ] || need_pkgs+=(nftables)  # scripts/bench-nft.sh: the same policy in nftables
 # make deb and its test: dependencies of the binary, the package's checker.
 have_cmd dpkg-shlibdeps || need_pkgs+=(dpkg-dev)
 have_cmd lintian || need_pkgs+=(lintian)
