@@ -296,9 +296,11 @@ static __always_inline int lists_verdict(int kind, const struct pacer_src *src,
  * the compiled classifier (pacer_cls.h), a bounded number of lookups
  * whatever the number of classes.  A missing entry (a bank half-written
  * by a broken installer) classifies nothing: the packet passes,
- * unclassified, as a packet no class matches.
+ * unclassified, as a packet no class matches.  Inline in the class path:
+ * out of line it cost 8 ns (8 classes) to 14 ns (256) a packet more, by
+ * BPF_PROG_TEST_RUN, for 20 000 more instructions verified on 6.1.
  */
-__noinline int pacer_class_find(const struct pacer_pkt *p, __u32 sel)
+static __always_inline int pacer_class_find(const struct pacer_pkt *p, __u32 sel)
 {
 	__u32 n = PACER_CLASS_SEL_COUNT(sel), bank = PACER_CLASS_SEL_BANK(sel);
 	__u32 dims = PACER_CLASS_SEL_DIMS_OF(sel), k;

@@ -7,6 +7,7 @@
 # seen within the interval: the drop path, the one a flood mostly takes.
 #   scripts/bench-testrun.sh [--compare-cli PATH | --sampling 1/M] [--rounds N] [--repeat N]
 #                            [--classes] [--observe] [--sources N]
+#   TESTRUN_CONFIGS='--placement shared;--placement percpu' picks the configurations.
 # With --compare-cli, each configuration is loaded by PATH (a build of
 # another tree, "base") and by this tree's CLI alternately, round by round;
 # the table gives each median and their ratio.  --classes measures instead
@@ -67,6 +68,8 @@ configs=("--placement shared" "--placement percpu" "--backend table --placement 
 # Observe mode beside each enforcing configuration (pairs: enforce, then observe).
 [ -z "$observe" ] || configs=("--placement shared" "--placement shared --mode observe"
 	"--backend table --placement shared" "--backend table --placement shared --mode observe")
+# TESTRUN_CONFIGS='A;B': these configurations instead (load options, ';' between them).
+[ -z "${TESTRUN_CONFIGS:-}" ] || IFS=';' read -ra configs <<<"$TESTRUN_CONFIGS"
 ns="bench-testrun-$$"
 work=$(mktemp -d)
 cleanup() {
