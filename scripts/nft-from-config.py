@@ -80,6 +80,15 @@ def parse_limit(key, value, where, lim):
         lim.rate, lim.burst, lim.period_s = nft_rate(n, t, where), n, t
 
 
+def unsayable(key, value, where):
+    """Refuses the policy and mode nftables has no equivalent for (False: the key is another)."""
+    if key == "policy" and value == "quiet":
+        raise ConfError(f"{where}: policy quiet has no nftables equivalent")
+    if key == "mode" and value == "observe":
+        raise ConfError(f"{where}: observe mode has no nftables equivalent")
+    return False
+
+
 def parse(path):
     """(globals, classes, exempt, deny) from a configuration file."""
     glob = {"limit": Limit(), "prefix4": 32, "prefix6": 64, "line": {}}
@@ -119,10 +128,8 @@ def parse(path):
                     parse_limit(key, value, where, glob["limit"])
                 elif key in ("prefix4", "prefix6"):
                     glob[key] = int(value)
-                elif key == "policy" and value == "quiet":
-                    raise ConfError(f"{where}: policy quiet has no nftables equivalent")
-                elif key == "mode" and value == "observe":
-                    raise ConfError(f"{where}: observe mode has no nftables equivalent")
+                elif unsayable(key, value, where):
+                    pass
                 elif key.startswith("budget"):
                     raise ConfError(f"{where}: the global budget has no nftables equivalent")
                 # Everything else (backend, sizes, placement, malformed...) is how the
@@ -144,10 +151,8 @@ def parse(path):
                     c["key"] = value
                 elif key in ("prefix4", "prefix6"):
                     c[key] = int(value)
-                elif key == "policy" and value == "quiet":
-                    raise ConfError(f"{where}: policy quiet has no nftables equivalent")
-                elif key == "mode" and value == "observe":
-                    raise ConfError(f"{where}: observe mode has no nftables equivalent")
+                elif unsayable(key, value, where):
+                    pass
                 elif key not in ("policy", "mode"):
                     raise ConfError(f"{where}: unknown class key '{key}'")
     for c in classes:
