@@ -125,12 +125,17 @@ if [ "$((starts + $(refused starts)))" = 100 ] && [ "$starts" -ge 1 ] && [ "$sta
 else
 	not_ok "journal: --max-rate 5: $starts start lines, $(refused starts) counted; $(grep -c . "$tmp/j.json") lines"
 fi
-# At most 5 lines (starts and stops) in any second of the lines' own times.
-most=$(grep -E '"event":"(start|stop)"' "$tmp/j.json" | grep -o '"time":"[^"]*' | cut -c9-27 | sort | uniq -c | sort -rn | awk 'NR == 1 { print $1 + 0 }')
-if [ "${most:-0}" -le 5 ]; then
-	ok "journal: at most 5 lines in any second ($most)"
+# At most 5 lines (starts and stops) in any second, by the journal's own
+# times of receipt: any 6 lines in a row span 0.9 s or more (0.1 s for the
+# pipe to journald's delays).
+journalctl -u xdp-pacer-events@v1 -o short-unix --no-pager 2>/dev/null |
+	grep -E '"event":"(start|stop)"' | awk '{ print $1 }' >"$tmp/times"
+tightest=$(awk '{ t[NR] = $1 } NR >= 6 { d = t[NR] - t[NR - 5]; if (min == "" || d < min) min = d }
+	END { if (min == "") print "none"; else printf "%.3f\n", min }' "$tmp/times")
+if [ "$tightest" = none ] || awk -v d="$tightest" 'BEGIN { exit !(d >= 0.9) }'; then
+	ok "journal: at most 5 lines in any second (6 lines in a row span at least $tightest s; $(grep -c . "$tmp/times") lines)"
 else
-	not_ok "journal: $most lines in one second"
+	not_ok "journal: 6 lines within $tightest s"
 fi
 # Each of the 100 stopped (after the hold, or at the unit's stop): said or counted.
 expect_eq "journal: 100 stops, said ($stops) or counted in summary lines" "$((stops + $(refused stops)))" 100
