@@ -6,7 +6,8 @@
 #   - xdp-pacer@v1 starts beside xdp-filter (libxdp's dispatcher), its
 #     reload changes the limiter's live options and leaves xdp-filter the
 #     same program, its stop unloads the limiter alone;
-#   - xdp-pacer-events@v1 puts drop events into the journal: a start line
+#   - xdp-pacer-events@v1, started before the limiter, is restarted by
+#     systemd until the limiter is there, then puts drop events into the journal: a start line
 #     and a stop line for a source that floods then stops, at most
 #     --max-rate start lines a second with the rest in summary lines, and
 #     the unit's stop closes what is open (reason "exit").
@@ -54,6 +55,16 @@ prog_id() { # name: the id of the program of that name on v1 (xdp-pacer status -
 	xdp-pacer status v1 --json 2>/dev/null | grep -o "\"name\":\"$1\",\"id\":[0-9]*" | grep -o '[0-9]*$'
 }
 
+# --- the events unit before the limiter: its process exits 1, and systemd
+# restarts it every 5 s (Restart=on-failure) until the limiter is there ---
+systemctl start xdp-pacer-events@v1 >/dev/null 2>&1
+for _ in $(seq 50); do
+	[ "$(systemctl show -p SubState --value xdp-pacer-events@v1)" = auto-restart ] && break
+	sleep 0.2
+done
+expect_eq "events before the limiter: exits 1, systemd waits to restart it" \
+	"$(systemctl show -p SubState --value xdp-pacer-events@v1)" auto-restart
+
 # --- xdp-pacer@v1 beside xdp-filter ---
 if xdp-filter load v1 >"$tmp/filt.out" 2>&1; then
 	ok "xdp-filter loaded on v1"
@@ -84,17 +95,18 @@ printf 'interval = 1s\npolicy = pace\n' >/etc/xdp-pacer/v1.conf
 systemctl reload xdp-pacer@v1 >/dev/null 2>&1
 
 # --- drop events into the journal ---
-if systemctl start xdp-pacer-events@v1 >"$tmp/ev.out" 2>&1; then
-	ok "systemctl start xdp-pacer-events@v1"
-else
-	not_ok "systemctl start xdp-pacer-events@v1: $(cat "$tmp/ev.out")"
-fi
-for _ in $(seq 100); do # events switches the packet sampling on when it runs
+for _ in $(seq 100); do # restarted, events switches the packet sampling on
 	xdp-pacer status v1 | grep -q 'sampling: sources off, packets 1/1' && break
 	sleep 0.2
 done
-expect_eq "the unit's events runs (its drop-in's --sample-packets 1/1)" \
+expect_eq "the unit's events runs once the limiter is there (its drop-in's --sample-packets 1/1)" \
 	"$(xdp-pacer status v1 | sed -n 's/^ *sampling: //p')" "sources off, packets 1/1"
+restarts=$(systemctl show -p NRestarts --value xdp-pacer-events@v1)
+if [ "${restarts:-0}" -ge 1 ] && [ "$(systemctl show -p ActiveState --value xdp-pacer-events@v1)" = active ]; then
+	ok "... restarted by systemd ($restarts restarts), now active"
+else
+	not_ok "events unit: $restarts restarts, $(systemctl show -p ActiveState --value xdp-pacer-events@v1)"
+fi
 jlines() { journalctl -u xdp-pacer-events@v1 -o cat --no-pager 2>/dev/null | grep '^{'; }
 # One source floods (200 frames at once: one passed, the rest dropped), then stops.
 send_frames --iface v0 --dst-mac "$mac" --src-base 10.201.0.7 --dst 10.9.9.9 --per-source 200 >"$tmp/send.out" 2>&1 ||
