@@ -66,6 +66,7 @@ cleanup() {
 		pins=/sys/fs/bpf/xdp-pacer/netns-$(stat -L -c %i "/run/netns/$NS_RX")
 		rm -rf "${pins:?}/$IF_RX"
 		rmdir "$pins" 2>/dev/null || true
+		rm -f "/run/xdp-pacer/${pins##*/}.$IF_RX.lock" # the CLI's writer lock
 	fi
 	ip netns del "$NS_RX" 2>/dev/null || true
 	ip netns del "$NS_TX" 2>/dev/null || true

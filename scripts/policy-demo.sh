@@ -122,6 +122,7 @@ cleanup() {
 		pins=/sys/fs/bpf/xdp-pacer/netns-$(stat -L -c %i "/run/netns/$NS_SRV")
 		rm -rf "${pins:?}/$IF_SRV"
 		rmdir "$pins" 2>/dev/null
+		rm -f "/run/xdp-pacer/${pins##*/}.$IF_SRV.lock" # the CLI's writer lock
 	fi
 	ip netns del "$NS_SRV" 2>/dev/null
 	ip netns del "$NS_CLI" 2>/dev/null

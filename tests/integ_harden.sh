@@ -21,9 +21,11 @@ cleanup() {
 		[ -e "/run/netns/$ns" ] || continue
 		local p; p=$(pins_of "$ns" "$SAME")
 		rm -rf "$p" 2>/dev/null; rmdir "$(dirname "$p")" 2>/dev/null
+		rm -f "/run/xdp-pacer/netns-$(stat -L -c %i "/run/netns/$ns").$SAME.lock" # the CLI's writer lock
 		ip netns del "$ns" 2>/dev/null
 	done
 	[ -n "${NS_C_PINS:-}" ] && { rm -rf "$NS_C_PINS"; rmdir "$(dirname "$NS_C_PINS")" 2>/dev/null; }
+	[ -n "${INO_C:-}" ] && rm -f "/run/xdp-pacer/netns-$INO_C.$SAME.lock"
 	teardown_pair
 	rm -rf "$WORK"
 }
