@@ -20,15 +20,10 @@ cd "$(dirname "$0")/.." || exit 1
 
 ran=0
 tally_kernel() { # label log rc
-	local p f
-	read -r p f < <(awk '/^[0-9]+ passed, [0-9]+ failed/ { p = $1; f = $3 } END { print p + 0, f + 0 }' "$2")
-	n_pass=$((n_pass + p)); n_fail=$((n_fail + f))
-	if [ "$3" -ne 0 ] && [ "$f" -eq 0 ]; then
-		not_ok "$1: the guest did not finish (exit $3): $(tail -8 "$2" | plain | tr '\n' ' ')"
-	fi
+	guest_tally "$@"
 	grep -E '^(FAIL|insns|chain-time|grace) ' "$2" | sed "s/^/$1: /"
 	grep -m1 'loaded and attached' "$2" | sed "s/^/$1: /"
-	echo "$1: $p passed, $f failed"
+	awk '/^[0-9]+ passed, [0-9]+ failed/ { l = $0 } END { print (l == "" ? "0 passed, 0 failed" : l) }' "$2" | sed "s/^/$1: /"
 	ran=1
 }
 
@@ -47,25 +42,14 @@ for series in $kernels; do
 	scripts/qemu-boot.sh "$series" tests/qemu_guest.sh "$mode" dispatcher >"${logs[$series]}" 2>&1 &
 	pids[$series]=$!
 done
-# A guest that did not finish (no closing "N passed, N failed" line: a
-# crash or hang of the emulated machine, not a failed check) is booted once
-# more, alone; what its console last said is printed either way, so a
-# second failure, or a first one that the retry hid, can be read in the log.
-plain() { sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g' | tr -d '\r'; } # the console's escapes out
-finished() { grep -qE '^[0-9]+ passed, [0-9]+ failed' "$1"; }
 for series in $kernels; do
 	log=${logs[$series]}
 	wait "${pids[$series]}"
 	rc=$?
-	if [ "$rc" -ne 77 ] && ! finished "$log"; then
-		echo "Linux $series: the guest did not finish (exit $rc); its console's last lines:"
-		tail -15 "$log" | plain | sed "s/^/  | /"
-		echo "Linux $series: booting it once more"
-		mode="test"
-		[ "$series" = 5.10 ] && mode=too-old
-		scripts/qemu-boot.sh "$series" tests/qemu_guest.sh "$mode" dispatcher >"$log" 2>&1
-		rc=$?
-	fi
+	mode="test"
+	[ "$series" = 5.10 ] && mode=too-old
+	guest_rerun "Linux $series" "$log" "$rc" scripts/qemu-boot.sh "$series" tests/qemu_guest.sh "$mode" dispatcher
+	rc=$?
 	if [ "$rc" -eq 77 ]; then
 		echo "skipped Linux $series: $(grep -m1 '^SKIP' "$log" | sed 's/^SKIP: //')"
 	else

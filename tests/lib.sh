@@ -183,3 +183,34 @@ table_rounds() {
 		done
 	done
 }
+
+# --- qemu guests (scripts/qemu-boot.sh): integ_qemu.sh and integ_systemd.sh ---
+# A guest's console as plain text (its terminal escapes and CRs out).
+console_plain() { sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g' | tr -d '\r'; }
+# guest_rerun LABEL LOG RC CMD...: a guest that did not finish (no closing
+# "N passed, N failed" line in LOG: a crash or hang of the emulated machine,
+# not a failed check) is booted once more by CMD, alone, into LOG; what its
+# console last said is printed either way, so a second failure, or a first
+# one the second boot hid, can be read.  Returns the exit status that
+# stands (RC, or the second boot's).
+guest_rerun() {
+	local label=$1 log=$2 rc=$3
+	shift 3
+	if [ "$rc" -eq 77 ] || grep -qE '^[0-9]+ passed, [0-9]+ failed' "$log"; then
+		return "$rc"
+	fi
+	echo "$label: the guest did not finish (exit $rc); its console's last lines:"
+	tail -15 "$log" | console_plain | sed 's/^/  | /'
+	echo "$label: booting it once more"
+	"$@" >"$log" 2>&1
+}
+# guest_tally LABEL LOG RC: the guest's closing counts added to this
+# script's; a guest that exited non-zero without a failed check is one.
+guest_tally() {
+	local p f
+	read -r p f < <(awk '/^[0-9]+ passed, [0-9]+ failed/ { p = $1; f = $3 } END { print p + 0, f + 0 }' "$2")
+	n_pass=$((n_pass + p)); n_fail=$((n_fail + f))
+	if [ "$3" -ne 0 ] && [ "$f" -eq 0 ]; then
+		not_ok "$1: the guest did not finish (exit $3): $(tail -8 "$2" | console_plain | tr '\n' ' ')"
+	fi
+}
