@@ -40,16 +40,25 @@ root=$work/root
 mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,run,etc,lib/modules,pacer}
 cp "$busybox" "$root/bin/busybox"
 
-# A binary and the shared libraries it loads, at their own paths.
+# The shared libraries a binary loads, at their own paths; a library
+# under $unpacked (a package unpacked here, found through LD_LIBRARY_PATH)
+# at its path in the package.
+add_libs() { # path
+	local lib dst
+	for lib in $(ldd "$1" | grep -o '/[^ ]*'); do
+		dst=$lib
+		[ -n "${unpacked:-}" ] && dst=${lib#"$unpacked"}
+		[ -e "$root$dst" ] && continue
+		mkdir -p "$root$(dirname "$dst")"
+		cp -L "$lib" "$root$dst"
+	done
+}
+# A binary and the shared libraries it loads.
 add_bin() { # path [dest dir]
-	local src=$1 dst=${2:-$(dirname "$1")} lib
+	local src=$1 dst=${2:-$(dirname "$1")}
 	mkdir -p "$root$dst"
 	cp -L "$src" "$root$dst/"
-	for lib in $(ldd "$src" | grep -o '/[^ ]*'); do
-		[ -e "$root$lib" ] && continue
-		mkdir -p "$root$(dirname "$lib")"
-		cp -L "$lib" "$root$lib"
-	done
+	add_libs "$src"
 }
 add_bin "$BUILD/xdp-pacer" /pacer
 add_bin "$BUILD/tests/tools/send_frames" /pacer
@@ -112,14 +121,8 @@ if [ "${QEMU_INIT:-}" = systemd ]; then
 		src=$sd$f
 		[ -L "$src" ] && case $(readlink "$src") in /*) src=$sd$(readlink "$src") ;; esac # systemd-udevd -> /bin/udevadm
 		mkdir -p "$root$(dirname "$f")"
-		cp -L "$src" "$root$f"
-		for lib in $(LD_LIBRARY_PATH=$sd$sdlib ldd "$src" | grep -o '/[^ ]*'); do
-			dst=$lib
-			case "$lib" in "$sd"/*) dst=${lib#"$sd"} ;; esac
-			[ -e "$root$dst" ] && continue
-			mkdir -p "$root$(dirname "$dst")"
-			cp -L "$lib" "$root$dst"
-		done
+		cp -L "$src" "$root$f" # at its own name: udevadm runs as what its name says
+		unpacked=$sd LD_LIBRARY_PATH=$sd$sdlib add_libs "$src"
 	done
 	mkdir -p "$root/lib/systemd/system" "$root/etc/systemd/system" "$root/lib/udev/rules.d"
 	for u in systemd-journald.service systemd-journald.socket systemd-journald-dev-log.socket \
