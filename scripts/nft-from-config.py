@@ -245,6 +245,7 @@ def ruleset(path, iface, table, set_size, counters=False):
     sets, chains, rules = [], [], []
 
     def limiter(name, lim, key, p4, p6, fams, lines):
+        """Drops what is over lim, keyed per family (the caller accepts the rest)."""
         timeout = max(1, int(2 * lim.period_s + 0.999))
         for fam in sorted(fams):
             expr, typeof = key_expr(fam, key, p4 if fam == 4 else p6)
@@ -254,7 +255,6 @@ def ruleset(path, iface, table, set_size, counters=False):
             proto = "ip" if fam == 4 else "ip6"
             lines.append(f"\t\tmeta protocol {proto} update @{s} {{ {expr} limit rate over "
                          f"{lim.rate} burst {lim.burst} packets }} {cnt}drop")
-        lines.append(f"\t\t{cnt}accept")
 
     for kind, nets in (("exempt", exempt), ("deny", deny)):
         for fam in (4, 6):
@@ -266,12 +266,10 @@ def ruleset(path, iface, table, set_size, counters=False):
             rules.append(f"\t\t{'ip' if fam == 4 else 'ip6'} saddr @{kind}{fam} "
                          f"{'accept' if kind == 'exempt' else 'drop'}")
     if not classes:
-        lines = []
-        limiter("global", glob["limit"], "src", glob["prefix4"], glob["prefix6"], {4, 6}, lines)
-        rules += [ln for ln in lines if "update" in ln]
+        limiter("global", glob["limit"], "src", glob["prefix4"], glob["prefix6"], {4, 6}, rules)
     for n, c in enumerate(classes):
         expr, fams = match_expr(c["match"], c["where"])
-        fam_guard = "" if fams == {4, 6} else f"meta protocol {'ip' if fams == {4} else 'ip6'} "
+        fam_guard = "" if fams == {4, 6} else f"meta protocol {'ip' if fams == {4} else 'ip6'}"
         chain = f"c{n}_{c['name'].replace('-', '_')}"
         body = []
         if c["action"] == "pass":
@@ -280,9 +278,10 @@ def ruleset(path, iface, table, set_size, counters=False):
             body.append(f"\t\t{cnt}drop")
         else:
             limiter(chain, c["limit"], c["key"], c["prefix4"], c["prefix6"], fams, body)
+            body.append(f"\t\t{cnt}accept")
         chains.append(f"\tchain {chain} {{ # class {c['name']}: {' '.join(c['match'])}\n"
                       + "\n".join(body) + "\n\t}")
-        rules.append(f"\t\t{fam_guard}{expr} jump {chain}".replace("\t\t ", "\t\t"))
+        rules.append("\t\t" + " ".join(w for w in (fam_guard, expr, f"jump {chain}") if w))
     out = [f"# From {path} by scripts/nft-from-config.py: the same policy in nftables.",
            f"table netdev {table}", f"delete table netdev {table}", f"table netdev {table} {{"]
     out += sets + chains
