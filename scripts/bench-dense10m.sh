@@ -21,6 +21,7 @@
 # whatever happens to the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/pair_lib.sh
 BUILD=${BUILD:-build}
 CLI=${CLI:-$BUILD/xdp-pacer}
 sources=10000000 width=11250000 interval=30s seconds=75 on_full=drop policy=pace
@@ -61,14 +62,7 @@ cleanup() {
 		kill -TERM "$rec_pid" 2>/dev/null || true
 		wait "$rec_pid" 2>/dev/null || true
 	fi
-	if [ -e "/run/netns/$NS_RX" ]; then
-		nsenter --net="/run/netns/$NS_RX" "$CLI" unload "$IF_RX" >/dev/null 2>&1 || true
-		pins=/sys/fs/bpf/xdp-pacer/netns-$(stat -L -c %i "/run/netns/$NS_RX")
-		rm -rf "${pins:?}/$IF_RX"
-		rmdir "$pins" 2>/dev/null || true
-		rm -f "/run/xdp-pacer/${pins##*/}.$IF_RX.lock" # the CLI's writer lock
-	fi
-	ip netns del "$NS_RX" 2>/dev/null || true
+	pacer_ns_remove "$NS_RX" "$IF_RX" "$CLI"
 	ip netns del "$NS_TX" 2>/dev/null || true
 	rm -f "$out/rec.xpr.tmp"
 	exit "$rc"

@@ -18,6 +18,7 @@
 #                             [--workloads spoofed,zipf-1m] [--out FILE.md]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/pair_lib.sh
 BUILD=${BUILD:-build}
 classes="0 1 8 32 256" rounds=5 seconds=1 workloads=spoofed,zipf-1m out=
 while [ $# -gt 0 ]; do
@@ -37,15 +38,11 @@ command -v nft >/dev/null || { echo "bench-nft.sh: nft not found (scripts/deps.s
 make -s >&2
 CLI=$PWD/$BUILD/xdp-pacer
 
-run=$$ ns_rx=xpn-rx-$$ ns_tx=xpn-tx-$$ if_rx=xpnr$$ if_tx=xpnt$$
+ns_rx=xpn-rx-$$ ns_tx=xpn-tx-$$ if_rx=xpnr$$ if_tx=xpnt$$
 work=$(mktemp -d)
 stats_was=$(sysctl -n kernel.bpf_stats_enabled)
-cleanup() {
-	ip netns exec "$ns_rx" nft delete table netdev xdp_pacer_cmp 2>/dev/null || true
-	nsenter --net="/run/netns/$ns_rx" "$CLI" unload "$if_rx" >/dev/null 2>&1 || true
-	rm -rf "/sys/fs/bpf/xdp-pacer/netns-$(stat -L -c %i "/run/netns/$ns_rx" 2>/dev/null || echo none)/$if_rx"
-	rm -f "/run/xdp-pacer/netns-$(stat -L -c %i "/run/netns/$ns_rx" 2>/dev/null || echo none).$if_rx.lock"
-	ip netns del "$ns_rx" 2>/dev/null || true
+cleanup() { # the nft table goes with its namespace
+	pacer_ns_remove "$ns_rx" "$if_rx" "$CLI"
 	ip netns del "$ns_tx" 2>/dev/null || true
 	sysctl -qw kernel.bpf_stats_enabled="$stats_was"
 	rm -rf "$work"

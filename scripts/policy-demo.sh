@@ -24,6 +24,7 @@
 # Needs root; installs what is missing (scripts/deps.sh) and builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/pair_lib.sh
 BUILD=${BUILD:-build}
 CLI=$BUILD/xdp-pacer
 PASS_OBJ=$BUILD/bench_pass.bpf.o
@@ -112,19 +113,12 @@ IN_SRV=(nsenter --net="/run/netns/$NS_SRV")
 IN_CLI=(nsenter --net="/run/netns/$NS_CLI")
 
 cleanup() {
-	local pid pins
+	local pid
 	set +e
 	for pid in "${CLIENT_PIDS[@]}" $IPERF_SRV_PID $DNSMASQ_PID; do
 		kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
 	done
-	if [ -e "/run/netns/$NS_SRV" ]; then
-		srv "$CLI" unload "$IF_SRV" >/dev/null 2>&1
-		pins=/sys/fs/bpf/xdp-pacer/netns-$(stat -L -c %i "/run/netns/$NS_SRV")
-		rm -rf "${pins:?}/$IF_SRV"
-		rmdir "$pins" 2>/dev/null
-		rm -f "/run/xdp-pacer/${pins##*/}.$IF_SRV.lock" # the CLI's writer lock
-	fi
-	ip netns del "$NS_SRV" 2>/dev/null
+	pacer_ns_remove "$NS_SRV" "$IF_SRV" "$CLI"
 	ip netns del "$NS_CLI" 2>/dev/null
 	rm -rf "$WORK"
 	true
