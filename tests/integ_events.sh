@@ -4,9 +4,7 @@
 # limited at once against --max-rate 5 give at most 5 lines in any second
 # and a summary line that counts the rest; exit closes what is open.
 . "$(dirname "$0")/lib.sh"
-EV_PID=
 cleanup() {
-	[ -n "$EV_PID" ] && kill "$EV_PID" 2>/dev/null && wait "$EV_PID" 2>/dev/null
 	rm -rf "$WORK"
 	teardown_pair
 }
@@ -18,24 +16,8 @@ require_xdp_veth
 rx "$CLI" load "$IF_RX" --placement shared >/dev/null
 check "pacer loaded" test $? -eq 0
 
-start_events() { # out-file, options...
-	local out=$1 i
-	shift
-	nsenter --net="/run/netns/$NS_RX" "$CLI" events "$IF_RX" "$@" >"$out" 2>"$out.err" &
-	EV_PID=$!
-	for i in $(seq 50); do
-		[ "$(sampling)" != off ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
-stop_events() {
-	kill -TERM "$EV_PID"
-	wait "$EV_PID"
-	local rc=$?
-	EV_PID=
-	return $rc
-}
+start_events() { reader_start "$1" events "${@:2}"; } # out-file, options...
+stop_events() { reader_stop TERM; }
 count() { grep -c "$1" "$2"; }
 
 # --- one source floods for a second, then stops: one start, one stop ---

@@ -5,9 +5,7 @@
 # 10 % of the generator's own per-source count.  Also aggregation, the
 # text table, --class, the sampling lock and that sampling is put back.
 . "$(dirname "$0")/lib.sh"
-TOP_PID=
 cleanup() {
-	[ -n "$TOP_PID" ] && kill "$TOP_PID" 2>/dev/null && wait "$TOP_PID" 2>/dev/null
 	rm -rf "$WORK"
 	teardown_pair
 }
@@ -22,23 +20,11 @@ check "pacer loaded" test $? -eq 0
 
 # top in the background until SIGINT (--once prints the period so far); waits for its sampling.
 start_top() { # out-file, top options...
-	local out=$1 i
-	shift
-	nsenter --net="/run/netns/$NS_RX" "$CLI" top "$IF_RX" --once --interval 120s "$@" >"$out" 2>"$out.err" &
-	TOP_PID=$!
-	for i in $(seq 50); do
-		[ "$(sampling)" != off ] && return 0
-		sleep 0.1
-	done
-	return 1
+	reader_start "$1" top --once --interval 120s "${@:2}"
 }
 stop_top() {
 	sleep 0.3 # the last records through the ring
-	kill -INT "$TOP_PID"
-	wait "$TOP_PID"
-	local rc=$?
-	TOP_PID=
-	return $rc
+	reader_stop INT
 }
 
 # The check: rows vs the generator's counts.  by: seen (truth: sent) or dropped (sent minus
@@ -99,12 +85,10 @@ out=$(rx timeout 10 "$CLI" top "$IF_RX" --once --interval 300ms --json)
 check "--once --interval 300ms: one JSON line, then exit 0" \
 	bash -c "test $? -eq 0 && test \$(wc -l <<<'$out') = 1 && grep -q '\"seconds\":0.3' <<<'$out'"
 nsenter --net="/run/netns/$NS_RX" "$CLI" top "$IF_RX" --json --interval 200ms >"$WORK/periods.json" 2>&1 &
-TOP_PID=$!
+READER_PID=$!
 sleep 1.1
-kill -TERM "$TOP_PID"
-wait "$TOP_PID"
+reader_stop TERM
 rc=$?
-TOP_PID=
 n=$(grep -c '"rows":' "$WORK/periods.json")
 check "a JSON line per 200 ms period until SIGTERM, exit 0 ($n lines)" test "$rc" -eq 0 -a "$n" -ge 3 -a "$n" -le 6
 check "sampling put back after SIGTERM" test "$(sampling)" = off
@@ -113,7 +97,7 @@ check "sampling put back after SIGTERM" test "$(sampling)" = off
 start_top "$WORK/held.json" --json
 out=$(rx "$CLI" events "$IF_RX" --duration 1s 2>&1)
 check "events is refused while top reads the samples (exit 1)" test $? -eq 1
-check "... and the refusal names top" grep -q "already being read by 'xdp-pacer top' (pid $TOP_PID)" <<<"$out"
+check "... and the refusal names top" grep -q "already being read by 'xdp-pacer top' (pid $READER_PID)" <<<"$out"
 out=$(rx "$CLI" top "$IF_RX" --once 2>&1)
 check "a second top is refused too (exit 1)" test $? -eq 1
 stop_top

@@ -48,8 +48,34 @@ pins_of() {
 	echo "/sys/fs/bpf/xdp-pacer/netns-$(stat -L -c %i "/run/netns/$1" 2>/dev/null)/$2"
 }
 
+# A reader of the sampled packets (top, events) on IF_RX, in the background:
+# reader_start OUT VERB OPTIONS... starts it (READER_PID) and waits until it
+# has switched the packet sampling on (1 if it never does); reader_stop SIG
+# signals it and returns its exit status.  teardown_pair stops one left.
+READER_PID=
+reader_start() {
+	local out=$1 verb=$2 i
+	shift 2
+	nsenter --net="/run/netns/$NS_RX" "$CLI" "$verb" "$IF_RX" "$@" >"$out" 2>"$out.err" &
+	READER_PID=$!
+	for i in $(seq 50); do
+		[ "$(sampling)" != off ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+reader_stop() {
+	local rc
+	kill -"$1" "$READER_PID"
+	wait "$READER_PID"
+	rc=$?
+	READER_PID=
+	return $rc
+}
+
 teardown_pair() {
 	local ns ino
+	[ -n "$READER_PID" ] && kill "$READER_PID" 2>/dev/null && wait "$READER_PID" 2>/dev/null
 	if [ -n "${NS_RX:-}" ] && [ -e "/run/netns/$NS_RX" ]; then
 		local pins; pins=$(pins_of "$NS_RX" "${IF_RX:-none}")
 		rm -rf "$pins" 2>/dev/null
