@@ -335,14 +335,6 @@ static __always_inline int pacer_class_find(const struct pacer_pkt *p, __u32 sel
 	return i >= 0 && (__u32)i < n ? i : -1;
 }
 
-/* lists_verdict() called from the program: the list key's bytes are not in its frame. */
-__noinline int pacer_lists_stage(int kind, const struct pacer_src *src, struct pacer_counters *st)
-{
-	if (!src || !st)
-		return XDP_DROP;
-	return lists_verdict(kind, src, st);
-}
-
 /* The class's key: its hash and limit (pacer_class_path() to pacer_pace()). */
 struct pacer_pace_key {
 	__u64 h, limit;
@@ -351,38 +343,40 @@ struct pacer_pace_key {
 #define PACER_CLASS_PACES (1u << 30) /* pacer_class_path: the class paces; | its meta */
 
 /*
- * With classes: the full parse, the lists, then the first class that fits
- * decides; no class: pass, unclassified.  sel is class_sel as the program
- * read it, once, so a bank flip mid-packet cannot mix two lists (nor a
- * switch to no classes leave the packet unclassified).  An XDP verdict, or
- * PACER_CLASS_PACES | the key's meta with *k and *masked set for
- * pacer_pace() (in the program itself: from here, pacing's stages would
- * nest one level deeper than 6.1's 512 bytes of stack across calls allow).
+ * With classes: the full parse into *p, the lists, then the first class
+ * that fits decides; no class: pass, unclassified.  sel is class_sel as
+ * the program read it, once, so a bank flip mid-packet cannot mix two
+ * lists (nor a switch to no classes leave the packet unclassified).  An
+ * XDP verdict, or PACER_CLASS_PACES | the key's meta with *k set and
+ * p->src masked to the class's prefix, for pacer_pace().
+ *
+ * Inline in the program: as a global function of its own (which 6.1's
+ * verifier once needed) it cost 8-10 ns a packet more, by
+ * BPF_PROG_TEST_RUN.  Its packet is the program's, masked in place, so
+ * the program's frame stays within 6.1's 512 bytes of stack across calls
+ * with the dense table's judgement (docs/verifier.md).
  */
-__noinline int pacer_class_path(struct xdp_md *ctx, __u32 sel, struct pacer_src *masked,
-				struct pacer_pace_key *k, struct pacer_counters *st)
+static __always_inline int pacer_class_path(struct xdp_md *ctx, __u32 sel, struct pacer_pkt *p,
+					    struct pacer_pace_key *k, struct pacer_counters *st)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
 	const struct pacer_class *c;
 	struct pacer_class_counters *cs;
-	struct pacer_pkt p;
+	const __u64 *key;
 	__u32 idx, prefix;
-	__u64 key[2];
 	int kind, v, i, observe;
 
-	if (!k || !masked || !st)
-		return XDP_DROP;
-	kind = pacer_parse_pkt(data, data_end, &p);
+	kind = pacer_parse_pkt(data, data_end, p);
 	if (kind != PACER_PKT_V4 && kind != PACER_PKT_V6)
 		return not_ip_verdict(kind, st);
 	st->c[kind == PACER_PKT_V4 ? PACER_STAT_IPV4 : PACER_STAT_IPV6]++;
 	if (pacer_cfg.list_sel) {
-		v = lists_verdict(kind, &p.src, st);
+		v = lists_verdict(kind, &p->src, st);
 		if (v >= 0)
 			return v;
 	}
-	i = pacer_class_find(&p, sel);
+	i = pacer_class_find(p, sel);
 	if (i < 0) {
 		st->c[PACER_STAT_UNCLASSIFIED]++;
 		return XDP_PASS;
@@ -412,27 +406,17 @@ __noinline int pacer_class_path(struct xdp_md *ctx, __u32 sel, struct pacer_src 
 		}
 		return drop_verdict(st, PACER_STAT_CLASS_DROPPED, PACER_STAT_OBSERVED_CLASS, observe);
 	}
-	key[0] = pacer_cfg.hash_key[0];
-	key[1] = pacer_cfg.hash_key[1];
+	/* The key's words read where the hash uses them, as source_hash() does: no copy in the frame. */
+	key = (const __u64 *)pacer_cfg.hash_key;
 	if (!key[0] || !key[1])
-		init_hash_key(key, st);
-	k->h = pacer_class_key_hash(key, c, &p, masked, &prefix);
+		hash_key_draw(st);
+	k->h = pacer_class_key_hash(key, c, p, &p->src, &prefix);
 	k->limit = PACER_LIMIT(c->thresh_ticks, c->burst_ticks);
 	if (record_pick(k->h, st))
-		record_key_note(k->h, c->key_mode, &p);
+		record_key_note(k->h, c->key_mode, p);
 	return PACER_CLASS_PACES |
 	       PACER_META(c->policy, kind, prefix, c->stat_slot + 1, c->key_mode, observe);
 }
-
-/*
- * The program's frame (pacing's inline glue included) is kept small, since
- * each stage's frame is added to it within 6.1's 512 bytes across calls:
- * the source and, with classes, the class's key share one struct.
- */
-struct pacer_pkt_key {
-	struct pacer_src src; /* the source, masked to its key's prefix */
-	struct pacer_pace_key k;
-};
 
 /*
  * libxdp's run configuration (read from BTF, as xdp-filter declares its
@@ -450,7 +434,8 @@ int xdp_pacer(struct xdp_md *ctx)
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
 	struct pacer_counters *st;
-	struct pacer_pkt_key pk;
+	struct pacer_pkt p;        /* without classes, only its source is parsed */
+	struct pacer_pace_key k;
 	__u32 meta, prefix, sel;
 	int kind, v;
 
@@ -460,28 +445,28 @@ int xdp_pacer(struct xdp_md *ctx)
 	st->c[PACER_STAT_SEEN]++;
 	sel = *(volatile __u32 *)&pacer_cfg.class_sel; /* once: userspace flips it live */
 	if (PACER_CLASS_SEL_COUNT(sel)) { /* its generation bits are userspace's */
-		v = pacer_class_path(ctx, sel, &pk.src, &pk.k, st);
+		v = pacer_class_path(ctx, sel, &p, &k, st);
 		if (!(v & PACER_CLASS_PACES))
 			return v;
 		meta = (__u32)v & ~PACER_CLASS_PACES;
 	} else {
-		kind = pacer_parse(data, data_end, &pk.src);
+		kind = pacer_parse(data, data_end, &p.src);
 		if (kind != PACER_PKT_V4 && kind != PACER_PKT_V6)
 			return not_ip_verdict(kind, st);
 		if (pacer_cfg.list_sel) {
-			v = pacer_lists_stage(kind, &pk.src, st);
+			v = lists_verdict(kind, &p.src, st);
 			if (v >= 0) {
 				st->c[kind == PACER_PKT_V4 ? PACER_STAT_IPV4 : PACER_STAT_IPV6]++;
 				return v;
 			}
 		}
 		/* Without classes: the source's key under the global limit. */
-		pk.k.h = source_hash(kind, &pk.src, &prefix, st);
-		pk.k.limit = PACER_LIMIT(pacer_cfg.thresh_ticks, pacer_cfg.burst_ticks);
+		k.h = source_hash(kind, &p.src, &prefix, st);
+		k.limit = PACER_LIMIT(pacer_cfg.thresh_ticks, pacer_cfg.burst_ticks);
 		meta = PACER_META(pacer_cfg.policy, kind, prefix, 0, PACER_KEY_SRC,
 				  pacer_cfg.mode == PACER_MODE_OBSERVE);
 	}
-	v = pacer_pace(pk.k.h, pk.k.limit, meta, &pk.src, st);
+	v = pacer_pace(k.h, k.limit, meta, &p.src, st);
 	if (v == PACER_PACE_PASS) {
 		st->c[PACER_STAT_PASSED]++;
 		return XDP_PASS;

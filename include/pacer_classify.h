@@ -138,7 +138,7 @@ PACER_INLINE __u64 pacer_class_key_mix(__u64 h, __u32 id, __u32 key_mode, const 
 	return h;
 }
 
-/* The class's key for packet p: its masked source into *masked, prefix into *prefix; the hash. */
+/* The class's key for packet p: its masked source into *masked (may be &p->src), prefix into *prefix; the hash. */
 PACER_INLINE __u64 pacer_class_key_hash(const __u64 key[2], const struct pacer_class *c,
 					const struct pacer_pkt *p, struct pacer_src *masked,
 					__u32 *prefix)
