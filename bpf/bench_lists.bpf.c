@@ -5,12 +5,15 @@
  * list of prefixes, then drop.  bench_lpm: the LPM trie the datapath uses
  * (bpf/lib/lists.h); bench_hash2: a hash of (address, length) keys asked
  * for the /32 and then the /24, the alternative for IPv4 lists of only
- * those lengths.  tests/tools/classes_fill fills either map.
+ * those lengths; bench_filter: the datapath's bitmap in front of the trie
+ * (pacer_list_filter), the trie asked only when the source's bit is set.
+ * tests/tools/classes_fill fills the maps.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include "pacer_abi.h"
 #include "pacer_parse.h"
+#include "pacer_classify.h"
 
 struct probe_hash_key {
 	__u32 addr; /* network byte order, masked to len */
@@ -31,6 +34,14 @@ struct {
 	__type(key, struct probe_hash_key);
 	__type(value, __u32);
 } probe_hash4 SEC(".maps");
+
+/* As the datapath's pacer_list_filter: both families' bitmaps, IPv4's first. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2 * PACER_LIST_FILTER_WORDS);
+	__type(key, __u32);
+	__type(value, __u64);
+} probe_filter4 SEC(".maps");
 
 __u64 bench_listed;
 
@@ -68,6 +79,29 @@ int bench_hash2(struct xdp_md *ctx)
 	k.addr &= bpf_htonl(0xffffff00);
 	k.len = 24;
 	if (bpf_map_lookup_elem(&probe_hash4, &k))
+		bench_listed++;
+	return XDP_DROP;
+}
+
+SEC("xdp")
+int bench_filter(struct xdp_md *ctx)
+{
+	struct pacer_list4_key k;
+	struct pacer_src src;
+	int kind = pacer_parse((void *)(long)ctx->data, (void *)(long)ctx->data_end, &src);
+	__u32 bit, w;
+	__u64 *word;
+
+	if (kind != PACER_PKT_V4)
+		return XDP_DROP;
+	bit = pacer_list_filter_bit(kind, &src);
+	w = bit >> 6;
+	word = bpf_map_lookup_elem(&probe_filter4, &w);
+	if (!word || !((*word >> (bit & 63)) & 1))
+		return XDP_DROP;
+	k.prefixlen = 32;
+	__builtin_memcpy(k.addr, &src.lo, 4);
+	if (bpf_map_lookup_elem(&probe_lpm4, &k))
 		bench_listed++;
 	return XDP_DROP;
 }

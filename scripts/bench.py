@@ -175,10 +175,14 @@ PROGRAMS["pacer-shared-512k" + OBSERVE_SUFFIX] = ("cli", ["--placement", "shared
                                                          "--mode", "observe"])
 FILL["pacer-shared-exempt10k"] = ["--exempt", "10000"]
 # The list lookup alone (bpf/bench_lists.bpf.c): parse, look the source up, drop; the LPM
-# trie empty and with the same 10 000 prefixes, and a hash of /32 and /24 keys beside it.
+# trie empty and with the same 10 000 prefixes, a hash of /32 and /24 keys beside it, and
+# the datapath's bitmap in front of the trie.
 PROGRAMS["lists-lpm-0"] = ("lists", ("bench_lpm", "probe_lpm4", "--probe-lpm", 0))
 PROGRAMS["lists-lpm-10k"] = ("lists", ("bench_lpm", "probe_lpm4", "--probe-lpm", 10000))
 PROGRAMS["lists-hash2-10k"] = ("lists", ("bench_hash2", "probe_hash4", "--probe-hash", 10000))
+# The datapath's way: its bitmap in front of the trie (pacer_list_filter), the trie asked only
+# for a source whose bit is set; beside lists-lpm-0, the filter's cost under the flood.
+PROGRAMS["lists-filter-10k"] = ("lists", ("bench_filter", "probe_filter4", "--probe-filter", 10000))
 CLASS_BASE = "pacer-shared"
 # Issue targets: 8 classes <= 1.10x classless, 256 <= 1.20x (first or last alike), 10 000
 # exempt prefixes <= +10 ns.

@@ -10,8 +10,10 @@
  *     the classless program's and the difference is the classification;
  *     N exempt /32 prefixes, none a benchmark source.
  *   classes_fill --probe-lpm MAP --exempt N | --probe-hash MAP --exempt N
+ *   classes_fill --probe-filter MAP --exempt N
  *     the same prefixes into a probe's LPM trie, or its hash of (address,
- *     length) keys (bpf/bench_lists.bpf.c).
+ *     length) keys, or its copy of the datapath's bitmap (MAP) and the LPM
+ *     trie beside it, probe_lpm4 (bpf/bench_lists.bpf.c).
  *
  * The prefixes: half random addresses in 128.0.0.0/2 (where the spoofed
  * flood draws its sources: 5000 of 2^30 addresses), half in 10.80.0.0/12
@@ -31,7 +33,8 @@
 static int usage(void)
 {
 	fprintf(stderr, "usage: classes_fill PINDIR [--classes N [--first]] [--exempt N]\n"
-			"       classes_fill --probe-lpm MAP --exempt N | --probe-hash MAP --exempt N\n");
+			"       classes_fill --probe-lpm MAP --exempt N | --probe-hash MAP --exempt N\n"
+			"       classes_fill --probe-filter MAP --exempt N\n");
 	return 2;
 }
 
@@ -70,6 +73,35 @@ struct hash_key {
 	uint32_t addr; /* network byte order, masked to len */
 	uint32_t len;
 };
+
+/* The prefixes' bits in a probe's bitmap (pacer_list_filter_set, as the CLI sets the datapath's). */
+static int fill_probe_filter(const char *map, int n)
+{
+	uint64_t seed = 0x6c697374ULL;
+	__u64 *words = calloc(2 * PACER_LIST_FILTER_WORDS, sizeof(*words));
+	int fd = bpf_obj_get(map), i, rc = 0;
+	uint32_t w;
+
+	if (fd < 0 || !words) {
+		fprintf(stderr, "classes_fill: cannot open %s: %s\n", map, strerror(errno));
+		free(words);
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		struct pacer_prefix p;
+
+		prefix_i(i, &seed, &p);
+		pacer_list_filter_set(words, 4, p.len, p.addr);
+	}
+	for (w = 0; w < 2 * PACER_LIST_FILTER_WORDS && !rc; w++)
+		if (words[w] && bpf_map_update_elem(fd, &w, &words[w], BPF_ANY)) {
+			fprintf(stderr, "classes_fill: %s: %s\n", map, strerror(errno));
+			rc = 1;
+		}
+	free(words);
+	close(fd);
+	return rc;
+}
 
 static int fill_probe(const char *map, int lpm, int n)
 {
@@ -125,9 +157,11 @@ int main(int argc, char **argv)
 			first = 1;
 		else if (!strcmp(argv[i], "--exempt") && i + 1 < argc)
 			n_exempt = atoi(argv[++i]);
-		else if ((!strcmp(argv[i], "--probe-lpm") || !strcmp(argv[i], "--probe-hash")) &&
+		else if ((!strcmp(argv[i], "--probe-lpm") || !strcmp(argv[i], "--probe-hash") ||
+			  !strcmp(argv[i], "--probe-filter")) &&
 			 i + 1 < argc) {
-			probe_lpm = !strcmp(argv[i], "--probe-lpm");
+			probe_lpm = !strcmp(argv[i], "--probe-lpm") ? 1
+				    : !strcmp(argv[i], "--probe-filter") ? 2 : 0;
 			probe = argv[++i];
 		} else if (argv[i][0] != '-' && !dir)
 			dir = argv[i];
@@ -137,6 +171,13 @@ int main(int argc, char **argv)
 	if (n_classes < 0 || n_classes > PACER_MAX_CLASSES || n_exempt < 0 ||
 	    n_exempt > PACER_LIST_MAX_ENTRIES || (!dir == !probe))
 		return usage();
+	if (probe && probe_lpm == 2) {
+		char lpm[512];
+		const char *slash = strrchr(probe, '/');
+
+		snprintf(lpm, sizeof(lpm), "%.*sprobe_lpm4", slash ? (int)(slash - probe + 1) : 0, probe);
+		return fill_probe_filter(probe, n_exempt) || fill_probe(lpm, 1, n_exempt);
+	}
 	if (probe)
 		return fill_probe(probe, probe_lpm, n_exempt);
 
