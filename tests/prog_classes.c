@@ -39,6 +39,7 @@
 #include "pacer_ticks.h"
 #include "xdp_pacer.skel.h"
 #include "prog_skel.h"
+#include "lib_rng.h"
 
 #define TICK_SHIFT 20 /* ~1.05 ms: class intervals of tens of ms fit the sketch's 64 ticks */
 #define MS 1000000ULL
@@ -1229,16 +1230,6 @@ START_TEST(test_observe_class_overrides)
 END_TEST
 
 /* ---- each class's guarantee against an exact oracle ---- */
-
-struct rng {
-	uint64_t s;
-};
-
-static uint64_t rnd(struct rng *r)
-{
-	r->s += 0x9e3779b97f4a7c15ULL;
-	return pacer_mix64(r->s);
-}
 
 #define P_SRC4 24 /* 10.60.G.H: 3 /24 groups x 8 */
 #define P_SRC6 8  /* 2001:db8:60:G::H: 2 /64 groups x 4 */

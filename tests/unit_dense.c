@@ -21,16 +21,7 @@
 #include <string.h>
 #include "race.h"
 #include "two_choice_sim.h"
-
-struct rng {
-	uint64_t s;
-};
-
-static uint64_t rnd(struct rng *r)
-{
-	r->s += 0x9e3779b97f4a7c15ULL;
-	return pacer_mix64(r->s);
-}
+#include "lib_rng.h"
 
 /*
  * Check's assertions each write a checkpoint to a pipe: loops of millions

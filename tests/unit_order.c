@@ -31,21 +31,12 @@
 #include <string.h>
 #include "sketch_sim.h"
 #include "two_choice_sim.h"
+#include "lib_rng.h"
 
 #define NO_TIME UINT64_MAX
 #define TICK_SHIFT 16          /* 65.5 us */
 #define INTERVAL_NS 1000000ULL /* 1 ms: 17 ticks */
 #define PACKETS 150000
-
-struct rng {
-	uint64_t s;
-};
-
-static uint64_t rnd(struct rng *r)
-{
-	r->s += 0x9e3779b97f4a7c15ULL;
-	return pacer_mix64(r->s);
-}
 
 /* One backend behind one interface. */
 struct staged {

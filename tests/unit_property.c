@@ -25,18 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sketch_sim.h"
+#include "lib_rng.h"
 
 #define NO_TIME UINT64_MAX
-
-struct rng {
-	uint64_t s;
-};
-
-static uint64_t rnd(struct rng *r)
-{
-	r->s += 0x9e3779b97f4a7c15ULL;
-	return pacer_mix64(r->s);
-}
 
 static double rnd01(struct rng *r)
 {

@@ -30,18 +30,9 @@
 #include "layout.h"
 #include "ticks.h"
 #include "live_opts.h"
+#include "lib_rng.h"
 
 #define NONE INT64_MIN
-
-struct rng {
-	uint64_t s;
-};
-
-static uint64_t rnd(struct rng *r)
-{
-	r->s += 0x9e3779b97f4a7c15ULL;
-	return pacer_mix64(r->s);
-}
 
 /* The exact GCRA in ticks, on unbounded integers: v is the virtual last admission. */
 static int tick_oracle(int64_t *v, int64_t tick, const struct pacer_rate *r, int update_on_drop)

@@ -22,18 +22,9 @@
 #include <string.h>
 #include "race.h"
 #include "two_choice_sim.h"
+#include "lib_rng.h"
 
 #define NO_TIME UINT64_MAX
-
-struct rng {
-	uint64_t s;
-};
-
-static uint64_t rnd(struct rng *r)
-{
-	r->s += 0x9e3779b97f4a7c15ULL;
-	return pacer_mix64(r->s);
-}
 
 struct tchecker {
 	struct two_choice_sim sim;
