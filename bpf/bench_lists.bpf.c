@@ -45,19 +45,25 @@ struct {
 
 __u64 bench_listed;
 
+/* Ask the probe's trie for an IPv4 source's /32 (its longest match), counting a hit. */
+static __always_inline void probe_trie_ask(const struct pacer_src *src)
+{
+	struct pacer_list4_key k;
+
+	k.prefixlen = 32;
+	__builtin_memcpy(k.addr, &src->lo, 4);
+	if (bpf_map_lookup_elem(&probe_lpm4, &k))
+		bench_listed++;
+}
+
 SEC("xdp")
 int bench_lpm(struct xdp_md *ctx)
 {
-	struct pacer_list4_key k;
 	struct pacer_src src;
 	int kind = pacer_parse((void *)(long)ctx->data, (void *)(long)ctx->data_end, &src);
 
-	if (kind != PACER_PKT_V4)
-		return XDP_DROP;
-	k.prefixlen = 32;
-	__builtin_memcpy(k.addr, &src.lo, 4);
-	if (bpf_map_lookup_elem(&probe_lpm4, &k))
-		bench_listed++;
+	if (kind == PACER_PKT_V4)
+		probe_trie_ask(&src);
 	return XDP_DROP;
 }
 
@@ -86,7 +92,6 @@ int bench_hash2(struct xdp_md *ctx)
 SEC("xdp")
 int bench_filter(struct xdp_md *ctx)
 {
-	struct pacer_list4_key k;
 	struct pacer_src src;
 	int kind = pacer_parse((void *)(long)ctx->data, (void *)(long)ctx->data_end, &src);
 	__u32 bit, w;
@@ -97,12 +102,8 @@ int bench_filter(struct xdp_md *ctx)
 	bit = pacer_list_filter_bit(kind, &src);
 	w = bit >> 6;
 	word = bpf_map_lookup_elem(&probe_filter4, &w);
-	if (!word || !((*word >> (bit & 63)) & 1))
-		return XDP_DROP;
-	k.prefixlen = 32;
-	__builtin_memcpy(k.addr, &src.lo, 4);
-	if (bpf_map_lookup_elem(&probe_lpm4, &k))
-		bench_listed++;
+	if (word && ((*word >> (bit & 63)) & 1))
+		probe_trie_ask(&src);
 	return XDP_DROP;
 }
 
