@@ -20,7 +20,7 @@ static const struct verb {
 	{ "stats", cmd_stats, "counters, totals or rates" },
 	{ "query", cmd_query, "when the limiter last saw an address" },
 	{ "model", cmd_model, "false-drop model and sizing for a sketch, table or dense table" },
-	{ "gen", cmd_gen, "line-rate traffic generator (XDP live frames)" },
+	{ "gen", cmd_gen, "traffic generator (XDP live frames, AF_XDP or AF_PACKET)" },
 	{ "record", cmd_record, "record sampled decisions into a file for analyze" },
 	{ "top", cmd_top, "the sources with the most drops now, from sampled packets" },
 	{ "events", cmd_events, "a line when a source starts and stops being limited" },

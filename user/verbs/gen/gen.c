@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * xdp-pacer gen: a line-rate traffic generator.  An XDP program run with
- * BPF_PROG_TEST_RUN and BPF_F_TEST_XDP_LIVE_FRAMES writes each frame's
- * headers and source and redirects it out of IFNAME (see bpf/gen.bpf.c).
- * One thread per CPU; each CPU has its own share of the structured sources,
- * so a source always leaves from the same CPU (as RSS would deliver it).
+ * xdp-pacer gen: a line-rate traffic generator.  An engine sends (an XDP
+ * program run with BPF_PROG_TEST_RUN live frames, AF_XDP or AF_PACKET
+ * sockets; gen.h), every one the same frames (include/gen_draw.h).  One
+ * thread per CPU; each CPU has its own share of the structured sources, so
+ * a source always leaves from the same CPU (as RSS would deliver it).
  */
 #include <stdlib.h>
 #include "common.h"
@@ -26,6 +26,8 @@ int cmd_gen(int argc, char **argv)
 		return err == OPTS_HELP ? 0 : err;
 	}
 	err = gen_setup(g);
+	if (!err)
+		err = gen_open_engine(g);
 	if (!err)
 		err = gen_run(g);
 	if (!err)

@@ -28,6 +28,14 @@ static const struct opt_choice dist_choices[] = {
 	{ NULL, 0 },
 };
 
+static const struct opt_choice engine_choices[] = {
+	{ "auto", GEN_ENGINE_AUTO },
+	{ "live", GEN_ENGINE_LIVE },
+	{ "xsk", GEN_ENGINE_XSK },
+	{ "packet", GEN_ENGINE_PACKET },
+	{ NULL, 0 },
+};
+
 static const struct opt_choice family_choices[] = { { "4", 4 }, { "6", 6 }, { NULL, 0 } };
 static const struct opt_choice affinity_choices[] = { { "spread", 0 }, { "source", 1 }, { NULL, 0 } };
 
@@ -79,6 +87,15 @@ static const struct opt_spec gen_specs[] = {
 	  OPT_FIELD(struct gen_opts, src_mac), OPT_GIVEN(struct gen_opts, src_mac_set),
 	  .help = "source MAC (IFNAME's own)" },
 	{ .type = OPT_SECTION, .help = "How much and how fast:" },
+	{ .name = "engine", .type = OPT_ENUM, .choices = engine_choices, .dflt = "auto",
+	  OPT_FIELD(struct gen_opts, engine),
+	  .help = "how frames are sent:\n"
+		  "live: BPF_PROG_TEST_RUN live frames, redirected out of\n"
+		  "IFNAME by an XDP program (the fastest; some kernels refuse it)\n"
+		  "xsk: AF_XDP, one socket per thread on TX queues 0.., zero-copy\n"
+		  "where the driver offers it, else copy mode\n"
+		  "packet: AF_PACKET sockets, sendmmsg, the qdisc bypassed\n"
+		  "auto: the first of these that works here, said on stderr" },
 	{ .name = "count", .type = OPT_U64, .arg = "N", .min = 1, .max = UINT64_MAX / 2,
 	  .dflt = "1000000", OPT_FIELD(struct gen_opts, count), OPT_GIVEN(struct gen_opts, count_set),
 	  .help = "frames to send (unless --duration)" },
@@ -109,9 +126,11 @@ static const struct opt_verb gen_verb = {
 	.name = "gen",
 	.synopsis = "IFNAME [OPTIONS]",
 	.intro = "Send UDP frames out of IFNAME (e.g. the host end of a veth pair whose peer\n"
-		 "runs the limiter) as fast as BPF_PROG_TEST_RUN live frames go, or at --pps.\n"
-		 "A veth only delivers such frames if its peer has an XDP program (or GRO on);\n"
-		 "'sent' counts frames handed to IFNAME, not frames the peer received.\n",
+		 "runs the limiter) as fast as the engine goes, or at --pps.  Every engine\n"
+		 "sends the same frames: valid IPv4 header checksums (UDP checksum 0) or IPv6\n"
+		 "UDP checksums.  'sent' counts frames IFNAME's driver accepted; a frame it\n"
+		 "refused is sent again, not counted.  Live frames reach a veth peer only if\n"
+		 "it has an XDP program (or GRO on); socket engines' frames always do.\n",
 	.args = "an interface name",
 	.opts = gen_specs,
 };

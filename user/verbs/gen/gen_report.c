@@ -15,13 +15,16 @@ struct gen_report {
 	char sources_text[160];
 };
 
-static void print_report_json(const struct gen_opts *o, const struct gen_report *r, double pps,
+static void print_report_json(const struct gen_ctx *g, const struct gen_report *r, double pps,
 			      const char *good_first, const char *good_last)
 {
+	const struct gen_opts *o = &g->o;
 	struct json_writer w;
 
 	jsonw_init(&w, stdout);
 	jsonw_start_object(&w);
+	jsonw_string_field(&w, "engine", g->engine->name);
+	jsonw_string_field(&w, "engine_mode", g->engine_mode);
 	jsonw_string_field(&w, "dist", gen_dist_names[o->dist]);
 	jsonw_uint_field(&w, "family", o->family);
 	jsonw_uint_field(&w, "threads", o->threads);
@@ -34,6 +37,8 @@ static void print_report_json(const struct gen_opts *o, const struct gen_report 
 	jsonw_bool_field(&w, "distinct_exact", r->distinct_exact);
 	jsonw_uint_field(&w, "good_sent", r->good_sent);
 	jsonw_string_field(&w, "affinity", o->affinity_source ? "source" : "spread");
+	if (g->device_dropped_known)
+		jsonw_uint_field(&w, "device_tx_dropped", g->device_dropped);
 	if (o->dist == GEN_DIST_MIX) {
 		jsonw_uint_field(&w, "good_sources", o->good);
 		jsonw_string_field(&w, "good_first", good_first);
@@ -58,19 +63,24 @@ static void print_report_json(const struct gen_opts *o, const struct gen_report 
 	jsonw_end_object(&w);
 }
 
-static void print_report(const struct gen_opts *o, const struct gen_report *r,
+static void print_report(const struct gen_ctx *g, const struct gen_report *r,
 			 const char *good_first, const char *good_last)
 {
+	const struct gen_opts *o = &g->o;
 	double pps = r->seconds > 0 ? (double)r->sent / r->seconds : 0;
 
 	if (o->json) {
-		print_report_json(o, r, pps, good_first, good_last);
+		print_report_json(g, r, pps, good_first, good_last);
 		return;
 	}
 	printf("sent %llu IPv%u frames (%s) in %.3f s: %.2f Mpps, %u thread%s%s\n",
 	       (unsigned long long)r->sent, o->family, gen_dist_names[o->dist], r->seconds, pps / 1e6,
 	       o->threads, o->threads == 1 ? "" : "s",
 	       o->affinity_source ? ", each sending only the sources that hash to it" : "");
+	printf("engine: %s (%s)", g->engine->name, g->engine_mode);
+	if (g->device_dropped_known)
+		printf("; %s dropped %llu on transmit", o->ifname, (unsigned long long)g->device_dropped);
+	printf("\n");
 	printf("sources: %s\n", r->sources_text);
 	if (o->dist == GEN_DIST_MIX)
 		printf("well-behaved: %llu packets from %u sources %s .. %s (UDP source port %u), "
@@ -193,5 +203,5 @@ void gen_report(const struct gen_ctx *g)
 		source_text(&g->o.src_base.addr, g->o.heavy - 1, good_last, sizeof(good_last));
 	}
 	describe_sources(g, &rep);
-	print_report(&g->o, &rep, good_first, good_last);
+	print_report(g, &rep, good_first, good_last);
 }

@@ -1,21 +1,78 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* xdp-pacer gen: one sending thread per CPU, stopped at the count, the deadline or Ctrl-C. */
+/*
+ * xdp-pacer gen: the choice of engine, and one sending thread per CPU,
+ * stopped at the count, the deadline or Ctrl-C.
+ */
 #define _GNU_SOURCE /* CPU affinity */
 #include <errno.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
+#include <linux/if_link.h>
 #include "common.h"
 #include "gen.h"
-#include "gen.skel.h"
 #include "time_now.h"
 
-#define GEN_REPEAT_MAX 0x7fffffffULL /* runs per BPF_PROG_TEST_RUN call, at most */
+const char *const gen_engine_names[] = {
+	[GEN_ENGINE_AUTO] = "auto",
+	[GEN_ENGINE_LIVE] = "live",
+	[GEN_ENGINE_XSK] = "xsk",
+	[GEN_ENGINE_PACKET] = "packet",
+};
+
+/* In auto's order: the fastest first (docs/benchmark.md, the generator's engines). */
+static const struct gen_engine *const engines[GEN_ENGINE_MAX] = {
+	[GEN_ENGINE_LIVE] = &gen_engine_live,
+	[GEN_ENGINE_XSK] = &gen_engine_xsk,
+	[GEN_ENGINE_PACKET] = &gen_engine_packet,
+};
+
+int gen_open_engine(struct gen_ctx *g)
+{
+	char why[GEN_ENGINE_MAX][192] = {};
+	uint32_t id, first = g->o.engine, last = g->o.engine;
+
+	if (g->o.engine == GEN_ENGINE_AUTO) {
+		first = GEN_ENGINE_LIVE;
+		last = GEN_ENGINE_MAX - 1;
+	}
+	for (id = first; id <= last; id++) {
+		g->engine = engines[id];
+		g->engine_mode[0] = '\0';
+		if (!g->engine->open(g, why[id], sizeof(why[id])))
+			break;
+		g->engine->close(g);
+		g->engine = NULL;
+	}
+	if (g->o.engine != GEN_ENGINE_AUTO) {
+		if (!g->engine)
+			pr_err("gen --engine %s cannot send on %s: %s", gen_engine_names[first], g->o.ifname,
+			       why[first]);
+		return g->engine ? 0 : 1;
+	}
+	if (!g->engine) {
+		pr_err("gen: no engine can send on %s: live: %s; xsk: %s; packet: %s", g->o.ifname,
+		       why[GEN_ENGINE_LIVE], why[GEN_ENGINE_XSK], why[GEN_ENGINE_PACKET]);
+		return 1;
+	}
+	/* Once, on stderr: which engine auto took, and why not a faster one. */
+	if (id == GEN_ENGINE_LIVE)
+		fprintf(stderr, "xdp-pacer gen: engine live (%s)\n", g->engine_mode);
+	else if (id == GEN_ENGINE_XSK)
+		fprintf(stderr, "xdp-pacer gen: engine xsk (%s); not live: %s\n", g->engine_mode,
+			why[GEN_ENGINE_LIVE]);
+	else
+		fprintf(stderr, "xdp-pacer gen: engine packet (%s); not live: %s; not xsk: %s\n",
+			g->engine_mode, why[GEN_ENGINE_LIVE], why[GEN_ENGINE_XSK]);
+	return 0;
+}
 
 static volatile sig_atomic_t stop;
 
@@ -25,59 +82,40 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-struct gen_thread {
-	pthread_t tid;
-	int cpu, prog_fd, ifindex, err;
-	bool counted;              /* unpaced --count: exactly repeat_total runs */
-	uint64_t repeat_total;
-	const uint8_t *frame;
-	size_t len;
-	volatile int stop;         /* set by the main thread, then SIGUSR1 */
-	volatile int finished;
-};
-
 static void on_wakeup(int sig)
 {
-	(void)sig; /* only there to interrupt BPF_PROG_TEST_RUN with -EINTR */
+	(void)sig; /* only there to interrupt a blocking call (EINTR) */
 }
 
-/*
- * One long BPF_PROG_TEST_RUN per thread: each call pays tens of milliseconds of
- * set-up and tear-down (page pool, RCU grace period), so short calls would
- * halve the rate.  The program itself enforces quota and pace; the
- * main thread ends a call early with SIGUSR1 (-EINTR).
- */
-static void *gen_thread_main(void *arg)
+void gen_thread_fail(struct gen_thread *t, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	t->err = err ? err : -EIO;
+	va_start(ap, fmt);
+	vsnprintf(t->why, sizeof(t->why), fmt, ap);
+	va_end(ap);
+}
+
+/* Each thread: Ctrl-C is the main thread's; the CPU is its own; then the engine sends. */
+static void *thread_start(void *arg)
 {
 	struct gen_thread *t = arg;
-	uint64_t left = t->repeat_total;
 	sigset_t block;
 	cpu_set_t set;
+	int err;
 
-	/* Ctrl-C goes to the main thread, which stops the workers. */
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &block, NULL);
 	CPU_ZERO(&set);
 	CPU_SET(t->cpu, &set);
-	t->err = -pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-	while (!t->err && !t->stop && (!t->counted || left)) {
-		struct xdp_md ctx_in = { .data_end = (uint32_t)t->len,
-					 .ingress_ifindex = (uint32_t)t->ifindex };
-		uint64_t n = t->counted && left < GEN_REPEAT_MAX ? left : GEN_REPEAT_MAX;
-		LIBBPF_OPTS(bpf_test_run_opts, r, .data_in = t->frame,
-			    .data_size_in = (uint32_t)t->len, .ctx_in = &ctx_in,
-			    .ctx_size_in = sizeof(ctx_in), .repeat = (int)n,
-			    .flags = BPF_F_TEST_XDP_LIVE_FRAMES);
-		int err = bpf_prog_test_run_opts(t->prog_fd, &r);
-
-		if (err == -EINTR)
-			continue; /* t->stop says whether that was the end */
-		if (err)
-			t->err = err;
-		left -= t->counted ? n : 0;
-	}
+	err = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	if (err)
+		gen_thread_fail(t, -err, "cannot run on CPU %d: %s", t->cpu, strerror(err));
+	else
+		t->g->engine->send(t);
 	t->finished = 1;
 	return NULL;
 }
@@ -88,7 +126,7 @@ static void handle_signals(void)
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	sa.sa_handler = on_wakeup; /* no SA_RESTART: the syscall must return */
+	sa.sa_handler = on_wakeup; /* no SA_RESTART: the blocking call must return */
 	sigaction(SIGUSR1, &sa, NULL);
 }
 
@@ -101,15 +139,10 @@ static int start_threads(struct gen_ctx *g, struct gen_thread *threads, uint32_t
 	for (i = 0; i < g->o.threads; i++) {
 		struct gen_thread *t = &threads[i];
 
+		t->g = g;
+		t->index = i;
 		t->cpu = g->cpus[i];
-		t->prog_fd = bpf_program__fd(g->skel->progs.xdp_gen);
-		t->frame = g->frame;
-		t->len = g->len;
-		t->ifindex = g->ifindex;
-		/* Unpaced with a count: the runs are the frames; otherwise run until told. */
-		t->counted = !g->o.duration_ns && !g->o.rate;
-		t->repeat_total = t->counted ? g->states[g->cpus[i]].quota : 0;
-		err = pthread_create(&t->tid, NULL, gen_thread_main, t);
+		err = pthread_create(&t->tid, NULL, thread_start, t);
 		if (err) {
 			pr_err("cannot start generator thread %u: %s", i, strerror(err));
 			*started = i;
@@ -120,21 +153,7 @@ static int start_threads(struct gen_ctx *g, struct gen_thread *threads, uint32_t
 	return 0;
 }
 
-/* Paced with a count: whether every CPU has sent its quota (the program counts). */
-static bool quota_met(struct gen_ctx *g)
-{
-	uint32_t i, zero = 0;
-	bool met = true;
-
-	if (g->o.duration_ns || !g->o.rate ||
-	    bpf_map_lookup_elem(bpf_map__fd(g->skel->maps.gen_state), &zero, g->states))
-		return false;
-	for (i = 0; i < g->o.threads; i++)
-		met &= g->states[g->cpus[i]].sent >= g->states[g->cpus[i]].quota;
-	return met;
-}
-
-/* Stop the workers at the deadline, at their quota, or on Ctrl-C; then join them. */
+/* Stop the workers at the deadline, at their quota, on Ctrl-C or a failure; then join them. */
 static void supervise(struct gen_ctx *g, struct gen_thread *threads, uint32_t n, bool failed,
 		      uint64_t t0)
 {
@@ -142,11 +161,15 @@ static void supervise(struct gen_ctx *g, struct gen_thread *threads, uint32_t n,
 	uint32_t i, running;
 
 	for (;;) {
-		for (i = 0, running = 0; i < n; i++)
+		bool one_failed = false;
+
+		for (i = 0, running = 0; i < n; i++) {
 			running += !threads[i].finished;
+			one_failed |= threads[i].err != 0;
+		}
 		if (!running)
 			break;
-		if (stop || failed || quota_met(g) ||
+		if (stop || failed || one_failed || (g->engine->done && g->engine->done(g)) ||
 		    (g->o.duration_ns && mono_ns() - t0 >= g->o.duration_ns)) {
 			for (i = 0; i < n; i++) {
 				threads[i].stop = 1;
@@ -160,58 +183,37 @@ static void supervise(struct gen_ctx *g, struct gen_thread *threads, uint32_t n,
 		pthread_join(threads[i].tid, NULL);
 }
 
-/* A thread's error, or the counters could not be read: 1 after saying so. */
-static int collect_heavy(struct gen_ctx *g);
-
-static int collect(struct gen_ctx *g, const struct gen_thread *threads)
+/*
+ * The device's own count of frames it dropped on transmit (tx_dropped,
+ * from the kernel's link statistics in this network namespace): false
+ * where it cannot be read.
+ */
+static bool device_tx_dropped(const char *ifname, uint64_t *dropped)
 {
-	uint32_t i, zero = 0;
-	char eb[128];
+	struct ifaddrs *all, *a;
+	bool found = false;
 
-	for (i = 0; i < g->o.threads; i++) {
-		if (threads[i].err) {
-			pr_err("BPF_PROG_TEST_RUN (live frames) into %s on CPU %d failed: %s", g->o.ifname,
-			       threads[i].cpu, err_str(threads[i].err, eb, sizeof(eb)));
-			return 1;
+	if (getifaddrs(&all))
+		return false;
+	for (a = all; a; a = a->ifa_next) {
+		if (a->ifa_addr && a->ifa_addr->sa_family == AF_PACKET && a->ifa_data &&
+		    !strcmp(a->ifa_name, ifname)) {
+			*dropped = ((const struct rtnl_link_stats *)a->ifa_data)->tx_dropped;
+			found = true;
+			break;
 		}
 	}
-	if (bpf_map_lookup_elem(bpf_map__fd(g->skel->maps.gen_state), &zero, g->states)) {
-		pr_err("cannot read the generator's counters: %s", err_str(-errno, eb, sizeof(eb)));
-		return 1;
-	}
-	return g->o.dist == GEN_DIST_HEAVY ? collect_heavy(g) : 0;
-}
-
-/* heavy: each heavy source's frames, summed over the CPUs. */
-static int collect_heavy(struct gen_ctx *g)
-{
-	uint64_t *v = calloc(g->ncpus_possible, sizeof(*v));
-	char eb[128];
-	uint32_t k, c;
-
-	if (!v) {
-		pr_err("out of memory");
-		return 1;
-	}
-	for (k = 0; k < g->o.heavy; k++) {
-		if (bpf_map_lookup_elem(bpf_map__fd(g->skel->maps.gen_heavy_sent), &k, v)) {
-			pr_err("cannot read the heavy sources' counters: %s", err_str(-errno, eb, sizeof(eb)));
-			free(v);
-			return 1;
-		}
-		g->heavy_sent[k] = 0;
-		for (c = 0; c < g->ncpus_possible; c++)
-			g->heavy_sent[k] += v[c];
-	}
-	free(v);
-	return 0;
+	freeifaddrs(all);
+	return found;
 }
 
 int gen_run(struct gen_ctx *g)
 {
 	struct gen_thread *threads = calloc(g->o.threads, sizeof(*threads));
-	uint32_t started = 0;
-	uint64_t t0;
+	uint64_t t0, drop0 = 0, drop1 = 0;
+	uint32_t started = 0, i;
+	char eb[128];
+	bool drops;
 	int err;
 
 	if (!threads) {
@@ -219,12 +221,25 @@ int gen_run(struct gen_ctx *g)
 		return 1;
 	}
 	handle_signals();
+	drops = device_tx_dropped(g->o.ifname, &drop0);
 	t0 = mono_ns();
 	err = start_threads(g, threads, &started);
 	supervise(g, threads, started, err != 0, t0);
 	g->elapsed_ns = mono_ns() - t0;
+	if (drops && device_tx_dropped(g->o.ifname, &drop1)) {
+		g->device_dropped = (uint32_t)(drop1 - drop0); /* 32-bit counters */
+		g->device_dropped_known = true;
+	}
+	for (i = 0; !err && i < started; i++) {
+		if (threads[i].err) {
+			pr_err("gen --engine %s on %s, CPU %d: %s%s%s", g->engine->name, g->o.ifname,
+			       threads[i].cpu, threads[i].why, threads[i].why[0] ? ": " : "",
+			       err_str(threads[i].err, eb, sizeof(eb)));
+			err = 1;
+		}
+	}
 	if (!err)
-		err = collect(g, threads);
+		err = g->engine->collect(g);
 	free(threads);
 	return err ? 1 : 0;
 }

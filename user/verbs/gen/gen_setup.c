@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* xdp-pacer gen: the program's parameters, frame template, Zipf table and per-CPU shares. */
+/* xdp-pacer gen: the frame's parameters and template, the Zipf table and each sender's share. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,12 +8,10 @@
 #include <net/if.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
+#include <bpf/libbpf.h> /* libbpf_num_possible_cpus */
 #include "common.h"
 #include "frame.h"
 #include "gen.h"
-#include "gen.skel.h"
 
 static int iface_mac(const char *ifname, uint8_t mac[6])
 {
@@ -83,26 +81,13 @@ static void set_params(struct gen_ctx *g, struct gen_params *p)
 	build_template(g, p);
 }
 
-static int fill_zipf(struct gen_ctx *g)
+static int build_zipf(struct gen_ctx *g)
 {
-	uint32_t nslots = 1u << GEN_ZIPF_SLOTS_LOG2, *keys, i;
-	LIBBPF_OPTS(bpf_map_batch_opts, bo);
-	char eb[128];
-	int err = zipf_build(&g->z, g->o.sources, g->o.zipf);
-
-	keys = malloc(sizeof(*keys) * nslots);
-	if (err || !keys) {
-		free(keys);
+	if (zipf_build(&g->z, g->o.sources, g->o.zipf)) {
 		pr_err("cannot build the Zipf table: out of memory");
 		return 1;
 	}
-	for (i = 0; i < nslots; i++)
-		keys[i] = i;
-	err = bpf_map_update_batch(bpf_map__fd(g->skel->maps.gen_zipf), keys, g->z.slots, &nslots, &bo);
-	free(keys);
-	if (err)
-		pr_err("cannot fill the Zipf table: %s", err_str(err, eb, sizeof(eb)));
-	return err ? 1 : 0;
+	return 0;
 }
 
 /* Thread i's share of the frames, the rate and the sources. */
@@ -136,7 +121,7 @@ static void cpu_share(const struct gen_opts *o, uint32_t i, struct gen_cpu_state
 /* Each thread's CPU gets its share of the structured and well-behaved sources. */
 static int fill_shares(struct gen_ctx *g)
 {
-	uint32_t i, zero = 0;
+	uint32_t i;
 	char eb[128];
 	int n = libbpf_num_possible_cpus();
 
@@ -157,39 +142,23 @@ static int fill_shares(struct gen_ctx *g)
 		}
 		cpu_share(&g->o, i, &g->states[g->cpus[i]]);
 	}
-	if (bpf_map_update_elem(bpf_map__fd(g->skel->maps.gen_state), &zero, g->states, 0)) {
-		pr_err("cannot set the per-CPU source shares: %s", err_str(-errno, eb, sizeof(eb)));
-		return 1;
-	}
 	return 0;
 }
 
 int gen_setup(struct gen_ctx *g)
 {
-	char eb[128];
-	int err;
-
 	if (ifname_to_index(g->o.ifname, &g->ifindex))
 		return 1;
-	g->skel = gen_bpf__open();
-	if (!g->skel) {
-		pr_err("cannot open the generator object: %s", err_str(-errno, eb, sizeof(eb)));
-		return 1;
-	}
-	set_params(g, (struct gen_params *)&g->skel->rodata->gen_params);
-	err = gen_bpf__load(g->skel);
-	if (err) {
-		pr_err("cannot load the generator: %s", err_str(err, eb, sizeof(eb)));
-		return 1;
-	}
-	if (g->o.dist == GEN_DIST_ZIPF && fill_zipf(g))
+	set_params(g, &g->params);
+	if (g->o.dist == GEN_DIST_ZIPF && build_zipf(g))
 		return 1;
 	return fill_shares(g);
 }
 
 void gen_teardown(struct gen_ctx *g)
 {
+	if (g->engine)
+		g->engine->close(g);
 	zipf_free(&g->z);
 	free(g->states);
-	gen_bpf__destroy(g->skel);
 }
