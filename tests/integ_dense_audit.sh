@@ -57,8 +57,10 @@ check "status names the dense table and its entries" grep -q "dense (fixed at lo
 sent=$(send 10.214.1.1 10)
 check "sent 10 frames from 10 sources" test "$sent" = 10
 q=$(rx "$CLI" query "$IF_RX" 10.214.1.3 --json)
-check "query: a source that sent is fresh (age 0 or 1 ticks)" \
-	python3 -c "import json,sys; d=json.loads(sys.argv[1]); assert d['age_ticks'] in (0, 1) and d['would_drop'], d" "$q"
+# Fresh: a tick is 67 ms here; a loaded machine may take a tick or two
+# between the send and the query, far from the 2 s interval's 31.
+check "query: a source that sent is fresh (age 0 to 3 ticks)" \
+	python3 -c "import json,sys; d=json.loads(sys.argv[1]); assert 0 <= d['age_ticks'] <= 3 and d['would_drop'], d" "$q"
 q=$(rx "$CLI" query "$IF_RX" 10.214.9.9 --json)
 check "query: a source never seen has no age" \
 	python3 -c "import json,sys; d=json.loads(sys.argv[1]); assert d['age_ticks'] == -1 and not d['would_drop'], d" "$q"

@@ -195,8 +195,11 @@ for rate in 50/1s 10/1s 5/100ms; do
 	rx "$CLI" analyze "$WORK/flood.xpr" --json >"$WORK/a.json" 2>"$WORK/a.err"
 	got=$(j 'd["audit"]["passes"]') want=$(j 'd["audit"]["exact_gcra_passes"]')
 	echo "    table --rate $rate: $(j 'd["audit"]["packets"]') packets, $got admitted, exact GCRA $want"
-	check "table --rate $rate: admitted $got within 1 % of the exact GCRA's $want, not above" \
-		test "$got" -le "$want" -a $((100 * got)) -ge $((99 * want))
+	# Within 1 %, or one admission where 1 % is less (10/1s: 40 admissions):
+	# the table keeps whole ticks, and where the arrivals fall against tick
+	# boundaries decides whether the last one of the run is due.
+	check "table --rate $rate: admitted $got within 1 % (or 1) of the exact GCRA's $want, not above" \
+		test "$got" -le "$want" -a \( $((100 * got)) -ge $((99 * want)) -o "$got" -ge $((want - 1)) \)
 	check "... no false pass" test "$(j 'd["audit"]["false_passes"]')" = 0
 	rx "$CLI" unload "$IF_RX" >/dev/null
 done
