@@ -7,7 +7,9 @@
 # order and unloads alone (where libxdp has no dispatcher, as on this
 # machine's kernel, load refuses beside it, saying why).  On Debian 11's
 # 5.10, older than the minimum, load refuses in one line.  The guest side
-# is tests/qemu_guest.sh.  Prints each kernel's processed instruction
+# is tests/qemu_guest.sh, which also sends with each of the generator's
+# engines (live frames must work on Debian's kernels; on this machine's,
+# live may be refused and auto then takes AF_XDP).  Prints each kernel's processed instruction
 # counts (scripts/verifier-report.sh tabulates them).
 #   QEMU_KERNELS="6.1 6.12 5.10" (default) picks the kernels.
 # A kernel is skipped, with the reason, only when it cannot be booted here
@@ -38,8 +40,9 @@ for series in $kernels; do
 	logs[$series]=$(mktemp)
 	mode="test"
 	[ "$series" = 5.10 ] && mode=too-old # older than the minimum: load must refuse it
-	# Debian's own kernels run libxdp's dispatcher: the chain with xdp-filter must work there.
-	scripts/qemu-boot.sh "$series" tests/qemu_guest.sh "$mode" dispatcher >"${logs[$series]}" 2>&1 &
+	# Debian's own kernels run libxdp's dispatcher: the chain with xdp-filter must work there;
+	# and allow the generator's live frames.
+	scripts/qemu-boot.sh "$series" tests/qemu_guest.sh "$mode" dispatcher live >"${logs[$series]}" 2>&1 &
 	pids[$series]=$!
 done
 for series in $kernels; do
@@ -48,7 +51,7 @@ for series in $kernels; do
 	rc=$?
 	mode="test"
 	[ "$series" = 5.10 ] && mode=too-old
-	guest_rerun "Linux $series" "$log" "$rc" scripts/qemu-boot.sh "$series" tests/qemu_guest.sh "$mode" dispatcher
+	guest_rerun "Linux $series" "$log" "$rc" scripts/qemu-boot.sh "$series" tests/qemu_guest.sh "$mode" dispatcher live
 	rc=$?
 	if [ "$rc" -eq 77 ]; then
 		echo "skipped Linux $series: $(grep -m1 '^SKIP' "$log" | sed 's/^SKIP: //')"

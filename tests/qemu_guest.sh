@@ -6,11 +6,13 @@
 # `ip link set dev X xdp obj`.  Prints "insns CONFIG N" (the verifier's
 # processed instructions) per configuration and the closing
 # "N passed, N failed" line.
-#   guest.sh [report|too-old] [dispatcher]   report: only load and print the
-#   instruction counts; too-old: a kernel older than the minimum, where load
-#   must refuse in one line naming it and leave nothing attached;
+#   guest.sh [report|too-old] [dispatcher] [live]   report: only load and
+#   print the instruction counts; too-old: a kernel older than the minimum,
+#   where load must refuse in one line naming it and leave nothing attached;
 #   dispatcher: libxdp's dispatcher must work here (the chain with
-#   xdp-filter is tested; without it, only load's refusal beside it)
+#   xdp-filter is tested; without it, only load's refusal beside it);
+#   live: the generator's live-frames engine must work here (without it,
+#   live may be refused, saying so)
 # PACER_DIR holds configs, xdp_pacer.bpf.o and unit (the systemd unit's
 # source, dist/xdp-pacer@.service.in) (default /pacer); xdp-pacer,
 # send_frames and xdp-filter come from PATH.
@@ -18,6 +20,7 @@ IP=${IP:-/sbin/ip} # busybox's sh would run its own ip applet for a bare "ip"
 PACER_DIR=${PACER_DIR:-/pacer}
 mode=${1:-test}
 chain_need=${2:-}
+gen_need=${3:-}
 n_pass=0
 n_fail=0
 tmp=$(mktemp -d)
@@ -299,6 +302,53 @@ chain_tests() {
 	fi
 }
 
+# The generator's engines (xdp-pacer gen), IPv4 and IPv6: each sends as many
+# frames as the limiter on v1 sees, and says so.  Where $gen_need is "live"
+# (Debian's kernels allow BPF_PROG_TEST_RUN live frames) the live engine
+# must work and auto must pick it; elsewhere live may be refused (exit 1,
+# naming live frames) and auto then takes AF_XDP.
+gen_tests() {
+	local e fam j rc sent seen0 seen1 want_auto
+	if ! xdp-pacer load v1 --placement shared --interval 60s >"$tmp/load.out" 2>&1; then
+		not_ok "gen: load failed: $(grep -m1 '^xdp-pacer' "$tmp/load.out")"
+		return
+	fi
+	want_auto=live
+	for e in live xsk packet; do
+		for fam in 4 6; do
+			seen0=$(stat_of seen)
+			j=$(taskset -c 0 xdp-pacer gen v0 --engine "$e" --family "$fam" --dist spoofed --count 3000 \
+				--dst-mac "$mac" --json 2>"$tmp/gen.err")
+			rc=$?
+			if [ "$rc" != 0 ] && [ "$e" = live ] && [ "$gen_need" != live ] &&
+				grep -q 'live frames' "$tmp/gen.err"; then
+				ok "gen --engine live: this kernel refuses live frames, and gen says so (exit $rc): $(head -1 "$tmp/gen.err")"
+				want_auto=xsk
+				break
+			fi
+			if [ "$rc" != 0 ]; then
+				not_ok "gen --engine $e --family $fam: exit $rc: $(head -1 "$tmp/gen.err")"
+				continue
+			fi
+			sent=$(echo "$j" | sed -n 's/.*"sent":\([0-9]*\).*/\1/p')
+			sleep 0.3
+			seen1=$(stat_of seen)
+			if [ "$sent" = 3000 ] && [ "$((seen1 - seen0))" = 3000 ] && echo "$j" | grep -q "\"engine\":\"$e\""; then
+				ok "gen --engine $e --family $fam: sent 3000, the limiter saw 3000"
+			else
+				not_ok "gen --engine $e --family $fam: sent '$sent', the limiter saw $((seen1 - seen0)): $j"
+			fi
+		done
+	done
+	taskset -c 0 xdp-pacer gen v0 --count 10 --dst-mac "$mac" >/dev/null 2>"$tmp/gen.err"
+	if grep -q "^xdp-pacer gen: engine $want_auto " "$tmp/gen.err"; then
+		ok "gen --engine auto takes $want_auto here, and says so: $(head -1 "$tmp/gen.err")"
+	else
+		not_ok "gen --engine auto: expected engine $want_auto: $(cat "$tmp/gen.err")"
+	fi
+	xdp-pacer unload v1 >/dev/null 2>&1
+}
+
 if [ "$mode" = too-old ]; then
 	xdp-pacer load v1 >"$tmp/load.out" 2>&1
 	rc=$?
@@ -395,6 +445,7 @@ if [ "$mode" = test ]; then
 	else
 		not_ok "ip link set dev v1 xdp obj ... sec xdp: $(grep -v '^$' "$tmp/ip.out" | tail -1)"
 	fi
+	gen_tests
 	t0=$(cut -d. -f1 /proc/uptime)
 	chain_tests
 	echo "chain-time $(($(cut -d. -f1 /proc/uptime) - t0)) s (the tests beside xdp-filter)"
