@@ -74,7 +74,7 @@ false drops from sketch collisions (never extra passes).
 TXT
 
 echo
-echo "== flood: xdp-pacer gen (XDP live frames): 5000 sources, as fast as this VM can, 2.5 s"
+echo "== flood: xdp-pacer gen: 5000 sources, as fast as this VM can, 2.5 s"
 # Pinned to one CPU, so a per-CPU sketch would see every packet too (on this veth
 # `load` picks shared: no RSS hash; see docs/design.md: per-CPU placement and RSS).
 before=$(rx "$CLI" stats "$IF_RX" --json)
@@ -85,7 +85,8 @@ python3 - "$before" "$after" "$g" <<'PY'
 import json, math, sys
 b, a, g = (json.loads(x) for x in sys.argv[1:4])
 seen = a["seen"] - b["seen"]; passed = a["passed"] - b["passed"]
-print(f"generator sent {g['sent']} frames in {g['seconds']:.2f} s ({g['pps'] / 1e6:.2f} Mpps)")
+print(f"generator sent {g['sent']} frames in {g['seconds']:.2f} s ({g['pps'] / 1e6:.2f} Mpps, "
+      f"engine {g['engine']}: {g['engine_mode']})")
 print(f"limiter saw {seen}, passed {passed} ({100 * passed / max(1, seen):.3f} %), "
       f"dropped {a['dropped_recent'] - b['dropped_recent']}")
 bound = 5000 * (math.floor(g["seconds"]) + 1)
