@@ -40,6 +40,9 @@ BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
 # Skeletons only for the objects the CLI embeds; the benchmark's are loaded by path.
 SKELS     := $(BUILD)/xdp_pacer.skel.h $(BUILD)/gen.skel.h
+# And the grace-period check's program (tests/grace_check.h), embedded in
+# prog_writers_race and in grace_probe, so the qemu guests need no file for it.
+TEST_SKELS := $(BUILD)/grace_probe.skel.h
 # libpacer.a: the pure userspace library (user/lib) and the offline analysis
 # behind `analyze` (user/analysis); the CLI and every test link it.
 LIB_SRCS  := $(wildcard user/lib/*.c)
@@ -103,7 +106,7 @@ LIBEXECDIR ?= $(PREFIX)/libexec
 
 all: bpf cli tests
 
-bpf: $(BPF_OBJS) $(SKELS)
+bpf: $(BPF_OBJS) $(SKELS) $(TEST_SKELS)
 cli: $(CLI)
 tests: $(UNIT_BINS) $(PROG_BINS) $(TOOL_BINS) $(SAN_BINS) $(FUZZ_BIN)
 
@@ -144,7 +147,7 @@ $(BUILD)/tests/%.o: tests/%.c | $(BUILD)/tests
 	$(Q)$(CC) $(ALL_INC) $(CPPFLAGS) -Itests $(XCFLAGS) -c $< -o $@
 
 # Only the BPF_PROG_TEST_RUN tests embed skeletons; unit tests build without clang.
-$(PROG_BINS:%=%.o): | $(SKELS)
+$(PROG_BINS:%=%.o): | $(SKELS) $(TEST_SKELS)
 
 $(BUILD)/tests/unit_%: $(BUILD)/tests/unit_%.o $(TEST_LIB_OBJS) $(LIB_A)
 	$(call msg,LINK,$@)
@@ -199,10 +202,11 @@ $(BUILD)/tests/tools/classes_fill: tests/tools/classes_fill.c $(LIB_A) | $(BUILD
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_INC) $(CPPFLAGS) $(XCFLAGS) -o $@ $< $(LIB_A) $(LIBS)
 
-# Times the grace period a class install waits (tests/qemu_guest.sh): libbpf.
-$(BUILD)/tests/tools/grace_probe: tests/tools/grace_probe.c $(LIB_A) | $(BUILD)/tests/tools
+# Whether a class install's wait outlasts a program in flight (tests/qemu_guest.sh):
+# its program's skeleton, tests/grace_check.h, libbpf.
+$(BUILD)/tests/tools/grace_probe: tests/tools/grace_probe.c $(LIB_A) | $(TEST_SKELS) $(BUILD)/tests/tools
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_INC) $(CPPFLAGS) $(XCFLAGS) -o $@ $< $(LIB_A) $(LIBS)
+	$(Q)$(CC) $(ALL_INC) $(CPPFLAGS) -Itests $(XCFLAGS) -o $@ $< $(LIB_A) $(LIBS) -lpthread
 
 # Runs a loaded program by BPF_PROG_TEST_RUN (scripts/bench-testrun.sh --sources): libbpf.
 $(BUILD)/tests/tools/testrun_sources: tests/tools/testrun_sources.c $(LIB_A) | $(BUILD)/tests/tools

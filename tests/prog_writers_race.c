@@ -43,6 +43,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "classes_map.h"
+#include "grace_check.h"
 #include "pacer_budget.h"
 #include "pacer_sketch.h"
 #include "pacer_place.h"
@@ -326,41 +327,59 @@ START_TEST(test_writers_race)
 }
 END_TEST
 
-static int cmp_u64(const void *a, const void *b)
+static int map_in_map_update(void *arg)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	(void)arg;
+	return pacer_wait_packets_in_flight();
+}
 
-	return x < y ? -1 : x > y;
+static int plain_update(void *arg)
+{
+	__u32 zero = 0, v = 1;
+
+	return bpf_map_update_elem(*(int *)arg, &zero, &v, BPF_ANY) ? -errno : 0;
 }
 
 /*
  * The kernel waits: a map-in-map update (pacer_wait_packets_in_flight)
- * returns after an RCU grace period, milliseconds, where a plain array
- * update returns in microseconds.  A kernel that stopped waiting would
- * leave the bank flip unguarded: this is where it shows.
+ * begun while an XDP program is in flight returns only after the program
+ * has returned, however short the grace period (tests/grace_check.h).  A
+ * kernel that stopped waiting would leave the bank flip unguarded: this
+ * is where it shows.  A plain array update, which does not wait, must
+ * return before the program's end first, or the check could not see one.
  */
 START_TEST(test_grace_period_waits)
 {
-	uint64_t wait[15], plain[15], t;
-	__u32 zero = 0, v = 1;
-	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "plain", 4, 4, 1, NULL), i;
+	struct grace_result plain, mim;
+	struct grace_probe_bpf *skel;
+	char err[160], line[2][256];
+	int fd, cpu[2], e;
 
-	ck_assert_int_ge(fd, 0);
-	for (i = 0; i < 15; i++) {
-		t = now_ns();
-		ck_assert_int_eq(pacer_wait_packets_in_flight(), 0);
-		wait[i] = now_ns() - t;
-		t = now_ns();
-		ck_assert_int_eq(bpf_map_update_elem(fd, &zero, &v, BPF_ANY), 0);
-		plain[i] = now_ns() - t;
+	if (grace_cpu_pair(cpu) < 2) {
+		printf("grace period: not checked: one CPU, where the program in flight and the update "
+		       "cannot run at once\n");
+		return;
 	}
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "plain", 4, 4, 1, NULL);
+	ck_assert_int_ge(fd, 0);
+	skel = grace_probe_bpf__open_and_load();
+	ck_assert_ptr_nonnull(skel);
+	e = grace_check(skel, plain_update, &fd, 3, 30, &plain, err, sizeof(err));
+	ck_assert_msg(!e, "plain update: %s", err);
+	grace_format(&plain, line[0], sizeof(line[0]));
+	e = grace_check(skel, map_in_map_update, NULL, 5, 30, &mim, err, sizeof(err));
+	ck_assert_msg(!e, "map-in-map update: %s", err);
+	grace_format(&mim, line[1], sizeof(line[1]));
+	grace_probe_bpf__destroy(skel);
 	close(fd);
-	qsort(wait, 15, sizeof(wait[0]), cmp_u64);
-	qsort(plain, 15, sizeof(plain[0]), cmp_u64);
-	printf("grace period: median %.3f ms (min %.3f), a plain update %.1f us\n", wait[7] / 1e6,
-	       wait[0] / 1e6, plain[7] / 1e3);
-	ck_assert_uint_ge(wait[0], 20 * plain[7]);
-	ck_assert_uint_ge(wait[0], 100000); /* 0.1 ms: no grace period is that short */
+	printf("grace period: a plain update: %s\ngrace period: a map-in-map update: %s\n", line[0], line[1]);
+	fflush(stdout); /* a failed assertion ends the test's process without flushing */
+	ck_assert_msg(plain.before > 0, "plain updates: %s: the check cannot see an update that does not wait",
+		      line[0]);
+	ck_assert_msg(!mim.before, "map-in-map updates: %s: %d returned while the program was in flight",
+		      line[1], mim.before);
+	ck_assert_msg(mim.after == 5, "map-in-map updates: %s: too few begun %.0f ms before the program's end",
+		      line[1], GRACE_LEAD_MIN_NS / 1e6);
 }
 END_TEST
 

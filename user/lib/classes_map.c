@@ -19,8 +19,10 @@
  * (kernel/bpf/syscall.c, maybe_wait_bpf_programs(), since 4.x), and XDP
  * programs run inside RCU read-side sections (NAPI's softirq, the generic
  * hook's rcu_read_lock, BPF_PROG_TEST_RUN's), so every run that began
- * before the update has ended when it returns.  The two maps are this
- * process's own, made on first use and kept for its lifetime.
+ * before the update has ended when it returns, however short the grace
+ * period (tens of microseconds when the kernel expedites it): that, not
+ * the wait's length, is what tests/grace_check.h checks.  The two maps are
+ * this process's own, made on first use and kept for its lifetime.
  */
 static int grace_outer_fd = -1, grace_inner_fd = -1;
 
