@@ -110,7 +110,7 @@ run_trafgen() { # round
 	out=$(tx timeout 120 taskset -c 0 trafgen --dev "$if_tx" --conf "$work/trafgen.cfg" --cpus 1 -n "$count" 2>&1)
 	after=$(ipv4)
 	# "    1 sec, 338961 usec on CPU0 (1000000 packets)": its time sending.
-	secs=$(sed -n 's/^ *\([0-9]*\) sec, \([0-9]*\) usec on CPU0.*/\1 \2/p' <<<"$out" | awk '{ printf "%.6f", $1 + $2 / 1e6 }')
+	secs=$(tr '\r' '\n' <<<"$out" | sed -n 's/^ *\([0-9]*\) sec, \([0-9]*\) usec on CPU0.*/\1 \2/p' | awk '{ printf "%.6f", $1 + $2 / 1e6 }')
 	[ -n "$secs" ] || { echo "bench-gen: trafgen said: $out" >&2; return 1; }
 	echo "trafgen $1 $(awk -v n="$count" -v s="$secs" 'BEGIN { printf "%d", n / s }') $count $((after - before))" >>"$work/runs"
 }

@@ -33,7 +33,7 @@
 
 #define XSK_FRAMES 2048 /* per thread; the TX and completion rings hold them all */
 #define XSK_FRAME_SIZE 2048
-#define XSK_BATCH 64
+#define XSK_BATCH 256
 #define XSK_KICKS 4           /* send calls per batch at most (copy mode sends 32 a call) */
 #define XSK_DRAIN_NS 200000000ULL /* at the end: how long to wait for completions */
 /*
@@ -43,7 +43,7 @@
 #ifndef XDP_MAX_TX_SKB_BUDGET
 #define XDP_MAX_TX_SKB_BUDGET 9
 #endif
-#define XSK_TX_BUDGET 256
+#define XSK_TX_BUDGET 512
 #define XSK_BIND_TRIES 100
 #define XSK_BIND_WAIT_US 10000
 
