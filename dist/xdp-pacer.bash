@@ -36,6 +36,7 @@ _xdp_pacer()
 		COMPREPLY=($(compgen -W "none \'NAME:" -- "$cur")); return ;;
 	--exempt|--deny) COMPREPLY=($(compgen -W "none" -- "$cur")); return ;;
 	--affinity) COMPREPLY=($(compgen -W "spread source" -- "$cur")); return ;;
+	--engine) COMPREPLY=($(compgen -W "auto live xsk packet" -- "$cur")); return ;;
 	--backend) COMPREPLY=($(compgen -W "sketch table dense" -- "$cur")); return ;;
 	--on-full) COMPREPLY=($(compgen -W "drop evict-oldest" -- "$cur")); return ;;
 	--arrivals) COMPREPLY=($(compgen -W "random paced" -- "$cur")); return ;;
@@ -75,7 +76,7 @@ _xdp_pacer()
 	stats) opts="--watch --count --format --json --output --help" ;;
 	query) opts="--class --dport --dst --json --help" ;;
 	model) opts="--sources --rows --width --layout --backend --arrivals --target-false-drop --json --help" ;;
-	gen) opts="--dist --sources --zipf --good --good-period --family --src-base --dst --dst-mac --src-mac --heavy --heavy-share --count --duration --pps --threads --affinity --json --help" ;;
+	gen) opts="--engine --dist --sources --zipf --good --good-period --family --src-base --dst --dst-mac --src-mac --heavy --heavy-share --count --duration --pps --threads --affinity --json --help" ;;
 	record) opts="--output --sample-sources --sample-packets --duration --count --csv --help" ;;
 	top) opts="--by --interval --prefix4 --prefix6 --class --rows --sample-packets --counters --json --once --help" ;;
 	events) opts="--hold --min-drops --max-rate --sample-packets --prefix4 --prefix6 --max-sources --duration --json --help" ;;

@@ -3,7 +3,8 @@
 
 Run through scripts/bench.sh (root): it owns the clean-up trap.  Two network
 namespaces joined by a veth pair with one queue per CPU; `xdp-pacer gen`
-(XDP live frames, one thread per CPU) sends from one side, each receiving
+(one thread per CPU, its engine auto: live frames where the kernel allows
+them, else AF_XDP; the report names it) sends from one side, each receiving
 program in turn is attached to the other.
 
   cost      run_time_ns / run_cnt of the receiving XDP program, from the
@@ -401,12 +402,17 @@ def map_memory(map_ids):
     return total, state
 
 
+GEN_ENGINES = set()  # which of gen's engines sent (auto: the first that works here)
+
+
 def gen(workload_args, seconds, threads, rate=None):
     args = [CLI, "gen", IF_TX, "--dst", DST, "--duration", f"{seconds}s", "--threads",
             str(threads), "--json"] + workload_args
     if rate:
         args += ["--pps", str(int(rate))]
-    return json.loads(sh(*args, ns=NS_TX).strip().splitlines()[-1])
+    out = json.loads(sh(*args, ns=NS_TX).strip().splitlines()[-1])
+    GEN_ENGINES.add(f"{out['engine']} ({out['engine_mode']})")
+    return out
 
 
 def referee_attach(base, n, min_gap_ns):
@@ -1124,6 +1130,10 @@ def main():
     results["memory_target"] = [memory_target(r) for r in results["paced"]
                                 if r["program"].startswith("table-")]
     results["wall_seconds"] = time.time() - t_start
+    # The engine decides how frames reach the receiver's XDP (live frames as
+    # xdp_frames, socket engines' through veth's skb path): compare ns/packet
+    # only within one run (docs/benchmark.md, Method).
+    results["generator"] = sorted(GEN_ENGINES)
     os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
     with open(a.out, "w") as f:
         json.dump(results, f, indent=1)
@@ -1131,11 +1141,13 @@ def main():
     m = results["machine"]
     if a.placement_only:
         print(f"\nxdp-pacer benchmark, placement rows: {m['cpu']}, {m['cpus']} CPUs, kernel "
-              f"{m['kernel']}; stats via {results['stats_via']}")
+              f"{m['kernel']}; gen engine {', '.join(results['generator']) or 'none'}; "
+              f"stats via {results['stats_via']}")
         print_placement(results["placement"])
         print(f"\nJSON: {a.out} ({results['wall_seconds']:.0f} s)")
         return 0
     print(f"\nxdp-pacer benchmark: {m['cpu']}, {m['cpus']} CPUs, kernel {m['kernel']}; "
+          f"frames from gen, engine {', '.join(results['generator']) or 'none'}; "
           f"median of {reps} interleaved rounds of {secs:g} s per cell (ratios: medians of "
           f"ratios within a round), {threads} generator threads, interval 1 s, "
           f"stats via {results['stats_via']}")
