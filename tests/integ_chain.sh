@@ -12,6 +12,7 @@
 . "$(dirname "$0")/lib.sh"
 WORK=$(mktemp -d)
 cleanup() {
+	stop_background
 	rx xdp-filter unload "$IF_RX" >/dev/null 2>&1
 	teardown_pair
 	rm -rf "$WORK"

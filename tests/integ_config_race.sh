@@ -12,6 +12,7 @@
 WORK=$(mktemp -d /tmp/xpv-confrace.XXXXXX)
 writer=
 cleanup() {
+	stop_background
 	[ -n "$writer" ] && kill "$writer" 2>/dev/null && wait "$writer" 2>/dev/null
 	teardown_pair
 	rm -rf "$WORK"

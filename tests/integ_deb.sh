@@ -10,6 +10,7 @@
 WORK=$(mktemp -d /tmp/xpd-deb.XXXXXX)
 INSTALLED=
 cleanup() {
+	stop_background
 	[ -n "$INSTALLED" ] && apt-get purge -y -qq -o DPkg::Lock::Timeout=300 xdp-pacer >/dev/null 2>&1
 	teardown_pair
 	rm -rf "$WORK"

@@ -11,7 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/.." || exit 1
 WORK=$(mktemp -d /tmp/xpi-docs.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
+trap 'stop_background; rm -rf "$WORK"' EXIT
 DOCS=(README.md docs/*.md)
 
 # --- every option the docs give a verb is one the verb takes ---

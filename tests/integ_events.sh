@@ -5,6 +5,7 @@
 # and a summary line that counts the rest; exit closes what is open.
 . "$(dirname "$0")/lib.sh"
 cleanup() {
+	stop_background
 	rm -rf "$WORK"
 	teardown_pair
 }

@@ -16,6 +16,7 @@ NS_A="xph-a-$$" NS_B="xph-b-$$" NS_C="xph-c-$$"
 SAME="xphs$$"; SAME=${SAME:0:15}   # the same interface name in A and B
 BG=
 cleanup() {
+	stop_background
 	[ -n "$BG" ] && kill $BG 2>/dev/null
 	for ns in "$NS_A" "$NS_B" "$NS_C"; do
 		[ -e "/run/netns/$ns" ] || continue

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/.." || exit 1
 WORK=$(mktemp -d /tmp/xpi-layout.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
+trap 'stop_background; rm -rf "$WORK"' EXIT
 
 loose=$(find user -maxdepth 1 -type f ! -name main.c -printf '%f ')
 check "user/ holds main.c and directories only${loose:+ (loose: $loose)}" test -z "$loose"

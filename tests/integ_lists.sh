@@ -10,7 +10,7 @@
 # its pid; status, stats and the exporter's text count both kinds.
 . "$(dirname "$0")/lib.sh"
 WORK=$(mktemp -d /tmp/xpr-lists.XXXXXX)
-trap 'kill $HOLDER 2>/dev/null; teardown_pair; rm -rf "$WORK"' EXIT
+trap 'teardown_pair; rm -rf "$WORK"' EXIT # the lock's holder too (stop_background)
 HOLDER=
 
 setup_pair xls || { echo "cannot create namespaces/veth"; exit 1; }
@@ -151,7 +151,9 @@ check "a writer gives up after --wait 1 ($(( (t1 - t0) / 1000000 )) ms), exit $R
 	bash -c '[ "$1" = 1 ] && [ "$2" -ge 900 ] && grep -q "pid $3 (flock -x" <<<"$4"' _ "$RC" $(( (t1 - t0) / 1000000 )) "$HOLDER" "$OUT"
 refused 1 'is changing this pacer' rx "$CLI" set "$IF_RX" --interval 2s --wait 0
 check "list is a reader: it does not wait" rx "$CLI" deny list "$IF_RX"
-( sleep 1; kill $HOLDER ) &
+# The holder's sleep ends in a second: flock then exits, letting the lock go
+# (killing flock would leave its sleep running on).
+( sleep 1; pkill -P "$HOLDER" ) &
 t0=$(date +%s%N)
 check "a writer waits for the holder, then writes" rx "$CLI" deny add "$IF_RX" 10.99.0.1 --wait 10
 t1=$(date +%s%N)

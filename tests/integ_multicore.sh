@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 MC=scripts/bench-multicore.sh
 work=$(mktemp -d /tmp/integ_multicore.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+trap 'stop_background; rm -rf "$work"' EXIT
 
 refused() { # pattern args...: exit 2 and the pattern on stderr, nothing measured
 	local pat=$1 err rc

@@ -9,6 +9,7 @@
 command -v nft >/dev/null || { echo "SKIP: nft is not installed (scripts/deps.sh installs nftables)"; exit 77; }
 WORK=$(mktemp -d /tmp/xpt-nft.XXXXXX)
 cleanup() {
+	stop_background
 	rx nft delete table netdev xdp_pacer_cmp 2>/dev/null
 	rm -rf "$WORK"
 	teardown_pair

@@ -11,6 +11,7 @@ WORK=$(mktemp -d /tmp/xpc-pcap.XXXXXX)
 CAP_PIDS=()
 cleanup() {
 	local p
+	stop_background
 	for p in "${CAP_PIDS[@]}"; do kill "$p" 2>/dev/null; done
 	teardown_pair
 	[ -n "${KEEP:-}" ] && echo "kept $WORK" || rm -rf "$WORK"

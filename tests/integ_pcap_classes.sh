@@ -8,7 +8,7 @@
 # file and line, nothing analysed.
 . "$(dirname "$0")/lib.sh"
 WORK=$(mktemp -d /tmp/xpc-pclass.XXXXXX)
-cleanup() { [ -n "${KEEP:-}" ] && echo "kept $WORK" || rm -rf "$WORK"; }
+cleanup() { stop_background; [ -n "${KEEP:-}" ] && echo "kept $WORK" || rm -rf "$WORK"; }
 trap cleanup EXIT
 
 # The capture: 2 s of traffic.  Frames of a source are 100 ms apart; the

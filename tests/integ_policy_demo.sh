@@ -17,7 +17,7 @@
 # once `set --config` switches it to enforce live under the same load.
 . "$(dirname "$0")/lib.sh"
 WORK=$(mktemp -d /tmp/xpd-policy.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
+trap 'stop_background; rm -rf "$WORK"' EXIT
 
 for tool in dnsperf iperf3; do
 	command -v "$tool" >/dev/null || { echo "FAIL - $tool is not installed: run sudo scripts/deps.sh"; exit 1; }

@@ -20,6 +20,19 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 . tests/lib.sh
 
+ns="qemu-host-$$" # this machine's kernel runs the guest script in it
+# The guests (qemu-boot.sh and its qemu) and the namespace go on every exit path.
+cleanup() {
+	local ino
+	stop_background
+	[ -e "/run/netns/$ns" ] || return 0
+	ino=$(stat -L -c %i "/run/netns/$ns")
+	ip netns del "$ns"
+	# Its pins and the writer locks the CLI made in it.
+	rm -rf "/sys/fs/bpf/xdp-pacer/netns-$ino" "/run/xdp-pacer/netns-$ino."*.lock
+}
+trap cleanup EXIT
+
 ran=0
 tally_kernel() { # label log rc
 	guest_tally "$@"
@@ -63,7 +76,6 @@ for series in $kernels; do
 done
 
 # This machine's kernel: the same script in a namespace of its own.
-ns="qemu-host-$$"
 if ip netns add "$ns"; then
 	log=$(mktemp)
 	dir=$(mktemp -d)
@@ -72,10 +84,8 @@ if ip netns add "$ns"; then
 		PATH="$PWD/$BUILD:$PWD/$BUILD/tests/tools:$PATH" sh tests/qemu_guest.sh >"$log" 2>&1
 	rc=$?
 	tally_kernel "Linux $(uname -r) (this machine)" "$log" "$rc"
-	ino=$(stat -L -c %i "/run/netns/$ns")
-	ip netns del "$ns"
-	# Its pins and the writer locks the CLI made in it.
-	rm -rf "/sys/fs/bpf/xdp-pacer/netns-$ino" "/run/xdp-pacer/netns-$ino."*.lock "$dir" "$log"
+	cleanup
+	rm -rf "$dir" "$log"
 else
 	not_ok "cannot create a network namespace"
 fi

@@ -21,6 +21,7 @@ SECS=${XDP_PACER_RACE_SECONDS:-20}
 PIDS=()
 cleanup() {
 	local p
+	stop_background
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
 	teardown_pair
@@ -78,7 +79,9 @@ check "A's and B's states differ (the check can tell them apart)" bash -c "! cmp
 check "set --config A" rx "$CLI" set "$IF_RX" --config "$WORK/A.conf"
 
 PORT=$((20000 + $$ % 20000))
-rx "$CLI" exporter --listen "127.0.0.1:$PORT" >"$WORK/exp.out" 2>"$WORK/exp.err" &
+# nsenter, not rx: rx in the background is a subshell, and $! would be that
+# subshell's PID, not the exporter's (killing it left the exporter running).
+nsenter --net="/run/netns/$NS_RX" "$CLI" exporter --listen "127.0.0.1:$PORT" >"$WORK/exp.out" 2>"$WORK/exp.err" &
 EXP=$!
 PIDS+=("$EXP")
 for _ in $(seq 50); do grep -q serving "$WORK/exp.out" && break; sleep 0.1; done
@@ -207,5 +210,6 @@ check "no packet of the flood's denied sources passed as exempt (exempt_passed $
 seen=$(stat_of seen)
 check "no map error under the race ($(stat_of map_error))" test "$(stat_of map_error)" = 0
 kill "$EXP" 2>/dev/null
+wait "$EXP" 2>/dev/null
 check "unload" rx "$CLI" unload "$IF_RX"
 finish

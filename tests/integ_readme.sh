@@ -8,6 +8,7 @@
 cd "$(dirname "$0")/.." || exit 1
 WORK=$(mktemp -d /tmp/xpi-readme.XXXXXX)
 cleanup() {
+	stop_background
 	rx "$CLI" unload "$IF_RX" >/dev/null 2>&1
 	teardown_pair
 	rm -rf "$WORK"

@@ -11,6 +11,7 @@
 WORK=$(mktemp -d /tmp/xpr-record.XXXXXX)
 REC_PID=
 cleanup() {
+	stop_background
 	[ -n "$REC_PID" ] && kill "$REC_PID" 2>/dev/null
 	mountpoint -q "$WORK/full" && umount "$WORK/full"
 	teardown_pair

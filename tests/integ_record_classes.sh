@@ -12,6 +12,7 @@
 WORK=$(mktemp -d /tmp/xpr-rclass.XXXXXX)
 REC_PID=
 cleanup() {
+	stop_background
 	[ -n "$REC_PID" ] && kill "$REC_PID" 2>/dev/null
 	teardown_pair
 	[ -n "${KEEP:-}" ] && echo "kept $WORK" || rm -rf "$WORK"

@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.." || exit 1
 . tests/lib.sh
 
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+trap 'stop_background; rm -f "$log"' EXIT
 series=${SYSTEMD_KERNEL:-6.1}
 QEMU_INIT=systemd scripts/qemu-boot.sh "$series" tests/qemu_systemd.sh >"$log" 2>&1
 rc=$?

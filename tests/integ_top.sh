@@ -6,6 +6,7 @@
 # text table, --class, the sampling lock and that sampling is put back.
 . "$(dirname "$0")/lib.sh"
 cleanup() {
+	stop_background
 	rm -rf "$WORK"
 	teardown_pair
 }

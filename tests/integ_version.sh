@@ -14,7 +14,7 @@ check "--help lists --version" bash -c "'$CLI' --help | grep -q -- '--version'"
 check "status starts with the version, also with nothing attached here" \
 	bash -c "unshare --net '$CLI' status | head -1 | grep -qx 'xdp-pacer $want (datapath ABI [0-9]*)'"
 WORK=$(mktemp -d /tmp/xpv-version.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
+trap 'stop_background; rm -rf "$WORK"' EXIT
 "$BUILD/tests/tools/synth_record" "$WORK/r.xpr" spoofed 2000 1000 >/dev/null
 check "analyze names the release that wrote a recording" \
 	bash -c "'$CLI' analyze '$WORK/r.xpr' | head -1 | grep -q '(format 1.3, written by xdp-pacer $want)'"

@@ -13,6 +13,46 @@ SEND="taskset -c 0 $BUILD/tests/tools/send_frames"
 n_pass=0
 n_fail=0
 
+# Every process this script starts carries XDP_PACER_TEST_ID in its
+# environment: tests/run.sh's token for the test, if run by it, extended by
+# this script's own ("PID.TIME": unique even after the PID is reused), and
+# keeps it through setsid and double forks.  stop_background stops those
+# still running: background jobs and their children, readers, exporters,
+# daemons, captures, guests.  Every test's EXIT trap calls it, first, so
+# they stop on every exit path, failures included (teardown_pair and
+# exporter_cleanup call it; a trap without them calls it itself).  What a
+# script left anyway (killed with SIGKILL, a trap that did not run)
+# tests/run.sh finds by the same token and fails the test for.
+export XDP_PACER_TEST_ID="${XDP_PACER_TEST_ID:+$XDP_PACER_TEST_ID/}$$.${EPOCHREALTIME//[!0-9]/}"
+own_procs() { # the PIDs of the processes this script started that still run
+	local f pid stat self=" " p=$BASHPID
+	# Not the shells asking: this one, its parents up to the script's.
+	while [ "${p:-1}" -gt 1 ]; do
+		self+="$p "
+		[ "$p" = $$ ] && break
+		read -r stat <"/proc/$p/stat" || break
+		stat=${stat##*) }; stat=${stat#* }; p=${stat%% *} # the parent's PID
+	done
+	# grep without the token: its own /proc/PID/environ is among those it reads.
+	for f in $(XDP_PACER_TEST_ID= grep -lszE "^XDP_PACER_TEST_ID=${XDP_PACER_TEST_ID//./\\.}(/.*)?\$" /proc/[0-9]*/environ); do
+		pid=${f#/proc/}; pid=${pid%/environ}
+		[[ $self == *" $pid "* ]] || echo "$pid"
+	done
+}
+stop_background() { # TERM (and CONT) to each, 2 s to exit, then KILL
+	local pids i
+	pids=$(own_procs)
+	[ -n "$pids" ] || return 0
+	kill -TERM $pids 2>/dev/null; kill -CONT $pids 2>/dev/null
+	for i in $(seq 40); do
+		sleep 0.05
+		pids=$(own_procs)
+		[ -n "$pids" ] || return 0
+	done
+	kill -KILL $pids 2>/dev/null
+	for i in $(seq 20); do [ -n "$(own_procs)" ] || return 0; sleep 0.05; done
+}
+
 ok() { n_pass=$((n_pass + 1)); echo "ok   - $*"; }
 not_ok() { n_fail=$((n_fail + 1)); echo "FAIL - $*"; }
 check() { # description, command...
@@ -73,8 +113,9 @@ reader_stop() {
 	return $rc
 }
 
-teardown_pair() {
+teardown_pair() { # the script's background processes, then its pair
 	local ns ino
+	stop_background
 	[ -n "$READER_PID" ] && kill "$READER_PID" 2>/dev/null && wait "$READER_PID" 2>/dev/null
 	if [ -n "${NS_RX:-}" ] && [ -e "/run/netns/$NS_RX" ]; then
 		local pins; pins=$(pins_of "$NS_RX" "${IF_RX:-none}")
@@ -141,11 +182,12 @@ require_xdp_veth() {
 }
 
 # An exporter a test runs in the background ($EXP_PID; integ_exporter.sh,
-# integ_metrics.sh).  exporter_cleanup is their EXIT trap: the exporter,
-# the pair and $WORK go.
+# integ_metrics.sh).  exporter_cleanup is their EXIT trap: the exporter and
+# every other background process (stop_background, in teardown_pair: TERM,
+# then KILL if it has not exited within 2 s; no wait without end for one
+# that hangs), the pair and $WORK go.
 EXP_PID=
 exporter_cleanup() {
-	[ -n "$EXP_PID" ] && kill "$EXP_PID" 2>/dev/null && wait "$EXP_PID" 2>/dev/null
 	teardown_pair
 	rm -rf "$WORK"
 }
