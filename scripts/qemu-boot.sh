@@ -63,7 +63,8 @@ add_bin() { # path [dest dir]
 add_bin "$BUILD/xdp-pacer" /pacer
 add_bin "$BUILD/tests/tools/send_frames" /pacer
 add_bin "$BUILD/tests/tools/grace_probe" /pacer
-add_bin "$(command -v ip)" /sbin
+# The real ip, not tests/run.sh's wrapper in PATH that notes the namespaces a test makes.
+add_bin "${XDP_PACER_REAL_IP:-$(command -v ip)}" /sbin
 cp "$BUILD/xdp_pacer.bpf.o" "$root/pacer/"
 # libxdp's dispatcher, and xdp-filter (xdp-tools) with its programs: the
 # neighbour the chain test loads beside the limiter.  Where libxdp looks for
