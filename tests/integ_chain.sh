@@ -75,7 +75,7 @@ check "status --json without IFNAME lists it" grep -q "\"ifname\":\"$IF_RX\"" <<
 out=$(rx "$CLI" load "$IF_RX" 2>&1)
 rc=$?
 check "a second limiter on the interface: refused (exit 1)" test "$rc" = 1
-check "... naming the one there" grep -q "$IF_RX already has xdp-pacer attached (program id $id.*); one limiter per interface: run 'xdp-pacer unload $IF_RX' first" <<<"$out"
+check "... naming the one there" grep -q "$IF_RX already has xdp-pacer attached (program id $id.*); one limiter per interface: 'xdp-pacer load $IF_RX --replace ...' puts a new one in its place, keeping its state, or run 'xdp-pacer unload $IF_RX' first" <<<"$out"
 check "... which stays" test "$(attached)" = "$id xdp_pacer"
 rx "$CLI" unload "$IF_RX" >/dev/null
 

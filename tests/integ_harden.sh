@@ -137,11 +137,16 @@ check "status says sampling off" grep -q "sampling: off" <<<"$(rx "$CLI" status 
 rx "$CLI" set "$IF_RX" --sample-sources 1/4 >/dev/null
 check "status says packet sampling off" grep -q "sampling: sources 1/4, packets off" <<<"$(rx "$CLI" status "$IF_RX")"
 rx "$CLI" set "$IF_RX" --sample-sources off >/dev/null
-PROG_ID=$(rx "$CLI" status "$IF_RX" | sed -n 's/.*program id \([0-9]*\),.*/\1/p' | head -1)
-LOCK=/run/xdp-pacer-sample.prog$PROG_ID.lock
-rx "$CLI" record "$IF_RX" -o "$WORK/r.xpr" --duration 300ms >/dev/null 2>&1
+# The sampling lock is named after the ring (which a replace keeps), by its map id.
+RING_ID=$(bpftool map show pinned "$(pins_of "$NS_RX" "$IF_RX")/events" | sed -n '1s/^\([0-9]*\):.*/\1/p')
+LOCK=/run/xdp-pacer-sample.ring$RING_ID.lock
+rx "$CLI" record "$IF_RX" -o "$WORK/r.xpr" --duration 1s >/dev/null 2>&1 &
+rec=$!
+for _ in $(seq 50); do [ -e "$LOCK" ] && break; sleep 0.02; done
+check "record holds its lock file $LOCK while it runs" test -e "$LOCK"
+wait "$rec"
 check "record exits 0" test $? -eq 0
-check "... and removes its lock file $LOCK" test ! -e "$LOCK" -a ! -e "/tmp/xdp-pacer-sample.prog$PROG_ID.lock"
+check "... and removes its lock file $LOCK" test ! -e "$LOCK" -a ! -e "/tmp/xdp-pacer-sample.ring$RING_ID.lock"
 check "... the recording is 0600" test "$(stat -c %a "$WORK/r.xpr")" = 600
 rx "$CLI" record "$IF_RX" -o "$WORK/no/such/dir/r.xpr" --duration 300ms >/dev/null 2>&1
 check "record into a missing directory fails (exit 1)" test $? -eq 1

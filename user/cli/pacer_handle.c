@@ -105,27 +105,6 @@ uint32_t attached_pacer_id(int ifindex)
 	return attached_pacer_lookup(ifindex, &id) ? 0 : id;
 }
 
-static int map_slot(const char *name)
-{
-	size_t n = strlen(name);
-	int i;
-
-	for (i = 0; i < PACER_MAP_MAX; i++) {
-		const char *want = pacer_maps[i].map_name;
-		size_t w = strlen(want);
-
-		/*
-		 * Global-data maps carry a truncated object-name prefix; the
-		 * kernel keeps the first BPF_OBJ_NAME_LEN - 1 bytes of a name.
-		 */
-		if (want[0] == '.' ? (n >= w && !strcmp(name + n - w, want))
-				   : (n == (w < BPF_OBJ_NAME_LEN ? w : BPF_OBJ_NAME_LEN - 1) &&
-				      !strncmp(name, want, n)))
-			return i;
-	}
-	return -1;
-}
-
 #define PACER_MAX_PROG_MAPS 32
 
 /* Whether pins for ifname remain in this namespace (their directory in path). */
@@ -206,7 +185,7 @@ static int collect_maps(struct pacer_handle *h, uint32_t nr_maps)
 
 		if (mfd < 0)
 			continue;
-		if (bpf_obj_get_info_by_fd(mfd, &m, &ml) || (slot = map_slot(m.name)) < 0 ||
+		if (bpf_obj_get_info_by_fd(mfd, &m, &ml) || (slot = pacer_map_slot(m.name)) < 0 ||
 		    h->map_fd[slot] >= 0) {
 			close(mfd);
 			continue;
@@ -340,6 +319,43 @@ void pacer_handle_close(struct pacer_handle *h)
 	if (h->prog_fd >= 0)
 		close(h->prog_fd);
 	h->prog_fd = -1;
+}
+
+static uint32_t map_id_of(int fd)
+{
+	struct bpf_map_info info = {};
+	uint32_t len = sizeof(info);
+
+	return fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len) ? info.id : 0;
+}
+
+bool pacer_handle_follow(struct pacer_handle *h)
+{
+	uint32_t id = attached_pacer_id(h->ifindex), was = h->prog_id;
+	struct pacer_handle n;
+	bool same;
+
+	if (id == h->prog_id)
+		return true;
+	if (id && !pacer_handle_open(h->ifname, &n)) {
+		same = map_id_of(n.map_fd[PACER_MAP_EVENTS]) == map_id_of(h->map_fd[PACER_MAP_EVENTS]) &&
+		       map_id_of(n.map_fd[PACER_MAP_DATA]) == map_id_of(h->map_fd[PACER_MAP_DATA]) &&
+		       !memcmp(&n.layout, &h->layout, sizeof(n.layout));
+		if (same) {
+			pr_err("the limiter on %s was replaced in place (program id %u, now %u) and kept its maps: going on with it",
+			       h->ifname, was, n.prog_id);
+			pacer_handle_close(h);
+			*h = n;
+			return true;
+		}
+		pr_err("the limiter on %s was replaced (program id %u, now %u) by one with other maps (its state made afresh, or another geometry): stopping",
+		       h->ifname, was, n.prog_id);
+		pacer_handle_close(&n);
+		return false;
+	}
+	pr_err("the pacer on %s went away (program id %u is no longer attached: unloaded, or the interface deleted); stopping",
+	       h->ifname, was);
+	return false;
 }
 
 int pacer_read_counters(const struct pacer_handle *h, uint64_t out[PACER_STAT_MAX])

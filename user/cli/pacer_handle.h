@@ -45,6 +45,14 @@ struct pacer_handle {
 int pacer_handle_open(const char *ifname, struct pacer_handle *h);
 void pacer_handle_close(struct pacer_handle *h);
 
+/*
+ * Whether the pacer h has open still runs on its interface: true as it
+ * was, and true when a replace (load --replace) put a program in its place
+ * that kept its maps (h then holds the new one, said on stderr); false
+ * when it went away or was replaced by one with other maps (said why).
+ */
+bool pacer_handle_follow(struct pacer_handle *h);
+
 /* Sum of the per-CPU counters. */
 int pacer_read_counters(const struct pacer_handle *h, uint64_t out[PACER_STAT_MAX]);
 

@@ -2,6 +2,7 @@
 /* The pin directories on bpffs: naming them in this namespace, locking, reading, cleaning up. */
 #include <dirent.h>
 #include <errno.h>
+#include <sys/socket.h>
 #include <fcntl.h>
 #include <net/if.h>
 #include <stdio.h>
@@ -25,6 +26,24 @@ int netns_self(uint64_t *ino)
 		return -errno;
 	*ino = (uint64_t)st.st_ino;
 	return 0;
+}
+
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71
+#endif
+
+uint64_t netns_cookie_self(void)
+{
+	uint64_t cookie = 0;
+	socklen_t len = sizeof(cookie);
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return 0;
+	if (getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &len))
+		cookie = 0; /* before Linux 5.14 */
+	close(fd);
+	return cookie;
 }
 
 int pin_dir(const char *ifname, char *buf, size_t len)

@@ -11,6 +11,8 @@
 #define PACER_PIN_ROOT "/sys/fs/bpf/xdp-pacer"
 
 int netns_self(uint64_t *ino);                      /* this process's network namespace */
+/* This network namespace's cookie (unique while the machine runs), 0 where the kernel has none. */
+uint64_t netns_cookie_self(void);
 int pin_dir(const char *ifname, char *buf, size_t len); /* ifname's pins in this namespace */
 /* Serialise everything that makes or removes pins: an flock on the pin root. fd or -errno. */
 int pins_lock(void);

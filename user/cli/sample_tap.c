@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "sample_tap.h"
 #include "classes_map.h"
@@ -35,9 +36,15 @@ static void lock_holder(const char *path, char *buf, size_t len)
 	buf[strcspn(buf, "\n")] = 0;
 }
 
+/* Named after the sampling ring, which a replace keeps: the next program's readers wait too. */
 static int lock_at(const char *dir, const struct pacer_handle *h, char *path, size_t len)
 {
-	snprintf(path, len, "%s/xdp-pacer-sample.prog%u.lock", dir, h->prog_id);
+	struct bpf_map_info info = {};
+	uint32_t ilen = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(h->map_fd[PACER_MAP_EVENTS], &info, &ilen))
+		info.id = 0;
+	snprintf(path, len, "%s/xdp-pacer-sample.ring%u.lock", dir, info.id);
 	return lock_file_acquire(path, 1);
 }
 
@@ -195,10 +202,8 @@ int sample_tap_poll(struct sample_tap *t, int timeout_ms)
 
 bool sample_tap_attached(struct sample_tap *t)
 {
-	if (attached_pacer_id(t->h.ifindex) == t->h.prog_id)
+	if (pacer_handle_follow(&t->h))
 		return true;
-	pr_err("the pacer on %s went away (program id %u is no longer attached: unloaded, or the interface deleted); stopping",
-	       t->h.ifname, t->h.prog_id);
 	t->gone = true;
 	return false;
 }

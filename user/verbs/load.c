@@ -35,6 +35,10 @@
 #include "classes_cli.h"
 #include "classes_map.h"
 #include "writer_lock.h"
+#include "pin_keep.h"
+#include "live_apply.h"
+#include "xdp_replace.h"
+#include "version.h"
 
 /* --placement auto: decided from the interface's RSS hash and the cost once the options are read. */
 #define LOAD_PLACEMENT_AUTO UINT32_MAX
@@ -67,7 +71,8 @@ struct load_opts {
 	struct budget_opts budget;
 	uint64_t tick_ns, width, reserve_cells;
 	uint32_t rows, kind, placement, clock, backend, on_full, mode, priority; /* mode: XDP attach */
-	bool rows_set, layout_set, on_full_set, mode_set, priority_set;
+	bool rows_set, layout_set, on_full_set, mode_set, priority_set, clock_set;
+	bool replace, reset_state;
 	const char *ifname;
 };
 
@@ -131,6 +136,7 @@ static const struct opt_spec load_specs[] = {
 		  "sets the live interval and rate range" },
 	{ .name = "clock", .type = OPT_ENUM, .flags = LOAD_FIXED, .arg = "cached|coarse|precise",
 	  .lookup = parse_clock, .dflt = "cached", OPT_FIELD(struct load_opts, clock),
+	  OPT_GIVEN(struct load_opts, clock_set),
 	  .help = "datapath clock: cached: the coarse clock\n"
 		  "refreshed by a BPF timer, no helper call per packet;\n"
 		  "coarse: bpf_ktime_get_coarse_ns per packet; precise: bpf_ktime_get_ns" },
@@ -145,6 +151,18 @@ static const struct opt_spec load_specs[] = {
 		  "(lower runs first): the default runs after xdp-filter (10)\n"
 		  "and before programs at libxdp's default (50); a packet the\n"
 		  "limiter drops reaches no later program, one it passes does" },
+	{ .type = OPT_SECTION, .help = "What comes before (docs/operating.md, Restart, upgrade and purge):" },
+	{ .name = "replace", .type = OPT_BOOL, OPT_FIELD(struct load_opts, replace),
+	  .help = "a limiter runs on IFNAME: put this one in its place at\n"
+		  "once, keeping its maps (the sources' state, the lists and\n"
+		  "their added entries, the counters, the live settings the\n"
+		  "options do not give); in libxdp's dispatcher, in its place\n"
+		  "beside the same neighbours; IFNAME is never without a limiter.\n"
+		  "A load keeps the pins of a stopped limiter the same way" },
+	{ .name = "reset-state", .type = OPT_BOOL, OPT_FIELD(struct load_opts, reset_state),
+	  .help = "start the sources' state afresh where the options change\n"
+		  "the geometry or backend (else refused); the lists, counters\n"
+		  "and settings are kept all the same" },
 	{ .type = OPT_SECTION, .help = "" },
 	{ .name = "config", .type = OPT_CUSTOM, .arg = "FILE", .parse = config_again,
 	  .help = "read options from FILE: 'key = value' lines with the option\n"
@@ -526,31 +544,57 @@ static int check_kernel_features(void)
 	return -EOPNOTSUPP;
 }
 
+/* What runs on the interface before this load: no limiter, or one (in libxdp's dispatcher or alone). */
+struct running {
+	uint32_t id; /* the limiter's program id; 0: none */
+	bool chained;
+	uint32_t priority;
+};
+
 /*
  * Where the limiter can go on ifname: a free interface, or beside other
- * programs in libxdp's dispatcher (it joins it).  Refused: another
- * limiter, a program attached on its own (libxdp cannot add to it), a
- * dispatcher in another mode or already full.  Pins of an earlier load
- * with no limiter attached are stale, and removed.
+ * programs in libxdp's dispatcher (it joins it), or, with --replace, in
+ * the place of the limiter running there.  Refused: another limiter
+ * without --replace, a program attached on its own (libxdp cannot add to
+ * it), a dispatcher in another mode or already full.
  */
-static int check_interface(int ifindex, const struct load_opts *o, const char *dir)
+static int check_interface(int ifindex, struct load_opts *o, struct running *run)
 {
 	const char *ifname = o->ifname;
 	struct xdp_chain c;
-	struct stat st;
 	char eb[128];
 	int err, i;
 
+	memset(run, 0, sizeof(*run));
 	err = xdp_chain_read(ifindex, &c);
 	if (err) {
 		pr_err("cannot read the XDP state of %s: %s", ifname, err_str(err, eb, sizeof(eb)));
 		return err;
 	}
 	i = xdp_chain_find(&c, PACER_PROG_NAME);
-	if (i >= 0) {
-		pr_err("%s already has xdp-pacer attached (program id %u%s); one limiter per interface: run 'xdp-pacer unload %s' first",
-		       ifname, c.progs[i].id, c.dispatcher ? ", in libxdp's dispatcher" : "", ifname);
+	if (i >= 0 && !o->replace) {
+		pr_err("%s already has xdp-pacer attached (program id %u%s); one limiter per interface: 'xdp-pacer load %s --replace ...' puts a new one in its place, keeping its state, or run 'xdp-pacer unload %s' first",
+		       ifname, c.progs[i].id, c.dispatcher ? ", in libxdp's dispatcher" : "", ifname, ifname);
 		return -EBUSY;
+	}
+	if (i >= 0) {
+		/* A replace keeps the place: the mode and, in the dispatcher, the priority. */
+		if (o->mode_set && o->mode != (uint32_t)c.mode) {
+			pr_err("--xdp-mode %s: the limiter on %s runs in %s mode, which a replace keeps; unload and load to change it",
+			       xdp_chain_mode_name((int)o->mode), ifname, xdp_chain_mode_name(c.mode));
+			return -EINVAL;
+		}
+		if (c.dispatcher && o->priority_set && o->priority != c.progs[i].priority) {
+			pr_err("--priority %u: the limiter on %s runs at priority %u in libxdp's dispatcher, which a replace keeps beside the same neighbours; unload and load to change it",
+			       o->priority, ifname, c.progs[i].priority);
+			return -EINVAL;
+		}
+		o->mode = (uint32_t)c.mode;
+		o->priority = c.progs[i].priority;
+		run->id = c.progs[i].id;
+		run->chained = c.dispatcher;
+		run->priority = c.progs[i].priority;
+		return 0;
 	}
 	if (c.nprogs && !c.dispatcher) {
 		pr_err("%s has XDP program id %u '%s' attached on its own, not through libxdp's dispatcher (attached by 'ip link', or by a libxdp loader that fell back to a single program because libxdp cannot build its dispatcher on this kernel); xdp-pacer can run beside other programs only in that dispatcher: detach it ('ip link set dev %s xdp off'), or load both through libxdp on a kernel where its dispatcher works (xdp-loader, xdp-filter; docs/operating.md, Sharing the interface)",
@@ -567,14 +611,7 @@ static int check_interface(int ifindex, const struct load_opts *o, const char *d
 		       ifname, c.nprogs);
 		return -EBUSY;
 	}
-	if (stat(dir, &st))
-		return 0;
-	pr_err("removing stale pins in %s left by an earlier load (no limiter is attached to %s)", dir,
-	       ifname);
-	err = pacer_remove_pin_dir(dir);
-	if (err)
-		pr_err("cannot remove stale pins in %s", dir);
-	return err;
+	return 0;
 }
 
 /* The object's read-only layout, live configuration, hash key and map sizes, before load. */
@@ -646,15 +683,15 @@ static int explain_load_failure(const char *ifname)
 }
 
 /*
- * Open and configure the object, let preload fill its maps, then load and
- * attach it (libxdp loads on attach).
+ * Open and configure the object, give it what the earlier load kept (keep,
+ * if any) or let preload fill its maps, and set up the verifier's log.
  */
-static int attach_object(const struct load_opts *o, const struct pacer_layout *lay,
-			 const struct pacer_rate *rate, const struct pacer_budget_cfg *bcfg, int ifindex,
-			 int (*preload)(struct xdp_pacer_bpf *skel, void *arg), void *preload_arg,
-			 struct xdp_pacer_bpf **skel, struct xdp_program **prog)
+static int open_object(const struct load_opts *o, const struct pacer_layout *lay,
+		       const struct pacer_rate *rate, const struct pacer_budget_cfg *bcfg,
+		       struct pin_keep *keep, bool keep_state,
+		       int (*preload)(struct xdp_pacer_bpf *skel, void *arg), void *preload_arg,
+		       struct xdp_pacer_bpf **skel)
 {
-	uint64_t processed, limit;
 	char eb[128];
 	int err;
 
@@ -665,7 +702,10 @@ static int attach_object(const struct load_opts *o, const struct pacer_layout *l
 		return err;
 	}
 	err = configure_object(*skel, o, lay, rate, bcfg);
-	if (!err && preload)
+	/* After configure: a carried configuration overwrites the options' image. */
+	if (!err && keep->have)
+		err = pin_keep_plan(keep, (*skel)->obj, keep_state);
+	else if (!err && preload)
 		err = preload(*skel, preload_arg);
 	if (err)
 		return err;
@@ -678,7 +718,26 @@ static int attach_object(const struct load_opts *o, const struct pacer_layout *l
 				 verbose >= 2 ? VERIFIER_TRACE_BYTES : VERIFIER_LOG_BYTES);
 	bpf_program__set_log_level((*skel)->progs.xdp_pacer,
 				   VERIFIER_LOG_STATS | (verbose >= 2 ? 1 : 0));
-	*prog = xdp_program__from_bpf_obj((*skel)->obj, "xdp");
+	return 0;
+}
+
+static void debug_verifier_work(void)
+{
+	uint64_t processed, limit;
+
+	if (!verifier_log_processed(verifier_log, &processed, &limit))
+		pr_debug("the verifier processed %llu instructions (limit %llu)",
+			 (unsigned long long)processed, (unsigned long long)limit);
+}
+
+/* Load and attach the opened object through libxdp (which loads on attach). */
+static int attach_object(const struct load_opts *o, struct xdp_pacer_bpf *skel, int ifindex,
+			 struct xdp_program **prog)
+{
+	char eb[128];
+	int err;
+
+	*prog = xdp_program__from_bpf_obj(skel->obj, "xdp");
 	err = (int)libxdp_get_error(*prog);
 	if (err) {
 		*prog = NULL;
@@ -701,15 +760,41 @@ static int attach_object(const struct load_opts *o, const struct pacer_layout *l
 		       verbose ? "" : " (-v shows the loader's log)");
 		return err;
 	}
-	if (!verifier_log_processed(verifier_log, &processed, &limit))
-		pr_debug("the verifier processed %llu instructions (limit %llu)",
-			 (unsigned long long)processed, (unsigned long long)limit);
-	return err;
+	debug_verifier_work();
+	return 0;
+}
+
+/*
+ * Put the opened object in the place of the running limiter run->id
+ * (xdp_replace.h); the maps it carries over are filled between its load
+ * and the swap, so it judges with them from its first packet.
+ */
+static int carry_before_swap(struct bpf_object *obj, void *arg)
+{
+	return pin_keep_carry(arg, obj);
+}
+
+static int replace_object(const struct load_opts *o, struct xdp_pacer_bpf *skel, int ifindex,
+			  const struct running *run, struct pin_keep *keep, uint32_t *new_id)
+{
+	int new_fd = -1, err;
+
+	err = xdp_replace_program(ifindex, run->id, skel->obj, skel->progs.xdp_pacer,
+				  carry_before_swap, keep, &new_fd, new_id);
+	if (err) {
+		/* Refused by the verifier: say why in its words, as a load would. */
+		if (bpf_program__fd(skel->progs.xdp_pacer) < 0)
+			explain_load_failure(o->ifname);
+		pr_err("the limiter on %s is unchanged (program id %u)", o->ifname, run->id);
+		return err;
+	}
+	debug_verifier_work();
+	return 0;
 }
 
 /* What is now attached to ifname, and its geometry. */
 static void report_attached(const struct load_opts *o, const struct pacer_layout *lay,
-			    int ifindex, const struct xdp_program *prog)
+			    int ifindex, uint32_t prog_id, bool replaced)
 {
 	uint64_t bytes = PACER_LAYOUT_LINES(*lay) *
 			 PACER_LINE_BYTES * lay->copies;
@@ -717,10 +802,9 @@ static void report_attached(const struct load_opts *o, const struct pacer_layout
 	const struct backend_desc *d = backend_of(lay->backend);
 	char mb[32], shape[96];
 
-	pr_info("xdp-pacer: attached to %s (ifindex %d) in %s mode as %s, program id %u", o->ifname,
-		ifindex, o->mode == XDP_MODE_SKB ? "skb" : "native",
-		attach_kind(ifindex),
-		xdp_program__id(prog));
+	pr_info("xdp-pacer: %s %s (ifindex %d) in %s mode as %s, program id %u",
+		replaced ? "replaced the limiter on" : "attached to", o->ifname, ifindex,
+		o->mode == XDP_MODE_SKB ? "skb" : "native", attach_kind(ifindex), prog_id);
 	report_chain(ifindex);
 	pr_info("  %s: %s, %s (%s%s)", d->name,
 		d->live_str(lay->rows, lay->kind, lay->lines_log2, lay->lines, lay->on_full, shape,
@@ -728,24 +812,24 @@ static void report_attached(const struct load_opts *o, const struct pacer_layout
 		placement_name(lay->placement), format_bytes(bytes, mb, sizeof(mb)), over);
 }
 
-/* The live settings and where the pins are. */
+/* The live settings (as the program reads them) and where the pins are. */
 static void report_live(const struct load_opts *o, const struct pacer_layout *lay,
-			const struct xdp_pacer_bpf *skel, const char *dir)
+			const struct pacer_config *cfg, const struct pacer_budget_cfg *bcfg,
+			const char *dir)
 {
-	const struct pacer_config *cfg = &skel->data->pacer_cfg;
 	char ib[256], tb[32], bb[256];
 
 	if (cfg->rate_n > 1)
 		pr_info("  %s, policy %s, tick %s, clock %s",
-			rate_describe(cfg, lay->tick_shift, ib, sizeof(ib)), policy_name(o->live.policy),
+			rate_describe(cfg, lay->tick_shift, ib, sizeof(ib)), policy_name(cfg->policy),
 			format_duration(pacer_tick_ns(lay->tick_shift), tb, sizeof(tb)), clock_name(lay->clock));
 	else
 		pr_info("  interval %s, policy %s, tick %s (threshold %u ticks), clock %s",
-			format_duration(cfg->interval_ns, ib, sizeof(ib)), policy_name(o->live.policy),
+			format_duration(cfg->interval_ns, ib, sizeof(ib)), policy_name(cfg->policy),
 			format_duration(pacer_tick_ns(lay->tick_shift), tb, sizeof(tb)), cfg->thresh_ticks,
 			clock_name(lay->clock));
-	pr_info("  budget: %s",
-		budget_describe(&skel->data_budget->pacer_budget_cfg, bb, sizeof(bb)));
+	(void)o;
+	pr_info("  budget: %s", budget_describe(bcfg, bb, sizeof(bb)));
 	pr_info("  pins: %s", dir);
 }
 
@@ -844,6 +928,147 @@ static int preload_classes(struct xdp_pacer_bpf *skel, void *arg)
 	return err;
 }
 
+/*
+ * Settings the options leave to load's choice take the earlier load's, so
+ * that a replace or a restart keeps the state: its placement and clock,
+ * and its tick where the rate fits it.
+ */
+static void inherit_layout(struct load_opts *o, const struct pacer_layout *was,
+			   const struct class_conf *cc)
+{
+	struct pacer_layout lay;
+	struct pacer_rate rate;
+	char err[256];
+
+	if (o->placement == LOAD_PLACEMENT_AUTO)
+		o->placement = was->placement;
+	if (!o->clock_set)
+		o->clock = was->clock;
+	if (!o->tick_ns && was->tick_shift <= PACER_TICK_SHIFT_MAX) {
+		o->tick_ns = 1ULL << was->tick_shift;
+		if (layout_of(o, cc, o->placement, &lay, &rate, err, sizeof(err)))
+			o->tick_ns = 0; /* the rate does not fit it: the tick load would derive */
+	}
+}
+
+/*
+ * The earlier load's rate and prefixes where the options give none: the
+ * layout is fitted to that rate and the classes' keys default to those
+ * prefixes, as they run now (a replace applies only what it is given).
+ */
+static void inherit_live(struct load_opts *o, int data_fd)
+{
+	struct bpf_map_info info = {};
+	uint32_t len = sizeof(info), zero = 0;
+	struct pacer_config c;
+	void *buf;
+
+	if (data_fd < 0 || bpf_obj_get_info_by_fd(data_fd, &info, &len) ||
+	    info.value_size < sizeof(c) || !(buf = calloc(1, info.value_size)))
+		return;
+	if (bpf_map_lookup_elem(data_fd, &zero, buf)) {
+		free(buf);
+		return;
+	}
+	memcpy(&c, buf, sizeof(c));
+	free(buf);
+	if (!o->live.interval_set && !o->live.rate_set && c.interval_ns) {
+		if (c.rate_n > 1) {
+			o->live.rate.n = c.rate_n;
+			o->live.rate.interval_ns = c.interval_ns;
+			o->live.rate_set = true;
+		} else {
+			o->live.interval_ns = c.interval_ns;
+		}
+	}
+	if (!o->live.prefix4_set)
+		o->live.prefix4 = c.prefix4;
+	if (!o->live.prefix6_set)
+		o->live.prefix6 = c.prefix6;
+}
+
+/*
+ * What came before this load: the running limiter's maps (--replace), or
+ * the pins a stopped one left.  0 or -errno after saying why.
+ */
+static int find_earlier(const struct running *run, const char *dir, struct pin_keep *keep,
+			char *source, size_t len)
+{
+	char eb[128];
+	int fd, err;
+
+	if (!run->id) {
+		uint64_t here = netns_cookie_self();
+
+		snprintf(source, len, "the stopped limiter's pins");
+		err = pin_keep_from_dir(keep, dir);
+		if (err || !keep->have || !keep->meta.netns_cookie || !here ||
+		    keep->meta.netns_cookie == here)
+			return err;
+		/* A namespace that is gone left them under an inode this one has now. */
+		pin_keep_close(keep);
+		pr_err("removing the pins in %s: a network namespace that no longer exists made them (this one has its inode now)",
+		       dir);
+		err = pacer_remove_pin_dir(dir);
+		if (err)
+			pr_err("cannot remove the pins in %s: %s", dir, err_str(err, eb, sizeof(eb)));
+		return err;
+	}
+	snprintf(source, len, "the running limiter (program id %u)", run->id);
+	fd = bpf_prog_get_fd_by_id(run->id);
+	if (fd < 0) {
+		pr_err("cannot open the running limiter (program id %u): %s", run->id,
+		       err_str(fd, eb, sizeof(eb)));
+		return fd;
+	}
+	err = pin_keep_from_prog(keep, fd, dir);
+	close(fd);
+	if (!err && !keep->layout_ok) {
+		pr_err("the running limiter (program id %u) has no layout this release reads (another ABI): unload it and load this one",
+		       run->id);
+		err = -EPROTO;
+	}
+	return err;
+}
+
+/*
+ * The options given to a replace or a resumed load, applied to the running
+ * program's kept settings (the rest stay as they were): the live words,
+ * the rate, the budget, the classes and lists given.  0 or 1 (said why).
+ */
+static int apply_given(const struct load_opts *o, struct class_conf *cc,
+		       const struct pacer_layout *lay, const struct pacer_rate *rate,
+		       struct pacer_class *want, struct pacer_class_maps *cmaps)
+{
+	struct pacer_handle h;
+	int err = 0;
+
+	if (pacer_handle_open(o->ifname, &h))
+		return 1;
+	if (o->live.interval_set || o->live.rate_set) {
+		uint64_t interval_ns;
+		uint32_t n;
+
+		live_opts_rate(&o->live, &n, &interval_ns);
+		live_apply_rate(h.cfg, n, interval_ns, rate);
+	}
+	live_apply_words(h.cfg, &o->live);
+	if (budget_opts_any(&o->budget))
+		err = budget_set(&h, &o->budget);
+	if (!err && (cc->classes_given || cc->exempt.given || cc->deny.given))
+		err = classes_install(cmaps, cc, want) ? -EINVAL : 0;
+	(void)lay;
+	pacer_handle_close(&h);
+	return err ? 1 : 0;
+}
+
+static int read_budget_cfg(int fd, struct pacer_budget_cfg *out)
+{
+	uint32_t zero = 0;
+
+	return bpf_map_lookup_elem(fd, &zero, out) ? -errno : 0;
+}
+
 static int load_main(int argc, char **argv, struct pacer_conf *conf)
 {
 	struct pacer_class want[PACER_MAX_CLASSES];
@@ -856,14 +1081,18 @@ static int load_main(int argc, char **argv, struct pacer_conf *conf)
 	struct pacer_layout lay;
 	struct place_cost_verdict cost;
 	struct rss_verdict rss;
-	bool auto_placement;
+	struct pin_keep keep;
+	struct running run = { 0 };
+	bool auto_placement, keep_state = true;
 	struct pacer_budget_cfg bcfg;
 	const char *ifname;
-	char dir[256], eb[128];
+	char dir[256], eb[128], source[128], differ[320];
 	struct pacer_rate rate;
-	int ifindex, err, lock_fd, writer_fd;
+	uint32_t prog_id = 0;
+	int ifindex, err, lock_fd = -1, writer_fd = -1;
 	bool attached = false, created_dir = false;
 
+	pin_keep_init(&keep);
 	err = parse_opts(argc, argv, &o);
 	if (err)
 		return err == OPTS_HELP ? 0 : err;
@@ -871,6 +1100,37 @@ static int load_main(int argc, char **argv, struct pacer_conf *conf)
 	err = classes_merge(conf, &o.cls, &cc);
 	if (err)
 		goto out_classes;
+	/* A file holds the whole of the classes and lists, as set --config takes it. */
+	if (conf->path && conf->cls)
+		conf->cls->classes_given = conf->cls->exempt.given = conf->cls->deny.given = true;
+	err = 1;
+	if (ifname_to_index(ifname, &ifindex))
+		goto out_classes;
+	if (pin_dir(ifname, dir, sizeof(dir))) {
+		pr_err("cannot name the pin directory of %s in this network namespace", ifname);
+		goto out_classes;
+	}
+	if (check_kernel_features() || ensure_bpffs())
+		goto out_classes;
+	/* Writers of this interface's pacer wait for the load (writer_lock.h). */
+	writer_fd = pins_writer_lock(ifname, PACER_LOCK_WAIT_DEFAULT_S);
+	if (writer_fd < 0)
+		goto out_classes;
+	/* A concurrent load of the same interface waits here, then finds it busy. */
+	lock_fd = pins_lock();
+	if (lock_fd < 0) {
+		pr_err("cannot lock %s: %s", PACER_PIN_ROOT, strerror(-lock_fd));
+		goto out;
+	}
+	err = check_interface(ifindex, &o, &run);
+	if (!err)
+		err = find_earlier(&run, dir, &keep, source, sizeof(source));
+	if (err)
+		goto out;
+	if (keep.have)
+		inherit_live(&o, keep.fd[PACER_MAP_DATA]);
+	if (keep.have && keep.layout_ok)
+		inherit_layout(&o, &keep.layout, cc);
 	auto_placement = resolve_placement(&o, ifname, &rss, &cost);
 	err = build_layout(&o, cc, &lay, &rate);
 	if (!err)
@@ -881,48 +1141,61 @@ static int load_main(int argc, char **argv, struct pacer_conf *conf)
 	if (!err)
 		err = build_budget(&o, &bcfg);
 	if (err)
-		goto out_classes;
-	warn_coarse_clock(&o.live, lay.clock);
-	if (ifname_to_index(ifname, &ifindex))
-		return 1;
-	if (pin_dir(ifname, dir, sizeof(dir))) {
-		pr_err("cannot name the pin directory of %s in this network namespace", ifname);
-		return 1;
-	}
-	if (check_kernel_features())
-		return 1;
-	if (ensure_bpffs())
-		return 1;
-	/* Writers of this interface's pacer wait for the load (writer_lock.h). */
-	writer_fd = pins_writer_lock(ifname, PACER_LOCK_WAIT_DEFAULT_S);
-	if (writer_fd < 0)
-		return 1;
-	/* A concurrent load of the same interface waits here, then finds it busy. */
-	lock_fd = pins_lock();
-	if (lock_fd < 0) {
-		pr_err("cannot lock %s: %s", PACER_PIN_ROOT, strerror(-lock_fd));
-		pins_writer_unlock(writer_fd);
-		return 1;
-	}
-	err = check_interface(ifindex, &o, dir);
-	if (err)
 		goto out;
+	warn_coarse_clock(&o.live, lay.clock);
+	if (keep.have) {
+		pin_keep_state_differs(&keep, &lay, differ, sizeof(differ));
+		if (differ[0] && !o.reset_state) {
+			pr_err("the options change what the sources' state of %s means: %s; --reset-state starts that state afresh (keeping the lists' %llu added entries, the counters and the settings), or give the earlier values",
+			       source, differ, (unsigned long long)(keep.added4 + keep.added6));
+			err = 2;
+			goto out;
+		}
+		keep_state = !differ[0] && !o.reset_state;
+	}
 	pl.cc = cc;
 	pl.want = want;
 	pl.backend = lay.backend;
-	err = attach_object(&o, &lay, &rate, &bcfg, ifindex, preload_classes, &pl, &skel, &prog);
+	err = open_object(&o, &lay, &rate, &bcfg, &keep, keep_state, preload_classes, &pl, &skel);
 	if (err)
 		goto out;
-	attached = true;
+	if (run.id) {
+		err = replace_object(&o, skel, ifindex, &run, &keep, &prog_id);
+		if (err)
+			goto out;
+	} else {
+		err = attach_object(&o, skel, ifindex, &prog);
+		if (err)
+			goto out;
+		attached = true;
+		prog_id = xdp_program__id(prog);
+		if (keep.have)
+			err = pin_keep_carry(&keep, skel->obj);
+		if (err)
+			goto out;
+	}
 	err = class_maps_of_skel(skel, lay.backend, &cmaps);
 	if (err)
 		goto out;
-	err = pin_all(skel, dir, &created_dir);
+	if (keep.have) {
+		err = pin_keep_pin(skel->obj, bpf_program__fd(skel->progs.xdp_pacer), dir, pacer_version);
+		if (!err)
+			err = apply_given(&o, cc, &lay, &rate, want, &cmaps);
+	} else {
+		err = pin_all(skel, dir, &created_dir);
+		if (!err)
+			err = pin_keep_pin(skel->obj, bpf_program__fd(skel->progs.xdp_pacer), dir, pacer_version);
+	}
 	if (err)
 		goto out;
-	report_attached(&o, &lay, ifindex, prog);
+	/* Nothing to undo from here: a replace has swapped, a load is pinned. */
+	attached = false;
+	report_attached(&o, &lay, ifindex, prog_id, run.id != 0);
 	report_placement(o.placement, auto_placement, &rss, &cost);
-	report_live(&o, &lay, skel, dir);
+	if (!read_budget_cfg(bpf_map__fd(skel->maps.data_budget), &bcfg))
+		report_live(&o, &lay, cmaps.cfg, &bcfg, dir);
+	if (keep.have)
+		pin_keep_report(&keep, source);
 	classes_report(&cmaps, lay.tick_shift, lay.backend);
 out:
 	if (err && attached) {
@@ -933,6 +1206,7 @@ out:
 	}
 	if (err && created_dir)
 		pacer_remove_pin_dir(dir);
+	pin_keep_close(&keep);
 	pins_unlock(lock_fd);
 	pins_writer_unlock(writer_fd);
 	xdp_program__close(prog);
@@ -942,7 +1216,7 @@ out:
 	if (cmaps.cfg)
 		munmap(cmaps.cfg, (size_t)sysconf(_SC_PAGESIZE));
 	class_conf_free(&o.cls);
-	return err ? 1 : 0;
+	return err ? (err == 2 ? 2 : 1) : 0;
 out_classes:
 	class_conf_free(&o.cls);
 	return err;

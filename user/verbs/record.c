@@ -315,12 +315,10 @@ static void tick_second(struct recorder *r, const char *out, bool tty)
  */
 static bool still_attached(struct recorder *r)
 {
-	if (attached_pacer_id(r->h.ifindex) == r->h.prog_id) {
+	if (pacer_handle_follow(&r->h)) {
 		r->seen_attached = pacer_clock_now(&r->h);
 		return true;
 	}
-	pr_err("the pacer on %s went away (program id %u is no longer attached: unloaded, or the interface deleted); stopping",
-	       r->h.ifname, r->h.prog_id);
 	r->gone = true;
 	return false;
 }

@@ -14,10 +14,12 @@
 #include "cli_values.h"
 #include "writer_lock.h"
 #include "xdp_chain.h"
+#include "pin_keep.h"
 
 struct unload_opts {
 	const char *ifname;
 	uint64_t netns;
+	bool keep_maps;
 };
 
 static const struct opt_spec unload_specs[] = {
@@ -29,15 +31,21 @@ static const struct opt_spec unload_specs[] = {
 	  .help = "remove the pins of IFNAME in another network namespace, as\n"
 		  "'status' lists them; refused while that namespace still exists\n"
 		  "(unload from inside it instead)" },
+	{ .name = "keep-maps", .type = OPT_BOOL, OPT_FIELD(struct unload_opts, keep_maps),
+	  .help = "detach, and keep the pinned maps: the sources' state, the\n"
+		  "lists with their added entries, the counters and settings;\n"
+		  "the next 'xdp-pacer load IFNAME' resumes with them\n"
+		  "(systemctl stop does this)" },
 	{ 0 },
 };
 
 static const struct opt_verb unload_verb = {
 	.name = "unload",
-	.synopsis = "IFNAME [--netns INODE]",
+	.synopsis = "IFNAME [--keep-maps] [--netns INODE]",
 	.intro = "Detach the xdp-pacer program from IFNAME, whether the CLI or 'ip link' attached it,\n"
 		 "and remove the pins 'load' made for IFNAME in this network namespace\n"
-		 "(" PACER_PIN_ROOT "/netns-INODE/IFNAME). Other XDP programs are left alone:\n"
+		 "(" PACER_PIN_ROOT "/netns-INODE/IFNAME), saying what that discards; with\n"
+		 "--keep-maps, keep them for the next load. Other XDP programs are left alone:\n"
 		 "in libxdp's dispatcher, the limiter leaves it and its neighbours keep running.\n"
 		 "If IFNAME no longer exists, its orphaned pins are removed (which frees the\n"
 		 "program and its sketch).\n",
@@ -91,19 +99,40 @@ static void report_left(int ifindex, const char *ifname)
 		c.dispatcher ? " in libxdp's dispatcher" : "", names);
 }
 
+/* What the pins in dir hold that the operator made: what removing them discards, or keeping them keeps. */
+static void describe_pins(const char *dir, char *buf, size_t len)
+{
+	struct pin_keep k;
+	char mb[32];
+	struct bpf_map_info info = {};
+	uint32_t ilen = sizeof(info);
+	uint64_t state = 0;
+
+	pin_keep_from_dir(&k, dir);
+	if (k.fd[PACER_MAP_SK] >= 0 && !bpf_obj_get_info_by_fd(k.fd[PACER_MAP_SK], &info, &ilen))
+		state = (uint64_t)info.max_entries * info.value_size;
+	snprintf(buf, len, "%llu added list entries (%llu IPv4, %llu IPv6), the sources' state (%s), the counters and the live settings",
+		 (unsigned long long)(k.added4 + k.added6), (unsigned long long)k.added4,
+		 (unsigned long long)k.added6, format_bytes(state, mb, sizeof(mb)));
+	pin_keep_close(&k);
+}
+
 static int remove_dir_pins(const char *dir, const char *why)
 {
 	uint32_t id = pinned_prog_id(dir);
-	int err = pacer_remove_pin_dir(dir);
+	char what[256];
+	int err;
 
+	describe_pins(dir, what, sizeof(what));
+	err = pacer_remove_pin_dir(dir);
 	if (err) {
 		pr_err("cannot remove pins in %s: %s", dir, strerror(-err));
 		return 1;
 	}
 	if (id)
-		pr_info("xdp-pacer: removed %spins in %s (program id %u)", why, dir, id);
+		pr_info("xdp-pacer: removed %spins in %s (program id %u), discarding %s", why, dir, id, what);
 	else
-		pr_info("xdp-pacer: removed %spins in %s", why, dir);
+		pr_info("xdp-pacer: removed %spins in %s, discarding %s", why, dir, what);
 	return 0;
 }
 
@@ -136,7 +165,7 @@ static int unload_orphan(const char *ifname, const char *dir, bool had_pins)
 	return remove_dir_pins(dir, "orphaned ");
 }
 
-static int unload_locked(const char *ifname, const char *dir, bool had_pins)
+static int unload_locked(const char *ifname, const char *dir, bool had_pins, bool keep_maps)
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	struct pacer_handle h;
@@ -157,6 +186,17 @@ static int unload_locked(const char *ifname, const char *dir, bool had_pins)
 	} else if (!had_pins) {
 		pr_err("nothing to unload: no XDP program on %s and no pins in %s", ifname, dir);
 		return 1;
+	} else if (keep_maps) {
+		pr_info("xdp-pacer: no XDP program on %s; its pins stay in %s", ifname, dir);
+		return 0;
+	}
+	if (had_pins && keep_maps) {
+		char what[256];
+
+		describe_pins(dir, what, sizeof(what));
+		pr_info("  kept in %s: %s; 'xdp-pacer load %s' resumes with them, 'xdp-pacer unload %s' removes them",
+			dir, what, ifname, ifname);
+		return 0;
 	}
 	return had_pins ? remove_dir_pins(dir, "") : 0;
 }
@@ -185,7 +225,7 @@ int cmd_unload(int argc, char **argv)
 	if (netns && netns != self)
 		err = unload_foreign(ifname, netns);
 	else
-		err = unload_locked(ifname, dir, !stat(dir, &st));
+		err = unload_locked(ifname, dir, !stat(dir, &st), o.keep_maps);
 	pins_unlock(lock_fd);
 	return err;
 }
