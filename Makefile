@@ -218,6 +218,11 @@ $(BUILD)/tests/tools/sweep_cost: tests/tools/sweep_cost.c $(LIB_A) | $(SKELS) $(
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_INC) $(CPPFLAGS) $(XCFLAGS) -o $@ $< $(LIB_A) $(LIBS)
 
+# Watches which XDP program an interface runs through a replace (tests/integ_restart.sh): libbpf.
+$(BUILD)/tests/tools/xdp_watch: tests/tools/xdp_watch.c | $(BUILD)/tests/tools
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_INC) $(CPPFLAGS) $(XCFLAGS) -o $@ $< $(LIBS)
+
 # A Check suite with known results: what tests/integ_runner.sh counts.
 $(BUILD)/tests/tools/check_fixture: tests/tools/check_fixture.c | $(BUILD)/tests/tools
 	$(call msg,CC,$@)

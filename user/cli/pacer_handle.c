@@ -260,8 +260,8 @@ static int find_attached(struct pacer_handle *h)
 	if (!find_prog_id(h->ifindex, &h->prog_id, &h->mode))
 		return 0;
 	if (pins_remain(h->ifname, path, sizeof(path)))
-		pr_err("no XDP program on %s, but stale pins remain in %s: run 'xdp-pacer unload %s'",
-		       h->ifname, path, h->ifname);
+		pr_err("no XDP program is attached to %s; a stopped limiter's pins are kept in %s ('xdp-pacer load %s' resumes it, 'xdp-pacer unload %s' removes them)",
+		       h->ifname, path, h->ifname, h->ifname);
 	else
 		pr_err("no XDP program is attached to %s", h->ifname);
 	return -ENOENT;

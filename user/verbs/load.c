@@ -718,6 +718,14 @@ static int open_object(const struct load_opts *o, const struct pacer_layout *lay
 				 verbose >= 2 ? VERIFIER_TRACE_BYTES : VERIFIER_LOG_BYTES);
 	bpf_program__set_log_level((*skel)->progs.xdp_pacer,
 				   VERIFIER_LOG_STATS | (verbose >= 2 ? 1 : 0));
+	/*
+	 * The tests' way to have the verifier refuse the program (a sleepable
+	 * XDP program, which no kernel takes): what a load or a replace then
+	 * leaves must be what was there (docs/hacking.md, Fault injection).
+	 */
+	if (getenv("XDP_PACER_FAULT") && !strcmp(getenv("XDP_PACER_FAULT"), "verifier"))
+		bpf_program__set_flags((*skel)->progs.xdp_pacer,
+				       bpf_program__flags((*skel)->progs.xdp_pacer) | BPF_F_SLEEPABLE);
 	return 0;
 }
 
