@@ -138,6 +138,11 @@ $(BUILD)/cli/%.o: user/%.c | $(BUILD)/cli $(SKELS)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_INC) $(CPPFLAGS) $(XCFLAGS) -c $< -o $@
 
+# Where libxdp finds xdp-dispatcher.o unless LIBXDP_OBJECT_PATH says (its
+# BPF_OBJECT_PATH, $(LIBDIR)/bpf as built): the replace builds a dispatcher too.
+LIBXDP_OBJECT_DIR := $(or $(shell pkg-config --variable=libdir libxdp 2>/dev/null),/usr/lib/x86_64-linux-gnu)/bpf
+$(BUILD)/cli/cli/xdp_replace.o: CPPFLAGS += -DLIBXDP_OBJECT_DIR='"$(LIBXDP_OBJECT_DIR)"'
+
 $(CLI): $(CLI_OBJS) $(LIB_A)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
