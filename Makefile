@@ -213,6 +213,13 @@ $(BUILD)/tests/tools/grace_probe: tests/tools/grace_probe.c $(LIB_A) | $(TEST_SK
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_INC) $(CPPFLAGS) -Itests $(XCFLAGS) -o $@ $< $(LIB_A) $(LIBS) -lpthread
 
+# Replaces an XDP program in place, alone and in libxdp's dispatcher
+# (tests/integ_replace.sh, tests/qemu_guest.sh): the CLI's xdp_replace.c, libbpf, libxdp.
+REPLACE_CHECK_OBJS := $(BUILD)/cli/cli/xdp_replace.o $(BUILD)/cli/cli/cli_log.o
+$(BUILD)/tests/tools/xdp_replace_check: tests/tools/xdp_replace_check.c $(REPLACE_CHECK_OBJS) $(LIB_A) | $(BUILD)/tests/tools
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_INC) $(CPPFLAGS) $(XCFLAGS) -o $@ $< $(REPLACE_CHECK_OBJS) $(LIB_A) $(LIBS) -lpthread
+
 # Runs a loaded program by BPF_PROG_TEST_RUN (scripts/bench-testrun.sh --sources): libbpf.
 $(BUILD)/tests/tools/testrun_sources: tests/tools/testrun_sources.c $(LIB_A) | $(BUILD)/tests/tools
 	$(call msg,CC,$@)
