@@ -177,8 +177,12 @@ static int read_dispatcher_config(const char *ifname, int fd, struct dispatcher_
 	if (strcmp(info.name, DISPATCHER_PROG) || info.nr_map_ids != 1)
 		return 1;
 	map_fd = bpf_map_get_fd_by_id(map_id);
-	if (map_fd < 0)
-		return -errno;
+	if (map_fd < 0) {
+		err = -errno;
+		pr_err("cannot open the configuration of libxdp's dispatcher (id %u) on %s: %s", info.id,
+		       ifname, err_str(err, eb, sizeof(eb)));
+		return err;
+	}
 	err = bpf_obj_get_info_by_fd(map_fd, &minfo, &mlen) ? -errno : 0;
 	if (!err && (minfo.key_size != sizeof(key) || minfo.max_entries != 1 ||
 		     minfo.value_size < 2 || minfo.value_size > sizeof(buf)))
