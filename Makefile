@@ -138,6 +138,11 @@ $(BUILD)/cli/%.o: user/%.c | $(BUILD)/cli $(SKELS)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_INC) $(CPPFLAGS) $(XCFLAGS) -c $< -o $@
 
+# Where libxdp finds xdp-dispatcher.o unless LIBXDP_OBJECT_PATH says (its
+# BPF_OBJECT_PATH, $(LIBDIR)/bpf as built): the replace builds a dispatcher too.
+LIBXDP_OBJECT_DIR := $(or $(shell pkg-config --variable=libdir libxdp 2>/dev/null),/usr/lib/x86_64-linux-gnu)/bpf
+$(BUILD)/cli/cli/xdp_replace.o: CPPFLAGS += -DLIBXDP_OBJECT_DIR='"$(LIBXDP_OBJECT_DIR)"'
+
 $(CLI): $(CLI_OBJS) $(LIB_A)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS)
@@ -207,6 +212,13 @@ $(BUILD)/tests/tools/classes_fill: tests/tools/classes_fill.c $(LIB_A) | $(BUILD
 $(BUILD)/tests/tools/grace_probe: tests/tools/grace_probe.c $(LIB_A) | $(TEST_SKELS) $(BUILD)/tests/tools
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_INC) $(CPPFLAGS) -Itests $(XCFLAGS) -o $@ $< $(LIB_A) $(LIBS) -lpthread
+
+# Replaces an XDP program in place, alone and in libxdp's dispatcher
+# (tests/integ_replace.sh, tests/qemu_guest.sh): the CLI's xdp_replace.c, libbpf, libxdp.
+REPLACE_CHECK_OBJS := $(BUILD)/cli/cli/xdp_replace.o $(BUILD)/cli/cli/cli_log.o
+$(BUILD)/tests/tools/xdp_replace_check: tests/tools/xdp_replace_check.c $(REPLACE_CHECK_OBJS) $(LIB_A) | $(BUILD)/tests/tools
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_INC) $(CPPFLAGS) $(XCFLAGS) -o $@ $< $(REPLACE_CHECK_OBJS) $(LIB_A) $(LIBS) -lpthread
 
 # Runs a loaded program by BPF_PROG_TEST_RUN (scripts/bench-testrun.sh --sources): libbpf.
 $(BUILD)/tests/tools/testrun_sources: tests/tools/testrun_sources.c $(LIB_A) | $(BUILD)/tests/tools

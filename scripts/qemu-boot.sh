@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Boot one of Debian's kernel packages under qemu with a small initramfs
 # (busybox, the CLI and its libraries, ip, send_frames, the BPF object,
+# xdp_replace_check with the replace test's objects,
 # xdp-filter with libxdp's objects, the systemd unit's source, veth, and
 # two virtio-net NICs on a qemu hub) and run a script in it as the guest's init; the guest's console is
 # this script's output, and its exit status is the guest script's.
@@ -27,7 +28,8 @@ busybox=$(command -v busybox || true)
 	skip "no static busybox (scripts/deps.sh installs busybox-static)"
 [ -f /usr/lib/x86_64-linux-gnu/bpf/xdp-dispatcher.o ] || [ -n "${LIBXDP_OBJECT_PATH:-}" ] ||
 	echo "qemu-boot: libxdp's dispatcher object not found; the guest attaches without it" >&2
-for f in "$BUILD/xdp-pacer" "$BUILD/xdp_pacer.bpf.o" "$BUILD/tests/tools/send_frames"; do
+for f in "$BUILD/xdp-pacer" "$BUILD/xdp_pacer.bpf.o" "$BUILD/tests/tools/send_frames" \
+	"$BUILD/tests/tools/xdp_replace_check"; do
 	[ -e "$f" ] || { echo "qemu-boot: $f is missing; run make first" >&2; exit 1; }
 done
 kdir=$(scripts/kernels.sh fetch "$series") || skip "cannot fetch Debian's linux-image-$series package"
@@ -63,6 +65,9 @@ add_bin() { # path [dest dir]
 add_bin "$BUILD/xdp-pacer" /pacer
 add_bin "$BUILD/tests/tools/send_frames" /pacer
 add_bin "$BUILD/tests/tools/grace_probe" /pacer
+# The in-place replacement's check (tests/qemu_guest.sh, replace_tests) and its programs.
+add_bin "$BUILD/tests/tools/xdp_replace_check" /pacer
+cp "$BUILD/replace_count.bpf.o" "$BUILD/replace_refused.bpf.o" "$BUILD/bench_pass.bpf.o" "$root/pacer/"
 # The real ip, not tests/run.sh's wrapper in PATH that notes the namespaces a test makes.
 add_bin "${XDP_PACER_REAL_IP:-$(command -v ip)}" /sbin
 cp "$BUILD/xdp_pacer.bpf.o" "$root/pacer/"

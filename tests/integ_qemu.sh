@@ -5,8 +5,10 @@
 # the object alone attaches through `ip link ... xdp obj`; beside xdp-filter
 # (xdp-tools) in libxdp's dispatcher, before and after it, each acts in chain
 # order and unloads alone (where libxdp has no dispatcher, as on this
-# machine's kernel, load refuses beside it, saying why).  On Debian 11's
-# 5.10, older than the minimum, load refuses in one line.  The guest side
+# machine's kernel, load refuses beside it, saying why); a program in the
+# dispatcher is replaced by another in place, atomically, beside xdp-filter
+# (tests/tools/xdp_replace_check; a program alone: tests/integ_replace.sh).
+# On Debian 11's 5.10, older than the minimum, load refuses in one line.  The guest side
 # is tests/qemu_guest.sh, which also sends with each of the generator's
 # engines (live frames must work on Debian's kernels; on this machine's,
 # live may be refused and auto then takes AF_XDP).  Prints each kernel's processed instruction
@@ -36,7 +38,7 @@ trap cleanup EXIT
 ran=0
 tally_kernel() { # label log rc
 	guest_tally "$@"
-	grep -E '^(FAIL|insns|chain-time|grace) ' "$2" | sed "s/^/$1: /"
+	grep -E '^(FAIL|insns|chain-time|grace|replace) ' "$2" | sed "s/^/$1: /"
 	grep -m1 'loaded and attached' "$2" | sed "s/^/$1: /"
 	awk '/^[0-9]+ passed, [0-9]+ failed/ { l = $0 } END { print (l == "" ? "0 passed, 0 failed" : l) }' "$2" | sed "s/^/$1: /"
 	ran=1
@@ -79,7 +81,8 @@ done
 if ip netns add "$ns"; then
 	log=$(mktemp)
 	dir=$(mktemp -d)
-	cp tests/qemu_configs "$dir/configs" && cp "$OBJ" "$dir/" && cp dist/xdp-pacer@.service.in "$dir/unit"
+	cp tests/qemu_configs "$dir/configs" && cp "$OBJ" "$dir/" && cp dist/xdp-pacer@.service.in "$dir/unit" &&
+		cp "$BUILD"/replace_count.bpf.o "$BUILD"/replace_refused.bpf.o "$BUILD"/bench_pass.bpf.o "$dir/"
 	nsenter --net="/run/netns/$ns" env PACER_DIR="$dir" IP="$(command -v ip)" \
 		PATH="$PWD/$BUILD:$PWD/$BUILD/tests/tools:$PATH" sh tests/qemu_guest.sh >"$log" 2>&1
 	rc=$?

@@ -3,7 +3,8 @@
 # kernel in a namespace of its own): on a veth pair, for every
 # configuration in tests/qemu_configs, load the limiter, send crafted
 # frames, check what was paced, unload; then attach the object with
-# `ip link set dev X xdp obj`.  Prints "insns CONFIG N" (the verifier's
+# `ip link set dev X xdp obj`; one program replaced by another in place in
+# libxdp's dispatcher (replace_tests).  Prints "insns CONFIG N" (the verifier's
 # processed instructions) per configuration and the closing
 # "N passed, N failed" line.
 #   guest.sh [report|too-old] [dispatcher] [live]   report: only load and
@@ -13,9 +14,10 @@
 #   xdp-filter is tested; without it, only load's refusal beside it);
 #   live: the generator's live-frames engine must work here (without it,
 #   live may be refused, saying so)
-# PACER_DIR holds configs, xdp_pacer.bpf.o and unit (the systemd unit's
-# source, dist/xdp-pacer@.service.in) (default /pacer); xdp-pacer,
-# send_frames and xdp-filter come from PATH.
+# PACER_DIR holds configs, xdp_pacer.bpf.o, unit (the systemd unit's
+# source, dist/xdp-pacer@.service.in) and the replace test's objects
+# (replace_count, replace_refused, bench_pass) (default /pacer); xdp-pacer,
+# send_frames, xdp_replace_check and xdp-filter come from PATH.
 IP=${IP:-/sbin/ip} # busybox's sh would run its own ip applet for a bare "ip"
 PACER_DIR=${PACER_DIR:-/pacer}
 mode=${1:-test}
@@ -302,6 +304,71 @@ chain_tests() {
 	fi
 }
 
+# One program swapped for another in libxdp's dispatcher, atomically
+# (user/cli/xdp_replace.c, the mechanism of a replacing load):
+# xdp_replace_check replaces A by B between xdp-filter (before) and a
+# neighbour (after) in native mode with frames sent meanwhile, then A alone
+# in a dispatcher in skb mode; its own checks print ok/FAIL lines, counted
+# here.  Then libxdp's tools on what it built: xdp-filter's status and
+# unload, libxdp's detach of B and of the neighbour.  Where libxdp has no
+# dispatcher (this machine's kernel) there is nothing to test here: the
+# program alone is tested on the host (tests/integ_replace.sh).
+replace_check() { # label args...: xdp_replace_check's lines, counted
+	local label=$1 rc
+	shift
+	xdp_replace_check "$@" >"$tmp/replace.out" 2>&1
+	rc=$?
+	sed -e "s/^ok   - /ok   - replace ($label): /" -e "s/^FAIL - /FAIL - replace ($label): /" "$tmp/replace.out"
+	# The swap's numbers, for integ_qemu.sh's summary.
+	grep -E '^ok   - (traffic|after: a new dispatcher)' "$tmp/replace.out" | sed "s/^ok   - /replace ($label) /"
+	n_pass=$((n_pass + $(grep -c '^ok ' "$tmp/replace.out")))
+	n_fail=$((n_fail + $(grep -c '^FAIL ' "$tmp/replace.out")))
+	[ "$rc" = 0 ] || grep -q '^FAIL ' "$tmp/replace.out" ||
+		not_ok "replace ($label): xdp_replace_check exited $rc: $(tail -1 "$tmp/replace.out")"
+}
+replace_tests() {
+	local frames pass0 pass1
+	frames="taskset -c 0 send_frames --iface v0 --dst-mac $mac --src-base 10.9.3.1 --dst 10.9.9.9 --sources 10 --rounds 100 --round-gap 0.005"
+	set -- --old "$PACER_DIR/replace_count.bpf.o" --new "$PACER_DIR/replace_count.bpf.o" \
+		--refused "$PACER_DIR/replace_refused.bpf.o" --expect dispatcher
+	grep -q ' /sys/fs/bpf bpf ' /proc/mounts || mount -t bpf bpf /sys/fs/bpf
+	if ! xdp-filter load v1 >"$tmp/filt.out" 2>&1; then
+		not_ok "replace: xdp-filter load v1 failed: $(tail -1 "$tmp/filt.out")"
+		return
+	fi
+	if [ "$(attached_name)" != xdp_dispatcher ]; then
+		[ "$chain_need" = dispatcher ] &&
+			not_ok "replace: libxdp attached xdp-filter without its dispatcher on a kernel that must run it"
+		xdp-filter unload v1 >/dev/null 2>&1 || $IP link set dev v1 xdp off
+		return
+	fi
+	snap_filter
+	pass0=$(filt_agg XDP_PASS)
+	replace_check "native, between xdp-filter and a neighbour" --iface v1 "$@" \
+		--neighbour "$PACER_DIR/bench_pass.bpf.o" --keep --traffic "$frames"
+	snap_filter
+	pass1=$(filt_agg XDP_PASS)
+	# xdp-filter runs before A in both dispatchers: it too judged each frame once.
+	expect_eq "replace: xdp-filter, the neighbour before, passed each frame sent during the swap once" \
+		"$((pass1 - pass0))" 1000
+	if grep -q 'v1 (native mode)' "$tmp/filt.st"; then
+		ok "replace: xdp-filter status reads the new dispatcher"
+	else
+		not_ok "replace: xdp-filter status after the replacement: $(cat "$tmp/filt.st")"
+	fi
+	if xdp-filter unload v1 >"$tmp/filt.out" 2>&1; then
+		ok "replace: xdp-filter unloads from the new dispatcher"
+	else
+		not_ok "replace: xdp-filter unload after the replacement: $(tail -1 "$tmp/filt.out")"
+	fi
+	replace_check "libxdp detaches B" --iface v1 --detach replace_count
+	replace_check "libxdp detaches the neighbour" --iface v1 --detach bench_pass
+	expect_eq "replace: nothing left attached" "$(attached_name)" ""
+	replace_check "skb, alone in the dispatcher" --iface v1 --skb "$@" --traffic "$frames"
+	expect_eq "replace: nothing left attached (skb)" "$(attached_name)" ""
+	expect_eq "replace: no libxdp pins left" "$(ls /sys/fs/bpf/xdp 2>/dev/null | grep -c dispatch-)" 0
+}
+
 # The generator's engines (xdp-pacer gen), IPv4 and IPv6: each sends as many
 # frames as the limiter on v1 sees, and says so.  Where $gen_need is "live"
 # (Debian's kernels allow BPF_PROG_TEST_RUN live frames) the live engine
@@ -449,6 +516,7 @@ if [ "$mode" = test ]; then
 	t0=$(cut -d. -f1 /proc/uptime)
 	chain_tests
 	echo "chain-time $(($(cut -d. -f1 /proc/uptime) - t0)) s (the tests beside xdp-filter)"
+	replace_tests
 fi
 echo "$n_pass passed, $n_fail failed"
 [ "$n_fail" -eq 0 ]
