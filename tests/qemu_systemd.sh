@@ -5,7 +5,11 @@
 # systemd, journald and udevd.
 #   - xdp-pacer@v1 starts beside xdp-filter (libxdp's dispatcher), its
 #     reload changes the limiter's live options and leaves xdp-filter the
-#     same program, its stop unloads the limiter alone;
+#     same program; its restart, under traffic, puts a new limiter in the
+#     old one's place (xdp-filter keeps its id and its place) and admits no
+#     source twice within the interval, keeping a timed deny entry; its stop
+#     detaches the limiter alone and keeps its maps, which the next start
+#     resumes;
 #   - xdp-pacer-events@v1, started before the limiter, is restarted by
 #     systemd until the limiter is there, then puts drop events into the journal: a start line
 #     and a stop line for a source that floods then stops, at most
@@ -37,7 +41,7 @@ for u in "xdp-pacer@.service:unit" "xdp-pacer-events@.service:events-unit"; do
 	sed "s|@BINDIR@|$bindir|g; s|@SYSCONFDIR@|/etc|g" "$PACER_DIR/${u#*:}" >"/etc/systemd/system/${u%%:*}"
 done
 mkdir -p /etc/xdp-pacer /etc/systemd/system/xdp-pacer-events@v1.service.d
-printf 'interval = 1s\npolicy = pace\n' >/etc/xdp-pacer/v1.conf
+printf 'interval = 10s\npolicy = pace\n' >/etc/xdp-pacer/v1.conf
 # The documented way to pass options: a drop-in's environment.  Every
 # packet sampled (a guest under TCG sends few), a second's hold, 5 lines a second.
 printf '[Service]\nEnvironment=XDP_PACER_EVENTS_ARGS="--sample-packets 1/1 --hold 1s --max-rate 5"\n' \
@@ -83,7 +87,7 @@ if [ -n "$filt_id" ] && [ -n "$pacer_id" ]; then
 else
 	not_ok "status: $(xdp-pacer status v1 2>&1 | tr '\n' ' ')"
 fi
-printf 'interval = 1s\npolicy = quiet\n' >/etc/xdp-pacer/v1.conf
+printf 'interval = 10s\npolicy = quiet\n' >/etc/xdp-pacer/v1.conf
 if systemctl reload xdp-pacer@v1 >"$tmp/reload.out" 2>&1 && xdp-pacer status v1 | grep -q 'policy quiet'; then
 	ok "systemctl reload xdp-pacer@v1 applied policy quiet"
 else
@@ -91,7 +95,7 @@ else
 fi
 expect_eq "reload: xdp-filter is the same program" "$(prog_id xdpfilt_alw_all)" "$filt_id"
 expect_eq "reload: the limiter is the same program" "$(prog_id xdp_pacer)" "$pacer_id"
-printf 'interval = 1s\npolicy = pace\n' >/etc/xdp-pacer/v1.conf
+printf 'interval = 10s\npolicy = pace\n' >/etc/xdp-pacer/v1.conf
 systemctl reload xdp-pacer@v1 >/dev/null 2>&1
 
 # --- drop events into the journal ---
@@ -154,9 +158,69 @@ expect_eq "journal: 100 stops, said ($stops) or counted in summary lines" "$((st
 expect_eq "the events unit stopped cleanly" "$(systemctl show -p ActiveState --value xdp-pacer-events@v1)" inactive
 expect_eq "... and put the sampling back" "$(xdp-pacer status v1 | sed -n 's/^ *sampling: //p')" off
 
-# --- the limiter's unit stops alone ---
+# --- a restart under traffic: in place, nothing lost, the neighbour untouched ---
+stat_of() { xdp-pacer stats v1 --json | grep -o "\"$1\":[0-9]*" | head -1 | cut -d: -f2; }
+deny_left() { xdp-pacer deny list v1 --json | grep -o '"prefix":"10.209.0.0/24"[^}]*"expires_s":[0-9]*' | grep -o '[0-9]*$'; }
+chain_at() { # name: its place in the chain (1-based), from status --json
+	xdp-pacer status v1 --json | grep -o '"chain":\[.*\]' | grep -o '"name":"[^"]*"' | grep -n "\"$1\"" | cut -d: -f1
+}
+xdp-pacer deny add v1 10.209.0.0/24 --timeout 10m >/dev/null 2>&1
+left0=$(deny_left)
+filt_at=$(chain_at xdpfilt_alw_all) pacer_id=$(prog_id xdp_pacer)
+passed0=$(stat_of passed)
+# 50 sources, 500 frames a second for 4 s (each source a frame per 100 ms), the restart after 1 s.
+taskset -c 0 xdp-pacer gen v0 --dist uniform --sources 50 --src-base 10.204.0.0 --dst 10.9.9.9 \
+	--dst-mac "$mac" --pps 500 --duration 4s --json >"$tmp/gen.json" 2>"$tmp/gen.err" &
+gen_pid=$!
+sleep 1
+if systemctl restart xdp-pacer@v1 >"$tmp/restart.out" 2>&1; then
+	ok "systemctl restart xdp-pacer@v1 under traffic"
+else
+	not_ok "systemctl restart xdp-pacer@v1: $(cat "$tmp/restart.out"; journalctl -u xdp-pacer@v1 -o cat --no-pager | tail -5)"
+fi
+wait "$gen_pid"
+sleep 0.5
+sent=$(grep -o '"sent":[0-9]*' "$tmp/gen.json" | cut -d: -f2)
+new_id=$(prog_id xdp_pacer)
+if [ -n "$new_id" ] && [ "$new_id" != "$pacer_id" ] &&
+	journalctl -u xdp-pacer@v1 -o cat --no-pager | grep -q "replaced the limiter on v1"; then
+	ok "restart: a new limiter (id $pacer_id, now $new_id) replaced the old one in place"
+else
+	not_ok "restart: limiter id $pacer_id, now '$new_id'; $(journalctl -u xdp-pacer@v1 -o cat --no-pager | tail -4 | tr '\n' ' ')"
+fi
+expect_eq "restart: xdp-filter is the same program" "$(prog_id xdpfilt_alw_all)" "$filt_id"
+expect_eq "restart: ... in the same place of the chain" "$(chain_at xdpfilt_alw_all)" "$filt_at"
+if [ "${sent:-0}" -ge 1000 ] && [ "$(($(stat_of passed) - passed0))" = 50 ]; then
+	ok "restart: 50 sources sent $sent frames across it, each passed once in the 10 s interval (50)"
+else
+	not_ok "restart: $sent frames sent, $(($(stat_of passed) - passed0)) passed (want 50): $(cat "$tmp/gen.err")"
+fi
+left1=$(deny_left)
+if [ -n "$left0" ] && [ -n "$left1" ] && [ "$((left0 - left1))" -ge 0 ] && [ "$((left0 - left1))" -le 10 ]; then
+	ok "restart: the timed deny entry kept its deadline ($left0 s left, now $left1 s)"
+else
+	not_ok "restart: the deny entry: $left0 s left before, '$left1' after"
+fi
+
+# --- the limiter's unit stops alone, and keeps its maps for the next start ---
 if systemctl stop xdp-pacer@v1 >"$tmp/stop.out" 2>&1 && [ -z "$(prog_id xdp_pacer)" ]; then
-	ok "systemctl stop xdp-pacer@v1 unloaded the limiter"
+	ok "systemctl stop xdp-pacer@v1 detached the limiter"
+else
+	not_ok "systemctl stop xdp-pacer@v1: $(cat "$tmp/stop.out")"
+fi
+if ls /sys/fs/bpf/xdp-pacer/netns-*/v1/meta >/dev/null 2>&1 &&
+	journalctl -u xdp-pacer@v1 -o cat --no-pager | grep -q "kept in .*1 added list entries"; then
+	ok "... and kept its maps, saying so"
+else
+	not_ok "stop: pins $(ls /sys/fs/bpf/xdp-pacer/netns-*/v1 2>&1 | tr '\n' ' '); $(journalctl -u xdp-pacer@v1 -o cat --no-pager | tail -3 | tr '\n' ' ')"
+fi
+if systemctl start xdp-pacer@v1 >"$tmp/start2.out" 2>&1 && [ -n "$(deny_left)" ]; then
+	ok "systemctl start resumes them: the deny entry is back ($(deny_left) s left)"
+else
+	not_ok "start after stop: $(cat "$tmp/start2.out"); deny list $(xdp-pacer deny list v1 2>&1 | tr '\n' ' ')"
+fi
+if systemctl stop xdp-pacer@v1 >"$tmp/stop.out" 2>&1 && [ -z "$(prog_id xdp_pacer)" ]; then
+	ok "systemctl stop xdp-pacer@v1 again"
 else
 	not_ok "systemctl stop xdp-pacer@v1: $(cat "$tmp/stop.out")"
 fi

@@ -154,12 +154,17 @@ static int unload_foreign(const char *ifname, uint64_t netns)
 	return remove_dir_pins(dir, "orphaned ");
 }
 
-/* The interface is gone: what is left of it is its pins. */
-static int unload_orphan(const char *ifname, const char *dir, bool had_pins)
+/* The interface is gone: what is left of it is its pins (kept for its return with --keep-maps). */
+static int unload_orphan(const char *ifname, const char *dir, bool had_pins, bool keep_maps)
 {
 	if (!had_pins) {
 		pr_err("no such interface '%s', and no pins for it in %s", ifname, dir);
 		return 1;
+	}
+	if (keep_maps) {
+		pr_info("xdp-pacer: %s no longer exists; its pins stay in %s for a load when it is back",
+			ifname, dir);
+		return 0;
 	}
 	pr_info("xdp-pacer: %s no longer exists; its pins were orphaned", ifname);
 	return remove_dir_pins(dir, "orphaned ");
@@ -173,7 +178,7 @@ static int unload_locked(const char *ifname, const char *dir, bool had_pins, boo
 	int err;
 
 	if (!ifindex)
-		return unload_orphan(ifname, dir, had_pins);
+		return unload_orphan(ifname, dir, had_pins, keep_maps);
 	if (!bpf_xdp_query((int)ifindex, 0, &q) && q.attach_mode != XDP_ATTACHED_NONE) {
 		if (pacer_handle_open(ifname, &h))
 			return 1; /* not ours, or unreadable: leave it alone */
