@@ -4,7 +4,7 @@
 BUILD   ?= build
 # The release this tree builds: --version, the metrics, the recording header,
 # the .deb.  CHANGELOG.md's latest entry names the same one.
-VERSION := 0.1.0
+VERSION := 0.2.0
 CLANG   ?= clang
 BPFTOOL ?= bpftool
 CC      ?= gcc

@@ -5,7 +5,9 @@
 # object, the man page, bash completion, the systemd units, the example
 # configuration, the CrowdSec bouncer's script and example settings, the
 # fail2ban action (a conffile), CHANGELOG.md, and the copyright file;
-# dependencies from dpkg-shlibdeps.  Native package (no Debian revision).
+# dependencies from dpkg-shlibdeps; maintainer scripts from dist/debian/
+# (an upgrade restarts the running limiters in place).  Native package (no
+# Debian revision).
 set -euo pipefail
 BUILD=${1:?usage: scripts/deb.sh BUILD VERSION}
 VERSION=${2:?usage: scripts/deb.sh BUILD VERSION}
@@ -107,11 +109,14 @@ Description: per-source XDP packet limiter with a recency sketch
  analyses recordings and captures.  CrowdSec's custom bouncer and fail2ban
  can feed its deny list (a bouncer script and a fail2ban action).
 EOF
+# The maintainer scripts: an upgrade restarts the running limiters in place,
+# a removal stops them keeping their maps, a purge removes those.
+install -m 0755 dist/debian/postinst dist/debian/prerm dist/debian/postrm "$STAGE/DEBIAN/"
 (cd "$STAGE" && find . -type f ! -path './DEBIAN/*' -printf '%P\0' | sort -z | xargs -0 md5sum) \
 	>"$STAGE/DEBIAN/md5sums"
 # Every file under /etc is the administrator's once installed.
 (cd "$STAGE" && find etc -type f -printf '/%p\n' | sort) >"$STAGE/DEBIAN/conffiles"
 find "$STAGE" -type d -exec chmod 0755 {} +
-find "$STAGE" -type f ! -path "$STAGE/usr/sbin/*" ! -path "$STAGE/usr/libexec/*" -exec chmod 0644 {} +
+find "$STAGE" -type f ! -path "$STAGE/usr/sbin/*" ! -path "$STAGE/usr/libexec/*" ! -path "$STAGE/DEBIAN/p*" -exec chmod 0644 {} +
 dpkg-deb --root-owner-group -Zxz --build "$STAGE" "$OUT" >/dev/null
 echo "$OUT"

@@ -11,6 +11,8 @@
 #
 # QEMU_INIT=systemd: Debian 12's systemd (with journald and udevd) is the
 # guest's init and runs the guest script as a service (tests/integ_systemd.sh).
+# QEMU_FILES="FILE...": copied to the guest's /pacer/files.  QEMU_DPKG=1:
+# dpkg in the guest, with an empty database (tests/integ_upgrade.sh).
 # Uses KVM when /dev/kvm is usable, else qemu's TCG (slower; it says so).
 # Exits 77 with a line "SKIP: why" when qemu, busybox or the kernel package
 # cannot be had here.  QEMU_TIMEOUT (seconds, default 300) bounds the boot.
@@ -114,6 +116,44 @@ for m in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_p
 	echo "$m" >>"$root/lib/modules/virtio/order"
 done
 cp dist/xdp-pacer-events@.service.in "$root/pacer/events-unit"
+# QEMU_FILES: files for the guest script, in /pacer/files (the packages
+# tests/integ_upgrade.sh upgrades between).
+for f in ${QEMU_FILES:-}; do
+	mkdir -p "$root/pacer/files"
+	cp "$f" "$root/pacer/files/"
+done
+# QEMU_DPKG=1: dpkg, dpkg-deb, dpkg-split and GNU tar with an empty database, for installing
+# and upgrading the project's package in the guest (its dependencies'
+# libraries are there, their packages not: dpkg --force-depends); the
+# programs dpkg wants in PATH that busybox lacks, as no-ops (ldconfig:
+# the package has no libraries); deb-systemd-invoke, a perl script of
+# Debian's init-system-helpers, as a shell stand-in doing what it does for
+# the maintainer scripts' restart and stop: ask policy-rc.d, then systemctl.
+if [ -n "${QEMU_DPKG:-}" ]; then
+	add_bin "$(command -v dpkg)" /usr/bin
+	add_bin "$(command -v dpkg-deb)" /usr/bin
+	add_bin "$(command -v dpkg-split)" /usr/bin
+	add_bin "$(command -v tar)" /usr/bin # GNU tar: dpkg-deb passes it options busybox's lacks
+	mkdir -p "$root"/var/lib/dpkg/{info,updates,triggers,alternatives} "$root/etc/dpkg/dpkg.cfg.d" \
+		"$root/var/log" "$root/usr/sbin" "$root/usr/share/doc"
+	: >"$root/var/lib/dpkg/status"
+	: >"$root/var/lib/dpkg/available"
+	printf '#!/bin/sh\nexit 0\n' >"$root/sbin/ldconfig"
+	cat >"$root/usr/bin/deb-systemd-invoke" <<-'SHIM'
+	#!/bin/sh
+	# The test guest's stand-in for init-system-helpers' deb-systemd-invoke (perl).
+	action=$1
+	shift
+	for unit in "$@"; do
+		if [ -x /usr/sbin/policy-rc.d ]; then
+			/usr/sbin/policy-rc.d "$unit" "$action"
+			[ $? = 101 ] && exit 0
+		fi
+	done
+	exec systemctl "$action" "$@"
+	SHIM
+	chmod 0755 "$root/sbin/ldconfig" "$root/usr/bin/deb-systemd-invoke"
+fi
 # QEMU_INIT=systemd: Debian 12's systemd is the guest's init (PID 1), with
 # journald and udevd (the units' BindsTo= on the interface's device needs
 # udev's "systemd" tag), and runs the guest script as a service; units
@@ -161,7 +201,7 @@ if [ "${QEMU_INIT:-}" = systemd ]; then
 	touch "$root/pacer/systemd"
 fi
 cat >"$root/pacer/run-guest" <<'EOF'
-export PATH=/pacer:/sbin:/bin:/usr/bin
+export PATH=/pacer:/sbin:/bin:/usr/sbin:/usr/bin
 eval "set -- $(cat /pacer/args)"
 sh /pacer/guest.sh "$@"
 echo "guest-exit: $?"
