@@ -110,7 +110,7 @@ Description: per-source XDP packet limiter with a recency sketch
  can feed its deny list (a bouncer script and a fail2ban action).
 EOF
 # The maintainer scripts: an upgrade restarts the running limiters in place,
-# a removal stops them keeping their maps, a purge removes those.
+# a removal stops them keeping their maps.
 install -m 0755 dist/debian/postinst dist/debian/prerm dist/debian/postrm "$STAGE/DEBIAN/"
 (cd "$STAGE" && find . -type f ! -path './DEBIAN/*' -printf '%P\0' | sort -z | xargs -0 md5sum) \
 	>"$STAGE/DEBIAN/md5sums"
