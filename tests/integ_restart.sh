@@ -128,7 +128,38 @@ check "events went on across the replace (a start for a source before it and one
 	bash -c "grep -q 'start 10.216.1.1/32' '$WORK/events' && grep -q 'start 10.216.2.1/32' '$WORK/events'"
 check "... and said it follows the new program" grep -q "replaced in place .* going on with it" "$WORK/events.err"
 
+# --- the stamp: a map of another meaning is never read as this release's ---
+meta_set() { # slot version: that map's version in the pins' stamp (enum pacer_map_id's slot)
+	local v
+	v=$(bpftool -j map lookup pinned "$PINS/meta" key 0 0 0 0 | python3 -c "
+import json, sys
+b = [int(x, 16) for x in json.load(sys.stdin)['value']]
+slot, ver = int(sys.argv[1]), int(sys.argv[2])
+b[32 + 4 * slot:36 + 4 * slot] = list(ver.to_bytes(4, 'little'))
+print(' '.join(str(x) for x in b))" "$1" "$2")
+	bpftool map update pinned "$PINS/meta" key 0 0 0 0 value $v
+}
+id3=$(prog_id)
+meta_set 11 7 # the IPv4 list, as a release with another definition of it would stamp it
+out=$(rx "$CLI" load "$IF_RX" --replace --interval 60s --placement shared 2>&1)
+rc=$?
+check "lists of a definition this release does not know: the replace is refused (exit 1), naming them" \
+	bash -c "test $rc -eq 1 && grep -q \"list4 map was written by release .* at version 7\" <<<\"\$1\"" _ "$out"
+check "... the same program runs, with its lists" \
+	bash -c "test '$(prog_id)' = '$id3' && grep -q '10.216.9.0/24' <<<\"\$1\"" _ "$(deny_line)"
+meta_set 11 1
+meta_set 0 7 # the sketch, likewise
+out=$(rx "$CLI" load "$IF_RX" --replace --interval 60s --placement shared 2>&1)
+check "a sketch of another meaning: the replace makes the state afresh, saying why" \
+	bash -c "test $? -eq 0 && grep -q 'made afresh: the sources. state (its meaning changed (version 7, now 1))' <<<\"\$1\"" _ "$out"
+check "... and keeps the lists" grep -q '"prefix":"10.216.9.0/24"' <<<"$(deny_line)"
+check "... a source seen before is unseen now" \
+	grep -q '"age_ticks":-1' <<<"$(rx "$CLI" query "$IF_RX" 10.216.0.1 --json)"
+
 # --- a new geometry with --reset-state: the state afresh, the lists kept ---
+gen --dist uniform --sources 1 --src-base 10.216.0.1 --count 3 >/dev/null 2>&1
+sleep 0.2
+check "the source is seen again" grep -q '"would_drop":true' <<<"$(rx "$CLI" query "$IF_RX" 10.216.0.1 --json)"
 out=$(rx "$CLI" load "$IF_RX" --replace --width 65536 --reset-state --interval 60s --placement shared 2>&1)
 check "--reset-state with a new width (exit 0)" test $? -eq 0
 check "... says the state is made afresh" grep -q "made afresh: the sources' state" <<<"$out"

@@ -14,6 +14,7 @@
 #include "pacer_place.h"
 #include "pacer_names.h"
 #include "pin_keep.h"
+#include "map_carry.h"
 #include "pin_ops.h"
 
 _Static_assert(PACER_MAP_MAX <= PACER_PIN_META_SLOTS, "the stamp has a slot per map");
@@ -287,11 +288,17 @@ int pin_keep_plan(struct pin_keep *k, struct bpf_object *obj, bool keep_state)
 			snprintf(k->why[i], sizeof(k->why[i]), "the geometry is new");
 			continue;
 		}
-		if (was != pm->version) {
+		if (was != pm->version && pm->keep == PACER_KEEP_STATE) {
 			/* No release has changed a map's meaning yet: nothing to convert from. */
 			snprintf(k->why[i], sizeof(k->why[i]), "its meaning changed (version %u, now %u)",
 				 was, pm->version);
 			continue;
+		}
+		if (was != pm->version) {
+			/* The operator's data is never dropped, nor read under another meaning. */
+			pr_err("the pins' %s map was written by release %.24s at version %u of its definition, which this release (version %u) cannot carry over: load it with that release, or remove the pins ('xdp-pacer unload IFNAME', discarding them)",
+			       pm->pin_name, k->meta.release, was, pm->version);
+			return -EPROTO;
 		}
 		if (same_definition(k->fd[i], map)) {
 			err = bpf_map__reuse_fd(map, k->fd[i]);
@@ -320,80 +327,6 @@ int pin_keep_plan(struct pin_keep *k, struct bpf_object *obj, bool keep_state)
 	return 0;
 }
 
-/* Bytes per value as the syscalls copy it: per-CPU maps a rounded value per possible CPU. */
-static size_t value_bytes(const struct bpf_map_info *m, uint32_t *per, int *ncpus)
-{
-	bool percpu = m->type == BPF_MAP_TYPE_PERCPU_ARRAY || m->type == BPF_MAP_TYPE_PERCPU_HASH ||
-		      m->type == BPF_MAP_TYPE_LRU_PERCPU_HASH;
-
-	*ncpus = percpu ? libbpf_num_possible_cpus() : 1;
-	*per = percpu ? (m->value_size + 7) / 8 * 8 : m->value_size;
-	return (size_t)*per * (size_t)(*ncpus > 0 ? *ncpus : 1);
-}
-
-/* One value of from (per CPU) into the layout of to: each CPU's prefix, the rest zero. */
-static void convert_value(const uint8_t *src, uint32_t src_per, uint32_t src_size, uint8_t *dst,
-			  uint32_t dst_per, uint32_t dst_size, int ncpus)
-{
-	int c;
-
-	for (c = 0; c < ncpus; c++)
-		memcpy(dst + (size_t)c * dst_per, src + (size_t)c * src_per,
-		       src_size < dst_size ? src_size : dst_size);
-}
-
-int pin_keep_copy_map(int from_fd, int to_fd)
-{
-	struct bpf_map_info fi = {}, ti = {};
-	uint32_t fl = sizeof(fi), tl = sizeof(ti), fper, tper, i;
-	uint8_t *fv = NULL, *tv = NULL, key[64], next[64];
-	void *prev = NULL;
-	int fc, tc, err = 0;
-
-	if (bpf_obj_get_info_by_fd(from_fd, &fi, &fl) || bpf_obj_get_info_by_fd(to_fd, &ti, &tl))
-		return -errno;
-	if (fi.type != ti.type || fi.key_size != ti.key_size || fi.key_size > sizeof(key))
-		return -EOPNOTSUPP;
-	fv = calloc(1, value_bytes(&fi, &fper, &fc));
-	tv = calloc(1, value_bytes(&ti, &tper, &tc));
-	if (!fv || !tv) {
-		err = -ENOMEM;
-		goto out;
-	}
-	switch (fi.type) {
-	case BPF_MAP_TYPE_ARRAY:
-	case BPF_MAP_TYPE_PERCPU_ARRAY:
-		for (i = 0; i < fi.max_entries && i < ti.max_entries && !err; i++) {
-			if (bpf_map_lookup_elem(from_fd, &i, fv))
-				continue;
-			memset(tv, 0, (size_t)tper * tc);
-			convert_value(fv, fper, fi.value_size, tv, tper, ti.value_size, fc < tc ? fc : tc);
-			err = bpf_map_update_elem(to_fd, &i, tv, BPF_ANY) ? -errno : 0;
-		}
-		break;
-	case BPF_MAP_TYPE_LPM_TRIE:
-	case BPF_MAP_TYPE_HASH:
-	case BPF_MAP_TYPE_LRU_HASH:
-	case BPF_MAP_TYPE_PERCPU_HASH:
-		while (!err && !bpf_map_get_next_key(from_fd, prev, next)) {
-			memcpy(key, next, fi.key_size);
-			prev = key;
-			if (bpf_map_lookup_elem(from_fd, key, fv))
-				continue;
-			memset(tv, 0, (size_t)tper * tc);
-			convert_value(fv, fper, fi.value_size, tv, tper, ti.value_size, fc < tc ? fc : tc);
-			err = bpf_map_update_elem(to_fd, key, tv, BPF_ANY) ? -errno : 0;
-		}
-		break;
-	default:
-		err = -EOPNOTSUPP;
-	}
-out:
-	free(fv);
-	free(tv);
-	return err;
-}
-
 int pin_keep_carry(struct pin_keep *k, struct bpf_object *obj)
 {
 	char eb[128];
@@ -405,7 +338,7 @@ int pin_keep_carry(struct pin_keep *k, struct bpf_object *obj)
 		if (k->how[i] != PIN_KEEP_CARRY || pacer_maps[i].map_name[0] == '.')
 			continue; /* global data went in as the initial image */
 		map = bpf_object__find_map_by_name(obj, pacer_maps[i].map_name);
-		err = map ? pin_keep_copy_map(k->fd[i], bpf_map__fd(map)) : -ENOENT;
+		err = map ? map_carry(k->fd[i], bpf_map__fd(map)) : -ENOENT;
 		if (err) {
 			pr_err("cannot carry the map %s over to this release's definition: %s",
 			       pacer_maps[i].map_name, err_str(err, eb, sizeof(eb)));

@@ -77,7 +77,4 @@ int pin_keep_pin(struct bpf_object *obj, int prog_fd, const char *dir, const cha
 /* One line each: what was kept, carried and made afresh. */
 void pin_keep_report(const struct pin_keep *k, const char *source);
 
-/* Copy an earlier map's contents into one of another definition (the same type). 0 or -errno. */
-int pin_keep_copy_map(int from_fd, int to_fd);
-
 #endif
