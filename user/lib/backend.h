@@ -91,6 +91,13 @@ struct backend_desc {
 	 * sweep cannot keep pace at this tick), in err: 2; 0 if none.  NULL: none.
 	 */
 	int (*layout_check)(const struct pacer_layout *lay, char *err, size_t len);
+	/*
+	 * Entries of one 64-byte line that hold a source seen less than
+	 * thresh ticks before tick (the sketch: cells; the tables: entries),
+	 * and how many entries one source takes (the sketch: its rows).
+	 */
+	uint32_t (*fresh_in_line)(const void *line, uint64_t tick, uint32_t thresh);
+	int entries_per_source_is_rows;
 };
 
 /*
@@ -109,5 +116,13 @@ extern const struct backend_desc backend_sketch, backend_table, backend_dense;
 
 /* The descriptor of a backend; NULL outside enum pacer_backend. */
 const struct backend_desc *backend_of(uint32_t backend);
+
+/*
+ * About how many sources the state map's lines (lay's, every copy, nlines
+ * of 64 bytes at mem) hold that were seen less than thresh ticks before
+ * tick: what discarding the state loses.
+ */
+uint64_t backend_fresh_sources(const struct pacer_layout *lay, const void *mem, uint64_t nlines,
+			       uint64_t tick, uint32_t thresh);
 
 #endif

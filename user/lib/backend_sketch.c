@@ -112,6 +112,16 @@ static double sketch_model_rate(uint32_t kind, uint32_t rows, uint32_t lines_log
 	return sketch_model_false_drop(kind, rows, lines_log2, n);
 }
 
+static uint32_t sketch_fresh_in_line(const void *line, uint64_t tick, uint32_t thresh)
+{
+	const struct pacer_line *l = line;
+	uint32_t c, n = 0;
+
+	for (c = 0; c < PACER_LINE_CELLS; c++)
+		n += pacer_cell_age(l, c, tick) < thresh;
+	return n;
+}
+
 /* geom_max_lines_log2 is the sketch's own. */
 #define sketch_max_lines_log2 geom_max_lines_log2
 
@@ -124,5 +134,6 @@ const struct backend_desc backend_sketch = {
 	.rate_hint = "--backend table holds 16384 ticks, or a coarser --tick",
 	.unseen_note = "", /* a sketch cell is never refused */
 	.sweep_from_per_line = 4 * PACER_LINE_CELLS, /* 4 sources per cell */
+	.fresh_in_line = sketch_fresh_in_line, .entries_per_source_is_rows = 1,
 	BACKEND_FUNCS(sketch),
 };

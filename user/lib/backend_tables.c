@@ -258,6 +258,27 @@ static int dense_layout_check(const struct pacer_layout *lay, char *err, size_t 
 	return 2;
 }
 
+static uint32_t table_fresh_in_line(const void *line, uint64_t tick, uint32_t thresh)
+{
+	const struct pacer_tbl_line *l = line;
+	uint32_t i, n = 0;
+
+	for (i = 0; i < PACER_TBL_WAYS; i++)
+		n += (uint32_t)pacer_tbl_fresh(l->e[i], tick, thresh);
+	return n;
+}
+
+static uint32_t dense_fresh_in_line(const void *line, uint64_t tick, uint32_t thresh)
+{
+	struct pacer_dense_line *const l[2] = { (struct pacer_dense_line *)line,
+						(struct pacer_dense_line *)line };
+	uint32_t i, n = 0;
+
+	for (i = 0; i < PACER_DENSE_WAYS; i++)
+		n += (uint32_t)pacer_dense_fresh(pacer_dense_get(l, i), tick, thresh);
+	return n;
+}
+
 /* A table's functions by backend.h's convention, the shared ones beside them. */
 #define TABLES_FUNCS(b)                                                                       \
 	.lines = b##_lines, .check = b##_check, .width = b##_width,                            \
@@ -273,6 +294,7 @@ const struct backend_desc backend_table = {
 	.rate_n_hint = "", .rate_hint = "a coarser --tick, or a smaller T",
 	.unseen_note = " if one of its lines has a free entry",
 	.sweep_from_per_line = 2 * PACER_TBL_WAYS, /* 2 sources per entry */
+	.fresh_in_line = table_fresh_in_line,
 	TABLES_FUNCS(table),
 };
 
@@ -286,5 +308,6 @@ const struct backend_desc backend_dense = {
 	.sweep_from_per_line = 2 * PACER_DENSE_WAYS, /* 2 sources per entry */
 	.any_line_count = 1,
 	.layout_check = dense_layout_check,
+	.fresh_in_line = dense_fresh_in_line,
 	TABLES_FUNCS(dense),
 };

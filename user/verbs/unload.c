@@ -15,6 +15,9 @@
 #include "writer_lock.h"
 #include "xdp_chain.h"
 #include "pin_keep.h"
+#include "backend.h"
+#include <sys/mman.h>
+#include <time.h>
 
 struct unload_opts {
 	const char *ifname;
@@ -99,28 +102,59 @@ static void report_left(int ifindex, const char *ifname)
 		c.dispatcher ? " in libxdp's dispatcher" : "", names);
 }
 
+/*
+ * About how many sources the state holds that were seen within the
+ * interval (the backend's fresh entries, the sketch's over its rows), from
+ * the mapped state map; 0 where it cannot be read.
+ */
+static uint64_t sources_held(const struct pin_keep *k, uint64_t *bytes)
+{
+	struct bpf_map_info info = {};
+	uint32_t ilen = sizeof(info), zero = 0;
+	struct pacer_config cfg;
+	struct timespec ts;
+	uint64_t n = 0, tick;
+	size_t len;
+	void *mem;
+
+	*bytes = 0;
+	if (k->fd[PACER_MAP_SK] < 0 || bpf_obj_get_info_by_fd(k->fd[PACER_MAP_SK], &info, &ilen))
+		return 0;
+	*bytes = (uint64_t)info.max_entries * info.value_size;
+	if (!k->layout_ok || info.value_size != PACER_LINE_BYTES || k->fd[PACER_MAP_DATA] < 0 ||
+	    bpf_map_lookup_elem(k->fd[PACER_MAP_DATA], &zero, &cfg) ||
+	    clock_gettime(CLOCK_MONOTONIC, &ts))
+		return 0;
+	len = (size_t)*bytes;
+	mem = mmap(NULL, len, PROT_READ, MAP_SHARED, k->fd[PACER_MAP_SK], 0);
+	if (mem == MAP_FAILED)
+		return 0;
+	tick = ((uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec) >> k->layout.tick_shift;
+	n = backend_fresh_sources(&k->layout, mem, info.max_entries, tick, cfg.thresh_ticks);
+	munmap(mem, len);
+	return n;
+}
+
 /* What the pins in dir hold that the operator made: what removing them discards, or keeping them keeps. */
 static void describe_pins(const char *dir, char *buf, size_t len)
 {
 	struct pin_keep k;
 	char mb[32];
-	struct bpf_map_info info = {};
-	uint32_t ilen = sizeof(info);
-	uint64_t state = 0;
+	uint64_t bytes, held;
 
 	pin_keep_from_dir(&k, dir);
-	if (k.fd[PACER_MAP_SK] >= 0 && !bpf_obj_get_info_by_fd(k.fd[PACER_MAP_SK], &info, &ilen))
-		state = (uint64_t)info.max_entries * info.value_size;
-	snprintf(buf, len, "%llu added list entries (%llu IPv4, %llu IPv6), the sources' state (%s), the counters and the live settings",
+	held = sources_held(&k, &bytes);
+	snprintf(buf, len, "%llu added list entries (%llu IPv4, %llu IPv6), the state of about %llu sources seen within the interval (%s), the counters and the live settings",
 		 (unsigned long long)(k.added4 + k.added6), (unsigned long long)k.added4,
-		 (unsigned long long)k.added6, format_bytes(state, mb, sizeof(mb)));
+		 (unsigned long long)k.added6, (unsigned long long)held,
+		 format_bytes(bytes, mb, sizeof(mb)));
 	pin_keep_close(&k);
 }
 
 static int remove_dir_pins(const char *dir, const char *why)
 {
 	uint32_t id = pinned_prog_id(dir);
-	char what[256];
+	char what[320];
 	int err;
 
 	describe_pins(dir, what, sizeof(what));
@@ -196,7 +230,7 @@ static int unload_locked(const char *ifname, const char *dir, bool had_pins, boo
 		return 0;
 	}
 	if (had_pins && keep_maps) {
-		char what[256];
+		char what[320];
 
 		describe_pins(dir, what, sizeof(what));
 		pr_info("  kept in %s: %s; 'xdp-pacer load %s' resumes with them, 'xdp-pacer unload %s' removes them",
