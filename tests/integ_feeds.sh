@@ -6,11 +6,13 @@
 # under $WORK (the system's crowdsec and fail2ban are not touched):
 #   - crowdsec-decision by hand: bad arguments, a captcha decision, two
 #     interfaces of which one has no limiter, a deletion of nothing;
-#   - crowdsec (local API and log processing) and crowdsec-custom-bouncer
-#     with the shipped settings: `cscli decisions add` drops the address's
-#     packets within seconds, `cscli decisions delete` passes them again; a
-#     range and an IPv6 address too; a captcha decision is not a ban; ssh
-#     brute force in a log crowdsec reads bans its source;
+#   - crowdsec (local API and log processing, with the file acquisition
+#     docs/operating.md gives for hosts without journald) and
+#     crowdsec-custom-bouncer with the shipped settings: `cscli decisions
+#     add` drops the address's packets within seconds, `cscli decisions
+#     delete` passes them again; a range and an IPv6 address too; a captcha
+#     decision is not a ban; ssh brute force in a log crowdsec reads bans
+#     its source;
 #   - fail2ban-server with a jail using the shipped action.d/xdp-pacer.conf:
 #     `fail2ban-client set JAIL banip` drops (IPv4 and IPv6) with the ban
 #     time as timeout, `unbanip` passes, failures in its log ban, bantime -1
@@ -176,7 +178,15 @@ api:
 prometheus:
   enabled: false
 EOF
-printf 'filenames:\n  - %s\nlabels:\n  type: syslog\n' "$CS/auth.log" >"$CS/acquis.yaml"
+# The acquisition docs/operating.md gives for hosts without journald (file sources), with
+# this test's own auth.log; its nginx logs do not exist here (crowdsec only warns of them).
+awk '/^<!-- tests\/integ_feeds.sh runs crowdsec with this acquisition/ { on = 1; next }
+     on && /^```yaml$/ { block = 1; next }
+     block && /^```$/ { exit }
+     block' "$(dirname "$0")/../docs/operating.md" |
+	sed "s|/var/log/auth.log|$CS/auth.log|; s|/var/log/nginx/|$CS/nginx/|" >"$CS/acquis.yaml"
+check "docs/operating.md's acquisition without journald, reading this test's auth.log" \
+	bash -c "grep -qx '  - $CS/auth.log' '$CS/acquis.yaml' && ! grep -q journalctl '$CS/acquis.yaml'"
 cscli() { rx cscli -c "$CS/config.yaml" "$@"; } # rx runs the program, not this function
 
 cscli machines add xdp-pacer-test --auto -f "$CS/local_api_credentials.yaml" >/dev/null 2>"$CS/err"
