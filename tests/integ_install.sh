@@ -211,7 +211,7 @@ check "reload with a bad value fails (exit 2) naming the line, and changes nothi
 		 nsenter --net=/run/netns/$NS_RX $CLI status $IF_RX | grep -q 'policy quiet'"
 rx $(unit_cmd ExecStop) >/dev/null
 check "ExecStop unloads" bash -c "test $? -eq 0 && ! nsenter --net=/run/netns/$NS_RX $CLI status $IF_RX >/dev/null 2>&1"
-check "ExecStop removed the pins" test ! -e "/sys/fs/bpf/xdp-pacer/$IF_RX"
+check "ExecStop removed the pins" test ! -e "$(pins_of "$NS_RX" "$IF_RX")"
 
 # --- the table backend and the global budget from the file ---
 cat >"$CONF" <<CONF
