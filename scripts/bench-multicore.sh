@@ -448,6 +448,8 @@ auto_picks() { # K
 		out=$(rx "$CLI" load "$IF_RX" --placement auto --backend "$backend" 2>&1)
 		rx "$CLI" unload "$IF_RX" >/dev/null 2>&1
 		why=$(grep -o 'by cost: [^;]*' <<<"$out" | head -1)
+		# Where per-CPU is not exact (veth), load picks shared and gives the cost apart.
+		[ -n "$why" ] || why=$(sed -n 's/.*per-CPU would be cheaper here (\(.*\))$/by cost: per-CPU is cheaper: \1/p' <<<"$out" | head -1)
 		case $why in
 		"by cost: per-CPU"*) pick=percpu ;;
 		"by cost: shared"*) pick=shared ;;

@@ -24,7 +24,7 @@ for bad in "--budget 100" "--budget 0/1s" "--budget 10/1s --slack-time off --sla
 	rc=$?
 	check "load $bad: exit 2 ($err)" test $rc -eq 2
 done
-check "nothing left attached after bad loads" test ! -e "/sys/fs/bpf/xdp-pacer/$IF_RX"
+check "nothing left attached after bad loads" test ! -e "$(pins_of "$NS_RX" "$IF_RX")"
 
 out=$(rx "$CLI" load "$IF_RX" --budget 100/60s --reserve 20 2>&1)
 check "load --budget 100/60s --reserve 20 (exit 0)" test $? -eq 0
@@ -71,7 +71,7 @@ sleep 0.2
 check "budget off: 50 new sources pass" test "$(stat_of passed)" = 150
 
 rx "$CLI" unload "$IF_RX" >/dev/null
-check "unload removes the budget pins too" test ! -e "/sys/fs/bpf/xdp-pacer/$IF_RX"
+check "unload removes the budget pins too" test ! -e "$(pins_of "$NS_RX" "$IF_RX")"
 
 # A K large enough for batches: at most K plus the slack load prints.
 out=$(rx "$CLI" load "$IF_RX" --budget 100000/60s 2>&1)

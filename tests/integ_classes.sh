@@ -138,6 +138,11 @@ sleep 0.1
 sed 's/interval = 1s/interval = 2s/; s|192.0.2.0/24|192.0.2.0/24, 198.51.100.0/24|' "$WORK/live.conf" >"$WORK/live2.conf"
 out=$(rx "$CLI" set "$IF_RX" --config "$WORK/live2.conf" 2>&1)
 check "set --config applies the changes ($(grep -c . <<<"$out") lines)" test $? -eq 0
+check "... and reports only what changed ($(grep -m1 'settings\? changed\|no change:' <<<"$out"))" \
+	grep -q "^xdp-pacer: $IF_RX: 2 settings changed (classes, exempt list); now interval 1 s" <<<"$out"
+out=$(rx "$CLI" set "$IF_RX" --config "$WORK/live2.conf" 2>&1)
+check "the same file again: set says no change ($(grep -m1 'settings\? changed\|no change:' <<<"$out"))" \
+	bash -c 'grep -q "^xdp-pacer: $1: no change: interval 1 s" <<<"$2" && grep -q "budget off (unchanged)" <<<"$2"' _ "$IF_RX" "$out"
 send 10.214.1.1 1 --per-source 3 --dport 5353 >/dev/null
 send 10.214.1.1 1 --dport 6000 >/dev/null
 send 198.51.100.1 1 --per-source 3 --dport 5353 >/dev/null

@@ -54,8 +54,12 @@ bg=$!
 sleep 0.5
 rx "$CLI" set "$IF_RX" --interval 500ms >/dev/null
 check "set --interval under traffic" test $? -eq 0
-rx "$CLI" set "$IF_RX" --policy quiet >/dev/null
+out=$(rx "$CLI" set "$IF_RX" --policy quiet)
 check "set --policy under traffic" test $? -eq 0
+check "... reports the one setting it changed ($out)" grep -q "^xdp-pacer: $IF_RX: 1 setting changed (policy); now interval 500.000 ms" <<<"$out"
+out=$(rx "$CLI" set "$IF_RX" --policy quiet --interval 500ms)
+check "set of what runs already: exit 0, no change ($out)" \
+	bash -c '[ "$1" = 0 ] && grep -q "^xdp-pacer: $2: no change: interval 500.000 ms" <<<"$3"' _ $? "$IF_RX" "$out"
 w=$(rx "$CLI" stats "$IF_RX" --watch 1 --count 1 --json)
 check "stats --watch reports rates under traffic" python3 -c "import json,sys; d=json.loads(sys.argv[1]); assert d['seen_per_s'] > 0, d" "$w"
 wait $bg

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Integration: the docs cannot drift from the code.  Every `xdp-pacer VERB
 # --option` that README.md and docs/*.md name is in that verb's --help (the
-# help is printed from the option table that parses it); the README keeps
+# help is printed from the option table that parses it); the docs, the man
+# page and --help give the pins' path with its netns-INODE; the README keeps
 # its shape (short, install, quick start and operating on its first screen,
 # no dates); and the scripts that draw the docs' SVG plots still produce
 # valid SVG from the current code: scripts/plot-sizing.sh from `xdp-pacer
@@ -46,6 +47,25 @@ printf 'see `xdp-pacer load eth0 --no-such-option` and `xdp-pacer stats eth0 --w
 doc_options "$WORK/bad.md" >"$WORK/bad.uses"
 check "the extraction finds an option that does not exist (the check is real)" \
 	bash -c "grep -q \$'load\t--no-such-option' '$WORK/bad.uses' && ! \"$CLI\" load --help | grep -q -- --no-such-option"
+
+# --- the pins' path: /sys/fs/bpf/xdp-pacer/netns-INODE/IFNAME/ wherever it is named ---
+for v in $verbs; do "$CLI" "$v" --help; done >"$WORK/helps" 2>&1
+bad=$(python3 - "${DOCS[@]}" dist/xdp-pacer.8 "$WORK/helps" <<'PY'
+import re, sys
+for path in sys.argv[1:]:
+    text = open(path, encoding="utf-8").read()
+    # paragraph by paragraph: the one on earlier versions' pins names their old place
+    for para in re.split(r"\n\s*\n", text):
+        if "earlier versions" in para:
+            continue
+        for m in re.finditer(r"/sys/fs/bpf/xdp-pacer/(?!netns-(?:INODE|\d+)/)[^\s`'\"),]+", para.replace("\\-", "-")):
+            print(f"{path.replace(sys.argv[-1], '--help')}: {m.group(0)}")
+PY
+)
+check "the docs, the man page and --help name the pins /sys/fs/bpf/xdp-pacer/netns-INODE/... (others: ${bad:-none})" \
+	test -z "$bad"
+check "the man page gives load's pins as /sys/fs/bpf/xdp-pacer/netns-INODE/IFNAME/" \
+	bash -c "grep -c '/sys/fs/bpf/xdp-pacer/netns-INODE/IFNAME/' dist/xdp-pacer.8 | awk '{ exit !(\$1 >= 2) }'"
 
 # --- the README's shape ---
 check "README.md is at most 300 lines ($(wc -l <README.md))" test "$(wc -l <README.md)" -le 300

@@ -5,20 +5,28 @@
 # test creates, with its own configuration, database, logs and sockets
 # under $WORK (the system's crowdsec and fail2ban are not touched):
 #   - crowdsec-decision by hand: bad arguments, a captcha decision, two
-#     interfaces of which one has no limiter, a deletion of nothing;
-#   - crowdsec (local API and log processing) and crowdsec-custom-bouncer
-#     with the shipped settings: `cscli decisions add` drops the address's
-#     packets within seconds, `cscli decisions delete` passes them again; a
-#     range and an IPv6 address too; a captcha decision is not a ban; ssh
-#     brute force in a log crowdsec reads bans its source;
+#     interfaces of which one has no limiter, a deletion of nothing; on an
+#     interface without a limiter it retries for XDP_PACER_RETRY seconds,
+#     then fails saying so, applies the decision once a limiter is loaded
+#     within that time, and never retries a bad prefix;
+#   - crowdsec (local API and log processing, with the file acquisition
+#     docs/operating.md gives for hosts without journald) and
+#     crowdsec-custom-bouncer with the shipped settings: `cscli decisions
+#     add` drops the address's packets within seconds, `cscli decisions
+#     delete` passes them again; a range and an IPv6 address too; a captcha
+#     decision is not a ban; ssh brute force in a log crowdsec reads bans
+#     its source;
 #   - fail2ban-server with a jail using the shipped action.d/xdp-pacer.conf:
 #     `fail2ban-client set JAIL banip` drops (IPv4 and IPv6) with the ban
 #     time as timeout, `unbanip` passes, failures in its log ban, bantime -1
 #     gives an entry without timeout; the action without an interface fails
 #     a ban naming the parameter;
+#   - the limiter restarted (unloaded, loaded again): a decision and a ban
+#     made meanwhile wait for it and are applied once it is back; a jail
+#     whose action's retry (1 s) runs out fails its ban, saying so;
 #   - a 5 s decision and a 5 s ban end by themselves with the bouncer
 #     stopped and fail2ban frozen; stopping fail2ban lifts its bans.
-# Every daemon, file and the veth pair go on any exit.  20 to 35 s on the
+# Every daemon, file and the veth pairs go on any exit.  20 to 40 s on the
 # 2-core VM, by its load (load averages of 13 to 23 while it was written).
 # run.sh: background (daemons that mostly wait; its time limits are seconds)
 . "$(dirname "$0")/lib.sh"
@@ -35,7 +43,8 @@ cleanup() {
 	# The writers' lock files of this namespace (xdp-pacer leaves them).
 	[ -n "${NS_RX:-}" ] && [ -e "/run/netns/$NS_RX" ] &&
 		rm -f "/run/xdp-pacer/netns-$(stat -L -c %i "/run/netns/$NS_RX").$IF_RX.lock" \
-			"/run/xdp-pacer/netns-$(stat -L -c %i "/run/netns/$NS_RX").nosuch0.lock"
+			"/run/xdp-pacer/netns-$(stat -L -c %i "/run/netns/$NS_RX").nosuch0.lock" \
+			"/run/xdp-pacer/netns-$(stat -L -c %i "/run/netns/$NS_RX").xpfz0.lock"
 	teardown_pair
 	rm -rf "$WORK"
 }
@@ -135,6 +144,45 @@ decide 0 "del of it" del 192.0.2.3 0 r '{"type":"ban"}'
 check "... gone from the list" no_entry 192.0.2.3
 decide 0 "del of an entry not there (it ended already)" del 192.0.2.3 0 r '{"type":"ban"}'
 
+# --- an interface without a limiter (as while xdp-pacer restarts): retried, for a bound ---
+# A second veth in the receiver's namespace; the limiter is loaded on it only for a moment.
+ALT=xpfz0
+rx ip link add $ALT type veth peer name xpfz1 && rx ip link set $ALT up && rx ip link set xpfz1 up
+check "a second interface, $ALT, without a limiter" test $? -eq 0
+since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; }
+IFS_ENV=$ALT
+t0=$EPOCHREALTIME
+XDP_PACER_RETRY=1 decide 1 "add on it with XDP_PACER_RETRY=1" add 192.0.2.4 30 r '{"type":"ban"}'
+took=$(since "$t0")
+check "... gave up after its second of retries ($took s)" awk -v t="$took" 'BEGIN { exit !(t >= 1 && t < 8) }'
+check "... saying so, after xdp-pacer's own message" \
+	bash -c "grep -q 'no XDP program is attached to $ALT' '$WORK/out' && grep -qx 'crowdsec-decision: add 192.0.2.4: no limiter came back on $ALT within 1 s (XDP_PACER_RETRY): not applied there' '$WORK/out'" ||
+	cat "$WORK/out"
+t0=$EPOCHREALTIME
+decide 1 "a bad prefix on it (XDP_PACER_RETRY unset: 30 s)" add 192.0.2.300 30 r '{"type":"ban"}'
+took=$(since "$t0")
+check "... is not retried: xdp-pacer's refusal at once ($took s)" \
+	bash -c "grep -q \"invalid value '192.0.2.300'\" '$WORK/out' && awk -v t=$took 'BEGIN { exit !(t < 5) }'"
+XDP_PACER_RETRY=soon decide 2 "with XDP_PACER_RETRY=soon" add 192.0.2.4 30 r '{"type":"ban"}'
+check "... names it" grep -q "invalid XDP_PACER_RETRY 'soon'" "$WORK/out"
+XDP_PACER_INTERFACES=$ALT nsenter --net="/run/netns/$NS_RX" "$DECISION" add 192.0.2.5 60 r '{"type":"ban"}' \
+	>"$WORK/late.out" 2>&1 &
+late=$!
+sleep 1.5
+check "a decision on $ALT waits for a limiter there (XDP_PACER_RETRY unset: 30 s)" kill -0 $late
+rx "$CLI" load $ALT --interval 10ms >/dev/null
+check "... the limiter loaded on $ALT" test $? -eq 0
+wait $late
+rc=$?
+check "... then the decision is applied: exit 0" test $rc -eq 0 || cat "$WORK/late.out"
+e=$(rx "$XP" deny list $ALT --json | grep -o '{"prefix":"192.0.2.5/32"[^}]*}')
+t=$(sed -n 's/.*"timeout_s":\([0-9]*\).*/\1/p' <<<"$e")
+check "... its timeout what is left of the 60 s rounded up, the wait taken off (${t:-none} s)" \
+	test -n "$t" -a "${t:-99}" -le 61 -a "${t:-0}" -ge 50
+rx "$CLI" unload $ALT >/dev/null
+check "the limiter unloaded from $ALT again" test $? -eq 0
+IFS_ENV=$IF_RX
+
 # ====================== CrowdSec ======================
 CS=$WORK/crowdsec
 mkdir -p "$CS/log" "$CS/data"
@@ -176,7 +224,15 @@ api:
 prometheus:
   enabled: false
 EOF
-printf 'filenames:\n  - %s\nlabels:\n  type: syslog\n' "$CS/auth.log" >"$CS/acquis.yaml"
+# The acquisition docs/operating.md gives for hosts without journald (file sources), with
+# this test's own auth.log; its nginx logs do not exist here (crowdsec only warns of them).
+awk '/^<!-- tests\/integ_feeds.sh runs crowdsec with this acquisition/ { on = 1; next }
+     on && /^```yaml$/ { block = 1; next }
+     block && /^```$/ { exit }
+     block' "$(dirname "$0")/../docs/operating.md" |
+	sed "s|/var/log/auth.log|$CS/auth.log|; s|/var/log/nginx/|$CS/nginx/|" >"$CS/acquis.yaml"
+check "docs/operating.md's acquisition without journald, reading this test's auth.log" \
+	bash -c "grep -qx '  - $CS/auth.log' '$CS/acquis.yaml' && ! grep -q journalctl '$CS/acquis.yaml'"
 cscli() { rx cscli -c "$CS/config.yaml" "$@"; } # rx runs the program, not this function
 
 cscli machines add xdp-pacer-test --auto -f "$CS/local_api_credentials.yaml" >/dev/null 2>"$CS/err"
@@ -287,8 +343,15 @@ enabled = true
 filter = xpf-test
 logpath = $F/auth-noif.log
 action = xdp-pacer
+# The action on an interface without a limiter, waiting 1 s for one.
+[xpfretry]
+enabled = true
+filter = xpf-test
+logpath = $F/auth-retry.log
+action = xdp-pacer[interface=$ALT, retry=1]
 EOF
 : >"$F/auth-noif.log"
+: >"$F/auth-retry.log"
 f2b() { rx fail2ban-client -c "$F" -s "$F/fail2ban.sock" "$@"; }
 start_daemon fail2ban fail2ban-server -f -x -c "$F" -s "$F/fail2ban.sock" -p "$F/fail2ban.pid"
 F2B=$!
@@ -315,6 +378,33 @@ check "banip $B6 (IPv6) drops it (within $WAITED s)" test "${WAITED:0:1}" != ">"
 f2b set xpf unbanip $B6 >/dev/null
 wait_for 10 passes_now $B6
 check "... unbanip passes it again (within $WAITED s)" test "${WAITED:0:1}" != ">"
+
+# ====== the limiter restarted: what the feeds decided meanwhile is applied ======
+rx "$CLI" unload "$IF_RX" >/dev/null
+check "the limiter unloaded, as in a restart" test $? -eq 0
+R1=192.0.2.111 R2=192.0.2.112
+cscli decisions add --ip $R1 --duration 60s >/dev/null 2>&1
+# fail2ban-client's banip returns once the action has run: in the background.
+nsenter --net="/run/netns/$NS_RX" fail2ban-client -c "$F" -s "$F/fail2ban.sock" set xpf banip $R2 >/dev/null 2>&1 &
+banning=$!
+waiting() { pgrep -f "crowdsec-decision add $R1 " >/dev/null && pgrep -f "deny add $IF_RX $R2 " >/dev/null; }
+wait_for 20 waiting
+check "with no limiter the bouncer's call and fail2ban's ban wait for one (both waiting after $WAITED s)" \
+	test "${WAITED:0:1}" != ">"
+rx "$CLI" load "$IF_RX" --interval 10ms >/dev/null
+check "the limiter loaded again" test $? -eq 0
+wait $banning
+check "... fail2ban-client's banip returns, exit 0" test $? -eq 0
+wait_for 10 denied_now $R1
+check "... the decision made meanwhile drops $R1 (within $WAITED s)" test "${WAITED:0:1}" != ">"
+wait_for 10 denied_now $R2
+check "... fail2ban's ban made meanwhile drops $R2 (within $WAITED s)" test "${WAITED:0:1}" != ">"
+cscli decisions delete --ip $R1 >/dev/null 2>&1
+f2b set xpf unbanip $R2 >/dev/null
+wait_for 10 passes_now $R1
+check "... cscli decisions delete passes $R1 again (within $WAITED s)" test "${WAITED:0:1}" != ">"
+wait_for 10 passes_now $R2
+check "... unbanip passes $R2 again (within $WAITED s)" test "${WAITED:0:1}" != ">"
 
 L=198.51.100.61
 printf 'login failure from %s\n' $L $L $L >>"$F/auth.log"
@@ -367,6 +457,13 @@ wait_for 10 no_if
 check "a jail whose xdp-pacer action has no interface: its ban fails, the message naming the parameter" test "${WAITED:0:1}" != ">"
 check "the bouncer logged no failed call" bash -c "! grep -q \"Error in '\" '$CS/log/crowdsec-custom-bouncer.log'" ||
 	grep "Error in '" "$CS/log/crowdsec-custom-bouncer.log"
+
+# A jail whose action waits at most 1 s for a limiter, on the interface without one.
+f2b set xpfretry banip 192.0.2.45 >/dev/null
+gave_up() { grep -q "xdp-pacer action: no limiter came back on $ALT within 1 s (retry=1): not applied" "$F/fail2ban.log"; }
+wait_for 15 gave_up
+check "a ban with no limiter for longer than the action's retry=1: fails, saying so (within $WAITED s)" \
+	test "${WAITED:0:1}" != ">" || grep -E 'ERROR' "$F/fail2ban.log" | tail -5
 
 f2b stop >/dev/null
 check "fail2ban-client stop" test $? -eq 0

@@ -2,8 +2,9 @@
 # Integration: `make install` (DESTDIR and PREFIX), the man page, bash
 # completion, the systemd unit (systemd-analyze verify, and its ExecStart /
 # ExecReload / ExecStop commands run by hand on a veth in namespaces this
-# test creates), the configuration file through the CLI, and the installed
-# BPF object attached with `ip link`.
+# test creates), the configuration file through the CLI, the installed
+# BPF object attached with `ip link`, and the CrowdSec bouncer's bin_path
+# the docs give against where `make install` and the package put it.
 . "$(dirname "$0")/lib.sh"
 WORK=$(mktemp -d /tmp/xpi-install.XXXXXX)
 cleanup() {
@@ -37,6 +38,19 @@ check "crowdsec-decision, the bouncer's example and the fail2ban action name the
 		 grep -qx 'bin_path: /usr/local/libexec/xdp-pacer/crowdsec-decision' '$WORK/stage/usr/local/share/doc/xdp-pacer/examples/crowdsec-custom-bouncer.yaml.local' &&
 		 grep -qx 'xdp_pacer = /usr/local/bin/xdp-pacer' '$WORK/stage/etc/fail2ban/action.d/xdp-pacer.conf' &&
 		 ! grep -rI '@[A-Z]*@' '$WORK/stage'"
+# The bouncer's bin_path the docs give: where make install (PREFIX=/usr/local) puts the
+# script, and for the Debian package where PREFIX=/usr does; no other literal path.
+OPS=$(dirname "$0")/../docs/operating.md
+bin=$(sed -n 's/^    BIN=\([^ ]*\) *# make install; the Debian package: .*/\1/p' "$OPS")
+pkg=$(sed -n 's/^    BIN=[^ ]* *# make install; the Debian package: \([^ ]*\)$/\1/p' "$OPS")
+check "docs/operating.md's bin_path after make install is where it puts the script (${bin:-none})" \
+	test -n "$bin" -a -x "$WORK/stage$bin"
+check "... the example make install writes names the same" \
+	grep -qx "bin_path: $bin" "$WORK/stage/usr/local/share/doc/xdp-pacer/examples/crowdsec-custom-bouncer.yaml.local"
+make -s install DESTDIR="$WORK/stage-usr" PREFIX=/usr >/dev/null
+check "... and the Debian package's, where PREFIX=/usr puts it (${pkg:-none})" test -n "$pkg" -a -x "$WORK/stage-usr$pkg"
+bad=$(cd "$(dirname "$0")/.." && grep -nE 'bin_path: */' README.md docs/*.md dist/xdp-pacer.8)
+check "no other literal bin_path in the docs and the man page (${bad:-none})" test -z "$bad"
 check "the unit names the installed binary, not the staging directory" \
 	grep -qx "ExecStart=/usr/local/bin/xdp-pacer load %i --config /etc/xdp-pacer/%i.conf" \
 	"$WORK/stage/usr/local/lib/systemd/system/xdp-pacer@.service"
@@ -197,7 +211,7 @@ check "reload with a bad value fails (exit 2) naming the line, and changes nothi
 		 nsenter --net=/run/netns/$NS_RX $CLI status $IF_RX | grep -q 'policy quiet'"
 rx $(unit_cmd ExecStop) >/dev/null
 check "ExecStop unloads" bash -c "test $? -eq 0 && ! nsenter --net=/run/netns/$NS_RX $CLI status $IF_RX >/dev/null 2>&1"
-check "ExecStop removed the pins" test ! -e "/sys/fs/bpf/xdp-pacer/$IF_RX"
+check "ExecStop removed the pins" test ! -e "$(pins_of "$NS_RX" "$IF_RX")"
 
 # --- the table backend and the global budget from the file ---
 cat >"$CONF" <<CONF

@@ -2,8 +2,10 @@
 # Integration: `xdp-pacer deny|exempt add/del/list/flush` on a veth pair in
 # namespaces this test creates.  Added prefixes decide traffic at once; a
 # timed entry expires on its own (no reload, no daemon) and the prefix
-# below it decides again; a reload (set --config) replaces the
-# configuration's entries and keeps the added ones; del and flush touch
+# below it decides again; query says until when it decides, and what
+# then; added again without --timeout it becomes permanent, and add says
+# so; a reload (set --config) replaces the configuration's entries and
+# keeps the added ones; del and flush touch
 # only added entries; every refusal exits 1 or 2 and changes nothing;
 # 100 000 prefixes from standard input go in within a second of CPU; a
 # writer holding the pacer's lock makes another wait, then give up naming
@@ -68,6 +70,27 @@ check "list no longer shows the expired entry" bash -c "! nsenter --net=/run/net
 json=$(rx "$CLI" deny list "$IF_RX" --json)
 check "list --json: counts and entries by address ($json)" \
 	grep -q '"configured":1,"added":2,"timed":0,"entries":\[{"prefix":"10.60.1.1/32","origin":"added"},{"prefix":"10.60.2.0/24","origin":"added"},{"prefix":"192.0.2.0/24","origin":"configured"}\]' <<<"$json"
+
+# --- add again: the last add decides (without --timeout the entry is permanent, and add says
+# so, as `nft add element` on Linux 6.12+); query gives a timed entry's deadline ---
+check "deny add 10.60.5.5 --timeout 1h" rx "$CLI" deny add "$IF_RX" 10.60.5.5 --timeout 1h
+q=$(rx "$CLI" query "$IF_RX" 10.60.5.5 | head -1)
+check "query of a timed deny entry: denied until its deadline, then the exempt /16 decides ($q)" \
+	grep -qE "^10\.60\.5\.5: denied \(dropped\) for another 35[0-9]{2}\.[0-9] s \(59m[0-9]+s\), until its deny list entry 10\.60\.5\.5/32 \(timeout 1h\) expires, whatever the classes say; then the exempt list's 10\.60\.0\.0/16 decides$" <<<"$q"
+js=$(rx "$CLI" query "$IF_RX" 10.60.5.5 --json)
+check "query --json: the entry's time left and timeout ($js)" \
+	grep -qE '"deny":"10\.60\.5\.5/32","list_expires_s":35[0-9]{2}\.[0-9]+,"list_timeout_s":3600' <<<"$js"
+run rx "$CLI" deny add "$IF_RX" 10.60.5.5
+check "add again without --timeout: exit 0, saying the entry is now permanent ($OUT)" \
+	bash -c '[ "$1" = 0 ] && grep -q "0 added, 1 refreshed; 1 had a timeout and is now permanent: add without --timeout removes the timeout" <<<"$2"' _ "$RC" "$OUT"
+check "... list shows it without a timeout" grep -qE '^  10\.60\.5\.5/32 +added$' <<<"$(rx "$CLI" deny list "$IF_RX")"
+q=$(rx "$CLI" query "$IF_RX" 10.60.5.5 | head -1)
+check "... query: always dropped now ($q)" grep -q "^10.60.5.5: on the deny list (10.60.5.5/32): always dropped" <<<"$q"
+run rx "$CLI" deny add "$IF_RX" 10.60.5.5 --timeout 30s
+check "add again with --timeout 30s: timed again, no word of permanence ($OUT)" grep -q "0 added, 1 refreshed, timeout 30s$" <<<"$OUT"
+q=$(rx "$CLI" query "$IF_RX" 10.60.5.5 | head -1)
+check "... query: denied for the 30 s left ($q)" grep -qE "^10\.60\.5\.5: denied \(dropped\) for another (2[0-9]|30)\.[0-9] s, until its deny list entry" <<<"$q"
+check "deny del 10.60.5.5" rx "$CLI" deny del "$IF_RX" 10.60.5.5
 
 # --- refusals: exit codes, nothing changed ---
 before=$(rx "$CLI" deny list "$IF_RX" --json; rx "$CLI" exempt list "$IF_RX" --json)

@@ -66,7 +66,7 @@ check "--rate 1000/1s on the table: refused with the largest burst that fits ($e
 	grep -q -- "--rate 66/66.000 ms" <<<"$err"
 err=$(rx "$CLI" load "$IF_RX" --backend table --rate 10/1s --tick 10ms 2>&1)
 check "--rate 10/1s at --tick 10ms: refused with the tick it needs ($err)" grep -q "it needs a tick of" <<<"$err"
-check "nothing left attached after bad loads" test ! -e "/sys/fs/bpf/xdp-pacer/$IF_RX"
+check "nothing left attached after bad loads" test ! -e "$(pins_of "$NS_RX" "$IF_RX")"
 err=$("$CLI" analyze --pcap /nonexistent.pcap --rate 2/1s 2>&1)
 check "analyze --pcap --rate: exit 2, it models --interval only ($err)" test $? -eq 2
 
@@ -225,5 +225,5 @@ check "set --config FILE --interval 50ms: the command line wins" grep -q "live: 
 rx "$CLI" set "$IF_RX" --config /tmp/xdp-pacer-rate.$$.conf >/dev/null
 check "set --config FILE: back to the file's rate" grep -q "live: rate 4 per 2 s" <<<"$(rx "$CLI" status "$IF_RX")"
 rx "$CLI" unload "$IF_RX" >/dev/null
-check "unload" test ! -e "/sys/fs/bpf/xdp-pacer/$IF_RX"
+check "unload" test ! -e "$(pins_of "$NS_RX" "$IF_RX")"
 finish

@@ -3,7 +3,8 @@
 # the fenced code blocks under "## Quick start" in README.md are run in
 # order on a veth in namespaces this test creates, with `sudo` dropped (the
 # suite runs as root), `xdp-pacer` the built CLI and eth0 the veth; each must
-# exit 0, and afterwards nothing may be left attached or pinned.
+# exit 0, and afterwards nothing may be left attached or pinned.  Each
+# traffic class the README gives inline (`--class '...'`) loads as written.
 . "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/.." || exit 1
 WORK=$(mktemp -d /tmp/xpi-readme.XXXXXX)
@@ -47,6 +48,27 @@ done <"$WORK/commands"
 check "stats reported three times (--watch 1 --count 3)" \
 	bash -c "cat '$WORK'/out.* | grep -c 'seen' | awk '{ exit !(\$1 >= 3) }'"
 check "query answered for 203.0.113.7" bash -c "grep -lq '203.0.113.7' '$WORK'/out.*"
+# Every traffic class the README gives on a command line (a code span holding
+# --class '...', with or without "xdp-pacer load eth0" before it) loads as written.
+python3 - README.md >"$WORK/classes" <<'EOF'
+import re, shlex, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+for span in re.findall(r"`([^`]*--class '[^`]*)`", text):
+    words = shlex.split(" ".join(span.split()))
+    if words[:1] == ["sudo"]:
+        words = words[1:]
+    if words[:3] == ["xdp-pacer", "load", "eth0"]:
+        words = words[3:]
+    print("\t".join(words))
+EOF
+check "the README gives traffic classes on command lines ($(wc -l <"$WORK/classes"))" test -s "$WORK/classes"
+while IFS=$'\t' read -r -a args; do
+	rx "$CLI" load "$IF_RX" "${args[@]}" </dev/null >"$WORK/class.out" 2>&1
+	rc=$?
+	check "the README's 'xdp-pacer load eth0 ${args[*]}' loads (exit $rc)" test $rc -eq 0
+	[ $rc -eq 0 ] || cat "$WORK/class.out"
+	rx "$CLI" unload "$IF_RX" >/dev/null 2>&1
+done <"$WORK/classes"
 check "after the quick start no XDP program is attached to the veth" \
 	bash -c "! nsenter --net=/run/netns/$NS_RX ip link show $IF_RX | grep -q 'prog/xdp'"
 check "... and its pins are gone" test ! -e "$(pins_of "$NS_RX" "$IF_RX")"

@@ -17,7 +17,9 @@ check "auto picks shared on veth and says why" \
 	grep -q "placement shared (--placement auto): $IF_RX reports no RSS hash (ETHTOOL_GRXFH: Operation not supported) and 2 RX queues" <<<"$out"
 check "... and that shared is exact whichever CPU receives" grep -q "shared placement is exact whichever CPU receives" <<<"$out"
 check "... and which placement costs less for its 2 receiving CPUs (one per RX queue)" \
-	grep -Eq "; by cost: (per-CPU|shared) is cheaper: .*the 2 receiving CPUs' copies \(2 x 4.0 MiB" <<<"$out"
+	grep -Eq "(; by cost: shared is cheaper: |and exactness comes before cost: per-CPU would be cheaper here \()the 2 receiving CPUs' copies \(2 x 4.0 MiB" <<<"$out"
+check "... never giving per-CPU's lower cost as a reason for shared" \
+	bash -c '! grep -q "placement shared .*by cost: per-CPU is cheaper" <<<"$1"' _ "$out"
 st=$(rx "$CLI" status "$IF_RX")
 check "status shows the shared sketch" grep -q "rows layout, shared" <<<"$st"
 check "status shows the RSS verdict" grep -q "rss: per-CPU placement is not exact here: $IF_RX reports no RSS hash" <<<"$st"

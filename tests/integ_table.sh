@@ -63,7 +63,7 @@ rx "$CLI" load "$IF_RX" --backend table --rows 2 >/dev/null 2>&1
 check "--rows with --backend table is a usage error (exit 2)" test $? -eq 2
 rx "$CLI" load "$IF_RX" --backend tree >/dev/null 2>&1
 check "an unknown backend is a usage error (exit 2)" test $? -eq 2
-check "failed loads leave no pins" test ! -e "/sys/fs/bpf/xdp-pacer/$IF_RX"
+check "failed loads leave no pins" test ! -e "$(pins_of "$NS_RX" "$IF_RX")"
 
 m=$("$CLI" model --backend table --sources 800000 --width 1048576 --json)
 check "model --backend table: 4 MiB at 0.76 fresh per entry, one-sided rate between the collisions and 1 %" python3 -c "

@@ -77,9 +77,30 @@ stop_top
 check "text: a header with the sampling" grep -q "top 3 by dropped over .* s; sampling 1/1: " "$WORK/top.txt"
 check "text: the column heads" grep -q "^RANK *SOURCE *CLASS *DROPPED *+- *PER SECOND" "$WORK/top.txt"
 check "--prefix4 16: the heavy sources as one /16 first" grep -q "^ *1 10.200.0.0/16 " "$WORK/top.txt"
-check "text: the bound on unlisted sources" grep -qE "^unlisted sources: (at most [0-9]+ each|none sampled)" "$WORK/top.txt"
+check "text: the bound on unlisted sources" grep -qE "^unlisted sources: (at most [0-9]+ each|none: all [0-9]+ sources? of the [0-9]+ dropped samples)" "$WORK/top.txt"
 n=$(awk '$1 ~ /^[0-9]+$/ && $2 ~ /\// {n++} END {print n+0}' "$WORK/top.txt")
 check "-n 3: at most 3 rows ($n)" test "$n" -le 3 -a "$n" -ge 1
+
+# --- the footer with counters to spare: it counts sources and samples apart, both right ---
+# 5 sources x 30 frames, every one sampled: the rows are every source, their counts every sample.
+start_top "$WORK/few.txt" --by seen --sample-packets 1/1 -n 50
+send 10.201.0.1 5 --per-source 30 >/dev/null
+stop_top
+out=$(python3 - "$WORK/few.txt" <<'EOF'
+import re, sys
+text = open(sys.argv[1]).read()
+head = re.search(r"sampling 1/1: (\d+) samples", text)
+rows = re.findall(r"^ *\d+ (\S+/\d+) +\S+ +(\d+) ", text, re.M)
+foot = re.search(r"^unlisted sources: none: all (\d+) sources? of the (\d+) seen samples (?:is|are) counted exactly \((\d+) of 4096 counters used\)$", text, re.M)
+assert head and foot, text
+samples, sources = int(head.group(1)), len(rows)
+assert sum(1 for r in rows if r[0].startswith("10.201.0.")) == 5, rows
+assert int(foot.group(1)) == sources == int(foot.group(3)), (foot.group(0), sources)
+assert int(foot.group(2)) == samples == sum(int(r[1]) for r in rows), (foot.group(0), samples, rows)
+print(foot.group(0))
+EOF
+)
+check "text footer: every source and every sample counted, named apart ($out)" test $? -eq 0
 
 # --- periods: --once ends by itself; without it, a line per period until SIGTERM ---
 out=$(rx timeout 10 "$CLI" top "$IF_RX" --once --interval 300ms --json)

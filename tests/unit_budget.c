@@ -759,11 +759,24 @@ START_TEST(test_options)
 	ck_assert_uint_eq(out.seen_cells_log2, 18);
 
 	cur = out;
+	/* set's report: the same budget again is no change, whatever the sequence count */
+	ck_assert_int_eq(budget_apply(&o, &cur, &out, err, sizeof(err)), 0);
+	out.seq = cur.seq + 2;
+	ck_assert(budget_cfg_same(&cur, &out));
 	memset(&o, 0, sizeof(o));
 	ck_assert_int_eq(budget_parse_opt("reserve", "40", &o, err, sizeof(err)), 0);
 	ck_assert_int_eq(budget_apply(&o, &cur, &out, err, sizeof(err)), 0);
 	ck_assert_uint_eq(out.new_limit, 30000);
 	ck_assert_uint_eq(out.limit, 50000);
+	ck_assert(!budget_cfg_same(&cur, &out));
+	{ /* any two that are off are the same; off and on are not */
+		struct pacer_budget_cfg off1 = cur, off2 = out;
+
+		off1.limit = off2.limit = 0;
+		ck_assert(budget_cfg_same(&off1, &off2));
+		ck_assert(!budget_cfg_same(&off1, &cur));
+		ck_assert(!budget_cfg_same(&cur, &off1));
+	}
 
 	/* bad values name the option and the value */
 	ck_assert_int_eq(budget_parse_opt("budget", "50000", &o, err, sizeof(err)), 2);

@@ -790,6 +790,20 @@ START_TEST(test_ids_and_slots)
 	ck_assert_uint_ne(want[1].id, want[0].id);
 	ck_assert_uint_eq(want[1].stat_slot, 2); /* ntp takes ping's slot, counters reset */
 	ck_assert(reset[2] && !reset[0] && !reset[1]);
+	/* What set reports as a change of the classes. */
+	ck_assert(!class_lists_same(want, b.n, cur, a.n));
+	ck_assert(class_lists_same(cur, a.n, cur, a.n));
+	for (i = 0; i < a.n; i++)
+		want[i] = a.cls[i].c;
+	class_assign_ids(want, a.n, cur, a.n, counter_id, &next, reset);
+	ck_assert(class_lists_same(want, a.n, cur, a.n)); /* the same list again: no change */
+	want[1].mode = PACER_MODE_OBSERVE;
+	ck_assert(!class_lists_same(want, a.n, cur, a.n)); /* a mode alone is a change */
+	want[1] = cur[1];
+	ck_assert(!class_lists_same(want, a.n - 1, cur, a.n)); /* one fewer */
+	want[0] = cur[1];
+	want[1] = cur[0];
+	ck_assert(!class_lists_same(want, a.n, cur, a.n)); /* another order */
 	class_conf_free(&a);
 	class_conf_free(&b);
 }

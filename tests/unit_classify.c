@@ -16,6 +16,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include "classes_map.h"
+#include "prefix_sets.h"
 
 #define FRAME_MAX 192
 
@@ -578,6 +579,35 @@ static size_t filter_bits(const __u64 *w, int family)
 	return n;
 }
 
+static struct pacer_prefix pfx(uint32_t family, const char *addr, uint32_t len)
+{
+	struct pacer_prefix p = { .family = family, .len = len };
+
+	ck_assert_int_eq(inet_pton(family == 4 ? AF_INET : AF_INET6, addr, p.addr), 1);
+	return p;
+}
+
+/* set's report of a list's change: the same prefixes in any order, a repeat counting once. */
+START_TEST(test_prefix_sets_same)
+{
+	struct pacer_prefix a[3] = { pfx(4, "192.0.2.0", 24), pfx(6, "2001:db8::", 32), pfx(4, "10.0.0.0", 8) };
+	struct pacer_prefix b[4] = { pfx(4, "10.0.0.0", 8), pfx(4, "192.0.2.0", 24), pfx(6, "2001:db8::", 32),
+				     pfx(4, "10.0.0.0", 8) };
+	struct pacer_prefix c[3] = { pfx(4, "192.0.2.0", 24), pfx(6, "2001:db8::", 32), pfx(4, "10.0.0.0", 16) };
+	struct pacer_prefix d[2] = { pfx(4, "192.0.2.0", 24), pfx(6, "2001:db8::", 32) };
+	struct pacer_prefix e[1] = { pfx(4, "192.0.2.77", 24) }, f[1] = { pfx(4, "192.0.2.0", 24) };
+
+	ck_assert(pacer_prefix_sets_same(a, 3, b, 4));
+	ck_assert(pacer_prefix_sets_same(b, 4, a, 3));
+	ck_assert(!pacer_prefix_sets_same(a, 3, c, 3)); /* a length differs */
+	ck_assert(!pacer_prefix_sets_same(a, 3, d, 2)); /* one fewer */
+	ck_assert(!pacer_prefix_sets_same(d, 2, a, 3));
+	ck_assert(pacer_prefix_sets_same(NULL, 0, NULL, 0));
+	ck_assert(!pacer_prefix_sets_same(d, 2, NULL, 0));
+	ck_assert(pacer_prefix_sets_same(e, 1, f, 1)); /* host bits do not count */
+}
+END_TEST
+
 /*
  * The lists' filter: every address a prefix covers has its bit (no listed
  * source skips the trie), and a prefix sets only the bits it covers.
@@ -630,6 +660,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_class_key);
 	tcase_add_test(tc, test_classes_check);
 	tcase_add_test(tc, test_list_filter);
+	tcase_add_test(tc, test_prefix_sets_same);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -25,6 +25,12 @@ static struct place_cost_verdict judge(uint64_t copy, uint32_t cpus, uint64_t ca
 
 	place_cost_judge(&c, &v);
 	ck_assert_msg(!strchr(v.text, ';'), "a ';' in: %s", v.text);
+	/* The reason alone, for load's line where shared wins on exactness: the text's tail. */
+	ck_assert_msg(v.reason[0] && strlen(v.text) > strlen(v.reason) &&
+			      !strcmp(v.text + strlen(v.text) - strlen(v.reason), v.reason) &&
+			      !strncmp(v.text, v.percpu_cheaper ? "by cost: per-CPU is cheaper: " : "by cost: shared is cheaper: ",
+				       strlen(v.text) - strlen(v.reason)),
+		      "reason '%s' is not the tail of '%s'", v.reason, v.text);
 	return v;
 }
 

@@ -24,10 +24,12 @@ static struct pacer_budget_cfg *cfg_map(const struct pacer_handle *h)
 }
 
 /* o against the live budget: refused (2, said why), or stored when store is set. */
-static int budget_live(const struct pacer_handle *h, const struct budget_opts *o, bool store)
+static int budget_live(const struct pacer_handle *h, const struct budget_opts *o, bool store,
+		       bool *changed)
 {
 	struct pacer_budget_cfg *live = cfg_map(h), want;
 	char err[256], d[256];
+	bool same;
 	int rc = 0;
 
 	if (!live)
@@ -36,21 +38,25 @@ static int budget_live(const struct pacer_handle *h, const struct budget_opts *o
 		pr_err("%s", err);
 		rc = 2;
 	} else if (store) {
+		same = budget_cfg_same(live, &want);
 		budget_cfg_store(live, &want);
-		pr_info("xdp-pacer: %s: budget %s", h->ifname, budget_describe(live, d, sizeof(d)));
+		pr_info("xdp-pacer: %s: budget %s%s", h->ifname, budget_describe(live, d, sizeof(d)),
+			same ? " (unchanged)" : "");
+		if (changed)
+			*changed = !same;
 	}
 	munmap(live, (size_t)sysconf(_SC_PAGESIZE));
 	return rc;
 }
 
-int budget_set(const struct pacer_handle *h, const struct budget_opts *o)
+int budget_set(const struct pacer_handle *h, const struct budget_opts *o, bool *changed)
 {
-	return budget_live(h, o, true);
+	return budget_live(h, o, true, changed);
 }
 
 int budget_check(const struct pacer_handle *h, const struct budget_opts *o)
 {
-	return budget_live(h, o, false);
+	return budget_live(h, o, false, NULL);
 }
 
 int budget_seen_cells_log2(const struct pacer_handle *h)

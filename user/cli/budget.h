@@ -6,8 +6,11 @@
 #include "common.h"
 #include "budget_cfg.h"
 
-/* Apply o to the running program on h; prints the result.  0, 1 or 2. */
-int budget_set(const struct pacer_handle *h, const struct budget_opts *o);
+/*
+ * Apply o to the running program on h; prints the result, saying whether
+ * it changed anything (*changed, when not NULL).  0, 1 or 2.
+ */
+int budget_set(const struct pacer_handle *h, const struct budget_opts *o, bool *changed);
 /* What budget_set would say of o, storing nothing: 0, 2 (said why) or 1. */
 int budget_check(const struct pacer_handle *h, const struct budget_opts *o);
 

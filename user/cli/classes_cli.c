@@ -7,6 +7,7 @@
 #include <sys/random.h>
 #include "classes_cli.h"
 #include "classes_map.h"
+#include "prefix_sets.h"
 #include "cli_log.h"
 #include "cli_values.h"
 #include "pacer_conf.h"
@@ -141,8 +142,36 @@ static int read_lists(const struct pacer_class_maps *m, struct pacer_prefix **ex
 	return ret;
 }
 
+/*
+ * The list l gives in place of the running *p (*n long): *changed gets bit
+ * when they differ.  0 or -ENOMEM.
+ */
+static int replace_list(const struct prefix_list *l, struct pacer_prefix **p, int *n, unsigned *changed,
+			unsigned bit)
+{
+	int nn;
+	struct pacer_prefix *np = to_map_prefixes(l, &nn);
+
+	if (!np)
+		return -ENOMEM;
+	if (!pacer_prefix_sets_same(*p, (size_t)*n, np, (size_t)nn))
+		*changed |= bit;
+	free(*p);
+	*p = np;
+	*n = nn;
+	return 0;
+}
+
 int classes_install(const struct pacer_class_maps *m, const struct class_conf *cc,
 		    struct pacer_class want[PACER_MAX_CLASSES])
+{
+	unsigned changed;
+
+	return classes_install_changes(m, cc, want, &changed);
+}
+
+int classes_install_changes(const struct pacer_class_maps *m, const struct class_conf *cc,
+			    struct pacer_class want[PACER_MAX_CLASSES], unsigned *changed)
 {
 	struct pacer_class cur[PACER_MAX_CLASSES];
 	struct pacer_prefix *ex = NULL, *de = NULL;
@@ -150,6 +179,7 @@ int classes_install(const struct pacer_class_maps *m, const struct class_conf *c
 	int ncur = 0, ne = 0, nd = 0, ret = 0, i;
 	char err[512];
 
+	*changed = 0;
 	if (cc->exempt.given || cc->deny.given) {
 		/* A kind not given keeps what runs. */
 		ret = read_lists(m, &ex, &ne, &de, &nd);
@@ -157,17 +187,12 @@ int classes_install(const struct pacer_class_maps *m, const struct class_conf *c
 			pr_err("cannot read the exempt/deny lists: %s", strerror(-ret));
 			goto out;
 		}
-		if (cc->exempt.given) {
-			free(ex);
-			ex = to_map_prefixes(&cc->exempt, &ne);
-		}
-		if (cc->deny.given) {
-			free(de);
-			de = to_map_prefixes(&cc->deny, &nd);
-		}
-		if (!ex || !de) {
+		if (cc->exempt.given)
+			ret = replace_list(&cc->exempt, &ex, &ne, changed, CLASSES_CHANGED_EXEMPT);
+		if (!ret && cc->deny.given)
+			ret = replace_list(&cc->deny, &de, &nd, changed, CLASSES_CHANGED_DENY);
+		if (ret) {
 			pr_err("out of memory for the exempt/deny lists");
-			ret = -ENOMEM;
 			goto out;
 		}
 	}
@@ -178,6 +203,8 @@ int classes_install(const struct pacer_class_maps *m, const struct class_conf *c
 			goto out;
 		}
 		class_assign_ids(want, cc->n, cur, ncur, random_id, NULL, reset);
+		if (!class_lists_same(want, cc->n, cur, ncur))
+			*changed |= CLASSES_CHANGED_CLASSES;
 		for (i = 0; i < PACER_MAX_CLASSES; i++) {
 			if (!reset[i])
 				continue;

@@ -51,6 +51,13 @@ int classes_build(struct class_conf *cc, uint32_t tick_shift, uint32_t backend, 
 int classes_install(const struct pacer_class_maps *m, const struct class_conf *cc,
 		    struct pacer_class want[PACER_MAX_CLASSES]);
 
+/* classes_install, and what it changed: CLASSES_CHANGED_* bits into *changed. */
+#define CLASSES_CHANGED_CLASSES (1u << 0) /* the class list differs from the running one */
+#define CLASSES_CHANGED_EXEMPT (1u << 1)  /* the configuration's exempt prefixes differ */
+#define CLASSES_CHANGED_DENY (1u << 2)    /* ... its deny prefixes */
+int classes_install_changes(const struct pacer_class_maps *m, const struct class_conf *cc,
+			    struct pacer_class want[PACER_MAX_CLASSES], unsigned *changed);
+
 struct prom_class;
 /* The running classes and their counters summed over CPUs (prom.h's form): 0 or -errno. */
 int classes_fill(const struct pacer_class_maps *m, struct prom_class *out, int *n);

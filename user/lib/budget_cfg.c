@@ -164,6 +164,17 @@ const char *budget_describe(const struct pacer_budget_cfg *c, char *buf, size_t 
 	return buf;
 }
 
+bool budget_cfg_same(const struct pacer_budget_cfg *a, const struct pacer_budget_cfg *b)
+{
+	if (!a->limit || !b->limit)
+		return !a->limit && !b->limit;
+	return a->limit == b->limit && a->window_ns == b->window_ns && a->slack_ns == b->slack_ns &&
+	       a->slack_count == b->slack_count && a->new_limit == b->new_limit &&
+	       a->horizon_ns == b->horizon_ns && a->buckets == b->buckets &&
+	       a->reserve_pct == b->reserve_pct && a->seen_cells_log2 == b->seen_cells_log2 &&
+	       a->batch == b->batch;
+}
+
 void budget_cfg_store(struct pacer_budget_cfg *live, const struct pacer_budget_cfg *cfg)
 {
 	volatile struct pacer_budget_cfg *d = live;

@@ -46,6 +46,13 @@ int budget_apply(const struct budget_opts *o, const struct pacer_budget_cfg *cur
  */
 void budget_cfg_store(struct pacer_budget_cfg *live, const struct pacer_budget_cfg *cfg);
 
+/*
+ * Whether a and b are the same budget as the datapath applies it (the
+ * sequence count aside; any two that are off are the same): what `set`
+ * reports as changed or not.
+ */
+bool budget_cfg_same(const struct pacer_budget_cfg *a, const struct pacer_budget_cfg *b);
+
 /* Whether any budget option was given. */
 bool budget_opts_any(const struct budget_opts *o);
 

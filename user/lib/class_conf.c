@@ -746,6 +746,19 @@ bool class_same_behaviour(const struct pacer_class *a, const struct pacer_class 
 	       a->interval_ns == b->interval_ns;
 }
 
+bool class_lists_same(const struct pacer_class *a, int na, const struct pacer_class *b, int nb)
+{
+	int i;
+
+	if (na != nb)
+		return false;
+	for (i = 0; i < na; i++)
+		if (!class_same_behaviour(&a[i], &b[i]) || a[i].mode != b[i].mode ||
+		    strncmp(a[i].name, b[i].name, PACER_CLASS_NAME_LEN))
+			return false;
+	return true;
+}
+
 static bool id_used(const struct pacer_class *want, int n, const struct pacer_class *cur, int ncur,
 		    uint32_t id)
 {

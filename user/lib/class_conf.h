@@ -93,6 +93,13 @@ void class_conf_default_prefixes(struct class_conf *cc, uint32_t prefix4, uint32
 bool class_same_behaviour(const struct pacer_class *a, const struct pacer_class *b);
 
 /*
+ * Whether the class lists a[0..na) and b[0..nb) are the same configuration:
+ * in the same order, each with the same name, behaviour and mode (what
+ * `set` reports as a change of the classes).
+ */
+bool class_lists_same(const struct pacer_class *a, int na, const struct pacer_class *b, int nb);
+
+/*
  * Ids and stat slots for want[0..n) against the running list cur[0..ncur):
  * a class that behaves as a running one keeps its id (so its sources'
  * state); any other gets a fresh id, from fresh_id() (retried until it is

@@ -793,6 +793,8 @@ int pacer_lists_add(const struct pacer_class_maps *m, uint32_t verdict,
 		}
 		write[i] = true;
 		r->refreshed++;
+		if (old[i].timeout_s && !timeout_s)
+			r->untimed++; /* the last add decides: without --timeout, no timeout */
 	}
 	live = filter_map(m, &e, err, len);
 	if (!live)

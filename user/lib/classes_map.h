@@ -106,6 +106,7 @@ int pacer_lists_apply(const struct pacer_class_maps *m, const struct pacer_prefi
 struct pacer_list_change {
 	size_t added;     /* new entries (an expired one's prefix included) */
 	size_t refreshed; /* entries `add` had made, their timeout set anew */
+	size_t untimed;   /* of those, entries that had a timeout and now have none (add without one) */
 	size_t kept_conf; /* already the configuration's, of the same list: left as they are */
 	size_t removed;
 	size_t missing;   /* del: not on the list (or expired), with missing_ok */
@@ -115,11 +116,13 @@ struct pacer_list_change {
 /*
  * Add p[0..n) to the list of verdict (PACER_LIST_EXEMPT or _DENY) as
  * `add`'s entries, expiring timeout_s seconds from now (0: never).  A
- * prefix `add` had put there gets the new timeout; one the configuration
- * put there stays the configuration's.  A prefix on the other list is
- * -EEXIST, naming it, and nothing changes; a full trie collects expired
- * entries and tries again, then is -ENOSPC with this call's entries taken
- * back.  0 or -errno with err.
+ * prefix `add` had put there gets the new timeout, or none with
+ * timeout_s 0 (it becomes permanent, counted in untimed: the last add
+ * says what the entry is, as `nft add element` on Linux 6.12 and later);
+ * one the configuration put there stays the configuration's.  A prefix
+ * on the other list is -EEXIST, naming it, and nothing changes; a full
+ * trie collects expired entries and tries again, then is -ENOSPC with
+ * this call's entries taken back.  0 or -errno with err.
  */
 int pacer_lists_add(const struct pacer_class_maps *m, uint32_t verdict,
 		    const struct pacer_prefix *p, size_t n, uint32_t timeout_s,

@@ -21,27 +21,25 @@ void place_cost_judge(const struct place_cost *c, struct place_cost_verdict *v)
 	format_bytes(copies, all, sizeof(all));
 	if (c->receiving_cpus <= 1) {
 		v->percpu_cheaper = true;
-		snprintf(v->text, sizeof(v->text),
-			 "by cost: per-CPU is cheaper: one receiving CPU works on one copy of %s either "
-			 "way, and per-CPU admissions are written without compare-and-swap", one);
-		return;
+		snprintf(v->reason, sizeof(v->reason),
+			 "one receiving CPU works on one copy of %s either way, and per-CPU admissions "
+			 "are written without compare-and-swap", one);
+	} else if (!c->cache_bytes) {
+		snprintf(v->reason, sizeof(v->reason),
+			 "the cache size is unknown, so the %u receiving CPUs' copies (%u x %s = %s) may "
+			 "not fit in it", c->receiving_cpus, c->receiving_cpus, one, all);
+	} else {
+		format_bytes(c->cache_bytes, cache, sizeof(cache));
+		format_bytes(room, share, sizeof(share));
+		v->percpu_cheaper = copies <= room;
+		snprintf(v->reason, sizeof(v->reason),
+			 "the %u receiving CPUs' copies (%u x %s = %s) %s 1/%u of the %s L%u cache (%s)",
+			 c->receiving_cpus, c->receiving_cpus, one, all,
+			 v->percpu_cheaper ? "fit in" : "exceed", PLACE_CACHE_SHARE, cache, c->cache_level,
+			 share);
 	}
-	if (!c->cache_bytes) {
-		snprintf(v->text, sizeof(v->text),
-			 "by cost: shared is cheaper: the cache size is unknown, so the %u receiving "
-			 "CPUs' copies (%u x %s = %s) may not fit in it", c->receiving_cpus,
-			 c->receiving_cpus, one, all);
-		return;
-	}
-	format_bytes(c->cache_bytes, cache, sizeof(cache));
-	format_bytes(room, share, sizeof(share));
-	v->percpu_cheaper = copies <= room;
-	snprintf(v->text, sizeof(v->text),
-		 "by cost: %s is cheaper: the %u receiving CPUs' copies (%u x %s = %s) %s 1/%u of "
-		 "the %s L%u cache (%s)", v->percpu_cheaper ? "per-CPU" : "shared",
-		 c->receiving_cpus, c->receiving_cpus, one, all,
-		 v->percpu_cheaper ? "fit in" : "exceed", PLACE_CACHE_SHARE, cache, c->cache_level,
-		 share);
+	snprintf(v->text, sizeof(v->text), "by cost: %s is cheaper: %s",
+		 v->percpu_cheaper ? "per-CPU" : "shared", v->reason);
 }
 
 uint32_t place_auto(bool percpu_exact, const struct place_cost_verdict *v)

@@ -29,7 +29,8 @@ struct place_cost {
 
 struct place_cost_verdict {
 	bool percpu_cheaper;
-	char text[256]; /* "by cost: per-CPU is cheaper: ..." (no ';') */
+	char reason[256]; /* why the cheaper one is: "the 2 receiving CPUs' copies ... fit in ..." (no ';') */
+	char text[320];   /* "by cost: per-CPU is cheaper: " and the reason */
 };
 
 void place_cost_judge(const struct place_cost *c, struct place_cost_verdict *v);

@@ -48,8 +48,10 @@ static void lists_usage(FILE *f, const char *list)
 		"commas, and '-' reads them from standard input, one per line ('#' comments).\n\n"
 		"Options:\n"
 		"  --timeout DUR  add: the entries expire on their own after DUR, as in\n"
-		"                 nftables: 30s, 5m, 1h, 1d, 1h30m (at most 49710d); adding\n"
-		"                 an entry add made again sets its timeout anew\n"
+		"                 nftables: 30s, 5m, 1h, 1d, 1h30m (at most 49710d). Adding\n"
+		"                 an entry add made again sets its timeout anew: the last\n"
+		"                 add decides, so one without --timeout makes a timed entry\n"
+		"                 permanent (as 'nft add element' does on Linux 6.12+)\n"
 		"  --missing-ok   del: a prefix not on the list (or expired) is no error\n"
 		"  --json         list: one JSON object\n"
 		"  --wait SECS    wait this long for another xdp-pacer changing the same\n"
@@ -345,15 +347,21 @@ static int do_list(struct list_args *a, const struct pacer_class_maps *m, bool m
 
 static void report_change(const struct list_args *a, const struct pacer_list_change *r)
 {
-	char tb[32], extra[160] = "";
+	char tb[32], extra[160] = "", untimed[240] = "";
 
 	if (a->op == OP_ADD) {
 		if (r->kept_conf)
 			snprintf(extra, sizeof(extra), ", %zu already there by the configuration (left without a timeout)",
 				 r->kept_conf);
-		pr_info("xdp-pacer: %s: %s: %zu added, %zu refreshed%s%s%s", a->ifname, a->list, r->added,
+		/* The last add decides: one without --timeout leaves no timeout (nft add element, Linux 6.12+). */
+		if (r->untimed)
+			snprintf(untimed, sizeof(untimed),
+				 "; %zu had a timeout and %s now permanent: add without --timeout removes the timeout "
+				 "(give --timeout to keep %s timed)",
+				 r->untimed, r->untimed == 1 ? "is" : "are", r->untimed == 1 ? "it" : "them");
+		pr_info("xdp-pacer: %s: %s: %zu added, %zu refreshed%s%s%s%s", a->ifname, a->list, r->added,
 			r->refreshed, extra, a->timeout_s ? ", timeout " : "",
-			a->timeout_s ? format_timeout_s(a->timeout_s, tb, sizeof(tb)) : "");
+			a->timeout_s ? format_timeout_s(a->timeout_s, tb, sizeof(tb)) : "", untimed);
 	} else if (a->op == OP_DEL) {
 		pr_info("xdp-pacer: %s: %s: %zu removed%s", a->ifname, a->list, r->removed,
 			r->missing ? (snprintf(extra, sizeof(extra), ", %zu not on the list", r->missing), extra)

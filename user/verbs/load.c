@@ -392,12 +392,19 @@ static void report_chain(int ifindex)
 static void report_placement(uint32_t placement, bool chosen_by_auto, const struct rss_verdict *v,
 			     const struct place_cost_verdict *cost)
 {
-	pr_info("  placement %s (%s): %s%s; %s", placement_name(placement),
-		chosen_by_auto ? "--placement auto" : "as asked", v->text,
-		placement == PACER_PLACEMENT_SHARED && !v->exact
-			? "; shared placement is exact whichever CPU receives"
-			: "",
-		cost->text);
+	const char *lead = chosen_by_auto ? "--placement auto" : "as asked";
+
+	/* Shared where per-CPU would cost less: exactness comes first, said as such. */
+	if (placement == PACER_PLACEMENT_SHARED && !v->exact && cost->percpu_cheaper)
+		pr_info("  placement shared (%s): %s; shared placement is exact whichever CPU receives, "
+			"and exactness comes before cost: per-CPU would be cheaper here (%s)",
+			lead, v->text, cost->reason);
+	else
+		pr_info("  placement %s (%s): %s%s; %s", placement_name(placement), lead, v->text,
+			placement == PACER_PLACEMENT_SHARED && !v->exact
+				? "; shared placement is exact whichever CPU receives"
+				: "",
+			cost->text);
 }
 
 /*

@@ -213,32 +213,105 @@ static int age_of(const struct pacer_handle *h, uint64_t hash, const struct pace
 	return err ? 1 : 0;
 }
 
-/* The longest live exempt/deny prefix holding addr: its verdict (0: none), the prefix into buf. */
-static uint32_t list_verdict(const struct pacer_class_maps *m, const struct pacer_addr *a, char *buf,
-			     size_t len)
-{
-	struct pacer_list_entry *p = NULL;
-	uint64_t now = pacer_list_clock_ns();
-	uint32_t best = 0, best_len = 0, bit;
-	size_t n = 0, i;
+/* What the exempt and deny lists say of an address: now, and once a timed entry deciding it ends. */
+struct list_view {
+	uint32_t verdict;      /* PACER_LIST_EXEMPT or _DENY; 0: on neither list */
+	char prefix[64];       /* the entry that decides */
+	uint32_t timeout_s;    /* its timeout as added (0: none) */
+	uint64_t left_ns;      /* the time until its deadline (0: none) */
+	uint32_t then_verdict; /* after that deadline: the entry that decides then (0: none) */
+	char then_prefix[64];
+	uint32_t then_timeout_s;
+};
 
-	if (!m->cfg->list_sel || pacer_lists_dump(m, &p, &n))
-		return 0;
+/* The longest prefix of p[0..n) holding a and live at at_ns, other than skip: its index, or -1. */
+static long list_best(const struct pacer_list_entry *p, size_t n, const struct pacer_addr *a,
+		      uint64_t at_ns, long skip)
+{
+	uint32_t best_len = 0, bit;
+	long best = -1;
+	size_t i;
+
 	for (i = 0; i < n; i++) {
-		if ((int)p[i].p.family != a->family || (best && p[i].p.len < best_len) ||
-		    pacer_list_expired(&p[i].v, now))
+		if ((long)i == skip || (int)p[i].p.family != a->family ||
+		    (best >= 0 && p[i].p.len < best_len) || pacer_list_expired(&p[i].v, at_ns))
 			continue;
 		for (bit = 0; bit < p[i].p.len; bit++)
 			if ((p[i].p.addr[bit / 8] ^ a->bytes[bit / 8]) & (0x80 >> (bit % 8)))
 				break;
 		if (bit < p[i].p.len)
 			continue;
-		best = p[i].v.verdict;
+		best = (long)i;
 		best_len = p[i].p.len;
-		pacer_prefix_str(&p[i].p, buf, len);
+	}
+	return best;
+}
+
+/*
+ * The lists' verdict on a (0: neither), as the datapath takes it: the
+ * longest live prefix holding it.  A timed entry decides until its
+ * deadline; then the longest prefix still live below it does.
+ */
+static uint32_t list_verdict(const struct pacer_class_maps *m, const struct pacer_addr *a,
+			     struct list_view *lv)
+{
+	struct pacer_list_entry *p = NULL;
+	uint64_t now = pacer_list_clock_ns();
+	size_t n = 0;
+	long b, t;
+
+	memset(lv, 0, sizeof(*lv));
+	if (!m->cfg->list_sel || pacer_lists_dump(m, &p, &n))
+		return 0;
+	b = list_best(p, n, a, now, -1);
+	if (b >= 0) {
+		lv->verdict = p[b].v.verdict;
+		pacer_prefix_str(&p[b].p, lv->prefix, sizeof(lv->prefix));
+		lv->timeout_s = p[b].v.timeout_s;
+		if (p[b].v.expires_ns) {
+			lv->left_ns = p[b].v.expires_ns > now ? p[b].v.expires_ns - now : 0;
+			t = list_best(p, n, a, p[b].v.expires_ns, b);
+			if (t >= 0) {
+				lv->then_verdict = p[t].v.verdict;
+				pacer_prefix_str(&p[t].p, lv->then_prefix, sizeof(lv->then_prefix));
+				lv->then_timeout_s = p[t].v.expires_ns ? p[t].v.timeout_s : 0;
+			}
+		}
 	}
 	free(p);
-	return best;
+	return lv->verdict;
+}
+
+static const char *list_name(uint32_t verdict)
+{
+	return verdict == PACER_LIST_EXEMPT ? "exempt" : "deny";
+}
+
+/* The lists' line of query's text: for how long the entry decides, and what decides after it. */
+static void list_text(const char *addr, const struct list_view *lv)
+{
+	char tb[32], lb[32];
+
+	if (!lv->left_ns) {
+		printf("%s: on the %s list (%s): %s, whatever the classes say\n", addr,
+		       list_name(lv->verdict), lv->prefix,
+		       lv->verdict == PACER_LIST_EXEMPT ? "always passes" : "always dropped");
+		return;
+	}
+	lb[0] = 0;
+	if (lv->left_ns >= 60000000000ULL)
+		snprintf(lb, sizeof(lb), " (%s)",
+			 format_timeout_s(lv->left_ns / 1000000000ULL, tb, sizeof(tb)));
+	/* Tenths cut, not rounded: never later than the deadline. */
+	printf("%s: %s for another %.1f s%s, until its %s list entry %s (timeout %s) expires, whatever the classes say; ",
+	       addr, lv->verdict == PACER_LIST_EXEMPT ? "exempt (passes)" : "denied (dropped)",
+	       (double)(lv->left_ns / 100000000ULL) / 10, lb, list_name(lv->verdict), lv->prefix,
+	       format_timeout_s(lv->timeout_s, tb, sizeof(tb)));
+	if (!lv->then_verdict)
+		printf("then the lists no longer hold it: the limits decide\n");
+	else
+		printf("then the %s list's %s decides%s\n", list_name(lv->then_verdict), lv->then_prefix,
+		       lv->then_timeout_s ? " (itself timed)" : "");
 }
 
 /* Each class's view of addr (or the one named): 0, 1 or 2 (said why). */
@@ -349,7 +422,8 @@ int cmd_query(int argc, char **argv)
 	uint32_t prefix, verdict;
 	int ncls = 0, ret = 0;
 	bool json;
-	char ab[64], key[80], lb[64];
+	struct list_view lv;
+	char ab[64], key[80];
 	int err = parse_verb_opts(&query_verb, argc, argv, &o);
 
 	if (err)
@@ -372,7 +446,7 @@ int cmd_query(int argc, char **argv)
 		pacer_handle_close(&h);
 		return 2;
 	}
-	verdict = list_verdict(&m, &addr, lb, sizeof(lb));
+	verdict = list_verdict(&m, &addr, &lv);
 
 	prefix = addr.family == 4 ? h.cfg->prefix4 : h.cfg->prefix6;
 	masked = addr;
@@ -391,17 +465,20 @@ int cmd_query(int argc, char **argv)
 		jsonw_start_object(&w);
 		if (!ncls)
 			view_json(&w, &v, pacer_tick_ns(h.layout.tick_shift));
-		if (verdict)
-			jsonw_string_field(&w, verdict == PACER_LIST_EXEMPT ? "exempt" : "deny", lb);
+		if (verdict) {
+			jsonw_string_field(&w, list_name(verdict), lv.prefix);
+			if (lv.left_ns) { /* a timed entry: it decides until its deadline */
+				jsonw_float_field_fmt(&w, "list_expires_s", "%.3f", (double)lv.left_ns / 1e9);
+				jsonw_uint_field(&w, "list_timeout_s", lv.timeout_s);
+			}
+		}
 		jsonw_string_field(&w, "mode", mode_name(h.cfg->mode));
 		if (ncls)
 			ret = query_classes(&h, &o, &addr, cls, ncls, &w);
 		jsonw_end_object(&w);
 	} else {
 		if (verdict)
-			printf("%s: on the %s list (%s): %s, whatever the classes say\n", o.addr.text,
-			       verdict == PACER_LIST_EXEMPT ? "exempt" : "deny", lb,
-			       verdict == PACER_LIST_EXEMPT ? "always passes" : "always dropped");
+			list_text(o.addr.text, &lv);
 		if (ncls)
 			ret = query_classes(&h, &o, &addr, cls, ncls, NULL);
 		else

@@ -144,34 +144,71 @@ int cmd_set(int argc, char **argv)
 
 /*
  * One live word of the config, stored only if its option was given, as a
- * single word-sized store so the datapath sees the field change at once:
- * 1 if stored.
+ * single word-sized store so the datapath sees the field change at once.
  */
-static int store32(volatile __u32 *to, uint32_t v, bool given)
+static void store32(volatile __u32 *to, uint32_t v, bool given)
 {
 	if (given)
 		*to = v;
-	return given;
 }
 
-static int store64(volatile __u64 *to, uint64_t v, bool given)
+static void store64(volatile __u64 *to, uint64_t v, bool given)
 {
 	if (given)
 		*to = v;
-	return given;
 }
 
-/* The live options that are one word each: how many were given. */
-static int store_live_words(struct pacer_config *cfg, const struct live_opts *l)
+/* The live options that are one word each, stored where given. */
+static void store_live_words(struct pacer_config *cfg, const struct live_opts *l)
 {
-	return store32(&cfg->policy, l->policy, l->policy_set) +
-	       store32(&cfg->mode, l->mode.mode, l->mode_set) +
-	       store32(&cfg->deny_mode, l->deny_mode, l->deny_mode_set) +
-	       store32(&cfg->malformed, l->malformed, l->malformed_set) +
-	       store32(&cfg->prefix4, l->prefix4, l->prefix4_set) +
-	       store32(&cfg->prefix6, l->prefix6, l->prefix6_set) +
-	       store64(&cfg->sample_src_thresh, l->sample_src, l->sample_src_set) +
-	       store64(&cfg->sample_pkt_thresh, l->sample_pkt, l->sample_pkt_set);
+	store32(&cfg->policy, l->policy, l->policy_set);
+	store32(&cfg->mode, l->mode.mode, l->mode_set);
+	store32(&cfg->deny_mode, l->deny_mode, l->deny_mode_set);
+	store32(&cfg->malformed, l->malformed, l->malformed_set);
+	store32(&cfg->prefix4, l->prefix4, l->prefix4_set);
+	store32(&cfg->prefix6, l->prefix6, l->prefix6_set);
+	store64(&cfg->sample_src_thresh, l->sample_src, l->sample_src_set);
+	store64(&cfg->sample_pkt_thresh, l->sample_pkt, l->sample_pkt_set);
+}
+
+/* Name what set changed into buf ("interval, policy"), comma-separated: how many. */
+static int name_change(char *buf, size_t len, bool changed, const char *name)
+{
+	size_t used = strlen(buf);
+
+	if (!changed)
+		return 0;
+	snprintf(buf + used, len - used, "%s%s", used ? ", " : "", name);
+	return 1;
+}
+
+/*
+ * What differs between the live configuration before set (b) and after
+ * (a), with the budget's and the classes' verdicts: the settings' names
+ * into buf, in the order the report line shows them.  How many.
+ */
+static int live_changes(const struct pacer_config *b, const struct pacer_config *a, bool budget,
+			unsigned classes, char *buf, size_t len)
+{
+	int n = 0;
+
+	buf[0] = 0;
+	n += name_change(buf, len, b->interval_ns != a->interval_ns || b->rate_n != a->rate_n ||
+					   b->thresh_ticks != a->thresh_ticks || b->burst_ticks != a->burst_ticks,
+			 a->rate_n > 1 ? "rate" : "interval");
+	n += name_change(buf, len, b->policy != a->policy, "policy");
+	n += name_change(buf, len, b->prefix4 != a->prefix4, "prefix4");
+	n += name_change(buf, len, b->prefix6 != a->prefix6, "prefix6");
+	n += name_change(buf, len, b->malformed != a->malformed, "malformed");
+	n += name_change(buf, len, b->mode != a->mode, "mode");
+	n += name_change(buf, len, b->deny_mode != a->deny_mode, "deny-mode");
+	n += name_change(buf, len, b->sample_src_thresh != a->sample_src_thresh, "sample-sources");
+	n += name_change(buf, len, b->sample_pkt_thresh != a->sample_pkt_thresh, "sample-packets");
+	n += name_change(buf, len, budget, "budget");
+	n += name_change(buf, len, classes & CLASSES_CHANGED_CLASSES, "classes");
+	n += name_change(buf, len, classes & CLASSES_CHANGED_EXEMPT, "exempt list");
+	n += name_change(buf, len, classes & CLASSES_CHANGED_DENY, "deny list");
+	return n;
 }
 
 /* Whether a pacer runs classes after this set: the new list's, or the running one's. */
@@ -192,11 +229,12 @@ static int set_main(int argc, char **argv, struct pacer_conf *conf)
 	struct pacer_class classes[PACER_MAX_CLASSES];
 	struct pacer_class_maps cmaps;
 	struct class_conf *cc;
-	struct pacer_config want;
+	struct pacer_config want, before;
 	struct pacer_handle h;
-	int err, n_changes = 0;
-	bool class_change;
-	char a[256];
+	unsigned classes_changed = 0;
+	int err, n_changes;
+	bool class_change, budget_changed = false;
+	char a[256], what[160], head[200];
 
 	err = parse_verb_opts(&set_verb, argc, argv, &o);
 	if (err)
@@ -224,7 +262,7 @@ static int set_main(int argc, char **argv, struct pacer_conf *conf)
 		return 2;
 	}
 
-	want = *h.cfg;
+	want = before = *h.cfg;
 	pacer_class_maps_of(&h, &cmaps);
 	if (cc->classes_given &&
 	    classes_build(cc, h.layout.tick_shift, h.layout.backend,
@@ -262,15 +300,14 @@ static int set_main(int argc, char **argv, struct pacer_conf *conf)
 	}
 	/* Everything is checked: now only the kernel can refuse, and then the classes' maps are unchanged. */
 	if (class_change) {
-		if (classes_install(&cmaps, cc, classes)) {
+		if (classes_install_changes(&cmaps, cc, classes, &classes_changed)) {
 			pacer_handle_close(&h);
 			return 1;
 		}
-		n_changes += cc->classes_given + cc->exempt.given + cc->deny.given;
 	}
 	/* The budget last among the checks: it is stored when valid, and nothing else can fail. */
 	if (budget_opts_any(&o.budget)) {
-		err = budget_set(&h, &o.budget);
+		err = budget_set(&h, &o.budget, &budget_changed);
 		if (err || (!live_opts_any(l) && !class_change)) {
 			pacer_handle_close(&h);
 			return err;
@@ -286,14 +323,19 @@ static int set_main(int argc, char **argv, struct pacer_conf *conf)
 		h.cfg->burst_ticks = want.burst_ticks;
 		h.cfg->interval_ns = want.interval_ns;
 		h.cfg->rate_n = want.rate_n;
-		n_changes++;
 	}
-	n_changes += store_live_words(h.cfg, l);
+	store_live_words(h.cfg, l);
 	__sync_synchronize();
 	err = 0;
-	pr_info("xdp-pacer: %s: %d setting%s changed: %s, policy %s, prefix4 /%u, prefix6 /%u, malformed %s, mode %s, deny-mode %s",
-		h.ifname, n_changes, n_changes == 1 ? "" : "s",
-		rate_describe(h.cfg, h.layout.tick_shift, a, sizeof(a)),
+	/* Only what differs from before counts: the same file twice changes nothing. */
+	n_changes = live_changes(&before, h.cfg, budget_changed, classes_changed, what, sizeof(what));
+	if (n_changes)
+		snprintf(head, sizeof(head), "%d setting%s changed (%s); now", n_changes,
+			 n_changes == 1 ? "" : "s", what);
+	else
+		snprintf(head, sizeof(head), "no change:");
+	pr_info("xdp-pacer: %s: %s %s, policy %s, prefix4 /%u, prefix6 /%u, malformed %s, mode %s, deny-mode %s",
+		h.ifname, head, rate_describe(h.cfg, h.layout.tick_shift, a, sizeof(a)),
 		policy_name(h.cfg->policy), h.cfg->prefix4, h.cfg->prefix6,
 		h.cfg->malformed ? "drop" : "pass", mode_name(h.cfg->mode),
 		own_mode_name(h.cfg->deny_mode));

@@ -230,9 +230,11 @@ static void print_text(struct top_state *s, uint32_t n, double secs, uint64_t lo
 	}
 	if (!n)
 		printf("(no %s packets sampled)\n", by_names[s->o->by]);
+	/* Counters to spare: every source of the summary's samples (the --by kind only) is counted. */
 	if (s->hh.used < s->hh.k)
-		printf("unlisted sources: none sampled (the summary holds all %u sampled; %u counters)\n",
-		       s->hh.used, s->hh.k);
+		printf("unlisted sources: none: all %u source%s of the %" PRIu64 " %s samples %s counted exactly (%u of %u counters used)\n",
+		       s->hh.used, s->hh.used == 1 ? "" : "s", s->hh.n, by_names[s->o->by],
+		       s->hh.used == 1 ? "is" : "are", s->hh.used, s->hh.k);
 	else
 		printf("unlisted sources: at most %.0f each (the smallest of %u counters, times %.0f)\n",
 		       (double)hh_min(&s->hh) * m, s->hh.k, m);
