@@ -1069,7 +1069,7 @@ static int apply_given(const struct load_opts *o, struct class_conf *cc,
 	}
 	live_apply_words(h.cfg, &o->live);
 	if (budget_opts_any(&o->budget))
-		err = budget_set(&h, &o->budget);
+		err = budget_set(&h, &o->budget, NULL);
 	if (!err && (cc->classes_given || cc->exempt.given || cc->deny.given))
 		err = classes_install(cmaps, cc, want) ? -EINVAL : 0;
 	(void)lay;

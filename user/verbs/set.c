@@ -15,6 +15,7 @@
 #include "classes_cli.h"
 #include "classes_map.h"
 #include "pin_ops.h"
+#include "live_apply.h"
 
 static int fixed_at_load(const struct opt_spec *s, const char *arg, void *field, char *why,
 			 size_t len)
@@ -141,35 +142,6 @@ int cmd_set(int argc, char **argv)
 	return err;
 }
 
-
-/*
- * One live word of the config, stored only if its option was given, as a
- * single word-sized store so the datapath sees the field change at once.
- */
-static void store32(volatile __u32 *to, uint32_t v, bool given)
-{
-	if (given)
-		*to = v;
-}
-
-static void store64(volatile __u64 *to, uint64_t v, bool given)
-{
-	if (given)
-		*to = v;
-}
-
-/* The live options that are one word each, stored where given. */
-static void store_live_words(struct pacer_config *cfg, const struct live_opts *l)
-{
-	store32(&cfg->policy, l->policy, l->policy_set);
-	store32(&cfg->mode, l->mode.mode, l->mode_set);
-	store32(&cfg->deny_mode, l->deny_mode, l->deny_mode_set);
-	store32(&cfg->malformed, l->malformed, l->malformed_set);
-	store32(&cfg->prefix4, l->prefix4, l->prefix4_set);
-	store32(&cfg->prefix6, l->prefix6, l->prefix6_set);
-	store64(&cfg->sample_src_thresh, l->sample_src, l->sample_src_set);
-	store64(&cfg->sample_pkt_thresh, l->sample_pkt, l->sample_pkt_set);
-}
 
 /* Name what set changed into buf ("interval, policy"), comma-separated: how many. */
 static int name_change(char *buf, size_t len, bool changed, const char *name)
@@ -315,17 +287,11 @@ static int set_main(int argc, char **argv, struct pacer_conf *conf)
 	}
 	/* Word-sized stores into the mmapped .data: the datapath sees each field change atomically. */
 	if (l->interval_set || l->rate_set) {
-		/* No burst while the threshold changes: a packet meanwhile sees one per interval at most. */
-		h.cfg->burst_ticks = 0;
-		__sync_synchronize();
-		h.cfg->thresh_ticks = want.thresh_ticks;
-		__sync_synchronize();
-		h.cfg->burst_ticks = want.burst_ticks;
-		h.cfg->interval_ns = want.interval_ns;
-		h.cfg->rate_n = want.rate_n;
+		struct pacer_rate r = { .thresh = want.thresh_ticks, .burst = want.burst_ticks };
+
+		live_apply_rate(h.cfg, want.rate_n, want.interval_ns, &r);
 	}
-	store_live_words(h.cfg, l);
-	__sync_synchronize();
+	live_apply_words(h.cfg, l);
 	err = 0;
 	/* Only what differs from before counts: the same file twice changes nothing. */
 	n_changes = live_changes(&before, h.cfg, budget_changed, classes_changed, what, sizeof(what));
