@@ -51,12 +51,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
-ip netns add "$ns_rx"
-ip netns add "$ns_tx"
-ip link add "$if_rx" netns "$ns_rx" type veth peer name "$if_tx" netns "$ns_tx"
-for ns in "$ns_rx" "$ns_tx"; do ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1; done
-ip -n "$ns_rx" link set "$if_rx" up
-ip -n "$ns_tx" link set "$if_tx" up
+pair_make "$ns_rx" "$if_rx" "$ns_tx" "$if_tx"
 rx() { nsenter --net="/run/netns/$ns_rx" "$@"; }
 tx() { nsenter --net="/run/netns/$ns_tx" "$@"; }
 rx "$CLI" load "$if_rx" >"$work/load.out"

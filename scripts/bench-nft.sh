@@ -49,12 +49,7 @@ cleanup() { # the nft table goes with its namespace
 }
 trap cleanup EXIT
 sysctl -qw kernel.bpf_stats_enabled=1
-ip netns add "$ns_rx"
-ip netns add "$ns_tx"
-ip link add "$if_rx" netns "$ns_rx" type veth peer name "$if_tx" netns "$ns_tx"
-for ns in "$ns_rx" "$ns_tx"; do ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1; done
-ip -n "$ns_rx" link set "$if_rx" up
-ip -n "$ns_tx" link set "$if_tx" up
+pair_make "$ns_rx" "$if_rx" "$ns_tx" "$if_tx"
 mac=$(ip -n "$ns_rx" -j link show "$if_rx" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["address"])')
 
 config() { # N: the configuration file with N classes, the traffic fitting the last

@@ -1,6 +1,6 @@
 # Sourced by the scripts that make network namespaces with a pacer in them
-# (bench.sh, soak.sh, bench-nft.sh, bench-dense10m.sh, policy-demo.sh):
-# their clean-up.  Neither function ever fails.
+# (bench.sh, soak.sh, bench-nft.sh, bench-gen.sh, bench-dense10m.sh,
+# policy-demo.sh): the pair (pair_make) and their clean-up, which never fails.
 #
 # pacer_ns_remove NS IFNAME CLI: unload the pacer on IFNAME in namespace NS,
 # remove any pins left (/sys/fs/bpf/xdp-pacer/netns-<inode>/<ifname>) and
@@ -17,6 +17,17 @@ pacer_ns_remove() {
 		rm -f "/run/xdp-pacer/netns-$ino."*.lock
 	fi
 	ip netns del "$ns" 2>/dev/null || true
+}
+
+# pair_make NS_RX IF_RX NS_TX IF_TX: two namespaces joined by a veth pair,
+# IPv6 off in both (the kernel's own solicitations would be counted), both
+# ends up.  Fails (non-zero) at the first step that fails.
+pair_make() {
+	local ns
+	ip netns add "$1" && ip netns add "$3" &&
+		ip link add "$2" netns "$1" type veth peer name "$4" netns "$3" || return 1
+	for ns in "$1" "$3"; do ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1; done
+	ip -n "$1" link set "$2" up && ip -n "$3" link set "$4" up
 }
 
 # xpb_remove_pair RUN CLI: the namespaces xpb-rx-RUN / xpb-tx-RUN that

@@ -116,6 +116,7 @@ for m in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_p
 	echo "$m" >>"$root/lib/modules/virtio/order"
 done
 cp dist/xdp-pacer-events@.service.in "$root/pacer/events-unit"
+cp tests/qemu_guest_lib.sh "$root/pacer/lib.sh"
 # QEMU_FILES: files for the guest script, in /pacer/files (the packages
 # tests/integ_upgrade.sh upgrades between).
 for f in ${QEMU_FILES:-}; do

@@ -39,6 +39,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "grace_probe.skel.h"
+#include "classes_map.h"
 
 /* How long the program stays in flight; the clock reads of bpf_loop's cap fill 80 ms at 10 ns a read. */
 #define GRACE_SPIN_NS 30000000ULL
@@ -230,6 +231,24 @@ static inline int grace_check(struct grace_probe_bpf *skel, grace_update_fn upda
  * (begun 29.9-30.0 ms before it, returned +0.031..+0.207 ms after it,
  * took 29.9-30.1 ms)".
  */
+/*
+ * The two updates the checks time against a program in flight: the class
+ * install's wait (a map-in-map update), and a plain array update (arg: its
+ * map's fd), which does not wait: the control that the check can fail.
+ */
+static inline int grace_map_in_map_update(void *arg)
+{
+	(void)arg;
+	return pacer_wait_packets_in_flight();
+}
+
+static inline int grace_plain_update(void *arg)
+{
+	__u32 zero = 0, v = 1;
+
+	return bpf_map_update_elem(*(int *)arg, &zero, &v, BPF_ANY) ? -errno : 0;
+}
+
 static inline void grace_format(const struct grace_result *res, char *buf, size_t len)
 {
 	int n = snprintf(buf, len,

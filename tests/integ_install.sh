@@ -52,7 +52,7 @@ check "... and the Debian package's, where PREFIX=/usr puts it (${pkg:-none})" t
 bad=$(cd "$(dirname "$0")/.." && grep -nE 'bin_path: */' README.md docs/*.md dist/xdp-pacer.8)
 check "no other literal bin_path in the docs and the man page (${bad:-none})" test -z "$bad"
 check "the unit names the installed binary, not the staging directory" \
-	grep -qx "ExecStart=/usr/local/bin/xdp-pacer load %i --config /etc/xdp-pacer/%i.conf" \
+	grep -qx "ExecStart=/usr/local/bin/xdp-pacer load %i --config /etc/xdp-pacer/%i.conf --replace" \
 	"$WORK/stage/usr/local/lib/systemd/system/xdp-pacer@.service"
 check "plain make does not install" bash -c "! make -n 2>/dev/null | grep -q 'install -D'"
 check "make only builds: no deps.sh, no apt-get, even into an empty build directory" \
@@ -167,9 +167,11 @@ check "the installed example.conf is valid (fails only on the missing interface)
 # --- the unit's commands, run by hand on a veth (systemd itself is not running here) ---
 setup_pair xpi || { echo "cannot create namespaces/veth"; exit 1; }
 require_xdp_veth
-unit_cmd() { # ExecStart|ExecReload|ExecStop: that line with %i expanded
-	sed -n "s/^$1=//p" "$UNITS/xdp-pacer@.service" | sed "s/%i/$IF_RX/g"
+unit_cmd() { # ExecStart|ExecReload|ExecStop: that line with %i and %n expanded
+	sed -n "s/^$1=//p" "$UNITS/xdp-pacer@.service" | sed "s/%i/$IF_RX/g; s/%n/xdp-pacer@$IF_RX.service/g"
 }
+# ExecStop is a shell line (it leaves the limiter attached while a restart is pending): run as systemd would.
+unit_stop() { rx bash -c "$(unit_cmd ExecStop)"; }
 CONF=$WORK/etc/xdp-pacer/$IF_RX.conf
 cat >"$CONF" <<CONF
 # written by the test
@@ -209,9 +211,12 @@ rx $(unit_cmd ExecReload) 2>"$WORK/err"
 check "reload with a bad value fails (exit 2) naming the line, and changes nothing" \
 	bash -c "test $? -eq 2 && grep -qF \"$CONF:3: invalid value 'sometimes' for policy\" '$WORK/err' &&
 		 nsenter --net=/run/netns/$NS_RX $CLI status $IF_RX | grep -q 'policy quiet'"
-rx $(unit_cmd ExecStop) >/dev/null
-check "ExecStop unloads" bash -c "test $? -eq 0 && ! nsenter --net=/run/netns/$NS_RX $CLI status $IF_RX >/dev/null 2>&1"
-check "ExecStop removed the pins" test ! -e "$(pins_of "$NS_RX" "$IF_RX")"
+unit_stop >/dev/null
+check "ExecStop detaches (no restart pending: no systemd here)" bash -c "test $? -eq 0 && ! nsenter --net=/run/netns/$NS_RX $CLI status $IF_RX >/dev/null 2>&1"
+check "ExecStop keeps the pins for the next start" test -e "$(pins_of "$NS_RX" "$IF_RX")/meta"
+sed -i 's/^policy = sometimes/policy = quiet/' "$CONF"
+rx $(unit_cmd ExecStart) >/dev/null
+check "ExecStart resumes them: the source is still seen" grep -q '"age_ticks":[0-9]' <<<"$(age_line)"
 
 # --- the table backend and the global budget from the file ---
 cat >"$CONF" <<CONF
@@ -222,6 +227,10 @@ budget = 100/60s
 reserve = 20
 reserve-cells = 4096
 CONF
+rx $(unit_cmd ExecStart) >"$WORK/start.out" 2>&1
+check "ExecStart over a running sketch with a table in the file: refused (exit 2), naming backend and --reset-state" \
+	bash -c "test $? -eq 2 && grep -q 'backend table (was sketch)' '$WORK/start.out' && grep -q -- '--reset-state' '$WORK/start.out'"
+rx "$CLI" unload "$IF_RX" >/dev/null
 rx $(unit_cmd ExecStart) >/dev/null
 s=$(status)
 check "ExecStart loads a table in evict-oldest mode from the file" grep -q 'table.*evict-oldest' <<<"$s"
@@ -240,7 +249,7 @@ rx $(unit_cmd ExecReload) >"$WORK/reload.out" 2>&1
 check "reload without a budget key turns the budget off" grep -q 'budget: off' <<<"$(status)"
 check "reload with another backend warns that it needs a restart" \
 	grep -q "fixed at load, not applied by set: .*backend" "$WORK/reload.out"
-rx $(unit_cmd ExecStop) >/dev/null
+unit_stop >/dev/null
 
 # --- the installed BPF object, as `ip link` users attach it ---
 rx ip link set dev "$IF_RX" xdpgeneric obj "$WORK/usr/lib/bpf/xdp-pacer/xdp_pacer.bpf.o" sec xdp

@@ -13,17 +13,6 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 . tests/lib.sh
 
-log=$(mktemp)
-trap 'stop_background; rm -f "$log"' EXIT
-series=${SYSTEMD_KERNEL:-6.1}
-QEMU_INIT=systemd scripts/qemu-boot.sh "$series" tests/qemu_systemd.sh >"$log" 2>&1
-rc=$?
-guest_rerun "Linux $series, systemd" "$log" "$rc" env QEMU_INIT=systemd scripts/qemu-boot.sh "$series" tests/qemu_systemd.sh
-rc=$?
-if [ "$rc" -eq 77 ]; then
-	grep -m1 '^SKIP' "$log"
-	exit 77
-fi
-tr -d '\r' <"$log" | grep -E '^(ok|FAIL) ' | sed "s/^/Linux $series, systemd: /"
-guest_tally "Linux $series, systemd" "$log" "$rc"
+trap 'stop_background' EXIT
+systemd_guest systemd tests/qemu_systemd.sh
 finish

@@ -24,17 +24,6 @@ old=$(dpkg-deb -f "$old_deb" Version)
 make -s deb BUILD="$BUILD" >/dev/null
 new_deb=$(realpath "$BUILD/xdp-pacer_${new}_$(dpkg --print-architecture).deb")
 check "this tree's package builds ($(basename "$new_deb"))" test -s "$new_deb"
-series=${SYSTEMD_KERNEL:-6.1}
-QEMU_INIT=systemd QEMU_DPKG=1 QEMU_FILES="$old_deb $new_deb" \
-	scripts/qemu-boot.sh "$series" tests/qemu_upgrade.sh "$old" "$new" >"$log" 2>&1
-rc=$?
-guest_rerun "Linux $series, upgrade" "$log" "$rc" env QEMU_INIT=systemd QEMU_DPKG=1 \
-	QEMU_FILES="$old_deb $new_deb" scripts/qemu-boot.sh "$series" tests/qemu_upgrade.sh "$old" "$new"
-rc=$?
-if [ "$rc" -eq 77 ]; then
-	grep -m1 '^SKIP' "$log"
-	exit 77
-fi
-tr -d '\r' <"$log" | grep -E '^(ok|FAIL) ' | sed "s/^/Linux $series, upgrade $old -> $new: /"
-guest_tally "Linux $series, upgrade" "$log" "$rc"
+export QEMU_DPKG=1 QEMU_FILES="$old_deb $new_deb"
+systemd_guest "upgrade $old -> $new" tests/qemu_upgrade.sh "$old" "$new"
 finish

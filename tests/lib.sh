@@ -272,6 +272,28 @@ guest_rerun() {
 	echo "$label: booting it once more"
 	"$@" >"$log" 2>&1
 }
+# systemd_guest LABEL SCRIPT [ARGS...]: Debian 12's SYSTEMD_KERNEL (6.1)
+# under qemu with Debian 12's systemd as its init, running SCRIPT as a
+# service (QEMU_DPKG and QEMU_FILES, exported, reach scripts/qemu-boot.sh),
+# booted once more if it did not finish; its checks are printed with LABEL
+# and tallied.  Exits 77 (skip), saying why, when no guest can be booted here.
+systemd_guest() {
+	local label=$1 log rc series=${SYSTEMD_KERNEL:-6.1}
+	shift
+	log=$(mktemp)
+	QEMU_INIT=systemd scripts/qemu-boot.sh "$series" "$@" >"$log" 2>&1
+	rc=$?
+	guest_rerun "Linux $series, $label" "$log" "$rc" env QEMU_INIT=systemd scripts/qemu-boot.sh "$series" "$@"
+	rc=$?
+	if [ "$rc" -eq 77 ]; then
+		grep -m1 '^SKIP' "$log"
+		rm -f "$log"
+		exit 77
+	fi
+	tr -d '\r' <"$log" | grep -E '^(ok|FAIL) ' | sed "s/^/Linux $series, $label: /"
+	guest_tally "Linux $series, $label" "$log" "$rc"
+	rm -f "$log"
+}
 # guest_tally LABEL LOG RC: the guest's closing counts added to this
 # script's; a guest that exited non-zero without a failed check is one.
 guest_tally() {

@@ -327,18 +327,6 @@ START_TEST(test_writers_race)
 }
 END_TEST
 
-static int map_in_map_update(void *arg)
-{
-	(void)arg;
-	return pacer_wait_packets_in_flight();
-}
-
-static int plain_update(void *arg)
-{
-	__u32 zero = 0, v = 1;
-
-	return bpf_map_update_elem(*(int *)arg, &zero, &v, BPF_ANY) ? -errno : 0;
-}
 
 /*
  * The kernel waits: a map-in-map update (pacer_wait_packets_in_flight)
@@ -364,10 +352,10 @@ START_TEST(test_grace_period_waits)
 	ck_assert_int_ge(fd, 0);
 	skel = grace_probe_bpf__open_and_load();
 	ck_assert_ptr_nonnull(skel);
-	e = grace_check(skel, plain_update, &fd, 3, 30, &plain, err, sizeof(err));
+	e = grace_check(skel, grace_plain_update, &fd, 3, 30, &plain, err, sizeof(err));
 	ck_assert_msg(!e, "plain update: %s", err);
 	grace_format(&plain, line[0], sizeof(line[0]));
-	e = grace_check(skel, map_in_map_update, NULL, 5, 30, &mim, err, sizeof(err));
+	e = grace_check(skel, grace_map_in_map_update, NULL, 5, 30, &mim, err, sizeof(err));
 	ck_assert_msg(!e, "map-in-map update: %s", err);
 	grace_format(&mim, line[1], sizeof(line[1]));
 	grace_probe_bpf__destroy(skel);

@@ -18,15 +18,8 @@
 # Prints the closing "N passed, N failed" line.
 IP=/sbin/ip # busybox's sh would run its own ip applet for a bare "ip"
 PACER_DIR=${PACER_DIR:-/pacer}
-n_pass=0
-n_fail=0
+. "${PACER_DIR:-/pacer}/lib.sh"
 tmp=$(mktemp -d)
-ok() { n_pass=$((n_pass + 1)); echo "ok   - $*"; }
-not_ok() { n_fail=$((n_fail + 1)); echo "FAIL - $*"; }
-expect_eq() { # what got want
-	if [ "$2" = "$3" ]; then ok "$1: $2"; else not_ok "$1: expected $3, got '$2'"; fi
-}
-done_() { echo "$n_pass passed, $n_fail failed"; exit "$n_fail"; }
 
 echo 1 >/proc/sys/net/ipv6/conf/all/disable_ipv6
 echo 1 >/proc/sys/net/ipv6/conf/default/disable_ipv6
@@ -203,11 +196,14 @@ else
 fi
 
 # --- the limiter's unit stops alone, and keeps its maps for the next start ---
-if systemctl stop xdp-pacer@v1 >"$tmp/stop.out" 2>&1 && [ -z "$(prog_id xdp_pacer)" ]; then
-	ok "systemctl stop xdp-pacer@v1 detached the limiter"
-else
-	not_ok "systemctl stop xdp-pacer@v1: $(cat "$tmp/stop.out")"
-fi
+stop_limiter() { # what the check says
+	if systemctl stop xdp-pacer@v1 >"$tmp/stop.out" 2>&1 && [ -z "$(prog_id xdp_pacer)" ]; then
+		ok "$1"
+	else
+		not_ok "$1: $(cat "$tmp/stop.out")"
+	fi
+}
+stop_limiter "systemctl stop xdp-pacer@v1 detached the limiter"
 if ls /sys/fs/bpf/xdp-pacer/netns-*/v1/meta >/dev/null 2>&1 &&
 	journalctl -u xdp-pacer@v1 -o cat --no-pager | grep -q "kept in .*1 added list entries"; then
 	ok "... and kept its maps, saying so"
@@ -219,11 +215,7 @@ if systemctl start xdp-pacer@v1 >"$tmp/start2.out" 2>&1 && [ -n "$(deny_left)" ]
 else
 	not_ok "start after stop: $(cat "$tmp/start2.out"); deny list $(xdp-pacer deny list v1 2>&1 | tr '\n' ' ')"
 fi
-if systemctl stop xdp-pacer@v1 >"$tmp/stop.out" 2>&1 && [ -z "$(prog_id xdp_pacer)" ]; then
-	ok "systemctl stop xdp-pacer@v1 again"
-else
-	not_ok "systemctl stop xdp-pacer@v1: $(cat "$tmp/stop.out")"
-fi
+stop_limiter "systemctl stop xdp-pacer@v1 again"
 xdp-filter status >"$tmp/filt.st" 2>&1
 if grep -q 'v1 (native mode)' "$tmp/filt.st" && grep -q xdpfilt_alw_all "$tmp/filt.st"; then
 	ok "... and left xdp-filter attached"

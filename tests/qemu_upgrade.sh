@@ -15,15 +15,8 @@ CLI=/usr/sbin/xdp-pacer # the package's, not the test's /pacer/xdp-pacer
 DPKG=/usr/bin/dpkg
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin:/pacer
 old=$1 new=$2
-n_pass=0
-n_fail=0
+. "${PACER_DIR:-/pacer}/lib.sh"
 tmp=$(mktemp -d)
-ok() { n_pass=$((n_pass + 1)); echo "ok   - $*"; }
-not_ok() { n_fail=$((n_fail + 1)); echo "FAIL - $*"; }
-expect_eq() { # what got want
-	if [ "$2" = "$3" ]; then ok "$1: $2"; else not_ok "$1: expected $3, got '$2'"; fi
-}
-done_() { echo "$n_pass passed, $n_fail failed"; exit "$n_fail"; }
 stat_of() { $CLI stats v1 --json | grep -o "\"$1\":[0-9]*" | head -1 | cut -d: -f2; }
 prog_id() { $CLI status v1 --json 2>/dev/null | grep -o '"prog_id":[0-9]*' | head -1 | cut -d: -f2; }
 deny_left() { $CLI deny list v1 --json | grep -o "\"prefix\":\"$1\"[^}]*\"expires_s\":[0-9]*" | grep -o '[0-9]*$'; }

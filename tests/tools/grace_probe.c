@@ -28,18 +28,6 @@
 #define CONTROL_ROUNDS 3 /* plain updates, of which one must return before it */
 #define TRIES 30         /* rounds at most, those begun too late included */
 
-static int map_in_map_update(void *arg)
-{
-	(void)arg;
-	return pacer_wait_packets_in_flight();
-}
-
-static int plain_update(void *arg)
-{
-	__u32 zero = 0, v = 1;
-
-	return bpf_map_update_elem(*(int *)arg, &zero, &v, BPF_ANY) ? -errno : 0;
-}
 
 int main(int argc, char **argv)
 {
@@ -62,9 +50,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "grace_probe: cannot load bpf/grace_probe.bpf.c: %s\n", strerror(errno));
 		return 2;
 	}
-	e = grace_check(skel, plain_update, &fd, CONTROL_ROUNDS, TRIES, &control, err, sizeof(err));
+	e = grace_check(skel, grace_plain_update, &fd, CONTROL_ROUNDS, TRIES, &control, err, sizeof(err));
 	if (!e)
-		e = grace_check(skel, plain_only ? plain_update : map_in_map_update, &fd, ROUNDS, TRIES, &res,
+		e = grace_check(skel, plain_only ? grace_plain_update : grace_map_in_map_update, &fd, ROUNDS, TRIES, &res,
 				err, sizeof(err));
 	grace_probe_bpf__destroy(skel);
 	close(fd);

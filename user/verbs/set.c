@@ -108,7 +108,7 @@ static int check_config_fixed(const struct pacer_conf *conf, const struct pacer_
 			     h->chained ? (int64_t)h->run_prio : -1, differ, sizeof(differ)))
 		return 2;
 	if (differ[0])
-		pr_err("warning: %s: fixed at load, not applied by set: %s (unload and load again, e.g. systemctl restart)",
+		pr_err("warning: %s: fixed at load, not applied by set: %s (unload and load again; systemctl restart, a load --replace, applies the clock, and with --reset-state the geometry, keeping the lists)",
 		       conf->path, differ);
 	return 0;
 }
