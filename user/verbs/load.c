@@ -389,11 +389,9 @@ static void report_chain(int ifindex)
 }
 
 /* Which placement, who chose it, whether per-CPU placement is exact here, and which costs less. */
-static void report_placement(uint32_t placement, bool chosen_by_auto, const struct rss_verdict *v,
+static void report_placement(uint32_t placement, const char *lead, const struct rss_verdict *v,
 			     const struct place_cost_verdict *cost)
 {
-	const char *lead = chosen_by_auto ? "--placement auto" : "as asked";
-
 	/* Shared where per-CPU would cost less: exactness comes first, said as such. */
 	if (placement == PACER_PLACEMENT_SHARED && !v->exact && cost->percpu_cheaper)
 		pr_info("  placement shared (%s): %s; shared placement is exact whichever CPU receives, "
@@ -1098,7 +1096,7 @@ static int load_main(int argc, char **argv, struct pacer_conf *conf)
 	struct rss_verdict rss;
 	struct pin_keep keep;
 	struct running run = { 0 };
-	bool auto_placement, keep_state = true;
+	bool auto_placement, keep_state = true, placement_kept;
 	struct pacer_budget_cfg bcfg;
 	const char *ifname;
 	char dir[256], eb[128], source[128], differ[320];
@@ -1144,6 +1142,7 @@ static int load_main(int argc, char **argv, struct pacer_conf *conf)
 		goto out;
 	if (keep.have)
 		inherit_live(&o, keep.fd[PACER_MAP_DATA]);
+	placement_kept = keep.have && keep.layout_ok && o.placement == LOAD_PLACEMENT_AUTO;
 	if (keep.have && keep.layout_ok)
 		inherit_layout(&o, &keep.layout, cc);
 	auto_placement = resolve_placement(&o, ifname, &rss, &cost);
@@ -1206,7 +1205,10 @@ static int load_main(int argc, char **argv, struct pacer_conf *conf)
 	/* Nothing to undo from here: a replace has swapped, a load is pinned. */
 	attached = false;
 	report_attached(&o, &lay, ifindex, prog_id, run.id != 0);
-	report_placement(o.placement, auto_placement, &rss, &cost);
+	report_placement(o.placement,
+			 auto_placement ? "--placement auto"
+			 : placement_kept ? "the earlier load's, kept with its state" : "as asked",
+			 &rss, &cost);
 	if (!read_budget_cfg(bpf_map__fd(skel->maps.data_budget), &bcfg))
 		report_live(&o, &lay, cmaps.cfg, &bcfg, dir);
 	if (keep.have)
