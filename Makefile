@@ -18,9 +18,14 @@ Q = @
 msg = @printf '  %-8s %s\n' '$(1)' '$(2)';
 endif
 
-# Include paths by layer: the library sees only include/ and itself, the
-# analysis also the library, the CLI and tests everything (skeletons too).
-LIB_INC   = -Iinclude -Iuser/lib
+# user/lib's folders by concern, bottom first: a folder's files include
+# only include/, their own folder and the folders before it here
+# (docs/hacking.md, Layers; tests/integ_layout.sh checks the headers too).
+LIB_LAYERS := words sys traffic backend file policy out opts
+# Include paths by layer: the library sees only include/ and itself (each of
+# its folders only itself and the folders below it: lib_inc), the analysis
+# also the library, the CLI and tests everything (skeletons too).
+LIB_INC   = -Iinclude $(LIB_LAYERS:%=-Iuser/lib/%)
 ANA_INC   = $(LIB_INC) -Iuser/analysis
 ALL_INC   = $(ANA_INC) -Iuser/cli -Iuser -I$(BUILD)
 WARN      = -Wall -Wextra -Werror -Wno-missing-field-initializers
@@ -30,6 +35,10 @@ XCFLAGS   = -std=gnu11 $(WARN) $(CFLAGS) -MMD -MP
 # libbpf-bootstrap does, so no distribution's layout is written here.
 CLANG_BPF_SYS_INCLUDES ?= $(shell $(CLANG) -v -E - </dev/null 2>&1 | \
 	sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
+# $(call lib_upto,DIR,$(LIB_LAYERS)): the folders up to DIR, bottom first.
+lib_upto  = $(if $(2),$(firstword $(2)) $(if $(filter $(1),$(firstword $(2))),,$(call lib_upto,$(1),$(wordlist 2,$(words $(2)),$(2)))),$(error user/lib/$(1) is not in LIB_LAYERS))
+# $(call lib_inc,user/lib/DIR/FILE.c): that folder's include paths.
+lib_inc   = -Iinclude $(patsubst %,-Iuser/lib/%,$(call lib_upto,$(word 3,$(subst /, ,$(1))),$(LIB_LAYERS)))
 BPF_CFLAGS = -g -O2 -target bpf -Wall -Werror -Iinclude -Ibpf $(CLANG_BPF_SYS_INCLUDES) -MMD -MP
 PKGS      = libbpf libxdp libmicrohttpd
 LIBS      = $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lxdp -lmicrohttpd) -lpcap -lelf -lz -lm
@@ -43,9 +52,10 @@ SKELS     := $(BUILD)/xdp_pacer.skel.h $(BUILD)/gen.skel.h
 # And the grace-period check's program (tests/grace_check.h), embedded in
 # prog_writers_race and in grace_probe, so the qemu guests need no file for it.
 TEST_SKELS := $(BUILD)/grace_probe.skel.h
-# libpacer.a: the pure userspace library (user/lib) and the offline analysis
-# behind `analyze` (user/analysis); the CLI and every test link it.
-LIB_SRCS  := $(wildcard user/lib/*.c)
+# libpacer.a: the pure userspace library (user/lib, one folder per concern)
+# and the offline analysis behind `analyze` (user/analysis); the CLI and
+# every test link it.
+LIB_SRCS  := $(wildcard user/lib/*/*.c)
 ANA_SRCS  := $(wildcard user/analysis/*.c)
 LIB_OBJS  := $(patsubst user/lib/%.c,$(BUILD)/lib/%.o,$(LIB_SRCS)) \
 	     $(patsubst user/analysis/%.c,$(BUILD)/analysis/%.o,$(ANA_SRCS))
@@ -120,14 +130,15 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 
 $(BUILD)/lib/%.o: user/lib/%.c | $(BUILD)/lib
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(LIB_INC) $(CPPFLAGS) $(XCFLAGS) -c $< -o $@
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(call lib_inc,$<) $(CPPFLAGS) $(XCFLAGS) -c $< -o $@
 
 $(BUILD)/analysis/%.o: user/analysis/%.c | $(BUILD)/analysis
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ANA_INC) $(CPPFLAGS) $(XCFLAGS) -c $< -o $@
 
-$(BUILD)/lib/version.o $(BUILD)/san/lib/version.o $(BUILD)/fuzz/lib/version.o: CPPFLAGS += -DPACER_VERSION='"$(VERSION)"'
-$(BUILD)/lib/version.o: Makefile
+$(BUILD)/lib/sys/version.o $(BUILD)/san/lib/sys/version.o $(BUILD)/fuzz/lib/sys/version.o: CPPFLAGS += -DPACER_VERSION='"$(VERSION)"'
+$(BUILD)/lib/sys/version.o: Makefile
 
 $(LIB_A): $(LIB_OBJS)
 	$(call msg,AR,$@)
@@ -165,7 +176,7 @@ $(BUILD)/tests/prog_%: $(BUILD)/tests/prog_%.o $(TEST_LIB_OBJS) $(LIB_A)
 $(BUILD)/san/lib/%.o: user/lib/%.c
 	$(call msg,CC-SAN,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(LIB_INC) $(CPPFLAGS) $(XCFLAGS) $(SAN_FLAGS) -c $< -o $@
+	$(Q)$(CC) $(call lib_inc,$<) $(CPPFLAGS) $(XCFLAGS) $(SAN_FLAGS) -c $< -o $@
 
 $(BUILD)/san/analysis/%.o: user/analysis/%.c
 	$(call msg,CC-SAN,$@)
@@ -183,7 +194,7 @@ $(BUILD)/tests/san/unit_%: tests/unit_%.c $(SAN_LIB) | $(BUILD)/tests/san
 $(BUILD)/fuzz/lib/%.o: user/lib/%.c
 	$(call msg,CC-FUZZ,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(FUZZ_CC) $(LIB_INC) $(CPPFLAGS) $(XCFLAGS) $(FUZZ_CFLAGS) -c $< -o $@
+	$(Q)$(FUZZ_CC) $(call lib_inc,$<) $(CPPFLAGS) $(XCFLAGS) $(FUZZ_CFLAGS) -c $< -o $@
 
 $(FUZZ_LIB): $(patsubst user/lib/%.c,$(BUILD)/fuzz/lib/%.o,$(LIB_SRCS))
 	$(call msg,AR,$@)

@@ -19,7 +19,7 @@
  * Rate.  As the table's: an entry's tick is the key's GCRA cell
  * (pacer_rate.h), with ages up to PACER_DENSE_MAX_SAT: bursts up to N = 31
  * fit, but as with the sketch's 8-bit cells no tick spaces N/T within the
- * 1 % the CLI asks (user/lib/ticks.c), so it takes --interval alone.
+ * 1 % the CLI asks (user/lib/backend/ticks.c), so it takes --interval alone.
  *
  * Time.  Ages are (now - tick) mod 256.  An age from 256 -
  * PACER_DENSE_FUTURE up is an entry written by a CPU whose clock is

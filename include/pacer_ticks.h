@@ -5,7 +5,7 @@
  * whole ticks (see pacer_sketch.h, "Verdict", for why the extra tick), and
  * an operator's --tick a shift.  Shared verbatim by the XDP program and
  * userspace; the policy that picks a tick for an interval or a rate is
- * userspace's (user/lib/ticks.c).
+ * userspace's (user/lib/backend/ticks.c).
  */
 #ifndef PACER_TICKS_H
 #define PACER_TICKS_H

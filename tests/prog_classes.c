@@ -5,7 +5,7 @@
  * before the classes, unmatched traffic never paced, a live bank flip; then
  * each class's one-sided guarantee against an exact oracle on random
  * streams (every backend, both placements, each key mode).  Classes and
- * lists are written through user/lib/classes_map.c, as the CLI writes
+ * lists are written through user/lib/policy/classes_map.c, as the CLI writes
  * them.  Time is the cached clock's value, written by hand (armed, never
  * refreshed), never a sleep.
  */

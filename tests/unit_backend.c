@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Unit tests of the backend seam (user/lib/backend.h): every backend has a
+ * Unit tests of the backend seam (user/lib/backend/backend.h): every backend has a
  * complete descriptor, the lookup fails closed outside the enum, and the
  * descriptor's geometry, simulator and model are the backend's own code
  * (the same numbers as calling the sketch's and the tables' directly).

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The compiled classifier (include/pacer_cls.h, user/lib/class_compile.c)
+ * The compiled classifier (include/pacer_cls.h, user/lib/policy/class_compile.c)
  * against the ordered walk: on random class lists of 1 to
  * PACER_MAX_CLASSES classes with every term, and random packets drawn
  * near the lists' edges (port bounds and their neighbours, addresses

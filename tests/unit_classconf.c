@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Traffic classes as operators write them (user/lib/class_conf.c): the
+ * Traffic classes as operators write them (user/lib/policy/class_conf.c): the
  * config file's sections and every kind of mistake in them, each named by
  * file and line; the command line's --class/--exempt/--deny; the tick a
  * load picks for several limits (ticks.c) and the errors when none fits;

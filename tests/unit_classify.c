@@ -4,7 +4,7 @@
  * include/pacer_classify.h): the full parse of crafted frames at every
  * alignment, every match term on both sides of its edge, the class key
  * and its hash, and the checks userspace runs on a class list
- * (user/lib/classes_check.c).  Also built with UBSan (the parse reads
+ * (user/lib/policy/classes_check.c).  Also built with UBSan (the parse reads
  * untrusted bytes).
  */
 #include "pacer_classify.h"

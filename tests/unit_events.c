@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Drop events (user/lib/drop_events.c): a source starts at its first
+ * Drop events (user/lib/out/drop_events.c): a source starts at its first
  * sampled drop (or its min_drops-th), stops hold after its last, once each; a drop stamped
  * earlier does not move it back; beyond the cap drops are counted as
  * untracked; the line cap allows at most per_sec lines in any second.
- * And the sampled records' keys (user/lib/sample_key.c): masking to the
+ * And the sampled records' keys (user/lib/out/sample_key.c): masking to the
  * coarser prefix, the text, the class.
  */
 #include <check.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The Space-Saving summary (user/lib/heavy_hitters.c) against an exact
+ * The Space-Saving summary (user/lib/out/heavy_hitters.c) against an exact
  * count: after every stream, for every counted key, count - err <= f <=
  * count and err <= min <= N / k; every key with f > min is counted; the
  * heap's minimum is the smallest counter; top is sorted.  Streams: few

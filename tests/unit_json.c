@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* The streaming JSON writer (user/lib/json_writer.c): commas, nesting, escaping, misuse. */
+/* The streaming JSON writer (user/lib/out/json_writer.c): commas, nesting, escaping, misuse. */
 #include <check.h>
 #include "check_run.h"
 #include <errno.h>

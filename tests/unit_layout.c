@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Unit tests of the layout `load` builds from its options (user/lib/layout.c):
+ * Unit tests of the layout `load` builds from its options (user/lib/backend/layout.c):
  * geometry, tick and threshold, and the refusals with the numbers they
  * print (each bound formatted into its own buffer).
  */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* The name tables (user/lib/pacer_names.c): names match the ABI's values and parse back. */
+/* The name tables (user/lib/words/pacer_names.c): names match the ABI's values and parse back. */
 #include <check.h>
 #include "check_run.h"
 #include <errno.h>

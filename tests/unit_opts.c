@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Unit tests of the declarative option tables (user/lib/opts.c): every type
+ * Unit tests of the declarative option tables (user/lib/opts/opts.c): every type
  * parses and refuses as documented, errors name the option and the value,
  * defaults are applied and shown, "given" flags, included tables, required
  * options, positionals, and the usage text printed from the table.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* Parsing of operator input (user/lib/cli_values.c): durations, integers, addresses. */
+/* Parsing of operator input (user/lib/words/cli_values.c): durations, integers, addresses. */
 #include <check.h>
 #include "check_run.h"
 #include <errno.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* Removing a pin directory (user/lib/pins.c) on a scratch tree shaped like the pin root. */
+/* Removing a pin directory (user/lib/sys/pins.c) on a scratch tree shaped like the pin root. */
 #include <check.h>
 #include "check_run.h"
 #include <errno.h>

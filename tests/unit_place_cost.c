@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Unit tests of --placement auto's cost rule (user/lib/place_cost.c): per-CPU
+ * Unit tests of --placement auto's cost rule (user/lib/backend/place_cost.c): per-CPU
  * where one CPU receives or the receiving CPUs' copies fit in 1/32 of the
  * last-level cache, shared otherwise or where the cache is unknown; per-CPU
  * only where it is also exact; the sysfs cache reader on a tree made here.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Unit tests of the RSS verdict (user/lib/rss.c): for every field set a
+ * Unit tests of the RSS verdict (user/lib/backend/rss.c): for every field set a
  * driver can report, whether per-CPU placement is exact per source, what
  * --placement auto picks, and what the operator is told.
  */

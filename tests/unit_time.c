@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* The clock helpers (user/lib/time_now.c). */
+/* The clock helpers (user/lib/sys/time_now.c). */
 #include <check.h>
 #include "check_run.h"
 #include "time_now.h"

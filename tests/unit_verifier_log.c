@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* The verifier's log read into `load`'s one-line cause (user/lib/verifier_log.c). */
+/* The verifier's log read into `load`'s one-line cause (user/lib/sys/verifier_log.c). */
 #include <check.h>
 #include "check_run.h"
 #include <string.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* Reading bpf_xdp_query()'s answer (user/lib/xdp_query.c) for every attach mode. */
+/* Reading bpf_xdp_query()'s answer (user/lib/sys/xdp_query.c) for every attach mode. */
 #include <check.h>
 #include "check_run.h"
 #include <errno.h>

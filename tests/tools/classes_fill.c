@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The benchmark's class and list rows (scripts/bench.py): fill a loaded
- * pacer's pinned maps through user/lib/classes_map.c, or a probe's map.
+ * pacer's pinned maps through user/lib/policy/classes_map.c, or a probe's map.
  *
  *   classes_fill PINDIR [--classes N [--first]] [--exempt N]
  *     N classes of which the benchmark's traffic (UDP to port 9) fits only

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Print the include circles among the userspace modules and shared headers.
 
-A module is a .c file and its .h (user/lib/foo.c + foo.h), with its private
-foo_internal.h when it has one; module A depends on B when any of A's files
-includes B's header.  A circle is a strongly
+A module is a .c file and its .h (user/lib/sys/pins.c + pins.h), with its
+private foo_internal.h when it has one; module A depends on B when any of
+A's files includes B's header.  A circle is a strongly
 connected set of two or more modules.  Exit 1 when there is one.
   tests/tools/include_cycles.py [ROOT]
 """

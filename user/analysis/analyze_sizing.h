@@ -55,7 +55,7 @@ struct sizing_point {
 	uint64_t evictions;           /* table, evict-oldest: fresh entries replaced */
 	double rate, rate_upper95, model_rate;
 	int simulated;                /* 0: extrapolated by the model beyond a zero-drop width */
-	int loadable;                 /* `load` takes this geometry (user/lib/layout.c says) */
+	int loadable;                 /* `load` takes this geometry (user/lib/backend/layout.c says) */
 	int meets;                    /* loadable, and meets the target */
 };
 

@@ -4,7 +4,7 @@
  * and the command line's --class/--exempt/--deny made one list
  * (class_conf.h), their limits put in ticks of the loaded (or chosen)
  * tick, and the lists installed on a running pacer through
- * user/lib/classes_map.h (ids kept for unchanged classes, stat slots by
+ * user/lib/policy/classes_map.h (ids kept for unchanged classes, stat slots by
  * name).  Errors are printed here, naming the file and line.
  */
 #ifndef PACER_CLASSES_CLI_H

@@ -35,7 +35,7 @@ void warn_coarse_clock(const struct live_opts *l, uint32_t clock);
 
 struct pacer_conf;
 /*
- * When argv holds --config FILE: read FILE (user/lib/pacer_conf.h) and
+ * When argv holds --config FILE: read FILE (user/lib/opts/pacer_conf.h) and
  * rewrite argv as "--key value" pairs from the file followed by the other
  * arguments (so the command line overrides the file).  live_only: only the
  * keys `set` can change, each one the file omits at its default.  Values

@@ -5,7 +5,7 @@
  * nftables' dynamic set elements work).  Entries added here are `add`'s:
  * a reload (`set --config`) keeps them; the configuration's own entries
  * are changed only through the configuration.  Writers take the pacer's
- * writer lock (writer_lock.h); user/lib/classes_map.c orders the writes.
+ * writer lock (writer_lock.h); user/lib/policy/classes_map.c orders the writes.
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* Checking a class list before it reaches a pacer (classes_map.h): pure, no kernel calls. */
+/* Checking a class list before it reaches a pacer (classes_check.h): pure, no kernel calls. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include "classes_map.h"
+#include "classes_check.h"
 #include "pacer_classify.h"
 #include "pacer_rate.h"
 

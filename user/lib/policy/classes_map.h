@@ -15,7 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "pacer_abi.h"
+#include "classes_check.h"
 #include "pins.h"
+#include "prefix_sets.h"
 
 struct pacer_class_maps {
 	int classes_fd, class_stats_fd, list4_fd, list6_fd;
@@ -33,26 +35,8 @@ struct pacer_class_maps {
  */
 void pacer_class_maps_set_fds(struct pacer_class_maps *m, const int fd[PACER_MAP_MAX]);
 
-/* A source prefix of the exempt or deny list: addr in network byte order (4 or 16 bytes used). */
-struct pacer_prefix {
-	uint32_t family; /* 4 or 6 */
-	uint32_t len;    /* 0..32 or 0..128 */
-	uint8_t addr[16];
-};
-
 /*
- * Whether c[0..n) is a list the datapath can run: n <= PACER_MAX_CLASSES,
- * every match sound (pacer_match_problem), known action, key mode and
- * policy, prefixes in range, a pace class's limit within what the loaded
- * backend's cells hold, names valid and distinct, stat slots below
- * PACER_MAX_CLASSES and distinct.  0, or -EINVAL with the first problem,
- * naming the class, in err.
- */
-int pacer_classes_check(const struct pacer_class *c, int n, uint32_t backend, char *err,
-			size_t len);
-
-/*
- * Install c[0..n) (checked as above): written into the bank not in use,
+ * Install c[0..n) (checked: classes_check.h): written into the bank not in use,
  * after a grace period (pacer_wait_packets_in_flight: no packet still
  * walks it), with the bank's index, then selected by one 32-bit store of
  * class_sel, so a packet runs the old list or the new one.  n = 0 selects
