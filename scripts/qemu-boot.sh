@@ -13,6 +13,10 @@
 # guest's init and runs the guest script as a service (tests/integ_systemd.sh).
 # QEMU_FILES="FILE...": copied to the guest's /pacer/files.  QEMU_DPKG=1:
 # dpkg in the guest, with an empty database (tests/integ_upgrade.sh).
+# QEMU_XDP_FORWARD=1: Debian 13's xdp-forward (scripts/kernels.sh
+# fetch-xdp-forward) in /xdpfwd with trixie's loader and the libraries it
+# loads, run by the wrapper /pacer/xdp-forward, and tests/tools/udp_sink
+# (tests/integ_forward.sh).
 # Uses KVM when /dev/kvm is usable, else qemu's TCG (slower; it says so).
 # Exits 77 with a line "SKIP: why" when qemu, busybox or the kernel package
 # cannot be had here.  QEMU_TIMEOUT (seconds, default 300) bounds the boot.
@@ -123,6 +127,32 @@ for f in ${QEMU_FILES:-}; do
 	mkdir -p "$root/pacer/files"
 	cp "$f" "$root/pacer/files/"
 done
+# QEMU_XDP_FORWARD=1: xdp-forward runs with Debian 13's own loader and
+# libraries (its libxdp is linked in), never the guest's Debian 12 ones.
+if [ -n "${QEMU_XDP_FORWARD:-}" ]; then
+	fwd=$(scripts/kernels.sh fetch-xdp-forward 2>"$work/fwd.err") ||
+		skip "cannot fetch Debian 13's xdp-tools (xdp-forward): $(tail -1 "$work/fwd.err")"
+	fwdlib=$fwd/usr/lib/x86_64-linux-gnu
+	mkdir -p "$root/xdpfwd/lib"
+	cp "$fwd/usr/sbin/xdp-forward" "$root/xdpfwd/"
+	cp -L "$fwdlib/ld-linux-x86-64.so.2" "$root/xdpfwd/"
+	for lib in $("$fwdlib/ld-linux-x86-64.so.2" --library-path "$fwdlib" --list "$fwd/usr/sbin/xdp-forward" |
+		sed -n 's/.* => \(\/[^ ]*\) .*/\1/p'); do
+		# At its file's own name, with the soname's link: xdp-forward --version reads
+		# libbpf's version from the name it is mapped under.
+		real=$(readlink -f "$lib")
+		cp "$real" "$root/xdpfwd/lib/"
+		[ "$(basename "$real")" = "$(basename "$lib")" ] ||
+			ln -sf "$(basename "$real")" "$root/xdpfwd/lib/$(basename "$lib")"
+	done
+	cat >"$root/pacer/xdp-forward" <<-'WRAP'
+	#!/bin/sh
+	# Debian 13's xdp-forward with trixie's loader and libraries (scripts/qemu-boot.sh).
+	exec /xdpfwd/ld-linux-x86-64.so.2 --library-path /xdpfwd/lib /xdpfwd/xdp-forward "$@"
+	WRAP
+	chmod 0755 "$root/pacer/xdp-forward"
+	add_bin "$BUILD/tests/tools/udp_sink" /pacer
+fi
 # QEMU_DPKG=1: dpkg, dpkg-deb, dpkg-split and GNU tar with an empty database, for installing
 # and upgrading the project's package in the guest (its dependencies'
 # libraries are there, their packages not: dpkg --force-depends); the

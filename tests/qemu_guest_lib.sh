@@ -1,5 +1,6 @@
 # Sourced by the systemd guests' scripts (tests/qemu_systemd.sh,
-# tests/qemu_upgrade.sh; scripts/qemu-boot.sh copies it to /pacer/lib.sh):
+# tests/qemu_upgrade.sh) and the router test's (tests/qemu_forward.sh;
+# scripts/qemu-boot.sh copies it to /pacer/lib.sh):
 # their tally, printed as "N passed, N failed" at the end.
 n_pass=0
 n_fail=0

@@ -42,6 +42,28 @@ START_TEST(test_ipv4_frame_layout_and_header_checksum)
 }
 END_TEST
 
+/* TTL and hop limit: 64 unless set (send_frames --ttl, the router test's expiring frame). */
+START_TEST(test_ttl_default_and_set)
+{
+	struct frame_spec s = spec("10.1.2.3", "10.255.0.1");
+	uint8_t b[128];
+	size_t l3;
+
+	frame_build(b, sizeof(b), &s, &l3);
+	ck_assert_uint_eq(b[l3 + 8], 64);
+	s.ttl = 1;
+	frame_build(b, sizeof(b), &s, &l3);
+	ck_assert_uint_eq(b[l3 + 8], 1);
+	ck_assert_uint_eq(frame_fold(frame_sum_le16(b + l3, 20)), 0xffff);
+	s = spec("fd00:1::5", "fd00:255::1");
+	frame_build(b, sizeof(b), &s, &l3);
+	ck_assert_uint_eq(b[l3 + 7], 64);
+	s.ttl = 2;
+	frame_build(b, sizeof(b), &s, &l3);
+	ck_assert_uint_eq(b[l3 + 7], 2);
+}
+END_TEST
+
 START_TEST(test_vlan_tags_and_ipv6_udp_checksum)
 {
 	struct frame_spec s = spec("fd00:1::5", "fd00:255::1");
@@ -127,6 +149,7 @@ int main(void)
 	TCase *tc = tcase_create("generator logic");
 
 	tcase_add_test(tc, test_ipv4_frame_layout_and_header_checksum);
+	tcase_add_test(tc, test_ttl_default_and_set);
 	tcase_add_test(tc, test_vlan_tags_and_ipv6_udp_checksum);
 	tcase_add_test(tc, test_generator_checksum_base_completes_to_the_real_checksum);
 	tcase_add_test(tc, test_zipf_table_follows_the_distribution);

@@ -23,7 +23,7 @@ struct send_opts {
 	const char *iface, *dst_mac;
 	struct opt_address src_base, dst;
 	unsigned __int128 stride;
-	uint32_t sources, per_source, rounds, vlan, payload, dport;
+	uint32_t sources, per_source, rounds, vlan, payload, dport, ttl;
 	double round_gap;
 	bool iface_set, dst_mac_set, src_base_set, dst_set;
 };
@@ -78,6 +78,8 @@ static const struct opt_spec specs[] = {
 	  OPT_FIELD(struct send_opts, payload), .help = "UDP payload bytes" },
 	{ .name = "dport", .type = OPT_U32, .arg = "PORT", .max = 65535, .dflt = "9",
 	  OPT_FIELD(struct send_opts, dport), .help = "UDP destination port (traffic classes match it)" },
+	{ .name = "ttl", .type = OPT_U32, .arg = "N", .min = 1, .max = 255, .dflt = "64",
+	  OPT_FIELD(struct send_opts, ttl), .help = "IPv4 TTL or IPv6 hop limit (a router's checks)" },
 	{ 0 },
 };
 
@@ -163,6 +165,7 @@ int main(int argc, char **argv)
 	s.dst = o.dst.addr;
 	s.payload = o.payload;
 	s.dport = (uint16_t)o.dport;
+	s.ttl = (uint8_t)o.ttl;
 	s.n_vlans = o.vlan ? 1 : 0;
 	s.vlan_tci[0] = (uint16_t)o.vlan;
 	fd = open_iface(o.iface, s.smac);
