@@ -68,7 +68,7 @@ static size_t put_ipv4(uint8_t *p, const struct frame_spec *s, size_t udp_len)
 	p[0] = (uint8_t)(0x40 | hl / 4);
 	put16(p + 2, (uint32_t)(hl + udp_len));
 	p[6] = s->df ? 0x40 : 0;
-	p[8] = 64; /* TTL */
+	p[8] = s->ttl ? s->ttl : 64;
 	p[9] = IPPROTO_UDP_;
 	memcpy(p + 12, s->src.bytes, 4);
 	memcpy(p + 16, s->dst.bytes, 4);
@@ -82,7 +82,7 @@ static size_t put_ipv6(uint8_t *p, const struct frame_spec *s, size_t udp_len)
 	p[0] = 0x60;
 	put16(p + 4, (uint32_t)udp_len);
 	p[6] = IPPROTO_UDP_;
-	p[7] = 64; /* hop limit */
+	p[7] = s->ttl ? s->ttl : 64; /* hop limit */
 	memcpy(p + 8, s->src.bytes, 16);
 	memcpy(p + 24, s->dst.bytes, 16);
 	return IP6_HLEN;
