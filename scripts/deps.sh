@@ -41,8 +41,8 @@ have_cmd man || need_pkgs+=(man-db)
 # no hook on the host's resolver (the dnsmasq package has both).
 have_cmd dnsmasq || [ -x /usr/sbin/dnsmasq ] || need_pkgs+=(dnsmasq-base)
 have_cmd dnsperf || need_pkgs+=(dnsperf)
-have_cmd iperf3 || need_pkgs+=(iperf3)
-have_cmd nft || [ -x /usr/sbin/nft ] || need_pkgs+=(nftables)  # scripts/bench-nft.sh: the same policy in nftables
+have_cmd iperf3 || need_pkgs+=(iperf3) # the policy demo; tests/integ_router.sh's transfer
+have_cmd nft || [ -x /usr/sbin/nft ] || need_pkgs+=(nftables)  # scripts/bench-nft.sh: the same policy in nftables; integ_router.sh's counts
 have_cmd trafgen || [ -x /usr/sbin/trafgen ] || need_pkgs+=(netsniff-ng) # scripts/bench-gen.sh: gen's engines beside trafgen
 # make deb and its test: dependencies of the binary, the package's checker.
 have_cmd dpkg-shlibdeps || need_pkgs+=(dpkg-dev)

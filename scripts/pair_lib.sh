@@ -1,6 +1,7 @@
 # Sourced by the scripts that make network namespaces with a pacer in them
 # (bench.sh, soak.sh, bench-nft.sh, bench-gen.sh, bench-dense10m.sh,
-# policy-demo.sh): the pair (pair_make) and their clean-up, which never fails.
+# bench-router.sh, policy-demo.sh): the pair (pair_make) and their clean-up,
+# which never fails.
 #
 # pacer_ns_remove NS IFNAME CLI: unload the pacer on IFNAME in namespace NS,
 # remove any pins left (/sys/fs/bpf/xdp-pacer/netns-<inode>/<ifname>) and

@@ -32,6 +32,7 @@ START_TEST(test_ipv4_frame_layout_and_header_checksum)
 	ck_assert_uint_eq(b[12] << 8 | b[13], 0x0800);
 	ck_assert_uint_eq(b[l3], 0x45);
 	ck_assert_uint_eq(b[l3 + 2] << 8 | b[l3 + 3], 34); /* total length */
+	ck_assert_uint_eq(b[l3 + 8], 64); /* TTL by default */
 	ck_assert_uint_eq(b[l3 + 9], 17);
 	ck_assert_mem_eq(b + l3 + 12, "\x0a\x01\x02\x03", 4);
 	ck_assert_uint_eq(b[l3 + 20] << 8 | b[l3 + 21], 40000);
@@ -39,6 +40,10 @@ START_TEST(test_ipv4_frame_layout_and_header_checksum)
 	/* A header with a right checksum sums to all ones. */
 	ck_assert_uint_eq(frame_fold(frame_sum_le16(b + l3, 20)), 0xffff);
 	ck_assert_uint_eq(frame_build(b, len - 1, &s, NULL), 0);
+	s.ttl = 1;
+	ck_assert_uint_eq(frame_build(b, sizeof(b), &s, &l3), len);
+	ck_assert_uint_eq(b[l3 + 8], 1);
+	ck_assert_uint_eq(frame_fold(frame_sum_le16(b + l3, 20)), 0xffff);
 }
 END_TEST
 
@@ -81,12 +86,16 @@ START_TEST(test_vlan_tags_and_ipv6_udp_checksum)
 	ck_assert_uint_eq(b[16] << 8 | b[17], FRAME_ETH_P_8021Q);
 	ck_assert_uint_eq(b[19], 7);
 	ck_assert_uint_eq(b[20] << 8 | b[21], 0x86dd);
+	ck_assert_uint_eq(b[l3 + 7], 64); /* hop limit by default */
 	/* UDP checksum: pseudo-header + UDP sums to all ones. */
 	memcpy(ph, b + l3 + 8, 32);
 	ph[35] = 14;
 	ph[39] = 17;
 	ck_assert_uint_eq(frame_fold((uint64_t)frame_sum_le16(ph, 40) + frame_sum_le16(b + l3 + 40, 14)),
 			  0xffff);
+	s.ttl = 1;
+	frame_build(b, sizeof(b), &s, &l3);
+	ck_assert_uint_eq(b[l3 + 7], 1);
 }
 END_TEST
 

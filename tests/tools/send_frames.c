@@ -25,7 +25,7 @@ struct send_opts {
 	unsigned __int128 stride;
 	uint32_t sources, per_source, rounds, vlan, payload, dport, ttl;
 	double round_gap;
-	bool iface_set, dst_mac_set, src_base_set, dst_set;
+	bool iface_set, dst_mac_set, src_base_set, dst_set, bad_header;
 };
 
 /* A decimal up to 2^128 - 1 (an IPv6 step of 2^64 moves one /64). */
@@ -79,7 +79,9 @@ static const struct opt_spec specs[] = {
 	{ .name = "dport", .type = OPT_U32, .arg = "PORT", .max = 65535, .dflt = "9",
 	  OPT_FIELD(struct send_opts, dport), .help = "UDP destination port (traffic classes match it)" },
 	{ .name = "ttl", .type = OPT_U32, .arg = "N", .min = 1, .max = 255, .dflt = "64",
-	  OPT_FIELD(struct send_opts, ttl), .help = "IPv4 TTL or IPv6 hop limit (a router's checks)" },
+	  OPT_FIELD(struct send_opts, ttl), .help = "IPv4 TTL or IPv6 hop limit (1: a router's TTL exceeded)" },
+	{ .name = "bad-header", .type = OPT_BOOL, OPT_FIELD(struct send_opts, bad_header),
+	  .help = "an IP header the limiter calls malformed: IPv4 IHL 4, IPv6 version 5" },
 	{ 0 },
 };
 
@@ -130,14 +132,17 @@ static int send_rounds(int fd, const struct send_opts *o, struct frame_spec *s, 
 				.tv_nsec = (long)((o->round_gap - (double)(time_t)o->round_gap) * 1e9) };
 	uint8_t f[1514];
 	uint32_t r, i, k;
-	size_t len;
+	size_t len, l3;
 
 	for (r = 0; r < o->rounds; r++) {
 		if (r && o->round_gap > 0)
 			nanosleep(&gap, NULL);
 		for (i = 0; i < o->sources; i++) {
 			nth_address(&o->src_base.addr, o->stride * i, &s->src);
-			len = frame_build(f, sizeof(f), s, NULL);
+			len = frame_build(f, sizeof(f), s, &l3);
+			/* IHL 4 (checked before the header's checksum) or version 5. */
+			if (o->bad_header)
+				f[l3] = s->src.family == 4 ? 0x44 : (uint8_t)(0x50 | (f[l3] & 0xf));
 			for (k = 0; k < o->per_source; k++, (*sent)++)
 				if (send(fd, f, len, 0) != (ssize_t)len)
 					return -errno;

@@ -24,9 +24,9 @@ struct frame_spec {
 	size_t payload;             /* UDP payload bytes */
 	uint8_t fill;               /* payload byte */
 	uint8_t ihl;                /* IPv4 header length in words, 5..15 (0: 5) */
+	uint8_t ttl;                /* IPv4 TTL, IPv6 hop limit (0: 64) */
 	bool df;                    /* IPv4 don't-fragment */
 	bool csum;                  /* IPv4 header checksum, IPv6 UDP checksum */
-	uint8_t ttl;                /* IPv4 TTL, IPv6 hop limit (0: 64) */
 };
 
 /*
