@@ -164,21 +164,30 @@ static int check_prog(const struct pacer_handle *h, const struct bpf_prog_info *
 	return 0;
 }
 
-/* Open the program's maps into their slots by name; unknown maps are closed again. */
-static int collect_maps(struct pacer_handle *h, uint32_t nr_maps)
+/*
+ * Open the maps of program prog_fd into fd[] by name (pins.h's slots): a map
+ * of no slot, or a second one for a slot, is closed again, and fd[] keeps -1
+ * where none opened.  0, -E2BIG for more maps than a pacer build has, or
+ * -errno.
+ */
+int pacer_prog_maps(int prog_fd, int fd[PACER_MAP_MAX])
 {
 	uint32_t map_ids[PACER_MAX_PROG_MAPS], info_len, i;
-	struct bpf_prog_info mi = { .nr_map_ids = nr_maps, .map_ids = (uint64_t)(unsigned long)map_ids };
-	char eb[128];
-	int err;
+	struct bpf_prog_info info = {};
 
-	info_len = sizeof(mi);
-	err = bpf_obj_get_info_by_fd(h->prog_fd, &mi, &info_len);
-	if (err) {
-		pr_err("cannot list maps of program id %u: %s", h->prog_id, err_str(err, eb, sizeof(eb)));
-		return err;
-	}
-	for (i = 0; i < nr_maps; i++) {
+	info_len = sizeof(info);
+	if (bpf_obj_get_info_by_fd(prog_fd, &info, &info_len))
+		return -errno;
+	if (info.nr_map_ids > PACER_MAX_PROG_MAPS)
+		return -E2BIG;
+	i = info.nr_map_ids;
+	memset(&info, 0, sizeof(info));
+	info.nr_map_ids = i;
+	info.map_ids = (uint64_t)(unsigned long)map_ids;
+	info_len = sizeof(info);
+	if (bpf_obj_get_info_by_fd(prog_fd, &info, &info_len))
+		return -errno;
+	for (i = 0; i < info.nr_map_ids; i++) {
 		struct bpf_map_info m = {};
 		uint32_t ml = sizeof(m);
 		int mfd = bpf_map_get_fd_by_id(map_ids[i]), slot;
@@ -186,11 +195,11 @@ static int collect_maps(struct pacer_handle *h, uint32_t nr_maps)
 		if (mfd < 0)
 			continue;
 		if (bpf_obj_get_info_by_fd(mfd, &m, &ml) || (slot = pacer_map_slot(m.name)) < 0 ||
-		    h->map_fd[slot] >= 0) {
+		    fd[slot] >= 0) {
 			close(mfd);
 			continue;
 		}
-		h->map_fd[slot] = mfd;
+		fd[slot] = mfd;
 	}
 	return 0;
 }
@@ -270,7 +279,7 @@ static int find_attached(struct pacer_handle *h)
 int pacer_handle_open(const char *ifname, struct pacer_handle *h)
 {
 	struct bpf_prog_info info = {};
-	char path[256];
+	char path[256], eb[128];
 	uint32_t i;
 	int err;
 
@@ -287,8 +296,12 @@ int pacer_handle_open(const char *ifname, struct pacer_handle *h)
 	if (err < 0)
 		goto fail;
 	err = check_prog(h, &info);
-	if (!err)
-		err = collect_maps(h, info.nr_map_ids);
+	if (!err) {
+		err = pacer_prog_maps(h->prog_fd, h->map_fd);
+		if (err)
+			pr_err("cannot list maps of program id %u: %s", h->prog_id,
+			       err_str(err, eb, sizeof(eb)));
+	}
 	if (!err)
 		err = check_maps(h);
 	if (!err)

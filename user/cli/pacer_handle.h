@@ -16,6 +16,7 @@
 int ifname_to_index(const char *ifname, int *ifindex);
 /* Id of the xdp-pacer program attached to ifindex (behind libxdp's dispatcher too), or 0. */
 uint32_t attached_pacer_id(int ifindex);
+int pacer_prog_maps(int prog_fd, int fd[PACER_MAP_MAX]);
 int num_cpus(void);
 
 /* A pacer program found on an interface, with its maps. */

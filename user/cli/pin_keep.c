@@ -13,6 +13,7 @@
 #include "pacer_class.h"
 #include "pacer_place.h"
 #include "pacer_names.h"
+#include "pacer_handle.h"
 #include "pin_keep.h"
 #include "map_carry.h"
 #include "pin_ops.h"
@@ -119,42 +120,14 @@ static void count_lists(struct pin_keep *k)
 
 int pin_keep_from_prog(struct pin_keep *k, int prog_fd, const char *dir)
 {
-	uint32_t ids[64], len, i;
-	struct bpf_prog_info info = {};
 	char eb[128];
 	int err;
 
 	pin_keep_init(k);
-	len = sizeof(info);
-	err = bpf_obj_get_info_by_fd(prog_fd, &info, &len);
-	if (!err && info.nr_map_ids > 64)
-		err = -E2BIG;
-	if (!err) {
-		uint32_t n = info.nr_map_ids;
-
-		memset(&info, 0, sizeof(info));
-		info.nr_map_ids = n;
-		info.map_ids = (uint64_t)(unsigned long)ids;
-		len = sizeof(info);
-		err = bpf_obj_get_info_by_fd(prog_fd, &info, &len);
-	}
+	err = pacer_prog_maps(prog_fd, k->fd);
 	if (err) {
 		pr_err("cannot list the running limiter's maps: %s", err_str(err, eb, sizeof(eb)));
 		return err;
-	}
-	for (i = 0; i < info.nr_map_ids; i++) {
-		struct bpf_map_info mi = {};
-		uint32_t ml = sizeof(mi);
-		int fd = bpf_map_get_fd_by_id(ids[i]), slot;
-
-		if (fd < 0)
-			continue;
-		slot = bpf_obj_get_info_by_fd(fd, &mi, &ml) ? -1 : pacer_map_slot(mi.name);
-		if (slot < 0 || k->fd[slot] >= 0) {
-			close(fd);
-			continue;
-		}
-		k->fd[slot] = fd;
 	}
 	k->have = true;
 	if (dir)
