@@ -179,8 +179,13 @@ check "a load resumes the stopped limiter's pins (exit 0)" \
 exp3=$(expires_of 10.216.9.0/24)
 check "... the deny entries are back, with their deadline ($exp1, now $exp3)" near "$exp3" "$exp1"
 check "... the counters went on ($seen0)" test "$(stat_of seen)" = "$seen0"
+gen --dist uniform --sources 50 --src-base 10.216.50.0 --count 50 >/dev/null 2>&1
+sleep 0.2
 out=$(rx "$CLI" unload "$IF_RX" 2>&1)
 check "a plain unload says what it discards" grep -q "discarding 2 added list entries" <<<"$out"
+held=$(sed -n 's/.*the state of about \([0-9]*\) sources seen within the interval.*/\1/p' <<<"$out")
+check "... and the state of the 50 sources just seen (about ${held:-none})" \
+	test "${held:-0}" -ge 50 -a "${held:-0}" -le 52
 check "... and leaves no pins" test ! -e "$PINS"
 
 # --- under a flood: a replace admits no frame over any source's limit ---

@@ -420,16 +420,21 @@ uint64_t pacer_map_bytes(const struct pacer_handle *h)
 	return total;
 }
 
-uint64_t pacer_clock_now(const struct pacer_handle *h)
+uint64_t pacer_layout_clock_now(const struct pacer_layout *lay, int clock_fd)
 {
 	struct pacer_clock_state cs = {};
 	uint32_t zero = 0;
 
 	/* The cached clock is what the datapath compares against: use it once armed. */
-	if (h->layout.clock == PACER_CLOCK_CACHED &&
-	    !bpf_map_lookup_elem(h->map_fd[PACER_MAP_CLOCK], &zero, &cs) && cs.armed == 1 && cs.now_ns)
+	if (lay->clock == PACER_CLOCK_CACHED && clock_fd >= 0 &&
+	    !bpf_map_lookup_elem(clock_fd, &zero, &cs) && cs.armed == 1 && cs.now_ns)
 		return cs.now_ns;
-	return clock_now_ns(h->layout.clock == PACER_CLOCK_PRECISE ? CLOCK_MONOTONIC : CLOCK_MONOTONIC_COARSE);
+	return clock_now_ns(lay->clock == PACER_CLOCK_PRECISE ? CLOCK_MONOTONIC : CLOCK_MONOTONIC_COARSE);
+}
+
+uint64_t pacer_clock_now(const struct pacer_handle *h)
+{
+	return pacer_layout_clock_now(&h->layout, h->map_fd[PACER_MAP_CLOCK]);
 }
 
 int pacer_for_each(int (*fn)(struct pacer_handle *h, void *ctx), void *ctx)

@@ -62,6 +62,8 @@ uint64_t pacer_map_bytes(const struct pacer_handle *h);
 
 /* The datapath's clock now, in ns, as the program reads it. */
 uint64_t pacer_clock_now(const struct pacer_handle *h);
+/* The same for a layout and its clock map (-1: none), without a handle. */
+uint64_t pacer_layout_clock_now(const struct pacer_layout *lay, int clock_fd);
 
 /*
  * Call fn on every interface whose XDP program is the pacer (opened, closed

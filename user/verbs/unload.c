@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <net/if.h>
 #include <linux/if_link.h>
@@ -16,8 +17,7 @@
 #include "xdp_chain.h"
 #include "pin_keep.h"
 #include "backend.h"
-#include <sys/mman.h>
-#include <time.h>
+#include "pacer_ticks.h"
 
 struct unload_opts {
 	const char *ifname;
@@ -112,7 +112,6 @@ static uint64_t sources_held(const struct pin_keep *k, uint64_t *bytes)
 	struct bpf_map_info info = {};
 	uint32_t ilen = sizeof(info), zero = 0;
 	struct pacer_config cfg;
-	struct timespec ts;
 	uint64_t n = 0, tick;
 	size_t len;
 	void *mem;
@@ -122,14 +121,13 @@ static uint64_t sources_held(const struct pin_keep *k, uint64_t *bytes)
 		return 0;
 	*bytes = (uint64_t)info.max_entries * info.value_size;
 	if (!k->layout_ok || info.value_size != PACER_LINE_BYTES || k->fd[PACER_MAP_DATA] < 0 ||
-	    bpf_map_lookup_elem(k->fd[PACER_MAP_DATA], &zero, &cfg) ||
-	    clock_gettime(CLOCK_MONOTONIC, &ts))
+	    bpf_map_lookup_elem(k->fd[PACER_MAP_DATA], &zero, &cfg))
 		return 0;
 	len = (size_t)*bytes;
 	mem = mmap(NULL, len, PROT_READ, MAP_SHARED, k->fd[PACER_MAP_SK], 0);
 	if (mem == MAP_FAILED)
 		return 0;
-	tick = ((uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec) >> k->layout.tick_shift;
+	tick = pacer_now_tick(pacer_layout_clock_now(&k->layout, k->fd[PACER_MAP_CLOCK]), k->layout.tick_shift);
 	n = backend_fresh_sources(&k->layout, mem, info.max_entries, tick, cfg.thresh_ticks);
 	munmap(mem, len);
 	return n;
