@@ -3,44 +3,38 @@
 #include <stdbool.h>
 #include "live_apply.h"
 
-/* One word, stored only if its option was given: 1 if that changed it. */
-static int store32(volatile __u32 *to, uint32_t v, bool given)
+/* One word, stored only if its option was given and it differs. */
+static void store32(volatile __u32 *to, uint32_t v, bool given)
 {
-	if (!given || *to == v)
-		return 0;
-	*to = v;
-	return 1;
+	if (given && *to != v)
+		*to = v;
 }
 
-static int store64(volatile __u64 *to, uint64_t v, bool given)
+static void store64(volatile __u64 *to, uint64_t v, bool given)
 {
-	if (!given || *to == v)
-		return 0;
-	*to = v;
-	return 1;
+	if (given && *to != v)
+		*to = v;
 }
 
-int live_apply_words(struct pacer_config *cfg, const struct live_opts *l)
+void live_apply_words(struct pacer_config *cfg, const struct live_opts *l)
 {
-	int n = store32(&cfg->policy, l->policy, l->policy_set) +
-		store32(&cfg->mode, l->mode.mode, l->mode_set) +
-		store32(&cfg->deny_mode, l->deny_mode, l->deny_mode_set) +
-		store32(&cfg->malformed, l->malformed, l->malformed_set) +
-		store32(&cfg->prefix4, l->prefix4, l->prefix4_set) +
-		store32(&cfg->prefix6, l->prefix6, l->prefix6_set) +
-		store64(&cfg->sample_src_thresh, l->sample_src, l->sample_src_set) +
-		store64(&cfg->sample_pkt_thresh, l->sample_pkt, l->sample_pkt_set);
-
+	store32(&cfg->policy, l->policy, l->policy_set);
+	store32(&cfg->mode, l->mode.mode, l->mode_set);
+	store32(&cfg->deny_mode, l->deny_mode, l->deny_mode_set);
+	store32(&cfg->malformed, l->malformed, l->malformed_set);
+	store32(&cfg->prefix4, l->prefix4, l->prefix4_set);
+	store32(&cfg->prefix6, l->prefix6, l->prefix6_set);
+	store64(&cfg->sample_src_thresh, l->sample_src, l->sample_src_set);
+	store64(&cfg->sample_pkt_thresh, l->sample_pkt, l->sample_pkt_set);
 	__sync_synchronize();
-	return n;
 }
 
-int live_apply_rate(struct pacer_config *cfg, uint32_t n, uint64_t interval_ns,
-		    const struct pacer_rate *rate)
+void live_apply_rate(struct pacer_config *cfg, uint32_t n, uint64_t interval_ns,
+		     const struct pacer_rate *rate)
 {
 	if (cfg->thresh_ticks == rate->thresh && cfg->burst_ticks == rate->burst &&
 	    cfg->interval_ns == interval_ns && cfg->rate_n == n)
-		return 0;
+		return;
 	cfg->burst_ticks = 0;
 	__sync_synchronize();
 	cfg->thresh_ticks = rate->thresh;
@@ -49,5 +43,4 @@ int live_apply_rate(struct pacer_config *cfg, uint32_t n, uint64_t interval_ns,
 	cfg->interval_ns = interval_ns;
 	cfg->rate_n = n;
 	__sync_synchronize();
-	return 1;
 }

@@ -12,15 +12,15 @@
 #include "pacer_abi.h"
 #include "pacer_rate.h"
 
-/* The one-word live options of l that were given, into cfg: how many changed. */
-int live_apply_words(struct pacer_config *cfg, const struct live_opts *l);
+/* The one-word live options of l that were given, into cfg (callers compare before and after to report). */
+void live_apply_words(struct pacer_config *cfg, const struct live_opts *l);
 
 /*
  * A per-source rate (n per interval_ns, its ticks in rate) into cfg, with
  * no burst while the threshold changes: a packet meanwhile sees at most
- * one per interval.  1 if it changed anything, else 0.
+ * one per interval; nothing is stored when it is the running one.
  */
-int live_apply_rate(struct pacer_config *cfg, uint32_t n, uint64_t interval_ns,
-		    const struct pacer_rate *rate);
+void live_apply_rate(struct pacer_config *cfg, uint32_t n, uint64_t interval_ns,
+		     const struct pacer_rate *rate);
 
 #endif
