@@ -49,6 +49,30 @@ START_TEST(test_default_sketch_layout)
 }
 END_TEST
 
+START_TEST(test_readable_layout)
+{
+	struct layout_req r = req();
+	struct pacer_layout l, bad;
+	struct pacer_rate rate;
+	char err[256];
+
+	ck_assert_int_eq(layout_build(&r, &l, &rate, err, sizeof(err)), 0);
+	ck_assert(layout_readable(&l));
+	bad = l;
+	bad.magic ^= 1;
+	ck_assert(!layout_readable(&bad));
+	bad = l;
+	bad.abi_version++;
+	ck_assert(!layout_readable(&bad));
+	bad = l;
+	bad.tick_shift = PACER_TICK_SHIFT_MAX + 1; /* would shift past what the readers' ticks hold */
+	ck_assert(!layout_readable(&bad));
+	bad = l;
+	bad.backend = PACER_BACKEND_MAX; /* would index past the backends' tables */
+	ck_assert(!layout_readable(&bad));
+}
+END_TEST
+
 START_TEST(test_refusals_name_the_values)
 {
 	struct layout_req r = req();
@@ -215,6 +239,7 @@ int main(void)
 	tcase_add_test(tc, test_interval_range_and_log2);
 	tcase_add_test(tc, test_loader_defaults_are_the_compiled_ones);
 	tcase_add_test(tc, test_gap_below_clock);
+	tcase_add_test(tc, test_readable_layout);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

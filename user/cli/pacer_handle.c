@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
+#include "layout.h"
 #include "classes_map.h"
 #include "cli_log.h"
 #include "pacer_budget.h"
@@ -234,9 +235,7 @@ static int read_layout_and_config(struct pacer_handle *h)
 	uint32_t zero = 0;
 	int err = bpf_map_lookup_elem(h->map_fd[PACER_MAP_RODATA], &zero, &h->layout);
 
-	if (err || h->layout.magic != PACER_LAYOUT_MAGIC ||
-	    h->layout.abi_version != PACER_ABI_VERSION || h->layout.tick_shift > PACER_TICK_SHIFT_MAX ||
-	    h->layout.backend >= PACER_BACKEND_MAX) {
+	if (err || !layout_readable(&h->layout)) {
 		pr_err("program id %u on %s: layout ABI mismatch (want version %d)", h->prog_id,
 		       h->ifname, PACER_ABI_VERSION);
 		return -EPROTO;

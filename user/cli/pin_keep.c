@@ -13,6 +13,7 @@
 #include "pacer_class.h"
 #include "pacer_place.h"
 #include "pacer_names.h"
+#include "layout.h"
 #include "pacer_handle.h"
 #include "pin_keep.h"
 #include "map_carry.h"
@@ -82,7 +83,7 @@ static void read_layout(struct pin_keep *k)
 
 	k->layout_ok = k->fd[PACER_MAP_RODATA] >= 0 &&
 		       !bpf_map_lookup_elem(k->fd[PACER_MAP_RODATA], &zero, &k->layout) &&
-		       k->layout.magic == PACER_LAYOUT_MAGIC && k->layout.abi_version == PACER_ABI_VERSION;
+		       layout_readable(&k->layout);
 }
 
 /* The lists' entries that `deny|exempt add` made: what an unload would lose of the operator's work. */

@@ -88,3 +88,9 @@ int layout_build(const struct layout_req *r, struct pacer_layout *lay, struct pa
 		ret = d->layout_check(lay, err, len);
 	return ret;
 }
+
+bool layout_readable(const struct pacer_layout *lay)
+{
+	return lay->magic == PACER_LAYOUT_MAGIC && lay->abi_version == PACER_ABI_VERSION &&
+	       lay->tick_shift <= PACER_TICK_SHIFT_MAX && lay->backend < PACER_BACKEND_MAX;
+}

@@ -3,6 +3,7 @@
 #ifndef PACER_LAYOUT_H
 #define PACER_LAYOUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "pacer_abi.h"
@@ -32,5 +33,11 @@ int layout_build(const struct layout_req *r, struct pacer_layout *lay, struct pa
  * makes, for advice that must be loadable.  0, or 2 with why in err.
  */
 int layout_check_geometry(const struct layout_req *r, char *err, size_t len);
+
+/*
+ * Whether lay, read from a running or pinned program, is this ABI's and in
+ * the bounds its readers index and shift by (tick shift, backend).
+ */
+bool layout_readable(const struct pacer_layout *lay);
 
 #endif
