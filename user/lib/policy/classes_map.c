@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <bpf/bpf.h>
 #include "class_conf.h"
 #include "classes_map.h"
+#include "time_now.h"
 #include "class_compile.h"
 #include "pacer_classify.h"
 
@@ -282,10 +282,7 @@ const char *pacer_prefix_str(const struct pacer_prefix *p, char *buf, size_t len
 
 uint64_t pacer_list_clock_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return mono_ns();
 }
 
 bool pacer_list_expired(const struct pacer_list_value *v, uint64_t now_ns)

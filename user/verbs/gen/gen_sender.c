@@ -10,14 +10,6 @@
 /* Paced and nothing due for longer than this: sleep; closer than this: spin. */
 #define GEN_SPIN_NS 100000ULL
 
-static uint64_t coarse_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 int gen_sender_init(struct gen_sender *s, struct gen_thread *t)
 {
 	struct gen_ctx *g = t->g;
@@ -40,7 +32,7 @@ uint32_t gen_sender_due(struct gen_sender *s, uint32_t max, uint64_t *wake_ns)
 	uint64_t now;
 
 	*wake_ns = 0;
-	s->env.coarse_ns = coarse_ns();
+	s->env.coarse_ns = clock_now_ns(CLOCK_MONOTONIC_COARSE);
 	if (!n || !(st->gap_ns | st->gap_frac))
 		return n;
 	now = mono_ns();
