@@ -4,7 +4,8 @@
  * load carries an earlier release's pinned map over to this release's
  * (user/cli/pin_keep.c): arrays index by index, per-CPU arrays CPU by
  * CPU, LPM tries (the lists) key by key; each value keeps its first bytes
- * and the new ones are zero; another type or key size is refused.
+ * and the new ones are zero; another type or key size is refused.  And
+ * map_read_first(), one value read whatever its size.
  */
 #include <check.h>
 #include "check_run.h"
@@ -118,6 +119,32 @@ START_TEST(test_lpm_entries)
 }
 END_TEST
 
+/* map_read_first(): an earlier release's value, shorter or longer than this one's, read as far as both go. */
+START_TEST(test_read_first)
+{
+	int short_fd = make(BPF_MAP_TYPE_ARRAY, 4, 8, 1), long_fd = make(BPF_MAP_TYPE_ARRAY, 4, 24, 1);
+	uint64_t v = 0x0102030405060708ULL, lv[3] = { 1, 2, 3 }, out[2];
+	uint32_t zero = 0, size = 0;
+
+	ck_assert_int_eq(bpf_map_update_elem(short_fd, &zero, &v, BPF_ANY), 0);
+	ck_assert_int_eq(bpf_map_update_elem(long_fd, &zero, lv, BPF_ANY), 0);
+	/* Shorter: its bytes, and the rest of out as it was. */
+	out[0] = out[1] = ~0ULL;
+	ck_assert_int_eq(map_read_first(short_fd, out, sizeof(out), &size), 0);
+	ck_assert_uint_eq(size, 8);
+	ck_assert_uint_eq(out[0], v);
+	ck_assert_uint_eq(out[1], ~0ULL);
+	/* Longer: as much as out holds. */
+	ck_assert_int_eq(map_read_first(long_fd, out, sizeof(out), &size), 0);
+	ck_assert_uint_eq(size, 24);
+	ck_assert_uint_eq(out[0], 1);
+	ck_assert_uint_eq(out[1], 2);
+	ck_assert_int_lt(map_read_first(-1, out, sizeof(out), &size), 0);
+	close(short_fd);
+	close(long_fd);
+}
+END_TEST
+
 START_TEST(test_refuses_another_type)
 {
 	int a = make(BPF_MAP_TYPE_ARRAY, 4, 8, 4), h = make(BPF_MAP_TYPE_HASH, 4, 8, 4);
@@ -140,6 +167,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_percpu_counters);
 	tcase_add_test(tc, test_lpm_entries);
 	tcase_add_test(tc, test_refuses_another_type);
+	tcase_add_test(tc, test_read_first);
 	suite_add_tcase(s, tc);
 	return s;
 }

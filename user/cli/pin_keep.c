@@ -48,8 +48,8 @@ void pin_keep_close(struct pin_keep *k)
 static void read_meta(struct pin_keep *k, const char *dir)
 {
 	char path[320];
-	uint32_t zero = 0;
 	struct pacer_pin_meta m;
+	uint32_t size;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, PACER_PIN_META_NAME);
 	k->meta_fd = bpf_obj_get(path);
@@ -57,23 +57,10 @@ static void read_meta(struct pin_keep *k, const char *dir)
 		k->meta_fd = -1;
 		return;
 	}
+	/* A later release's stamp may be longer: read what fits. */
 	memset(&m, 0, sizeof(m));
-	/* A later release's stamp may be longer: the map's value size says, read what fits. */
-	{
-		struct bpf_map_info info = {};
-		uint32_t len = sizeof(info);
-		void *buf;
-
-		if (bpf_obj_get_info_by_fd(k->meta_fd, &info, &len) || info.value_size < 8)
-			return;
-		buf = calloc(1, info.value_size);
-		if (!buf)
-			return;
-		if (!bpf_map_lookup_elem(k->meta_fd, &zero, buf))
-			memcpy(&m, buf, info.value_size < sizeof(m) ? info.value_size : sizeof(m));
-		free(buf);
-	}
-	if (m.magic == PACER_PIN_META_MAGIC)
+	if (!map_read_first(k->meta_fd, &m, sizeof(m), &size) && size >= 8 &&
+	    m.magic == PACER_PIN_META_MAGIC)
 		k->meta = m;
 }
 
@@ -218,25 +205,16 @@ static bool same_definition(int fd, const struct bpf_map *map)
 /* A global-data map (.data, .data.budget): carried through the object's initial image. */
 static int carry_image(int fd, struct bpf_map *map, char *why, size_t len)
 {
-	struct bpf_map_info info = {};
-	uint32_t ilen = sizeof(info), zero = 0;
 	size_t size;
+	uint32_t was;
 	/* libbpf 1.1 hands the image out const; it is the object's own, written before load. */
-	void *image = (void *)bpf_map__initial_value(map, &size), *old;
-	int err;
+	void *image = (void *)bpf_map__initial_value(map, &size);
 
-	if (!image || bpf_obj_get_info_by_fd(fd, &info, &ilen)) {
+	if (!image) {
 		snprintf(why, len, "its initial image cannot be read");
 		return -EINVAL;
 	}
-	old = calloc(1, info.value_size);
-	if (!old)
-		return -ENOMEM;
-	err = bpf_map_lookup_elem(fd, &zero, old) ? -errno : 0;
-	if (!err)
-		memcpy(image, old, info.value_size < size ? info.value_size : size);
-	free(old);
-	return err;
+	return map_read_first(fd, image, size, &was);
 }
 
 int pin_keep_plan(struct pin_keep *k, struct bpf_object *obj, bool keep_state)

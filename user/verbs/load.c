@@ -36,6 +36,7 @@
 #include "classes_map.h"
 #include "writer_lock.h"
 #include "pin_keep.h"
+#include "map_carry.h"
 #include "live_apply.h"
 #include "xdp_replace.h"
 #include "version.h"
@@ -826,7 +827,7 @@ static void report_attached(const struct load_opts *o, const struct pacer_layout
 }
 
 /* The live settings (as the program reads them) and where the pins are. */
-static void report_live(const struct load_opts *o, const struct pacer_layout *lay,
+static void report_live(const struct pacer_layout *lay,
 			const struct pacer_config *cfg, const struct pacer_budget_cfg *bcfg,
 			const char *dir)
 {
@@ -841,7 +842,6 @@ static void report_live(const struct load_opts *o, const struct pacer_layout *la
 			format_duration(cfg->interval_ns, ib, sizeof(ib)), policy_name(cfg->policy),
 			format_duration(pacer_tick_ns(lay->tick_shift), tb, sizeof(tb)), cfg->thresh_ticks,
 			clock_name(lay->clock));
-	(void)o;
 	pr_info("  budget: %s", budget_describe(bcfg, bb, sizeof(bb)));
 	pr_info("  pins: %s", dir);
 }
@@ -971,20 +971,11 @@ static void inherit_layout(struct load_opts *o, const struct pacer_layout *was,
  */
 static void inherit_live(struct load_opts *o, int data_fd)
 {
-	struct bpf_map_info info = {};
-	uint32_t len = sizeof(info), zero = 0;
 	struct pacer_config c;
-	void *buf;
+	uint32_t size;
 
-	if (data_fd < 0 || bpf_obj_get_info_by_fd(data_fd, &info, &len) ||
-	    info.value_size < sizeof(c) || !(buf = calloc(1, info.value_size)))
+	if (data_fd < 0 || map_read_first(data_fd, &c, sizeof(c), &size) || size < sizeof(c))
 		return;
-	if (bpf_map_lookup_elem(data_fd, &zero, buf)) {
-		free(buf);
-		return;
-	}
-	memcpy(&c, buf, sizeof(c));
-	free(buf);
 	if (!o->live.interval_set && !o->live.rate_set && c.interval_ns) {
 		if (c.rate_n > 1) {
 			o->live.rate.n = c.rate_n;
@@ -1210,7 +1201,7 @@ static int load_main(int argc, char **argv, struct pacer_conf *conf)
 			 : placement_kept ? "the earlier load's, kept with its state" : "as asked",
 			 &rss, &cost);
 	if (!read_budget_cfg(bpf_map__fd(skel->maps.data_budget), &bcfg))
-		report_live(&o, &lay, cmaps.cfg, &bcfg, dir);
+		report_live(&lay, cmaps.cfg, &bcfg, dir);
 	if (keep.have)
 		pin_keep_report(&keep, source);
 	classes_report(&cmaps, lay.tick_shift, lay.backend);

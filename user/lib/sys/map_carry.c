@@ -82,3 +82,22 @@ out:
 	return err;
 }
 
+int map_read_first(int fd, void *out, size_t len, uint32_t *value_size)
+{
+	struct bpf_map_info info = {};
+	uint32_t ilen = sizeof(info), zero = 0;
+	void *buf;
+	int err;
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &ilen))
+		return -errno;
+	*value_size = info.value_size;
+	buf = calloc(1, info.value_size ? info.value_size : 1);
+	if (!buf)
+		return -ENOMEM;
+	err = bpf_map_lookup_elem(fd, &zero, buf) ? -errno : 0;
+	if (!err)
+		memcpy(out, buf, info.value_size < len ? info.value_size : len);
+	free(buf);
+	return err;
+}

@@ -9,11 +9,22 @@
 #ifndef PACER_MAP_CARRY_H
 #define PACER_MAP_CARRY_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 /*
  * Copy from_fd's entries into to_fd (the same type and key size): 0, or
  * -EOPNOTSUPP (another type, key size or a type it does not carry) or the
  * errno of a failed update.
  */
 int map_carry(int from_fd, int to_fd);
+
+/*
+ * Key 0 of the array map fd, whatever its value size (a release's value
+ * may be longer or shorter than this one's): its first bytes, up to len,
+ * into out, the rest of out left as it is; its value size into
+ * *value_size.  0 or -errno.
+ */
+int map_read_first(int fd, void *out, size_t len, uint32_t *value_size);
 
 #endif
