@@ -1492,5 +1492,6 @@ static Suite *suite(void)
 
 int main(void)
 {
+	skel_stay_on_one_cpu();
 	return run_suite(suite());
 }

@@ -10,6 +10,7 @@
 #define PACER_PROG_SKEL_H
 
 #include <check.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <bpf/bpf.h>
@@ -17,6 +18,25 @@
 #include "classes_map.h"
 #include "pins.h"
 #include "xdp_pacer.skel.h"
+
+/*
+ * Keep every test on the CPU it started on.  BPF_PROG_TEST_RUN runs an XDP
+ * program on the calling CPU, and per-CPU placement keeps a copy of the
+ * state per CPU: a test that migrated between two runs (a loaded machine's
+ * scheduler may move it) would meet another copy, a source seen as new.
+ * Tests about the copies choose their CPUs themselves.  Needs _GNU_SOURCE.
+ */
+static inline void skel_stay_on_one_cpu(void)
+{
+	int cpu = sched_getcpu();
+	cpu_set_t one;
+
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	sched_setaffinity(0, sizeof(one), &one);
+}
 
 /* Counter s of the skeleton's pacer_stats, summed over the possible CPUs. */
 static inline uint64_t skel_counter(const struct xdp_pacer_bpf *skel, enum pacer_stat s)

@@ -1359,6 +1359,7 @@ int main(void)
 		return 77;
 	}
 	libbpf_set_strict_mode(LIBBPF_STRICT_ALL);
+	skel_stay_on_one_cpu();
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_first_passes_second_drops_then_passes_after_interval);
 	tcase_add_loop_test(tc, test_variants, 0, (int)(sizeof(variants) / sizeof(variants[0])));
