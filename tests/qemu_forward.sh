@@ -51,6 +51,7 @@ send() {
 # the limiter admits): sent last, from the same CPU, it arrives after
 # whatever of the frames before it arrives at all.
 sink_start() { # MARKER
+	noports0=$(snmp Udp NoPorts srv)
 	$IP netns exec srv udp_sink --port 9 --until "$1" --timeout 60 >"$tmp/sink.out" 2>&1 &
 	sink=$!
 	for _ in $(seq 100); do
@@ -72,7 +73,8 @@ sink_check() {
 	if [ "$got" = "$2" ]; then
 		ok "$1: the server received: $got"
 	else
-		not_ok "$1: the server received: expected $2, got '$got' (its kernel: $(snmp Udp RcvbufErrors srv) UDP receive buffer errors, $(snmp Ip InReceives srv) IP datagrams received in all)"
+		sleep 1
+		not_ok "$1: the server received: expected $2, got '$got' (its kernel: $(snmp Udp RcvbufErrors srv) UDP receive buffer errors, $(snmp Ip InReceives srv) IP datagrams received in all, $(($(snmp Udp NoPorts srv) - noports0)) to the closed port after the marker; vs: $($IP -n srv -s -o link show vs | tr -s ' ' | cut -c1-400); neigh: $($IP neigh show dev vr))"
 	fi
 	expect_eq "$1: from distinct sources" "$(sink_val sources)" "$3"
 	expect_eq "$1: all with TTL 63 (sent with 64)" "$(sink_ttls)" "ttl 63 $2"
