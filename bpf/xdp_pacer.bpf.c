@@ -47,6 +47,9 @@ static __always_inline int drop_verdict(struct pacer_counters *st, __u32 dropped
 	return XDP_DROP;
 }
 
+/* Whether a drop verdict is observed: never in a variant without observe mode. */
+#define OBSERVING(observes) (PACER_HAS(PACER_F_OBSERVE) && (observes))
+
 /* Frames that are not IP pass; malformed IP frames get the configured verdict. */
 static __always_inline int not_ip_verdict(int kind, struct pacer_counters *st)
 {
@@ -56,7 +59,7 @@ static __always_inline int not_ip_verdict(int kind, struct pacer_counters *st)
 	}
 	if (pacer_cfg.malformed == PACER_MALFORMED_DROP)
 		return drop_verdict(st, PACER_STAT_MALFORMED_DROPPED, PACER_STAT_OBSERVED_MALFORMED,
-				    pacer_cfg.mode == PACER_MODE_OBSERVE);
+				    OBSERVING(pacer_cfg.mode == PACER_MODE_OBSERVE));
 	st->c[PACER_STAT_MALFORMED_PASSED]++;
 	return XDP_PASS;
 }
@@ -217,7 +220,7 @@ static __always_inline int pacer_pace(__u64 h, __u64 limit, __u32 meta, struct p
 	if (!src || !st)
 		return PACER_PACE_DROP_ERROR;
 	/* A local beside io's copy: read after the judgement, io's must come from memory. */
-	commit_now = !pacer_budget_cfg.limit;
+	commit_now = !PACER_HAS(PACER_F_BUDGET) || !pacer_budget_cfg.limit;
 	/* Field by field: an initialiser would be a constant in .rodata, which holds the config. */
 	io.age = PACER_AGE_STALE;
 	io.slot = 0;
@@ -287,7 +290,7 @@ static __always_inline int lists_verdict(int kind, const struct pacer_src *src,
 	}
 	if (v == PACER_LIST_DENY)
 		return drop_verdict(st, PACER_STAT_DENY_DROPPED, PACER_STAT_OBSERVED_DENY,
-				    PACER_MODE_OBSERVES(pacer_cfg.deny_mode, pacer_cfg.mode));
+				    OBSERVING(PACER_MODE_OBSERVES(pacer_cfg.deny_mode, pacer_cfg.mode)));
 	return -1;
 }
 
@@ -371,7 +374,7 @@ static __always_inline int pacer_class_path(struct xdp_md *ctx, __u32 sel, struc
 	if (kind != PACER_PKT_V4 && kind != PACER_PKT_V6)
 		return not_ip_verdict(kind, st);
 	st->c[kind == PACER_PKT_V4 ? PACER_STAT_IPV4 : PACER_STAT_IPV6]++;
-	if (pacer_cfg.list_sel) {
+	if (PACER_HAS(PACER_F_LISTS) && pacer_cfg.list_sel) {
 		v = lists_verdict(kind, &p->src, st);
 		if (v >= 0)
 			return v;
@@ -397,7 +400,7 @@ static __always_inline int pacer_class_path(struct xdp_md *ctx, __u32 sel, struc
 		st->c[PACER_STAT_PASSED]++;
 		return XDP_PASS;
 	}
-	observe = PACER_MODE_OBSERVES(c->mode, pacer_cfg.mode);
+	observe = OBSERVING(PACER_MODE_OBSERVES(c->mode, pacer_cfg.mode));
 	if (c->action != PACER_ACTION_PACE) { /* drop, or an action this build does not know */
 		cs = class_counters(c->stat_slot);
 		if (cs) {
@@ -443,7 +446,8 @@ int xdp_pacer(struct xdp_md *ctx)
 	if (!st)
 		return XDP_PASS;
 	st->c[PACER_STAT_SEEN]++;
-	sel = *(volatile __u32 *)&pacer_cfg.class_sel; /* once: userspace flips it live */
+	/* Once: userspace flips it live.  Without the classes' stage it is 0 (the CLI swaps the variant first). */
+	sel = PACER_HAS(PACER_F_CLASSES) ? *(volatile __u32 *)&pacer_cfg.class_sel : 0;
 	if (PACER_CLASS_SEL_COUNT(sel)) { /* its generation bits are userspace's */
 		v = pacer_class_path(ctx, sel, &p, &k, st);
 		if (!(v & PACER_CLASS_PACES))
@@ -453,7 +457,7 @@ int xdp_pacer(struct xdp_md *ctx)
 		kind = pacer_parse(data, data_end, &p.src);
 		if (kind != PACER_PKT_V4 && kind != PACER_PKT_V6)
 			return not_ip_verdict(kind, st);
-		if (pacer_cfg.list_sel) {
+		if (PACER_HAS(PACER_F_LISTS) && pacer_cfg.list_sel) {
 			v = lists_verdict(kind, &p.src, st);
 			if (v >= 0) {
 				st->c[kind == PACER_PKT_V4 ? PACER_STAT_IPV4 : PACER_STAT_IPV6]++;
@@ -464,7 +468,7 @@ int xdp_pacer(struct xdp_md *ctx)
 		k.h = source_hash(kind, &p.src, &prefix, st);
 		k.limit = PACER_LIMIT(pacer_cfg.thresh_ticks, pacer_cfg.burst_ticks);
 		meta = PACER_META(pacer_cfg.policy, kind, prefix, 0, PACER_KEY_SRC,
-				  pacer_cfg.mode == PACER_MODE_OBSERVE);
+				  OBSERVING(pacer_cfg.mode == PACER_MODE_OBSERVE));
 	}
 	v = pacer_pace(k.h, k.limit, meta, &p.src, st);
 	if (v == PACER_PACE_PASS) {

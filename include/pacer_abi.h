@@ -170,6 +170,27 @@ struct pacer_line {
 };
 
 /*
+ * The program's variant (.rodata.variant, fixed at load): the optional
+ * stages it carries.  The verifier reads the word as a constant and drops
+ * the stages whose bit is clear, so a program pays only for what is on
+ * (docs/design.md, Program variants).  A stage whose bit is clear is off
+ * whatever the live settings say: the CLI swaps in a variant with the bit
+ * before it turns the stage on, and one without it only after it turned
+ * the stage off.  The compiled default, PACER_VARIANT_ALL, carries every
+ * stage (what `ip link set dev X xdp obj` attaches); a program of a
+ * release without the word reads as it.
+ */
+enum pacer_feature {
+	PACER_F_CLASSES = 1u << 0,  /* traffic classes (pacer_config.class_sel) */
+	PACER_F_LISTS = 1u << 1,    /* the exempt and deny lists (list_sel) */
+	PACER_F_BUDGET = 1u << 2,   /* the global budget (pacer_budget_cfg.limit) */
+	PACER_F_SAMPLING = 1u << 3, /* sampled records (sample_src/pkt_thresh) */
+	PACER_F_OBSERVE = 1u << 4,  /* observe mode: global, the deny list's or a class's */
+	PACER_F_COUNT = 5,
+};
+#define PACER_VARIANT_ALL ((1u << PACER_F_COUNT) - 1)
+
+/*
  * Fixed at load (.rodata): changing any of it changes what the sketch bytes
  * mean, so it takes a reload.
  */

@@ -128,7 +128,7 @@ static __always_inline int budget_stage(__u64 h, __u64 *now_ns, struct pacer_cou
 	__u32 zero = 0, slot;
 	int returning = 0, verdict;
 
-	if (!pacer_budget_cfg.limit)
+	if (!PACER_HAS(PACER_F_BUDGET) || !pacer_budget_cfg.limit)
 		return 0;
 	if (budget_cfg_read(&c) < 0 && budget_cfg_read(&c) < 0) {
 		return 1; /* being changed right now: fail closed */

@@ -68,7 +68,7 @@ static __always_inline __u32 record_pick(__u64 h, const struct pacer_counters *s
 	__u64 src_thresh = pacer_cfg.sample_src_thresh, pkt_thresh = pacer_cfg.sample_pkt_thresh;
 	__u32 flags = 0;
 
-	if (!(src_thresh | pkt_thresh))
+	if (!PACER_HAS(PACER_F_SAMPLING) || !(src_thresh | pkt_thresh))
 		return 0;
 	if (src_thresh && (pacer_mix64(h ^ PACER_SAMPLE_SALT) >> 32) < src_thresh)
 		flags |= PACER_REC_SAMPLED_SOURCE;

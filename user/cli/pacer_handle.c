@@ -214,6 +214,8 @@ static int check_maps(const struct pacer_handle *h)
 		struct bpf_map_info m = {};
 		uint32_t ml = sizeof(m);
 
+		if (h->map_fd[i] < 0 && pacer_maps[i].optional)
+			continue;
 		if (h->map_fd[i] < 0) {
 			pr_err("program id %u on %s has no '%s' map: not an xdp-pacer build this CLI knows",
 			       h->prog_id, h->ifname, pacer_maps[i].map_name);

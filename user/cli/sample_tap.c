@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "sample_tap.h"
+#include "variant_swap.h"
 #include "classes_map.h"
 #include "safe_file.h"
 #include "time_now.h"
@@ -122,19 +123,19 @@ const char *sample_tap_class_name(const struct sample_tap *t, uint32_t class_slo
 	return "?";
 }
 
-static void switch_sampling(struct sample_tap *t, bool on)
+/* On: the program made to carry sampling, then switched on; off: what was there put back. */
+static int switch_sampling(struct sample_tap *t, bool on)
 {
 	if (on) {
 		t->prev_src = t->h.cfg->sample_src_thresh;
 		t->prev_pkt = t->h.cfg->sample_pkt_thresh;
-		t->h.cfg->sample_src_thresh = 0;
-		t->h.cfg->sample_pkt_thresh = t->pkt_thresh;
+		if (variant_store_sampling(&t->h, 0, t->pkt_thresh))
+			return -1;
 	} else {
-		t->h.cfg->sample_src_thresh = t->prev_src;
-		t->h.cfg->sample_pkt_thresh = t->prev_pkt;
+		variant_store_sampling(&t->h, t->prev_src, t->prev_pkt);
 	}
-	__sync_synchronize();
 	t->sampling_on = on;
+	return 0;
 }
 
 static int discard(void *ctx, void *data, size_t size)
@@ -189,8 +190,7 @@ int sample_tap_open(struct sample_tap *t, const char *ifname, const char *verb,
 	sigaction(SIGTERM, &sa, &t->old_term);
 	sigaction(SIGHUP, &sa, &t->old_hup);
 	t->signals_set = true;
-	switch_sampling(t, true);
-	return 0;
+	return switch_sampling(t, true) ? 1 : 0;
 }
 
 int sample_tap_poll(struct sample_tap *t, int timeout_ms)

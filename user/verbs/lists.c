@@ -20,6 +20,7 @@
 #include "json_writer.h"
 #include "opts.h"
 #include "writer_lock.h"
+#include "variant_swap.h"
 
 enum list_op { OP_ADD, OP_DEL, OP_LIST, OP_FLUSH };
 
@@ -401,6 +402,14 @@ static int lists_main(const char *list, uint32_t verdict, int argc, char **argv)
 		free(a.p);
 		return 1;
 	}
+	/* An entry on a program without the lists' stage: swap in one with it first. */
+	if (a.op == OP_ADD &&
+	    variant_ensure(&h, PACER_F_LISTS |
+				       (PACER_MODE_OBSERVES(h.cfg->deny_mode, h.cfg->mode) ? PACER_F_OBSERVE : 0))) {
+		pr_err("%s: %s add: nothing changed", a.ifname, list);
+		ret = 1;
+		goto out;
+	}
 	pacer_class_maps_of(&h, &m);
 	switch (a.op) {
 	case OP_ADD:
@@ -423,6 +432,8 @@ static int lists_main(const char *list, uint32_t verdict, int argc, char **argv)
 	} else {
 		report_change(&a, &r);
 	}
+	/* A list emptied (or an add refused after the swap): the stage goes when nothing uses it. */
+	variant_settle(&h);
 out:
 	pacer_handle_close(&h);
 	pins_writer_unlock(lock_fd);

@@ -40,6 +40,9 @@
 #include "live_apply.h"
 #include "xdp_replace.h"
 #include "version.h"
+#include "variant.h"
+#include "variant_swap.h"
+#include "change_stages.h"
 
 /* --placement auto: decided from the interface's RSS hash and the cost once the options are read. */
 #define LOAD_PLACEMENT_AUTO UINT32_MAX
@@ -329,6 +332,7 @@ static int pin_all(struct xdp_pacer_bpf *skel, const char *dir, bool *created)
 		[PACER_MAP_CLS_PORTS] = skel->maps.pacer_cls_ports,
 		[PACER_MAP_CLS_ADDRS] = skel->maps.pacer_cls_addrs,
 		[PACER_MAP_CLS_VLAN] = skel->maps.pacer_cls_vlan,
+		[PACER_MAP_VARIANT] = skel->maps.rodata_variant,
 	};
 	char path[300], eb[128], *slash;
 	int i, err;
@@ -846,6 +850,18 @@ static void report_live(const struct pacer_layout *lay,
 	pr_info("  pins: %s", dir);
 }
 
+/* The stages the program carries, and why (variant_swap.h). */
+static void report_stages(const char *ifname)
+{
+	struct pacer_handle h;
+	char buf[256];
+
+	if (pacer_handle_open(ifname, &h))
+		return;
+	pr_info("  stages: %s", variant_explain(&h, buf, sizeof(buf)));
+	pacer_handle_close(&h);
+}
+
 /*
  * The class and list maps of the loaded object, for classes_map.h, with
  * the live configuration mapped from the kernel's map (libxdp loaded the
@@ -1036,6 +1052,51 @@ static int find_earlier(const struct running *run, const char *dir, struct pin_k
 }
 
 /*
+ * The stages the earlier load's settings use (its live configuration,
+ * budget and classes, read from its maps): PACER_VARIANT_ALL where they
+ * cannot be read (every stage: never one too few).
+ */
+static uint32_t kept_stages(const struct pin_keep *k)
+{
+	static struct pacer_class cur[PACER_MAX_CLASSES];
+	struct pacer_budget_cfg b = { 0 };
+	struct pacer_class_maps m = { .cfg = NULL };
+	struct pacer_config c;
+	uint32_t size;
+	int n = 0;
+
+	if (k->fd[PACER_MAP_DATA] < 0 || map_read_first(k->fd[PACER_MAP_DATA], &c, sizeof(c), &size) ||
+	    size < sizeof(c))
+		return PACER_VARIANT_ALL;
+	if (k->fd[PACER_MAP_BUDGET_CFG] >= 0 &&
+	    (map_read_first(k->fd[PACER_MAP_BUDGET_CFG], &b, sizeof(b), &size) || size < sizeof(b)))
+		return PACER_VARIANT_ALL;
+	pacer_class_maps_set_fds(&m, k->fd);
+	m.cfg = &c;
+	if (pacer_classes_read(&m, cur, &n))
+		return PACER_VARIANT_ALL;
+	return variant_needed(&c, b.limit, cur, n);
+}
+
+/*
+ * The variant the new program is built as: a fresh load's settings are in
+ * the object's images; a replace or resumed load carries the earlier
+ * settings and applies the options after the swap, so it takes the stages
+ * of both (apply_given settles to what is used then).
+ */
+static uint32_t load_stages(const struct xdp_pacer_bpf *skel, const struct pin_keep *k,
+			    const struct load_opts *o, const struct class_conf *cc,
+			    const struct pacer_class *want, const struct pacer_budget_cfg *bcfg)
+{
+	const struct pacer_config *c = &skel->data->pacer_cfg;
+
+	if (k->have)
+		return kept_stages(k) | change_stages(&o->live, &o->budget, cc) | variant_floor();
+	return variant_needed(c, bcfg->limit, want, (int)PACER_CLASS_SEL_COUNT(c->class_sel)) |
+	       variant_floor();
+}
+
+/*
  * The options given to a replace or a resumed load, applied to the running
  * program's kept settings (the rest stay as they were): the live words,
  * the rate, the budget, the classes and lists given.  0 or 1 (said why).
@@ -1061,6 +1122,9 @@ static int apply_given(const struct load_opts *o, struct class_conf *cc,
 		err = budget_set(&h, &o->budget, NULL);
 	if (!err && (cc->classes_given || cc->exempt.given || cc->deny.given))
 		err = classes_install(cmaps, cc, want) ? -EINVAL : 0;
+	/* The stages the earlier settings used and the options turned off leave the program. */
+	if (!err)
+		variant_settle(&h);
 	(void)lay;
 	pacer_handle_close(&h);
 	return err ? 1 : 0;
@@ -1164,6 +1228,7 @@ static int load_main(int argc, char **argv, struct pacer_conf *conf)
 	err = open_object(&o, &lay, &rate, &bcfg, &keep, keep_state, preload_classes, &pl, &skel);
 	if (err)
 		goto out;
+	skel->rodata_variant->pacer_variant = load_stages(skel, &keep, &o, cc, want, &bcfg);
 	if (run.id) {
 		err = replace_object(&o, skel, ifindex, &run, &keep, &prog_id);
 		if (err)
@@ -1195,6 +1260,8 @@ static int load_main(int argc, char **argv, struct pacer_conf *conf)
 		goto out;
 	/* Nothing to undo from here: a replace has swapped, a load is pinned. */
 	attached = false;
+	if (keep.have) /* apply_given may have settled the variant: another program */
+		prog_id = attached_pacer_id(ifindex) ? attached_pacer_id(ifindex) : prog_id;
 	report_attached(&o, &lay, ifindex, prog_id, run.id != 0);
 	report_placement(o.placement,
 			 auto_placement ? "--placement auto"
@@ -1202,6 +1269,7 @@ static int load_main(int argc, char **argv, struct pacer_conf *conf)
 			 &rss, &cost);
 	if (!read_budget_cfg(bpf_map__fd(skel->maps.data_budget), &bcfg))
 		report_live(&lay, cmaps.cfg, &bcfg, dir);
+	report_stages(ifname);
 	if (keep.have)
 		pin_keep_report(&keep, source);
 	classes_report(&cmaps, lay.tick_shift, lay.backend);
@@ -1228,4 +1296,9 @@ out:
 out_classes:
 	class_conf_free(&o.cls);
 	return err;
+}
+
+const void *pacer_object_bytes(size_t *size)
+{
+	return xdp_pacer_bpf__elf_bytes(size);
 }

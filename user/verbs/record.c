@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "common.h"
+#include "variant_swap.h"
 #include "classes_map.h"
 #include "pacer_file.h"
 #include "live_opts.h"
@@ -279,7 +280,7 @@ static int fill_header(struct pacer_file_header *hdr, const struct pacer_handle 
 }
 
 /* Word-sized stores into the live .data, as 'set' does; off puts back what was there. */
-static void switch_sampling(struct recorder *r, bool on, uint64_t src, uint64_t pkt)
+static int switch_sampling(struct recorder *r, bool on, uint64_t src, uint64_t pkt)
 {
 	if (on) {
 		r->prev_src = r->h.cfg->sample_src_thresh;
@@ -288,10 +289,11 @@ static void switch_sampling(struct recorder *r, bool on, uint64_t src, uint64_t 
 		src = r->prev_src;
 		pkt = r->prev_pkt;
 	}
-	r->h.cfg->sample_src_thresh = src;
-	r->h.cfg->sample_pkt_thresh = pkt;
-	__sync_synchronize();
+	/* On: the program made to carry sampling first (variant_swap.h). */
+	if (variant_store_sampling(&r->h, src, pkt) && on)
+		return -1;
 	r->sampling_on = on;
+	return 0;
 }
 
 /* Every second: flush (bounding what a kill loses) and, on a terminal, show progress. */
@@ -494,7 +496,8 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	if (fill_header(&r.hdr, &r.h, ro.live.sample_src, ro.live.sample_pkt, &r.class_sel))
 		goto out;
-	switch_sampling(&r, true, ro.live.sample_src, ro.live.sample_pkt);
+	if (switch_sampling(&r, true, ro.live.sample_src, ro.live.sample_pkt))
+		goto out;
 	/*
 	 * Read the clock after switching sampling on: a packet that saw it off
 	 * took its timestamp before this, so the audit may take "no record since

@@ -16,6 +16,8 @@
 #include "classes_map.h"
 #include "pin_ops.h"
 #include "live_apply.h"
+#include "change_stages.h"
+#include "variant_swap.h"
 
 static int fixed_at_load(const struct opt_spec *s, const char *arg, void *field, char *why,
 			 size_t len)
@@ -270,6 +272,13 @@ static int set_main(int argc, char **argv, struct pacer_conf *conf)
 		pacer_handle_close(&h);
 		return 2;
 	}
+	/* A stage the change turns on is in the program before the change (variant_swap.h). */
+	if (variant_ensure(&h, change_stages(l, &o.budget, cc))) {
+		pr_err("%s: nothing changed", h.ifname);
+		pacer_handle_close(&h);
+		return 1;
+	}
+	pacer_class_maps_of(&h, &cmaps);
 	/* Everything is checked: now only the kernel can refuse, and then the classes' maps are unchanged. */
 	if (class_change) {
 		if (classes_install_changes(&cmaps, cc, classes, &classes_changed)) {
@@ -281,6 +290,7 @@ static int set_main(int argc, char **argv, struct pacer_conf *conf)
 	if (budget_opts_any(&o.budget)) {
 		err = budget_set(&h, &o.budget, &budget_changed);
 		if (err || (!live_opts_any(l) && !class_change)) {
+			variant_settle(&h);
 			pacer_handle_close(&h);
 			return err;
 		}
@@ -292,6 +302,8 @@ static int set_main(int argc, char **argv, struct pacer_conf *conf)
 		live_apply_rate(h.cfg, want.rate_n, want.interval_ns, &r);
 	}
 	live_apply_words(h.cfg, l);
+	/* A stage the change turned off leaves the program (a failure leaves a superset: said). */
+	variant_settle(&h);
 	err = 0;
 	/* Only what differs from before counts: the same file twice changes nothing. */
 	n_changes = live_changes(&before, h.cfg, budget_changed, classes_changed, what, sizeof(what));

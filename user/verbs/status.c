@@ -10,6 +10,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "common.h"
+#include "variant.h"
+#include "variant_swap.h"
 #include "opts.h"
 #include "cli_values.h"
 #include "ticks.h"
@@ -112,12 +114,25 @@ static void json_actions(struct json_writer *w, uint32_t mask)
 }
 
 /* One limiter as a JSON object: what `show` says about attachment and geometry. */
+/* NAME: [the stages of bits, by name] (variant_swap.h). */
+static void json_stages(struct json_writer *w, const char *name, uint32_t bits)
+{
+	uint32_t b;
+
+	jsonw_start_array_field(w, name);
+	for (b = 1; b <= PACER_VARIANT_ALL; b <<= 1)
+		if (bits & b)
+			jsonw_string(w, variant_feature_name(b));
+	jsonw_end_array(w);
+}
+
 static int show_json(struct pacer_handle *h, void *ctx)
 {
 	struct json_writer *w = ctx;
 	const struct pacer_layout *l = &h->layout;
 	struct xdp_chain c = { 0 };
 	char dir[256];
+	uint32_t use;
 	int i;
 
 	if (h->chained && read_chain(h, &c))
@@ -138,6 +153,9 @@ static int show_json(struct pacer_handle *h, void *ctx)
 	jsonw_string_field(w, "policy", policy_name(h->cfg->policy));
 	jsonw_uint_field(w, "map_bytes", pacer_map_bytes(h));
 	jsonw_string_field(w, "attach", h->chained ? "dispatcher" : "single");
+	json_stages(w, "stages", variant_running(h));
+	if (!variant_in_use(h, &use))
+		json_stages(w, "stages_in_use", use);
 	if (h->chained) {
 		jsonw_uint_field(w, "dispatcher_id", c.dispatcher_id);
 		jsonw_uint_field(w, "priority", h->run_prio);
@@ -182,6 +200,7 @@ static void show(const struct pacer_handle *h)
 	       placement_name(l->placement), format_duration(pacer_tick_ns(l->tick_shift), a, sizeof(a)),
 	       clock_name(l->clock));
 	show_chain(h);
+	printf("  stages: %s\n", variant_explain(h, b, sizeof(b)));
 	printf("  live: %s, policy %s\n", rate_describe(c, l->tick_shift, b, sizeof(b)),
 	       policy_name(c->policy));
 	printf("  live: mode %s%s, deny list %s\n", mode_name(c->mode),

@@ -75,6 +75,8 @@ const struct pacer_map_info pacer_maps[PACER_MAP_MAX] = {
 	[PACER_MAP_CLS_PORTS] = { "pacer_cls_ports", "cls_ports", sizeof(struct pacer_cls_port_chunk), DATA, 1 },
 	[PACER_MAP_CLS_ADDRS] = { "pacer_cls_addrs", "cls_addrs", sizeof(__u32), DATA, 1 },
 	[PACER_MAP_CLS_VLAN] = { "pacer_cls_vlan", "cls_vlan", sizeof(__u32), DATA, 1 },
+	/* 0.1.0's program has none: it carries every stage (PACER_VARIANT_ALL). */
+	[PACER_MAP_VARIANT] = { ".rodata.variant", "variant", sizeof(__u32), LOAD, 1, true },
 };
 #undef STATE
 #undef DATA

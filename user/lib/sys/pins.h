@@ -51,6 +51,7 @@ enum pacer_map_id {
 	PACER_MAP_CLS_PORTS,
 	PACER_MAP_CLS_ADDRS,
 	PACER_MAP_CLS_VLAN,
+	PACER_MAP_VARIANT,
 	PACER_MAP_MAX,
 };
 
@@ -87,6 +88,7 @@ struct pacer_map_info {
 	uint32_t value_size;
 	enum pacer_map_keep keep;
 	uint32_t version;
+	bool optional; /* a program of an earlier release may lack it (then it reads as its default) */
 };
 extern const struct pacer_map_info pacer_maps[PACER_MAP_MAX];
 
