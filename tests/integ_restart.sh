@@ -45,9 +45,9 @@ near() { [ $(($1 - $2)) -ge -2 ] && [ $(($1 - $2)) -le 2 ]; } # two deadlines, r
 
 out=$(rx "$CLI" load "$IF_RX" --interval 60s --placement shared 2>&1)
 check "load --interval 60s" test $? -eq 0
-id1=$(prog_id)
-rx "$CLI" deny add "$IF_RX" 10.216.9.0/24 --timeout 10m >/dev/null
+rx "$CLI" deny add "$IF_RX" 10.216.9.0/24 --timeout 10m >/dev/null 2>&1
 rx "$CLI" deny add "$IF_RX" 10.216.8.1 >/dev/null
+id1=$(prog_id) # after the first entry: the program with the lists' stage (variant_swap.h)
 exp1=$(expires_of 10.216.9.0/24)
 check "the timed deny entry has a deadline ($exp1)" test -n "$exp1"
 out=$(rx "$CLI" load "$IF_RX" 2>&1)

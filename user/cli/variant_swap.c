@@ -186,7 +186,8 @@ int variant_swap(struct pacer_handle *h, uint32_t bits)
 	}
 	/* Swapped: from here the new program runs; the pins follow it. */
 	err = pin_keep_pin(obj, new_fd, dir, pacer_version);
-	pr_info("xdp-pacer: %s: program id %u swapped for id %u, every map kept; stages: %s (were: %s)",
+	/* On stderr: readers (events --json, top) keep their standard output their own. */
+	pr_err("%s: program id %u swapped for id %u, every map kept; stages: %s (were: %s)",
 		h->ifname, old_id, new_id, variant_describe(bits, now, sizeof(now)),
 		variant_describe(variant_running(h), was, sizeof(was)));
 	if (!pacer_handle_open(h->ifname, &n)) {
@@ -264,7 +265,7 @@ const char *variant_explain(const struct pacer_handle *h, char *buf, size_t len)
 		snprintf(buf, len, "%s (a program of an earlier release carries every stage; the settings use: %s)",
 			 r, variant_describe(use, u, sizeof(u)));
 	else if (!h->pinned)
-		snprintf(buf, len, "%s (the object's compiled defaults, attached without 'xdp-pacer load'; the settings use: %s)",
+		snprintf(buf, len, "%s (the compiled defaults of an object attached without xdp-pacer load; the settings use: %s)",
 			 r, variant_describe(use, u, sizeof(u)));
 	else if ((use | variant_floor()) == run)
 		snprintf(buf, len, "%s (XDP_PACER_VARIANT=%s; the settings use: %s)", r,
