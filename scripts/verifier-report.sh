@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The kernel verifier's processed instructions for each configuration in
 # tests/qemu_configs, on Debian's 6.1 and 6.12 kernels (booted under qemu,
-# scripts/qemu-boot.sh) and on this machine's kernel, as a Markdown table.
+# scripts/qemu-boot.sh) and on this machine's kernel, as a Markdown table;
+# then every program variant (the stages it carries) of every backend.
 # A kernel refuses a program past 1 000 000; a change that nears it shows
 # here before it lands.
 #   scripts/verifier-report.sh [--write FILE]
@@ -59,6 +60,20 @@ kernels+=("host:$(uname -r)")
 		done
 		printf '\n'
 	done <tests/qemu_configs
+	# Every program variant of every backend (tests/qemu_guest.sh's "vinsns" lines).
+	printf '\n| stages | backend |'
+	for k in "${kernels[@]}"; do printf ' %s |' "${k#*:}"; done
+	printf '\n|---|---|'
+	for k in "${kernels[@]}"; do printf '%s' '---:|'; done
+	printf '\n'
+	awk '$1 == "vinsns" { print $3, $2 }' "$work/${kernels[0]%%:*}" | while read -r stages backend; do
+		printf '| %s | %s |' "$stages" "$backend"
+		for k in "${kernels[@]}"; do
+			n=$(awk -v b="$backend" -v s="$stages" '$1 == "vinsns" && $2 == b && $3 == s { print $4 }' "$work/${k%%:*}")
+			printf ' %s |' "${n:-?}"
+		done
+		printf '\n'
+	done
 } >"$work/table"
 
 if [ -z "$out" ]; then

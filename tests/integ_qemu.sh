@@ -40,6 +40,7 @@ tally_kernel() { # label log rc
 	guest_tally "$@"
 	grep -E '^(FAIL|insns|chain-time|grace|replace) ' "$2" | sed "s/^/$1: /"
 	grep -m1 'loaded and attached' "$2" | sed "s/^/$1: /"
+	grep -E '^ok   - [a-z]+: all 32 variants loaded' "$2" | sed "s/^/$1: /"
 	awk '/^[0-9]+ passed, [0-9]+ failed/ { l = $0 } END { print (l == "" ? "0 passed, 0 failed" : l) }' "$2" | sed "s/^/$1: /"
 	ran=1
 }

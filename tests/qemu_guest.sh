@@ -469,6 +469,38 @@ while read -r name burst opts; do
 	xdp-pacer unload v1 >"$tmp/unload.out" 2>&1 || not_ok "$name: unload failed: $(head -1 "$tmp/unload.out")"
 done <"$PACER_DIR/configs"
 
+# Every program variant (docs/design.md, Program variants) of every backend:
+# XDP_PACER_VARIANT makes load carry the stages named.  Prints "vinsns
+# BACKEND STAGES N" for scripts/verifier-report.sh; one check per backend.
+stage_names="classes lists budget sampling observe"
+for backend in sketch table dense; do
+	v=0 loaded=0 most=0 refused=
+	while [ "$v" -lt 32 ]; do
+		names= b=1
+		for s in $stage_names; do
+			[ $((v & b)) -ne 0 ] && names="${names:+$names,}$s"
+			b=$((b * 2))
+		done
+		if XDP_PACER_VARIANT="$names" xdp-pacer -v load v1 --backend "$backend" >"$tmp/load.out" 2>&1; then
+			insns=$(sed -n 's/.*verifier processed \([0-9]*\) instructions.*/\1/p' "$tmp/load.out" | tail -1)
+			echo "vinsns $backend ${names:-none} ${insns:-?}"
+			loaded=$((loaded + 1))
+			[ "${insns:-0}" -gt "$most" ] && most=$insns
+			xdp-pacer unload v1 >/dev/null 2>&1
+		else
+			refused="$refused ${names:-none}"
+			echo "vinsns $backend ${names:-none} refused"
+			grep -m2 -E 'processed [0-9]+ insns|too large|^xdp-pacer' "$tmp/load.out"
+		fi
+		v=$((v + 1))
+	done
+	if [ "$loaded" -eq 32 ]; then
+		ok "$backend: all 32 variants loaded (at most $most instructions processed)"
+	else
+		not_ok "$backend: $loaded of 32 variants loaded; refused:$refused"
+	fi
+done
+
 if [ "$mode" = test ]; then
 	# The grace period a class install waits for before it rewrites a bank.
 	if grace_probe >"$tmp/grace.out" 2>&1; then

@@ -208,6 +208,9 @@ int variant_ensure(struct pacer_handle *h, uint32_t need)
 
 	if (!h->pinned)
 		return 0;
+	/* Another writer may have swapped it since h was opened: go on with the new one. */
+	if (!pacer_handle_follow(h))
+		return -ENOENT;
 	need |= variant_floor();
 	run = variant_running(h);
 	if ((run & need) == need)
@@ -222,6 +225,8 @@ int variant_settle(struct pacer_handle *h)
 
 	if (!h->pinned)
 		return 0;
+	if (!pacer_handle_follow(h))
+		return -ENOENT;
 	err = variant_in_use(h, &want);
 	if (err)
 		return err;

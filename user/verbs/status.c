@@ -153,9 +153,6 @@ static int show_json(struct pacer_handle *h, void *ctx)
 	jsonw_string_field(w, "policy", policy_name(h->cfg->policy));
 	jsonw_uint_field(w, "map_bytes", pacer_map_bytes(h));
 	jsonw_string_field(w, "attach", h->chained ? "dispatcher" : "single");
-	json_stages(w, "stages", variant_running(h));
-	if (!variant_in_use(h, &use))
-		json_stages(w, "stages_in_use", use);
 	if (h->chained) {
 		jsonw_uint_field(w, "dispatcher_id", c.dispatcher_id);
 		jsonw_uint_field(w, "priority", h->run_prio);
@@ -172,6 +169,9 @@ static int show_json(struct pacer_handle *h, void *ctx)
 		jsonw_end_object(w);
 	}
 	jsonw_end_array(w);
+	json_stages(w, "stages", variant_running(h));
+	if (!variant_in_use(h, &use))
+		json_stages(w, "stages_in_use", use);
 	jsonw_end_object(w);
 	return 0;
 }
