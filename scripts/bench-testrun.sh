@@ -96,8 +96,12 @@ for round in $(seq "$rounds"); do
 			opts=${configs[$i]%% + *} fill=
 			[ "$opts" = "${configs[$i]}" ] || fill=${configs[$i]#* + }
 			[ -z "$sources" ] || opts="$opts --width 65536"
+			# classes_fill writes the maps as set would, but cannot swap the program
+			# variant as set does: load the variant set would swap in.
+			stages=
+			case "$fill" in *--classes*) stages=classes ;; *--exempt*) stages=lists ;; esac
 			# shellcheck disable=SC2086 # the options are words
-			in_ns "$cli" load tr1 $opts >/dev/null
+			in_ns env XDP_PACER_VARIANT="$stages" "$cli" load tr1 $opts >/dev/null
 			# shellcheck disable=SC2086
 			[ -z "$fill" ] || "$PWD/$BUILD/tests/tools/classes_fill" \
 				"/sys/fs/bpf/xdp-pacer/netns-$(stat -L -c %i "/run/netns/$ns")/tr1" $fill

@@ -286,7 +286,11 @@ def attach(name):
         sh("ip", "link", "set", "dev", IF_RX, "xdp", "obj", f"{BUILD}/{arg}.bpf.o", "sec", "xdp",
            ns=NS_RX)
     else:
-        out = sh(cli_for(name), "load", IF_RX, *arg, ns=NS_RX)
+        # classes_fill (below) writes the maps as `set` would, but cannot swap the
+        # program variant as `set` does: load the variant `set` would swap in.
+        fill = FILL.get(name.removesuffix(BASE_SUFFIX), [])
+        stages = "classes" if "--classes" in fill else "lists" if "--exempt" in fill else ""
+        out = sh("env", f"XDP_PACER_VARIANT={stages}", cli_for(name), "load", IF_RX, *arg, ns=NS_RX)
         m = re.search(r"tick ([\d.]+) (ms|us|s) \(threshold (\d+) ticks\)", out)
         if m:
             scale = {"s": 1e9, "ms": 1e6, "us": 1e3}[m.group(2)]
