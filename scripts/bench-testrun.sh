@@ -28,6 +28,8 @@
 # with the state at --width 65536 so it stays in the caches: the
 # admission's cost, which the one-source frame never reaches, beside the
 # drop's.  Each run's time includes the kernel's clock reads around it.
+# XDP_PACER_VARIANT=all measures every configuration with every stage
+# (the program before variants; design.md, Program variants).
 # --sampling 1/M compares instead, round by round, each configuration with
 # packet sampling off ("base") and on at 1/M as `top` and `events` switch
 # it on (`set --sample-packets 1/M`; "this"): what sampling costs a packet.
@@ -98,8 +100,11 @@ for round in $(seq "$rounds"); do
 			[ -z "$sources" ] || opts="$opts --width 65536"
 			# classes_fill writes the maps as set would, but cannot swap the program
 			# variant as set does: load the variant set would swap in.
-			stages=
-			case "$fill" in *--classes*) stages=classes ;; *--exempt*) stages=lists ;; esac
+			# An XDP_PACER_VARIANT given to this script is carried as well (all: every
+			# stage, the program before variants).
+			stages=${XDP_PACER_VARIANT:-}
+			case "$fill" in *--classes*) stages=${stages:+$stages,}classes ;; *--exempt*) stages=${stages:+$stages,}lists ;; esac
+			case "$stages" in *all*) stages=all ;; esac
 			# shellcheck disable=SC2086 # the options are words
 			in_ns env XDP_PACER_VARIANT="$stages" "$cli" load tr1 $opts >/dev/null
 			# shellcheck disable=SC2086

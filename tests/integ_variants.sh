@@ -58,21 +58,27 @@ id1=$(st prog_id)
 check "... another program ($id0, now $id1), the pins follow it ($(pinned_prog))" \
 	test "$id1" != "$id0" -a "$(pinned_prog)" = "$id1"
 check "... every map kept" test "$(map_ids)" = "$maps0"
-rx "$CLI" set "$IF_RX" --mode enforce >/dev/null 2>&1
+out=$(rx "$CLI" set "$IF_RX" --mode enforce 2>&1)
+check "set --mode enforce (exit 0)" test $? -eq 0
 stages_are "mode enforce again" ""
 
 rx "$CLI" deny add "$IF_RX" 10.250.0.0/16 >/dev/null 2>&1
+check "deny add (exit 0)" test $? -eq 0
 stages_are "deny add" lists
 rx "$CLI" set "$IF_RX" --deny-mode observe >/dev/null 2>&1
 stages_are "the deny list observed" lists,observe
 rx "$CLI" set "$IF_RX" --deny-mode global >/dev/null 2>&1
 rx "$CLI" deny flush "$IF_RX" >/dev/null 2>&1
+check "deny flush (exit 0)" test $? -eq 0
 stages_are "deny flush" ""
-rx "$CLI" set "$IF_RX" --budget 1000/1s >/dev/null 2>&1
+out=$(rx "$CLI" set "$IF_RX" --budget 1000/1s 2>&1)
+check "set --budget 1000/1s (exit 0)" test $? -eq 0
 stages_are "set --budget 1000/1s" budget
-rx "$CLI" set "$IF_RX" --class 'dns: udp dport 53 interval 1s' >/dev/null 2>&1
+out=$(rx "$CLI" set "$IF_RX" --class 'dns: udp dport 53 interval 1s' 2>&1)
+check "set --class (exit 0), reporting the class" bash -c "test $? -eq 0 && grep -q 'dns' <<<\"\$1\"" _ "$out"
 stages_are "a class beside the budget" classes,budget
-rx "$CLI" set "$IF_RX" --class none --budget off >/dev/null 2>&1
+out=$(rx "$CLI" set "$IF_RX" --class none --budget off 2>&1)
+check "set --class none --budget off (exit 0, a swap and the classes' report after it)" test $? -eq 0
 stages_are "no class, no budget" ""
 check "every map kept across these swaps" test "$(map_ids)" = "$maps0"
 

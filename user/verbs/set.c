@@ -304,6 +304,7 @@ static int set_main(int argc, char **argv, struct pacer_conf *conf)
 	live_apply_words(h.cfg, l);
 	/* A stage the change turned off leaves the program (a failure leaves a superset: said). */
 	variant_settle(&h);
+	pacer_class_maps_of(&h, &cmaps); /* a swap reopened h: its maps' fds are new */
 	err = 0;
 	/* Only what differs from before counts: the same file twice changes nothing. */
 	n_changes = live_changes(&before, h.cfg, budget_changed, classes_changed, what, sizeof(what));
