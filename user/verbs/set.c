@@ -87,6 +87,9 @@ static const struct opt_verb set_verb = {
 		  "A budget change keeps the ring: held buckets stay and are released by the\n"
 		  "new T; the new K applies to what is in flight (docs/design.md, Global budget).\n"
 		  "--mode switches every source's verdicts at once and keeps their state.\n"
+		  "A change that turns a stage on or off (classes, lists, budget, sampling,\n"
+		  "observe mode) swaps the program for one with exactly the stages in use, in\n"
+		  "place, every map kept ('status' shows the stages).\n"
 		  "Rows, width, layout, placement, tick, clock, xdp-mode, backend, on-full and reserve\n"
 		  "cells are fixed at load: changing them needs 'xdp-pacer unload' and\n"
 		  "'xdp-pacer load'.\n",
