@@ -27,7 +27,6 @@
 #include "pacer_ticks.h"
 #include "classes_map.h"
 #include "ticks.h"
-#include "variant.h"
 #include "xdp_pacer.skel.h"
 #include "prog_skel.h"
 
@@ -159,41 +158,12 @@ START_TEST(test_a_stage_off_in_the_variant_is_off)
 }
 END_TEST
 
-/* What the CLI swaps in for a configuration: the stages it uses, no more. */
-START_TEST(test_the_variant_a_configuration_needs)
-{
-	struct pacer_config cfg = { 0 };
-	struct pacer_class c[2] = { { .mode = PACER_MODE_GLOBAL }, { .mode = PACER_MODE_OBSERVE } };
-
-	ck_assert_uint_eq(variant_needed(&cfg, 0, NULL, 0), 0);
-	cfg.list_sel = PACER_LIST_V4;
-	ck_assert_uint_eq(variant_needed(&cfg, 0, NULL, 0), PACER_F_LISTS);
-	cfg.deny_mode = PACER_MODE_OBSERVE;
-	ck_assert_uint_eq(variant_needed(&cfg, 0, NULL, 0), PACER_F_LISTS | PACER_F_OBSERVE);
-	cfg.list_sel = 0; /* the deny list's own mode means nothing without a list */
-	ck_assert_uint_eq(variant_needed(&cfg, 0, NULL, 0), 0);
-	ck_assert_uint_eq(variant_needed(&cfg, 1000, NULL, 0), PACER_F_BUDGET);
-	cfg.sample_pkt_thresh = 1;
-	ck_assert_uint_eq(variant_needed(&cfg, 0, NULL, 0), PACER_F_SAMPLING);
-	cfg.sample_pkt_thresh = 0;
-	cfg.class_sel = PACER_CLASS_SEL(1, 1);
-	ck_assert_uint_eq(variant_needed(&cfg, 0, c, 1), PACER_F_CLASSES);
-	cfg.class_sel = PACER_CLASS_SEL(1, 2);
-	ck_assert_uint_eq(variant_needed(&cfg, 0, c, 2), PACER_F_CLASSES | PACER_F_OBSERVE);
-	cfg.class_sel = 0; /* classes read but not selected: none run */
-	ck_assert_uint_eq(variant_needed(&cfg, 0, c, 2), 0);
-	cfg.mode = PACER_MODE_OBSERVE;
-	ck_assert_uint_eq(variant_needed(&cfg, 0, NULL, 0), PACER_F_OBSERVE);
-}
-END_TEST
-
 int main(void)
 {
 	Suite *s = suite_create("program variants (BPF_PROG_TEST_RUN)");
 	TCase *t = tcase_create("variants");
 
 	tcase_set_timeout(t, 300);
-	tcase_add_test(t, test_the_variant_a_configuration_needs);
 	tcase_add_loop_test(t, test_every_variant_loads, 0, (int)(N_BACKENDS * N_VARIANTS));
 	tcase_add_loop_test(t, test_a_stage_off_in_the_variant_is_off, 0, (int)(N_BACKENDS * 2 * CASES));
 	suite_add_tcase(s, t);
