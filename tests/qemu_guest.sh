@@ -197,6 +197,33 @@ chain_filter_first() {
 		not_ok "chain: exporter: $(cat "$tmp/exp.out")"
 	fi
 	kill "$exp" 2>/dev/null; wait "$exp" 2>/dev/null
+	# A program variant swapped in the dispatcher (design.md, Program variants):
+	# deny add brings the lists' stage, in the limiter's slot beside the same
+	# neighbour; flush takes it away again.
+	if xdp-pacer deny add v1 10.9.0.5 >"$tmp/deny.out" 2>&1 && grep -q "swapped for id" "$tmp/deny.out"; then
+		ok "chain: deny add swaps in the variant with the lists' stage"
+	else
+		not_ok "chain: deny add: $(cat "$tmp/deny.out")"
+	fi
+	xdp-pacer status v1 --json >"$tmp/st.json" 2>&1
+	if grep -q '"chain":\[{"name":"xdpfilt_alw_all","id":'"$id_f"',"priority":10,"chain_actions":\["XDP_PASS"\],"self":false},{"name":"xdp_pacer","id":[0-9]*,"priority":20,"chain_actions":\["XDP_PASS"\],"self":true}\],"stages":\["lists"\]' "$tmp/st.json"; then
+		ok "chain: after the swap, xdp-filter (the same program) then the limiter with the lists' stage"
+	else
+		not_ok "chain: after the swap: $(cat "$tmp/st.json")"
+	fi
+	snap_stats v1
+	seen0=$(sfield seen) deny0=$(sfield deny_dropped)
+	send8 v0 "$mac" 10.9.0.5
+	snap_stats v1
+	expect_eq "chain: the swapped limiter drops the denied source's 8, each seen once" \
+		"$(($(sfield deny_dropped) - deny0)) $(($(sfield seen) - seen0))" "8 8"
+	xdp-pacer deny flush v1 >/dev/null 2>&1
+	xdp-pacer status v1 --json >"$tmp/st.json" 2>&1
+	if grep -q '"self":true}\],"stages":\[\]' "$tmp/st.json"; then
+		ok "chain: deny flush swaps the lists' stage out again"
+	else
+		not_ok "chain: after deny flush: $(cat "$tmp/st.json")"
+	fi
 	# The unit's reload: the limiter's live options change, xdp-filter stays.
 	mkdir -p "$tmp/etc/xdp-pacer"
 	printf 'policy = quiet\npriority = 20\n' >"$tmp/etc/xdp-pacer/v1.conf"
