@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
+#include <bpf/libbpf.h>
 #include "common.h"
 #include "opts.h"
 #include "pacer_conf.h"
@@ -15,6 +17,7 @@
 #include "live_opts.h"
 #include "pacer_names.h"
 #include "time_now.h"
+#include "verifier_log.h"
 
 void usage_hint(const char *verb)
 {
@@ -254,4 +257,23 @@ void warn_coarse_clock(const struct live_opts *l, uint32_t clock)
 	       "'load --clock precise' reads time to the nanosecond",
 	       format_duration(interval_ns / n, g, sizeof(g)), clock_name(clock),
 	       format_duration(res, r, sizeof(r)));
+}
+
+void prog_load_prepare(struct bpf_program *prog, char *log, size_t len, uint32_t level)
+{
+	const char *fault = getenv("XDP_PACER_FAULT");
+
+	bpf_program__set_log_buf(prog, log, len);
+	bpf_program__set_log_level(prog, level);
+	if (fault && !strcmp(fault, "verifier"))
+		bpf_program__set_flags(prog, bpf_program__flags(prog) | BPF_F_SLEEPABLE);
+}
+
+int prog_refusal_cause(const char *log, char *out, size_t len)
+{
+	struct utsname u;
+
+	if (uname(&u))
+		snprintf(u.release, sizeof(u.release), "?");
+	return verifier_log_cause(log, u.release, out, len);
 }

@@ -69,5 +69,21 @@ int load_check_fixed(int argc, char **argv, const struct class_conf *cls,
 		     const struct pacer_layout *running, int running_seen_log2,
 		     int64_t running_prio, char *differ, size_t len);
 
+/* (load.c) The datapath's object as the CLI embeds it (its skeleton's bytes). */
+const void *pacer_object_bytes(size_t *size);
+
+struct bpf_program;
+/*
+ * Before the datapath's program loads (load, a replace, a variant swap):
+ * the verifier's log into log[0..len) at level (VERIFIER_LOG_STATS, | 1 for
+ * its whole trace), and the tests' way to have the verifier refuse it
+ * (XDP_PACER_FAULT=verifier: a sleepable XDP program, which no kernel
+ * takes): what a load, a replace or a swap then leaves must be what was
+ * there (docs/hacking.md, Fault injection).
+ */
+void prog_load_prepare(struct bpf_program *prog, char *log, size_t len, uint32_t level);
+/* Why the verifier refused a program, in one line, from its log: 0, or -1 when it said nothing. */
+int prog_refusal_cause(const char *log, char *out, size_t len);
+
 
 #endif

@@ -5,12 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/utsname.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "cli_log.h"
+#include "common.h"
 #include "cli_values.h"
 #include "classes_map.h"
+#include "map_carry.h"
 #include "pacer_budget.h"
 #include "pin_keep.h"
 #include "pin_ops.h"
@@ -20,9 +21,6 @@
 #include "verifier_log.h"
 #include "version.h"
 #include "xdp_replace.h"
-
-/* The datapath's object, as load embeds it (load.c). */
-const void *pacer_object_bytes(size_t *size);
 
 uint32_t variant_floor(void)
 {
@@ -62,24 +60,38 @@ uint32_t variant_running(const struct pacer_handle *h)
 	return bits & PACER_VARIANT_ALL;
 }
 
-int variant_in_use(const struct pacer_handle *h, uint32_t *bits)
+int variant_in_use_of(const int fd[PACER_MAP_MAX], struct pacer_config *cfg, uint32_t *bits)
 {
 	static struct pacer_class cur[PACER_MAX_CLASSES];
 	struct pacer_budget_cfg b = { 0 };
-	struct pacer_class_maps m;
-	uint32_t zero = 0;
+	struct pacer_class_maps m = { .cfg = NULL };
+	uint32_t size;
 	int n = 0, err;
 
-	pacer_class_maps_of(h, &m);
-	err = pacer_classes_read(&m, cur, &n);
-	if (!err && bpf_map_lookup_elem(h->map_fd[PACER_MAP_BUDGET_CFG], &zero, &b))
-		err = -errno;
-	if (err) {
-		pr_err("cannot read the settings of the limiter on %s: %s", h->ifname, strerror(-err));
-		return err;
+	/* The budget's first fields are every release's: read what this one knows. */
+	if (fd[PACER_MAP_BUDGET_CFG] >= 0) {
+		err = map_read_first(fd[PACER_MAP_BUDGET_CFG], &b, sizeof(b), &size);
+		if (!err && size < sizeof(b))
+			err = -EPROTO;
+		if (err)
+			return err;
 	}
-	*bits = variant_needed(h->cfg, b.limit, cur, n);
+	pacer_class_maps_set_fds(&m, fd);
+	m.cfg = cfg;
+	err = pacer_classes_read(&m, cur, &n);
+	if (err)
+		return err;
+	*bits = variant_needed(cfg, b.limit, cur, n);
 	return 0;
+}
+
+int variant_in_use(const struct pacer_handle *h, uint32_t *bits)
+{
+	int err = variant_in_use_of(h->map_fd, h->cfg, bits);
+
+	if (err)
+		pr_err("cannot read the settings of the limiter on %s: %s", h->ifname, strerror(-err));
+	return err;
 }
 
 static int carry_before_swap(struct bpf_object *obj, void *arg)
@@ -144,7 +156,6 @@ int variant_swap(struct pacer_handle *h, uint32_t bits)
 	struct pacer_handle n;
 	struct pin_keep keep;
 	char dir[256], was[96], now[96], cause[512];
-	struct utsname u;
 	uint32_t new_id = 0, old_id = h->prog_id;
 	int new_fd = -1, err;
 
@@ -169,15 +180,11 @@ int variant_swap(struct pacer_handle *h, uint32_t bits)
 		goto out;
 	}
 	log[0] = 0;
-	bpf_program__set_log_buf(prog, log, sizeof(log));
-	bpf_program__set_log_level(prog, 4 /* statistics */);
-	if (getenv("XDP_PACER_FAULT") && !strcmp(getenv("XDP_PACER_FAULT"), "verifier"))
-		bpf_program__set_flags(prog, bpf_program__flags(prog) | BPF_F_SLEEPABLE);
+	prog_load_prepare(prog, log, sizeof(log), VERIFIER_LOG_STATS);
 	err = xdp_replace_program(h->ifindex, h->prog_id, obj, prog, carry_before_swap, &keep,
 				  &new_fd, &new_id);
 	if (err) {
-		if (bpf_program__fd(prog) < 0 && !uname(&u) &&
-		    !verifier_log_cause(log, u.release, cause, sizeof(cause)))
+		if (bpf_program__fd(prog) < 0 && !prog_refusal_cause(log, cause, sizeof(cause)))
 			pr_err("cannot load the variant (%s) for %s: %s",
 			       variant_describe(bits, now, sizeof(now)), h->ifname, cause);
 		pr_err("the limiter on %s is unchanged (program id %u, stages: %s)", h->ifname,

@@ -23,7 +23,14 @@
 /* The stages the program on h carries (PACER_VARIANT_ALL for one without the word). */
 uint32_t variant_running(const struct pacer_handle *h);
 
-/* The stages h's live settings use (its maps read): 0 or -errno into *bits. */
+/*
+ * The stages the settings in a pacer's maps use: fd[] its maps (by enum
+ * pacer_map_id; the budget's of an earlier release read as far as this one
+ * knows them), cfg its live configuration.  0, or -errno with *bits unset.
+ */
+int variant_in_use_of(const int fd[PACER_MAP_MAX], struct pacer_config *cfg, uint32_t *bits);
+
+/* The same for h's live settings: 0, or -errno after saying why. */
 int variant_in_use(const struct pacer_handle *h, uint32_t *bits);
 
 /*

@@ -678,12 +678,9 @@ static char *verifier_log;
 /* Why the kernel refused the program, in one line, if its verifier said: 0, else -1. */
 static int explain_load_failure(const char *ifname)
 {
-	struct utsname u;
 	char cause[512];
 
-	if (uname(&u))
-		snprintf(u.release, sizeof(u.release), "?");
-	if (verifier_log_cause(verifier_log, u.release, cause, sizeof(cause)))
+	if (prog_refusal_cause(verifier_log, cause, sizeof(cause)))
 		return -1;
 	pr_err("cannot load the limiter for %s: %s%s", ifname, cause,
 	       verbose ? "" : " (-v shows the verifier's messages, -vv its whole log)");
@@ -724,18 +721,9 @@ static int open_object(const struct load_opts *o, const struct pacer_layout *lay
 		pr_err("out of memory for the verifier's log");
 		return -ENOMEM;
 	}
-	bpf_program__set_log_buf((*skel)->progs.xdp_pacer, verifier_log,
-				 verbose >= 2 ? VERIFIER_TRACE_BYTES : VERIFIER_LOG_BYTES);
-	bpf_program__set_log_level((*skel)->progs.xdp_pacer,
-				   VERIFIER_LOG_STATS | (verbose >= 2 ? 1 : 0));
-	/*
-	 * The tests' way to have the verifier refuse the program (a sleepable
-	 * XDP program, which no kernel takes): what a load or a replace then
-	 * leaves must be what was there (docs/hacking.md, Fault injection).
-	 */
-	if (getenv("XDP_PACER_FAULT") && !strcmp(getenv("XDP_PACER_FAULT"), "verifier"))
-		bpf_program__set_flags((*skel)->progs.xdp_pacer,
-				       bpf_program__flags((*skel)->progs.xdp_pacer) | BPF_F_SLEEPABLE);
+	prog_load_prepare((*skel)->progs.xdp_pacer, verifier_log,
+			  verbose >= 2 ? VERIFIER_TRACE_BYTES : VERIFIER_LOG_BYTES,
+			  VERIFIER_LOG_STATS | (verbose >= 2 ? 1 : 0));
 	return 0;
 }
 
@@ -1058,24 +1046,13 @@ static int find_earlier(const struct running *run, const char *dir, struct pin_k
  */
 static uint32_t kept_stages(const struct pin_keep *k)
 {
-	static struct pacer_class cur[PACER_MAX_CLASSES];
-	struct pacer_budget_cfg b = { 0 };
-	struct pacer_class_maps m = { .cfg = NULL };
 	struct pacer_config c;
-	uint32_t size;
-	int n = 0;
+	uint32_t size, bits;
 
 	if (k->fd[PACER_MAP_DATA] < 0 || map_read_first(k->fd[PACER_MAP_DATA], &c, sizeof(c), &size) ||
-	    size < sizeof(c))
+	    size < sizeof(c) || variant_in_use_of(k->fd, &c, &bits))
 		return PACER_VARIANT_ALL;
-	if (k->fd[PACER_MAP_BUDGET_CFG] >= 0 &&
-	    (map_read_first(k->fd[PACER_MAP_BUDGET_CFG], &b, sizeof(b), &size) || size < sizeof(b)))
-		return PACER_VARIANT_ALL;
-	pacer_class_maps_set_fds(&m, k->fd);
-	m.cfg = &c;
-	if (pacer_classes_read(&m, cur, &n))
-		return PACER_VARIANT_ALL;
-	return variant_needed(&c, b.limit, cur, n);
+	return bits;
 }
 
 /*
